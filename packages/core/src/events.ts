@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { Usage } from './usage.js';
+
+const EventBase = {
+  /** Agent the event is about. */
+  agentId: z.string(),
+  /** ISO 8601 time of the event. */
+  timestamp: z.string(),
+};
+
+/** How a sub-agent runs. */
+export const AgentRunMode = z.enum(['foreground', 'background', 'fork']);
+export type AgentRunMode = z.infer<typeof AgentRunMode>;
+
+/** A sub-agent started. */
+export const AgentStartedEvent = z.object({
+  ...EventBase,
+  /** Event discriminator. */
+  type: z.literal('agent.started'),
+  /** Agent that spawned it; absent for the main agent. */
+  parentAgentId: z.string().optional(),
+  /** Agent type (`fork` for forks). */
+  agentType: z.string(),
+  /** Short description from the Agent tool call. */
+  description: z.string(),
+  /** How it runs. */
+  mode: AgentRunMode,
+  /** Model it runs on. */
+  model: z.string(),
+  /** Task id, for background agents. */
+  taskId: z.string().optional(),
+});
+
+/** A sub-agent made progress (a message arrived). */
+export const AgentProgressEvent = z.object({
+  ...EventBase,
+  /** Event discriminator. */
+  type: z.literal('agent.progress'),
+  /** Messages so far. */
+  messageCount: z.number().int().nonnegative(),
+  /** Tool calls so far. */
+  toolUseCount: z.number().int().nonnegative(),
+  /** Tokens so far. */
+  tokens: z.number().int().nonnegative(),
+  /** Last thing the agent did. */
+  lastActivity: z.string().optional(),
+});
+
+/** A sub-agent called a tool. */
+export const AgentToolUseEvent = z.object({
+  ...EventBase,
+  /** Event discriminator. */
+  type: z.literal('agent.tool_use'),
+  /** Tool name. */
+  toolName: z.string(),
+  /** Id of the `tool_use` block. */
+  toolUseId: z.string(),
+  /** Tool input. */
+  input: z.unknown(),
+});
+
+/** A foreground sub-agent was moved to the background. */
+export const AgentBackgroundedEvent = z.object({
+  ...EventBase,
+  /** Event discriminator. */
+  type: z.literal('agent.backgrounded'),
+  /** Task that now tracks it. */
+  taskId: z.string(),
+});
+
+/** A sub-agent finished. */
+export const AgentCompletedEvent = z.object({
+  ...EventBase,
+  /** Event discriminator. */
+  type: z.literal('agent.completed'),
+  /** Task id, for background agents. */
+  taskId: z.string().optional(),
+  /** Final report text. */
+  result: z.string(),
+  /** Token usage of the run. */
+  usage: Usage,
+  /** Wall-clock duration. */
+  durationMs: z.number().nonnegative(),
+  /** Tool calls made. */
+  toolUseCount: z.number().int().nonnegative(),
+});
+
+/** A sub-agent failed. */
+export const AgentFailedEvent = z.object({
+  ...EventBase,
+  /** Event discriminator. */
+  type: z.literal('agent.failed'),
+  /** Task id, for background agents. */
+  taskId: z.string().optional(),
+  /** What went wrong. */
+  error: z.string(),
+  /** DelegateError code, when there is one. */
+  code: z.string().optional(),
+});
+
+/** A task notification was queued for the parent's next turn. */
+export const AgentNotificationEvent = z.object({
+  ...EventBase,
+  /** Event discriminator. */
+  type: z.literal('agent.notification'),
+  /** Task the notification is about. */
+  taskId: z.string(),
+  /** Final status of the task. */
+  status: z.enum(['completed', 'failed', 'killed']),
+  /** The notification text as the parent will see it. */
+  text: z.string(),
+});
+
+/** Every lifecycle event of a sub-agent. */
+export const AgentEvent = z.discriminatedUnion('type', [
+  AgentStartedEvent,
+  AgentProgressEvent,
+  AgentToolUseEvent,
+  AgentBackgroundedEvent,
+  AgentCompletedEvent,
+  AgentFailedEvent,
+  AgentNotificationEvent,
+]);
+export type AgentEvent = z.infer<typeof AgentEvent>;
+export type AgentEventType = AgentEvent['type'];

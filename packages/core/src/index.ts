@@ -1,0 +1,81 @@
+export {
+  ApiMessage,
+  CacheControl,
+  ContentBlock,
+  RedactedThinkingBlock,
+  SystemBlock,
+  TextBlock,
+  ThinkingBlock,
+  ToolResultBlock,
+  ToolUseBlock,
+} from './content.js';
+export {
+  AssistantMessage,
+  Message,
+  ProgressMessage,
+  SystemMessage,
+  UserMessage,
+  createSystemMessage,
+  createUserMessage,
+  getLastAssistantMessage,
+  getText,
+  getTextBlocks,
+} from './message.js';
+export {
+  Usage,
+  addUsage,
+  cacheHitRate,
+  completeUsage,
+  emptyUsage,
+  totalInputTokens,
+  totalTokens,
+} from './usage.js';
+export type { CompleteUsage } from './usage.js';
+export {
+  PermissionMode,
+  PermissionRule,
+  PermissionRuleValue,
+  SettingSource,
+  ToolPermissionContext,
+} from './permission.js';
+export type { PermissionDecision } from './permission.js';
+export { TOOL_NAMES, findToolByName, toolMatchesName } from './tool.js';
+export type { CanUseTool, Tool, ToolCallExtras, ToolResult } from './tool.js';
+export type {
+  AppState,
+  ContentReplacementState,
+  DenialTrackingState,
+  FileState,
+  FileStateCache,
+  McpClientState,
+  QueryTracking,
+  SetAppState,
+  TaskState,
+  TaskStatus,
+  ThinkingConfig,
+  ToolUseContext,
+  ToolUseOptions,
+} from './tool-use-context.js';
+export {
+  AGENT_SOURCE_PRECEDENCE,
+  AgentColor,
+  AgentDefinition,
+  AgentEffort,
+  AgentMemoryScope,
+  AgentSource,
+} from './agent-definition.js';
+export type { AgentDefinitionsResult, SystemPromptParams } from './agent-definition.js';
+export {
+  AgentBackgroundedEvent,
+  AgentCompletedEvent,
+  AgentEvent,
+  AgentFailedEvent,
+  AgentNotificationEvent,
+  AgentProgressEvent,
+  AgentRunMode,
+  AgentStartedEvent,
+  AgentToolUseEvent,
+} from './events.js';
+export type { AgentEventType } from './events.js';
+export { DelegateError, DelegateErrorCode, errorMessage, isAbortError } from './errors.js';
+export { createAgentId, createTaskId, createUuid } from './ids.js';
