@@ -1,0 +1,38 @@
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Bench, BenchResult } from './src/harness.js';
+
+// Runs every bench/src/*.bench.ts (or those named on the command line) and writes one
+// JSON report. Numbers are wall-clock on a shared machine: compare ratios measured side
+// by side in one run, not absolute values across runs.
+const here = dirname(fileURLToPath(import.meta.url));
+const only = process.argv.slice(2);
+const files = readdirSync(join(here, 'src'))
+  .filter((file) => file.endsWith('.bench.ts'))
+  .filter((file) => only.length === 0 || only.some((name) => file.includes(name)))
+  .sort();
+
+const report: { startedAt: string; node: string; platform: string; results: BenchResult[] } = {
+  startedAt: new Date().toISOString(),
+  node: process.version,
+  platform: `${process.platform}-${process.arch}`,
+  results: [],
+};
+
+for (const file of files) {
+  const module = (await import(pathToFileURL(join(here, 'src', file)).href)) as { default: Bench };
+  process.stdout.write(`• ${file}\n`);
+  const results = await module.default();
+  for (const result of results) {
+    process.stdout.write(`  ${result.name}: ${JSON.stringify(result.metrics)}\n`);
+    report.results.push(result);
+  }
+}
+
+const outDir = join(here, 'results');
+mkdirSync(outDir, { recursive: true });
+const outFile = join(outDir, `report-${report.startedAt.replace(/[:.]/g, '-')}.json`);
+writeFileSync(outFile, JSON.stringify(report, null, 2));
+writeFileSync(join(outDir, 'latest.json'), JSON.stringify(report, null, 2));
+process.stdout.write(`report: ${outFile}\n`);
