@@ -32,6 +32,8 @@ export const DelegateErrorCode = {
   LIMIT_EXCEEDED: 'LIMIT_EXCEEDED',
   /** A task, agent or file that was asked for does not exist. */
   NOT_FOUND: 'NOT_FOUND',
+  /** Reading or writing the file system failed (permissions, disk full, …). */
+  FILE_SYSTEM_ERROR: 'FILE_SYSTEM_ERROR',
 } as const;
 export type DelegateErrorCode = (typeof DelegateErrorCode)[keyof typeof DelegateErrorCode];
 

@@ -68,6 +68,15 @@ export const AgentBackgroundedEvent = z.object({
   taskId: z.string(),
 });
 
+/** A foreground sub-agent has run long enough that the caller may move it to the background. */
+export const AgentBackgroundHintEvent = z.object({
+  ...EventBase,
+  /** Event discriminator. */
+  type: z.literal('agent.background_hint'),
+  /** How long the agent has been running. */
+  elapsedMs: z.number().nonnegative(),
+});
+
 /** A sub-agent finished. */
 export const AgentCompletedEvent = z.object({
   ...EventBase,
@@ -117,6 +126,7 @@ export const AgentEvent = z.discriminatedUnion('type', [
   AgentProgressEvent,
   AgentToolUseEvent,
   AgentBackgroundedEvent,
+  AgentBackgroundHintEvent,
   AgentCompletedEvent,
   AgentFailedEvent,
   AgentNotificationEvent,

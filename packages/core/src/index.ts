@@ -67,6 +67,7 @@ export {
 export type { AgentDefinitionsResult, SystemPromptParams } from './agent-definition.js';
 export {
   AgentBackgroundedEvent,
+  AgentBackgroundHintEvent,
   AgentCompletedEvent,
   AgentEvent,
   AgentFailedEvent,
