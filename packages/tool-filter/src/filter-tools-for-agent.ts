@@ -1,0 +1,46 @@
+import { TOOL_NAMES, toolMatchesName, type PermissionMode } from '@delegate/core';
+import { resolveToolFilterPolicy, type ToolFilterPolicy } from './tool-filter-policy.js';
+import { isMcpToolName, toolInNameSet, type FilterableTool } from './tool-name-matching.js';
+
+/** What `filterToolsForAgent` needs to know about the agent. */
+export type FilterToolsForAgentOptions<T extends FilterableTool> = {
+  /** The tool pool assembled for the agent. */
+  tools: readonly T[];
+  /** True for built-in agents, which skip the custom-agent deny set. */
+  isBuiltIn: boolean;
+  /** True for background agents, which keep only the async allow-list. */
+  isAsync?: boolean | undefined;
+  /** The agent's permission mode; `plan` keeps ExitPlanMode. */
+  permissionMode?: PermissionMode | undefined;
+  /** Replacement sets and teammate facts. */
+  policy?: ToolFilterPolicy | undefined;
+};
+
+/**
+ * Removes the tools a sub-agent may not use, keeping input order. Gates, in order:
+ * `mcp__*` tools pass; ExitPlanMode passes in `plan` mode; an in-process teammate (with
+ * the agent-teams gate on) keeps its teammate set; the all-agents deny set is removed;
+ * the custom-agents deny set is removed for agents that are not built in; async agents
+ * keep only the async allow-list. Before every gate, a tool whose
+ * `requiresUserInteraction()` is true is removed for async agents.
+ */
+export function filterToolsForAgent<T extends FilterableTool>(
+  options: FilterToolsForAgentOptions<T>,
+): T[] {
+  const { tools, isBuiltIn, permissionMode } = options;
+  const isAsync = options.isAsync ?? false;
+  const policy = resolveToolFilterPolicy(options.policy);
+  return tools.filter((tool) => {
+    // Nobody can answer a question for a background agent, so this wins over every pass below.
+    if (isAsync && tool.requiresUserInteraction?.() === true) return false;
+    // MCP tools are governed by their server, not by these sets.
+    if (isMcpToolName(tool.name)) return true;
+    // An agent in plan mode can only leave it through this tool.
+    if (permissionMode === 'plan' && toolMatchesName(tool, TOOL_NAMES.exitPlanMode)) return true;
+    if (toolInNameSet(tool, policy.teammateExempt)) return true;
+    if (toolInNameSet(tool, policy.allAgentDisallowed)) return false;
+    if (!isBuiltIn && toolInNameSet(tool, policy.customAgentDisallowed)) return false;
+    if (isAsync && !toolInNameSet(tool, policy.asyncAllowed)) return false;
+    return true;
+  });
+}

@@ -1,0 +1,17 @@
+import { type PermissionRule } from '@delegate/core';
+import { permissionRuleValueToString } from './permission-rule-value-to-string.js';
+
+/**
+ * Explains that `agentType` may not be used, naming the deny rule as written
+ * (`Agent(Explore)`) and the settings it came from.
+ */
+export function formatAgentDeniedMessage(
+  agentType: string,
+  rule: PermissionRule | undefined,
+): string {
+  if (rule === undefined) {
+    return `Agent type '${agentType}' is blocked by a deny rule in the settings. Remove that rule to use this agent type, or pick another one.`;
+  }
+  const ruleText = permissionRuleValueToString(rule.ruleValue);
+  return `Agent type '${agentType}' is blocked by the deny rule '${ruleText}' (source: ${rule.source}). Remove '${ruleText}' from the ${rule.source} deny rules to use this agent type, or pick another one.`;
+}

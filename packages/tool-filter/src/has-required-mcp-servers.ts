@@ -1,0 +1,31 @@
+import { type AgentDefinition } from '@delegate/core';
+
+/** The field of an agent definition the MCP requirement checks read. */
+export type McpRequirementFields = Pick<AgentDefinition, 'requiredMcpServers'>;
+
+/** True when some server name contains `pattern`, ignoring case. */
+function patternMatchesAServer(pattern: string, serversWithTools: readonly string[]): boolean {
+  const needle = pattern.toLowerCase();
+  return serversWithTools.some((server) => server.toLowerCase().includes(needle));
+}
+
+/** The agent's required server patterns that match no server with tools (empty when satisfied). */
+export function missingMcpServers(
+  agent: McpRequirementFields,
+  serversWithTools: readonly string[],
+): string[] {
+  return (agent.requiredMcpServers ?? []).filter(
+    (pattern) => !patternMatchesAServer(pattern, serversWithTools),
+  );
+}
+
+/**
+ * True when every pattern in the agent's `requiredMcpServers` is contained in the name
+ * of some server with tools (case-insensitive); true when it requires none.
+ */
+export function hasRequiredMcpServers(
+  agent: McpRequirementFields,
+  serversWithTools: readonly string[],
+): boolean {
+  return missingMcpServers(agent, serversWithTools).length === 0;
+}
