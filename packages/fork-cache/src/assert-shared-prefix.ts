@@ -1,0 +1,66 @@
+import { DelegateError } from '@delegate/core';
+import { diagnoseCacheBreak } from './diagnose-cache-break.js';
+import {
+  type CacheKeyRequest,
+  type RequestFingerprint,
+  fingerprintRequest,
+} from './fingerprint-request.js';
+import { formatCacheBreak } from './format-cache-break.js';
+
+/** How much of the requests must match. */
+export type AssertSharedPrefixOptions = {
+  /**
+   * True (the default): the requests must match in everything except the last block of
+   * the last message, which is where sibling forks put their directives. They must still
+   * have as many messages, and the last message as many blocks. False: they must match
+   * in every cache-key part.
+   */
+  upToLastBlock?: boolean;
+};
+
+/**
+ * Throws `CACHE_UNSAFE` unless every request shares the first one's cache key (up to
+ * the last block of the last message by default), naming the first difference.
+ */
+export function assertSharedPrefix(
+  requests: readonly (CacheKeyRequest | RequestFingerprint)[],
+  options: AssertSharedPrefixOptions = {},
+): void {
+  const upToLastBlock = options.upToLastBlock ?? true;
+  const fingerprints = requests.map((request) =>
+    'prefixHash' in request ? request : fingerprintRequest(request),
+  );
+  const [reference, ...others] = fingerprints;
+  if (reference === undefined) return;
+  others.forEach((other, offset) => {
+    const requestIndex = offset + 1;
+    const diagnosis = diagnoseCacheBreak(reference, other);
+    if (diagnosis.identical) return;
+    const { firstDifference } = diagnosis;
+    const lastMessageIndex = reference.messages.length - 1;
+    const lastBlockIndex = (reference.messages[lastMessageIndex]?.blocks.length ?? 0) - 1;
+    const differsOnlyAtLastBlock =
+      upToLastBlock &&
+      other.messages.length === reference.messages.length &&
+      other.messages[lastMessageIndex]?.blocks.length === lastBlockIndex + 1 &&
+      firstDifference.part === 'message' &&
+      firstDifference.messageIndex === lastMessageIndex &&
+      firstDifference.blockIndex === lastBlockIndex;
+    if (differsOnlyAtLastBlock) return;
+    const expected = upToLastBlock
+      ? 'everything but the last block of the last message'
+      : 'every cache-key part';
+    throw new DelegateError(
+      'CACHE_UNSAFE',
+      `Request ${requestIndex} does not share request 0's cache prefix (expected to match in ${expected}): ` +
+        `${formatCacheBreak(diagnosis)}. Make the forks reuse the parent's exact tools, system prompt, model, thinking config and history.`,
+      {
+        details: {
+          requestIndex,
+          firstDifference,
+          sharedPrefixMessages: diagnosis.sharedPrefixMessages,
+        },
+      },
+    );
+  });
+}

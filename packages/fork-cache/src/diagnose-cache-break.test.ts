@@ -1,0 +1,206 @@
+import { describe, expect, it } from 'vitest';
+import { diagnoseCacheBreak } from './diagnose-cache-break.js';
+import { type CacheKeyRequest, fingerprintRequest } from './fingerprint-request.js';
+import { formatCacheBreak } from './format-cache-break.js';
+import {
+  forkingAssistantMessage,
+  parentHistory,
+  toRequest,
+} from './__fixtures__/parent-conversation.js';
+
+function baseRequest(): CacheKeyRequest {
+  return toRequest([...parentHistory(), forkingAssistantMessage()]);
+}
+
+function withTools(tools: readonly Record<string, unknown>[]): CacheKeyRequest {
+  return { ...baseRequest(), tools };
+}
+
+function baseTools(): Record<string, unknown>[] {
+  return structuredClone(baseRequest().tools) as Record<string, unknown>[];
+}
+
+describe('diagnoseCacheBreak', () => {
+  it('reports identical requests, ignoring breakpoints and output settings', () => {
+    const other = {
+      ...toRequest([...parentHistory(), forkingAssistantMessage()]),
+      max_tokens: 100,
+      temperature: 1,
+    };
+    const diagnosis = diagnoseCacheBreak(baseRequest(), other);
+    expect(diagnosis).toEqual({ identical: true, sharedPrefixMessages: 4 });
+  });
+
+  it('names a model change and quotes both models', () => {
+    const diagnosis = diagnoseCacheBreak(baseRequest(), {
+      ...baseRequest(),
+      model: 'claude-opus-4-1',
+    });
+    expect(diagnosis).toMatchObject({
+      identical: false,
+      firstDifference: { part: 'model' },
+      sharedPrefixMessages: 0,
+    });
+    if (diagnosis.identical) throw new Error('expected a difference');
+    expect(diagnosis.firstDifference.detail).toContain('"claude-sonnet-4-5" vs "claude-opus-4-1"');
+  });
+
+  it('names the index and name of a changed, added or reordered tool', () => {
+    const changed = baseTools();
+    changed[1] = { ...changed[1], description: 'Starts a sub-agent, now with more words.' };
+    expect(diagnoseCacheBreak(baseRequest(), withTools(changed))).toMatchObject({
+      firstDifference: {
+        part: 'tools',
+        toolIndex: 1,
+        detail: 'tool 1 ("Agent") has a different definition',
+      },
+      sharedPrefixMessages: 0,
+    });
+
+    const added = [
+      ...baseTools(),
+      { name: 'Grep', description: 'Searches.', input_schema: { type: 'object' } },
+    ];
+    expect(diagnoseCacheBreak(baseRequest(), withTools(added))).toMatchObject({
+      firstDifference: {
+        part: 'tools',
+        toolIndex: 2,
+        detail: 'tool 2 ("Grep") is only in request b',
+      },
+    });
+
+    const reordered = baseTools().reverse();
+    expect(diagnoseCacheBreak(baseRequest(), withTools(reordered))).toMatchObject({
+      firstDifference: { part: 'tools', toolIndex: 0, detail: 'tool 0 differs: "Read" vs "Agent"' },
+    });
+  });
+
+  it('names the system block that changed', () => {
+    const changed = {
+      ...baseRequest(),
+      system: [
+        { type: 'text', text: 'You are Delegate, a coding agent.' },
+        { type: 'text', text: 'Working directory: /elsewhere' },
+      ],
+    };
+    expect(diagnoseCacheBreak(baseRequest(), changed)).toMatchObject({
+      identical: false,
+      firstDifference: { part: 'system', blockIndex: 1 },
+      sharedPrefixMessages: 0,
+    });
+  });
+
+  it('names a thinking change and shows both configs', () => {
+    const changed = { ...baseRequest(), thinking: { type: 'enabled', budget_tokens: 1024 } };
+    const diagnosis = diagnoseCacheBreak(baseRequest(), changed);
+    expect(diagnosis).toMatchObject({
+      identical: false,
+      firstDifference: { part: 'thinking' },
+      sharedPrefixMessages: 0,
+    });
+    if (diagnosis.identical) throw new Error('expected a difference');
+    expect(diagnosis.firstDifference.detail).toContain('"budget_tokens":8000');
+    expect(diagnosis.firstDifference.detail).toContain('"budget_tokens":1024');
+  });
+
+  it('names a body option such as tool_choice', () => {
+    const changed = { ...baseRequest(), tool_choice: { type: 'any' } };
+    expect(diagnoseCacheBreak(baseRequest(), changed)).toMatchObject({
+      firstDifference: {
+        part: 'options',
+        field: 'tool_choice',
+        detail: 'request field "tool_choice" is only set in request b',
+      },
+    });
+  });
+
+  it('names the message and block of a changed message, and the shared messages before it', () => {
+    const changed = structuredClone(baseRequest());
+    const toolResult = (changed.messages[2]!.content as { content: { text: string }[] }[])[0]!;
+    toolResult.content[0]!.text = 'export function loadConfig() { return cached; }';
+    const diagnosis = diagnoseCacheBreak(baseRequest(), changed);
+    expect(diagnosis).toEqual({
+      identical: false,
+      firstDifference: {
+        part: 'message',
+        messageIndex: 2,
+        blockIndex: 0,
+        detail: 'message 2 (user) block 0 (tool_result) has different content',
+      },
+      sharedPrefixMessages: 2,
+    });
+  });
+
+  it('names missing messages and blocks, and role changes', () => {
+    const shorter = { ...baseRequest(), messages: baseRequest().messages.slice(0, 3) };
+    expect(diagnoseCacheBreak(baseRequest(), shorter)).toMatchObject({
+      firstDifference: {
+        part: 'message',
+        messageIndex: 3,
+        detail: 'message 3 (assistant) is only in request a',
+      },
+      sharedPrefixMessages: 3,
+    });
+
+    const fewerBlocks = structuredClone(baseRequest());
+    (fewerBlocks.messages[3]!.content as unknown[]).pop();
+    expect(diagnoseCacheBreak(baseRequest(), fewerBlocks)).toMatchObject({
+      firstDifference: { part: 'message', messageIndex: 3, blockIndex: 4 },
+    });
+
+    const otherRole = structuredClone(baseRequest());
+    otherRole.messages[0]!.role = 'assistant';
+    expect(diagnoseCacheBreak(baseRequest(), otherRole)).toMatchObject({
+      firstDifference: {
+        part: 'message',
+        messageIndex: 0,
+        detail: 'message 0 role differs: user vs assistant',
+      },
+      sharedPrefixMessages: 0,
+    });
+  });
+
+  it('reports the earliest part in cache order when several differ', () => {
+    const changed = structuredClone(baseRequest());
+    changed.messages[0]!.content = 'another prompt';
+    changed.system = 'another system prompt';
+    expect(diagnoseCacheBreak(baseRequest(), changed)).toMatchObject({
+      firstDifference: { part: 'system' },
+    });
+  });
+
+  it('gives the same answer for fingerprints as for request bodies', () => {
+    const changed = { ...baseRequest(), model: 'other' };
+    expect(
+      diagnoseCacheBreak(fingerprintRequest(baseRequest()), fingerprintRequest(changed)),
+    ).toEqual(diagnoseCacheBreak(baseRequest(), changed));
+  });
+});
+
+describe('formatCacheBreak', () => {
+  it('writes one line naming the part, the place and the shared messages', () => {
+    const changed = structuredClone(baseRequest());
+    (changed.messages[1]!.content as { text: string }[])[0]!.text = 'Different.';
+    const line = formatCacheBreak(diagnoseCacheBreak(baseRequest(), changed));
+    expect(line).toBe(
+      'cache break in message: message 1 (assistant) block 0 (text) has different content; 1 leading message still shared',
+    );
+  });
+
+  it('says so when nothing differs', () => {
+    expect(formatCacheBreak(diagnoseCacheBreak(baseRequest(), baseRequest()))).toBe(
+      'cache key identical: every part matches (4 messages)',
+    );
+  });
+
+  it('keeps a detail with line breaks on one line', () => {
+    const line = formatCacheBreak(
+      diagnoseCacheBreak(
+        { model: 'a', messages: [] },
+        { model: 'model\nwith a newline', messages: [] },
+      ),
+    );
+    expect(line).not.toMatch(/[\r\n]/);
+    expect(line).toContain('cache break in model');
+  });
+});

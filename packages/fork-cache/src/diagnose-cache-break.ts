@@ -1,0 +1,216 @@
+import {
+  type CacheKeyRequest,
+  type MessageFingerprint,
+  type RequestFingerprint,
+  MESSAGE_PREFIX_OFFSET,
+  fingerprintRequest,
+} from './fingerprint-request.js';
+
+/** A part of the prompt-cache key, in the order the cache reads them. */
+export type CacheKeyPart = 'model' | 'tools' | 'system' | 'thinking' | 'options' | 'message';
+
+/** Where two requests first differ. */
+export type CacheBreakLocation = {
+  /** The cache-key part that differs. */
+  part: CacheKeyPart;
+  /** Index of the first differing message (part `message`). */
+  messageIndex?: number;
+  /** Index of the first differing block: in the message (part `message`) or in the system prompt (part `system`). */
+  blockIndex?: number;
+  /** Index of the first differing tool definition (part `tools`). */
+  toolIndex?: number;
+  /** Name of the first differing body field (part `options`). */
+  field?: string;
+  /** One sentence that says what differs, for logs and error messages. */
+  detail: string;
+};
+
+/** The result of comparing the cache keys of two requests. */
+export type CacheBreakDiagnosis =
+  | {
+      /** Every cache-key part matches: the second request can read everything the first cached. */
+      identical: true;
+      /** Number of messages (all of them). */
+      sharedPrefixMessages: number;
+    }
+  | {
+      /** Some cache-key part differs. */
+      identical: false;
+      /** The first difference, in cache order (model, tools, system, thinking, options, messages). */
+      firstDifference: CacheBreakLocation;
+      /** Number of leading messages whose cached prefix the two requests still share. */
+      sharedPrefixMessages: number;
+    };
+
+function toFingerprint(value: CacheKeyRequest | RequestFingerprint): RequestFingerprint {
+  return 'prefixHash' in value ? value : fingerprintRequest(value);
+}
+
+function onlyIn(aHas: boolean): string {
+  return aHas ? 'is only in request a' : 'is only in request b';
+}
+
+function compareTools(
+  a: RequestFingerprint,
+  b: RequestFingerprint,
+): CacheBreakLocation | undefined {
+  if (a.tools.hash === b.tools.hash) return undefined;
+  const count = Math.max(a.tools.items.length, b.tools.items.length);
+  for (let index = 0; index < count; index++) {
+    const left = a.tools.items[index];
+    const right = b.tools.items[index];
+    if (left && right && left.hash === right.hash) continue;
+    if (left && right) {
+      const detail =
+        left.name === right.name
+          ? `tool ${index} ("${left.name}") has a different definition`
+          : `tool ${index} differs: "${left.name}" vs "${right.name}"`;
+      return { part: 'tools', toolIndex: index, detail };
+    }
+    const present = left ?? right;
+    return {
+      part: 'tools',
+      toolIndex: index,
+      detail: `tool ${index} ("${present?.name}") ${onlyIn(Boolean(left))}`,
+    };
+  }
+  return { part: 'tools', detail: 'tool definitions differ' };
+}
+
+function compareSystem(
+  a: RequestFingerprint,
+  b: RequestFingerprint,
+): CacheBreakLocation | undefined {
+  if (a.system.hash === b.system.hash) return undefined;
+  const count = Math.max(a.system.blocks.length, b.system.blocks.length);
+  for (let index = 0; index < count; index++) {
+    const left = a.system.blocks[index];
+    const right = b.system.blocks[index];
+    if (left !== undefined && left === right) continue;
+    const detail =
+      left !== undefined && right !== undefined
+        ? `system block ${index} has different text`
+        : `system block ${index} ${onlyIn(left !== undefined)}`;
+    return { part: 'system', blockIndex: index, detail };
+  }
+  return { part: 'system', detail: 'system prompt differs' };
+}
+
+function compareOptions(
+  a: RequestFingerprint,
+  b: RequestFingerprint,
+): CacheBreakLocation | undefined {
+  if (a.options.hash === b.options.hash) return undefined;
+  const fields = [
+    ...new Set([...Object.keys(a.options.fields), ...Object.keys(b.options.fields)]),
+  ].sort();
+  for (const field of fields) {
+    const left = a.options.fields[field];
+    const right = b.options.fields[field];
+    if (left === right) continue;
+    const detail =
+      left !== undefined && right !== undefined
+        ? `request field "${field}" differs`
+        : `request field "${field}" is only set in request ${left !== undefined ? 'a' : 'b'}`;
+    return { part: 'options', field, detail };
+  }
+  return { part: 'options', detail: 'request options differ' };
+}
+
+function compareMessage(
+  index: number,
+  left: MessageFingerprint | undefined,
+  right: MessageFingerprint | undefined,
+): CacheBreakLocation | undefined {
+  if (left && right && left.hash === right.hash) return undefined;
+  if (!left || !right) {
+    const present = left ?? right;
+    return {
+      part: 'message',
+      messageIndex: index,
+      detail: `message ${index} (${present?.role}) ${onlyIn(Boolean(left))}`,
+    };
+  }
+  if (left.role !== right.role) {
+    return {
+      part: 'message',
+      messageIndex: index,
+      detail: `message ${index} role differs: ${left.role} vs ${right.role}`,
+    };
+  }
+  const count = Math.max(left.blocks.length, right.blocks.length);
+  for (let blockIndex = 0; blockIndex < count; blockIndex++) {
+    const leftBlock = left.blocks[blockIndex];
+    const rightBlock = right.blocks[blockIndex];
+    if (leftBlock && rightBlock && leftBlock.hash === rightBlock.hash) continue;
+    const where = `message ${index} (${left.role}) block ${blockIndex}`;
+    let detail: string;
+    if (leftBlock && rightBlock) {
+      detail =
+        leftBlock.type === rightBlock.type
+          ? `${where} (${leftBlock.type}) has different content`
+          : `${where} differs in type: ${leftBlock.type} vs ${rightBlock.type}`;
+    } else {
+      detail = `${where} (${(leftBlock ?? rightBlock)?.type}) ${onlyIn(Boolean(leftBlock))}`;
+    }
+    return { part: 'message', messageIndex: index, blockIndex, detail };
+  }
+  return { part: 'message', messageIndex: index, detail: `message ${index} differs` };
+}
+
+/** Counts the leading messages whose prefix hashes match. */
+function countSharedMessages(a: RequestFingerprint, b: RequestFingerprint): number {
+  const count = Math.min(a.messages.length, b.messages.length);
+  let shared = 0;
+  while (
+    shared < count &&
+    a.prefixHash[MESSAGE_PREFIX_OFFSET + shared] === b.prefixHash[MESSAGE_PREFIX_OFFSET + shared]
+  ) {
+    shared++;
+  }
+  return shared;
+}
+
+/**
+ * Compares the cache keys of two requests (bodies or fingerprints) and names the first
+ * part that differs, in cache order, with the tool, block or message index, plus the
+ * number of leading messages whose cached prefix the two still share.
+ */
+export function diagnoseCacheBreak(
+  a: CacheKeyRequest | RequestFingerprint,
+  b: CacheKeyRequest | RequestFingerprint,
+): CacheBreakDiagnosis {
+  const left = toFingerprint(a);
+  const right = toFingerprint(b);
+  const sharedPrefixMessages = countSharedMessages(left, right);
+  const difference = firstDifference(left, right);
+  if (difference === undefined) return { identical: true, sharedPrefixMessages };
+  return { identical: false, firstDifference: difference, sharedPrefixMessages };
+}
+
+function firstDifference(
+  a: RequestFingerprint,
+  b: RequestFingerprint,
+): CacheBreakLocation | undefined {
+  if (a.model.hash !== b.model.hash) {
+    return { part: 'model', detail: `model differs: "${a.model.name}" vs "${b.model.name}"` };
+  }
+  const toolDifference = compareTools(a, b);
+  if (toolDifference) return toolDifference;
+  const systemDifference = compareSystem(a, b);
+  if (systemDifference) return systemDifference;
+  if (a.thinking.hash !== b.thinking.hash) {
+    return {
+      part: 'thinking',
+      detail: `thinking config differs: ${a.thinking.canonical} vs ${b.thinking.canonical}`,
+    };
+  }
+  const optionDifference = compareOptions(a, b);
+  if (optionDifference) return optionDifference;
+  const count = Math.max(a.messages.length, b.messages.length);
+  for (let index = 0; index < count; index++) {
+    const messageDifference = compareMessage(index, a.messages[index], b.messages[index]);
+    if (messageDifference) return messageDifference;
+  }
+  return undefined;
+}

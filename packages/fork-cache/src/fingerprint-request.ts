@@ -1,0 +1,231 @@
+import { canonicalJson, hashParts } from './canonical-json.js';
+
+/** A message of a Messages API request body, as far as the cache key is concerned. */
+export type CacheKeyMessage = {
+  /** `user` or `assistant`. */
+  role: string;
+  /** A string (shorthand for one text block) or content blocks. */
+  content: string | readonly unknown[];
+};
+
+/**
+ * The parts of a Messages API request body (`MessageCreateParams`) that fingerprinting
+ * reads. The SDK's request type fits it structurally; other body fields are accepted and
+ * sorted into "part of the cache key" or "ignored" by `fingerprintRequest`.
+ */
+export type CacheKeyRequest = {
+  /** Model id; every model has its own cache. */
+  model: string;
+  /** System prompt: a string or text blocks. */
+  system?: string | readonly unknown[] | null;
+  /** Tool definitions, the first part of the cached prefix. */
+  tools?: readonly unknown[] | null;
+  /** The conversation. */
+  messages: readonly CacheKeyMessage[];
+  /** Extended-thinking config (`{ type: 'enabled', budget_tokens }`, …). */
+  thinking?: unknown;
+  /** Ignored: output length does not change the cached prefix. */
+  max_tokens?: unknown;
+  /** Ignored: streaming is a transport choice. */
+  stream?: unknown;
+  /** Ignored: request metadata (user id). */
+  metadata?: unknown;
+  /** Ignored: sampling settings act after the prefix is read. */
+  temperature?: unknown;
+  /** Ignored: sampling setting. */
+  top_p?: unknown;
+  /** Ignored: sampling setting. */
+  top_k?: unknown;
+  /** Ignored: when to stop generating. */
+  stop_sequences?: unknown;
+  /** Ignored: capacity tier. */
+  service_tier?: unknown;
+  /** Ignored: a request-level breakpoint marker (automatic caching). */
+  cache_control?: unknown;
+  /** Part of the key ("options"): a changed tool choice invalidates the cached messages. */
+  tool_choice?: unknown;
+  /** Part of the key ("options"): the API lists a speed change as a cache invalidator. */
+  speed?: unknown;
+  /** Part of the key ("options"): output format and effort settings. */
+  output_config?: unknown;
+  /** Part of the key ("options"): code-execution container. */
+  container?: unknown;
+  /** Part of the key ("options"): MCP servers whose tools the API adds. */
+  mcp_servers?: unknown;
+  /** Part of the key ("options"): context editing settings. */
+  context_management?: unknown;
+  /** Part of the key ("options"): where inference runs. */
+  inference_geo?: unknown;
+};
+
+/**
+ * Body fields that are not part of the prompt-cache key. Sampling settings
+ * (`temperature`, `top_p`, `top_k`) and stop sequences only shape the tokens generated
+ * after the cached prefix; `max_tokens`, `stream`, `metadata` and `service_tier` do not
+ * reach the prompt at all; `cache_control` only says where to write cache entries.
+ */
+const IGNORED_FIELDS: ReadonlySet<string> = new Set([
+  'max_tokens',
+  'stream',
+  'metadata',
+  'temperature',
+  'top_p',
+  'top_k',
+  'stop_sequences',
+  'service_tier',
+  'cache_control',
+]);
+
+/** Fields fingerprinted as parts of their own. */
+const NAMED_PARTS: ReadonlySet<string> = new Set([
+  'model',
+  'system',
+  'tools',
+  'messages',
+  'thinking',
+]);
+
+/** Fingerprint of one content block. */
+export type BlockFingerprint = {
+  /** The block's `type` (`text`, `tool_use`, `tool_result`, `thinking`, …). */
+  type: string;
+  /** Hash of the block without `cache_control`. */
+  hash: string;
+};
+
+/** Fingerprint of one message. */
+export type MessageFingerprint = {
+  /** `user` or `assistant`. */
+  role: string;
+  /** Hash of the role and all blocks. */
+  hash: string;
+  /** One fingerprint per content block (string content counts as one text block). */
+  blocks: BlockFingerprint[];
+};
+
+/** A hash per cache-key part of a request, plus the chain of prefix hashes. */
+export type RequestFingerprint = {
+  /** The model; a different model never shares a cache. */
+  model: { hash: string; name: string };
+  /** All tool definitions, and each one with its name. */
+  tools: { hash: string; items: { name: string; hash: string }[] };
+  /** The system prompt, and each of its blocks. */
+  system: { hash: string; blocks: string[] };
+  /** The thinking config, with its canonical JSON for messages (`null` when absent). */
+  thinking: { hash: string; canonical: string };
+  /**
+   * Other body fields that can change the cache key (`tool_choice`, `speed`,
+   * `output_config`, …), by field name. Unknown fields land here too: a false alarm in
+   * a diagnosis costs less than a cache break that goes unnoticed.
+   */
+  options: { hash: string; fields: Record<string, string> };
+  /** One fingerprint per message. */
+  messages: MessageFingerprint[];
+  /**
+   * The prefix chain: index 0 covers model and tools, index 1 adds the system prompt,
+   * index `2 + i` adds message `i` (the first message link also covers thinking and
+   * options, which invalidate cached messages but not cached tools or system). Two
+   * requests share their prefix up to an index exactly when the hashes there are equal.
+   */
+  prefixHash: string[];
+};
+
+/** Where message `messageIndex` sits in `RequestFingerprint.prefixHash`. */
+export const MESSAGE_PREFIX_OFFSET = 2;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Drops the breakpoint marker: it says where to cache, not what is cached. */
+function withoutCacheControl(value: unknown): unknown {
+  if (!isRecord(value) || !('cache_control' in value)) return value;
+  const { cache_control: _cacheControl, ...rest } = value;
+  return rest;
+}
+
+function normalizeBlock(block: unknown): unknown {
+  const stripped = withoutCacheControl(block);
+  if (isRecord(stripped) && stripped.type === 'tool_result' && Array.isArray(stripped.content)) {
+    return { ...stripped, content: stripped.content.map((inner) => withoutCacheControl(inner)) };
+  }
+  return stripped;
+}
+
+/** A string is the API's shorthand for a single text block; both send the same prompt. */
+function normalizeBlocks(content: string | readonly unknown[] | null | undefined): unknown[] {
+  if (content === null || content === undefined) return [];
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  return content.map((block) => normalizeBlock(block));
+}
+
+function blockType(block: unknown): string {
+  return isRecord(block) && typeof block.type === 'string' ? block.type : typeof block;
+}
+
+function toolName(tool: unknown): string {
+  if (isRecord(tool) && typeof tool.name === 'string') return tool.name;
+  if (isRecord(tool) && typeof tool.type === 'string') return tool.type;
+  return '(unnamed)';
+}
+
+function fingerprintMessage(message: CacheKeyMessage): MessageFingerprint {
+  const blocks = normalizeBlocks(message.content).map((block): BlockFingerprint => ({
+    type: blockType(block),
+    hash: hashParts(canonicalJson(block)),
+  }));
+  return {
+    role: message.role,
+    hash: hashParts('message', message.role, ...blocks.map((block) => block.hash)),
+    blocks,
+  };
+}
+
+/**
+ * Fingerprints a Messages API request body: a short sha256 hash per cache-key part
+ * (model, tools, system, thinking, other key options, each message and each block) and
+ * the prefix chain. Hashes are taken over canonical JSON (sorted keys) without
+ * `cache_control` markers, since breakpoints move from turn to turn without changing
+ * what is cached; fields outside the cache key (`max_tokens`, `stream`, `metadata`,
+ * `temperature`, `top_p`, `top_k`, `stop_sequences`, `service_tier`) are ignored.
+ */
+export function fingerprintRequest(request: CacheKeyRequest): RequestFingerprint {
+  const toolItems = (request.tools ?? []).map((tool) => ({
+    name: toolName(tool),
+    hash: hashParts(canonicalJson(withoutCacheControl(tool))),
+  }));
+  const systemBlocks = normalizeBlocks(request.system).map((block) =>
+    hashParts(canonicalJson(block)),
+  );
+  const thinkingCanonical = canonicalJson(request.thinking ?? null);
+
+  const optionFields: Record<string, string> = {};
+  for (const key of Object.keys(request).sort()) {
+    const value: unknown = (request as Record<string, unknown>)[key];
+    if (NAMED_PARTS.has(key) || IGNORED_FIELDS.has(key) || value === undefined) continue;
+    optionFields[key] = hashParts(key, canonicalJson(value));
+  }
+
+  const model = { hash: hashParts('model', request.model), name: request.model };
+  const tools = {
+    hash: hashParts('tools', ...toolItems.map((item) => item.hash)),
+    items: toolItems,
+  };
+  const system = { hash: hashParts('system', ...systemBlocks), blocks: systemBlocks };
+  const thinking = { hash: hashParts('thinking', thinkingCanonical), canonical: thinkingCanonical };
+  const options = {
+    hash: hashParts('options', ...Object.entries(optionFields).flat()),
+    fields: optionFields,
+  };
+  const messages = request.messages.map((message) => fingerprintMessage(message));
+
+  const afterTools = hashParts('prefix', model.hash, tools.hash);
+  const afterSystem = hashParts(afterTools, system.hash);
+  const prefixHash = [afterTools, afterSystem];
+  let previous = hashParts(afterSystem, thinking.hash, options.hash);
+  for (const message of messages) {
+    previous = hashParts(previous, message.hash);
+    prefixHash.push(previous);
+  }
+  return { model, tools, system, thinking, options, messages, prefixHash };
+}

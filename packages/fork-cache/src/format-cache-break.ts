@@ -1,0 +1,16 @@
+import { type CacheBreakDiagnosis } from './diagnose-cache-break.js';
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
+/** Writes a diagnosis as one line for a debug log. */
+export function formatCacheBreak(diagnosis: CacheBreakDiagnosis): string {
+  if (diagnosis.identical) {
+    return `cache key identical: every part matches (${plural(diagnosis.sharedPrefixMessages, 'message')})`;
+  }
+  const { part, detail } = diagnosis.firstDifference;
+  const line = `cache break in ${part}: ${detail}; ${plural(diagnosis.sharedPrefixMessages, 'leading message')} still shared`;
+  // Details can quote model names or field names; keep the log entry on one line.
+  return line.replace(/\s*[\r\n]+\s*/g, ' ');
+}
