@@ -1,0 +1,109 @@
+import { mkdir } from 'node:fs/promises';
+import { type AgentMemoryScope, DelegateError } from '@delegate/core';
+import { buildAgentMemoryPrompt } from './build-agent-memory-prompt.js';
+import { fileSystemError } from './file-system-error.js';
+import { getAgentMemoryDir } from './get-agent-memory-dir.js';
+import { MEMORY_INDEX_FILE_NAME } from './get-agent-memory-file.js';
+import { type AgentMemoryPathOptions } from './get-agent-memory-root.js';
+import {
+  DEFAULT_MEMORY_INDEX_MAX_BYTES,
+  DEFAULT_MEMORY_INDEX_MAX_LINES,
+  readBoundedMemoryIndex,
+} from './read-bounded-memory-index.js';
+import { join } from 'node:path';
+
+/** Options for building the memory prompt. */
+export interface AgentMemoryPromptOptions extends AgentMemoryPathOptions {
+  /** At most this many MEMORY.md lines go into the prompt. Defaults to 200. */
+  maxLines?: number;
+  /** At most this many MEMORY.md bytes go into the prompt. Defaults to 25 KiB. */
+  maxBytes?: number;
+  /**
+   * Called when the memory folder cannot be created or MEMORY.md cannot be read.
+   * Defaults to a process warning (`process.emitWarning`).
+   */
+  onError?: (error: DelegateError) => void;
+}
+
+/** The memory prompt together with the folder being created behind it. */
+export interface PreparedAgentMemory {
+  /** The memory section of the system prompt. */
+  prompt: string;
+  /** The absolute memory folder (no trailing separator). */
+  directory: string;
+  /** The absolute path of MEMORY.md. */
+  indexFile: string;
+  /**
+   * Settles once the folder exists. Rejects with the same DelegateError passed to
+   * `onError` when it cannot be created; ignoring it is safe (no unhandled rejection).
+   */
+  ready: Promise<void>;
+}
+
+function positiveLimit(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < 1) {
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `The memory prompt option "${name}" must be a number of at least 1; got ${String(value)}.`,
+      { details: { [name]: value } },
+    );
+  }
+  return Math.floor(value);
+}
+
+function report(onError: AgentMemoryPromptOptions['onError'], error: DelegateError): void {
+  try {
+    if (onError === undefined) process.emitWarning(error.message, { code: 'DELEGATE_MEMORY' });
+    else onError(error);
+  } catch {
+    // A failing reporter must not turn a reported problem into a crash.
+  }
+}
+
+/**
+ * Builds the memory prompt synchronously and starts creating the memory folder in the
+ * background (`mkdir -p`), without making the caller wait. Failures are reported through
+ * `onError` and the `ready` promise, never thrown; only bad arguments throw.
+ */
+export function prepareAgentMemory(
+  agentType: string,
+  scope: AgentMemoryScope,
+  options: AgentMemoryPromptOptions = {},
+): PreparedAgentMemory {
+  const directory = getAgentMemoryDir(agentType, scope, options);
+  const indexFile = join(directory, MEMORY_INDEX_FILE_NAME);
+  const maxLines = positiveLimit('maxLines', options.maxLines, DEFAULT_MEMORY_INDEX_MAX_LINES);
+  const maxBytes = positiveLimit('maxBytes', options.maxBytes, DEFAULT_MEMORY_INDEX_MAX_BYTES);
+
+  const ready = mkdir(directory, { recursive: true }).then(
+    () => undefined,
+    (cause: unknown) => {
+      const error = fileSystemError({
+        action: 'create the memory folder',
+        path: directory,
+        cause,
+        details: { agentType, scope },
+      });
+      report(options.onError, error);
+      throw error;
+    },
+  );
+  // Callers that never look at `ready` must not get an unhandled rejection.
+  ready.catch(() => undefined);
+
+  const index = readBoundedMemoryIndex(indexFile, { maxLines, maxBytes });
+  if (index.status === 'unreadable') {
+    report(
+      options.onError,
+      fileSystemError({
+        action: 'read the memory index',
+        path: indexFile,
+        cause: index.error ?? new Error(index.reason),
+        details: { agentType, scope },
+      }),
+    );
+  }
+  const prompt = buildAgentMemoryPrompt({ agentType, scope, directory, index, maxLines });
+  return { prompt, directory, indexFile, ready };
+}

@@ -1,0 +1,69 @@
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type AgentMemoryScope } from '@delegate/core';
+import { fileSystemError, systemErrorCode } from './file-system-error.js';
+import { getAgentMemoryDir } from './get-agent-memory-dir.js';
+import { MEMORY_INDEX_FILE_NAME } from './get-agent-memory-file.js';
+import { type AgentMemoryPathOptions } from './get-agent-memory-root.js';
+import { type MemoryFile, listMemoryFiles } from './list-memory-files.js';
+
+/** An agent's memory in one scope, as stored on disk. */
+export interface AgentMemorySnapshot {
+  /** The agent type. */
+  agentType: string;
+  /** The scope. */
+  scope: AgentMemoryScope;
+  /** The absolute memory folder. */
+  directory: string;
+  /** The absolute path of MEMORY.md. */
+  indexFile: string;
+  /** Whether the memory folder exists. */
+  exists: boolean;
+  /** The whole MEMORY.md (not cut), or undefined when there is none. */
+  index: string | undefined;
+  /** Every file in the folder, MEMORY.md included, sorted by path. */
+  files: MemoryFile[];
+}
+
+/** Reads an agent's MEMORY.md (in full) and lists the files in its memory folder. */
+export async function readMemory(
+  agentType: string,
+  scope: AgentMemoryScope,
+  options: AgentMemoryPathOptions = {},
+): Promise<AgentMemorySnapshot> {
+  const directory = getAgentMemoryDir(agentType, scope, options);
+  const indexFile = join(directory, MEMORY_INDEX_FILE_NAME);
+  let exists: boolean;
+  try {
+    exists = (await stat(directory)).isDirectory();
+  } catch (error) {
+    const code = systemErrorCode(error);
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+      throw fileSystemError({
+        action: 'open the memory folder',
+        path: directory,
+        cause: error,
+        details: { agentType, scope },
+      });
+    }
+    exists = false;
+  }
+  if (!exists)
+    return { agentType, scope, directory, indexFile, exists, index: undefined, files: [] };
+
+  let index: string | undefined;
+  try {
+    index = await readFile(indexFile, 'utf8');
+  } catch (error) {
+    if (systemErrorCode(error) !== 'ENOENT') {
+      throw fileSystemError({
+        action: 'read the memory index',
+        path: indexFile,
+        cause: error,
+        details: { agentType, scope },
+      });
+    }
+  }
+  const files = await listMemoryFiles(directory);
+  return { agentType, scope, directory, indexFile, exists, index, files };
+}

@@ -1,0 +1,48 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type AgentMemoryScope, DelegateError } from '@delegate/core';
+import { fileSystemError } from './file-system-error.js';
+import { getAgentMemoryDir } from './get-agent-memory-dir.js';
+import { MEMORY_INDEX_FILE_NAME } from './get-agent-memory-file.js';
+import { type AgentMemoryPathOptions } from './get-agent-memory-root.js';
+import { writeFileAtomic } from './write-file-atomic.js';
+
+/** Options for writing MEMORY.md. */
+export interface WriteMemoryIndexOptions extends AgentMemoryPathOptions {
+  /** Flush the file to disk before it replaces the old one. Slower; off by default. */
+  fsync?: boolean;
+}
+
+/**
+ * Replaces an agent's MEMORY.md atomically (temporary file + rename), creating the
+ * memory folder if needed, and returns the file's path. Concurrent writers never leave a
+ * torn file: the last rename wins.
+ */
+export async function writeMemoryIndex(
+  agentType: string,
+  scope: AgentMemoryScope,
+  content: string,
+  options: WriteMemoryIndexOptions = {},
+): Promise<string> {
+  if (typeof content !== 'string') {
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `MEMORY.md content for agent "${agentType}" must be a string; got ${typeof content}.`,
+      { details: { agentType, scope } },
+    );
+  }
+  const directory = getAgentMemoryDir(agentType, scope, options);
+  const file = join(directory, MEMORY_INDEX_FILE_NAME);
+  try {
+    await mkdir(directory, { recursive: true });
+    await writeFileAtomic(file, content, { fsync: options.fsync ?? false });
+  } catch (cause) {
+    throw fileSystemError({
+      action: 'write the memory index',
+      path: file,
+      cause,
+      details: { agentType, scope },
+    });
+  }
+  return file;
+}
