@@ -1,1 +1,51 @@
-export {};
+export type {
+  AgentDiagnostic,
+  AgentDiagnosticSeverity,
+  ParseAgentResult,
+} from './agent-diagnostic.js';
+export {
+  EXPLORE_AGENT_TYPE,
+  FORK_AGENT_TYPE,
+  GENERAL_PURPOSE_AGENT_TYPE,
+  ONE_SHOT_BUILTIN_AGENT_TYPES,
+  PLAN_AGENT_TYPE,
+  READ_ONLY_DISALLOWED_TOOLS,
+} from './agent-types.js';
+export { GENERAL_PURPOSE_AGENT } from './general-purpose-agent.js';
+export { DEFAULT_EXPLORE_MODEL, createExploreAgent } from './explore-agent.js';
+export type { ExploreAgentOptions } from './explore-agent.js';
+export { PLAN_AGENT } from './plan-agent.js';
+export { FORK_AGENT } from './fork-agent.js';
+export { getBuiltInAgents } from './get-built-in-agents.js';
+export type { BuiltInAgentsOptions } from './get-built-in-agents.js';
+export { splitListValue } from './split-list-value.js';
+export { MAX_AGENT_NAME_LENGTH, validateAgentName } from './validate-agent-name.js';
+export { KNOWN_AGENT_KEYS } from './normalize-agent-fields.js';
+export { MAX_YAML_ALIAS_COUNT } from './parse-frontmatter-yaml.js';
+export { parseAgentFromMarkdown } from './parse-agent-from-markdown.js';
+export type { ParseAgentFromMarkdownOptions } from './parse-agent-from-markdown.js';
+export { FLAG_AGENTS_LABEL, parseAgentFromJson } from './parse-agent-from-json.js';
+export type { ParseAgentFromJsonOptions } from './parse-agent-from-json.js';
+export { MAX_AGENT_FILE_BYTES, readAgentFile } from './read-agent-file.js';
+export type { ReadAgentFileOptions } from './read-agent-file.js';
+export {
+  DEFAULT_READ_CONCURRENCY,
+  loadAgentsFromDirectories,
+} from './load-agents-from-directories.js';
+export type {
+  LoadAgentsFromDirectoriesOptions,
+  LoadedAgents,
+} from './load-agents-from-directories.js';
+export { PLUGIN_MANIFEST_PATHS, loadPluginAgents, readPluginName } from './load-plugin-agents.js';
+export type { LoadPluginAgentsOptions, PluginName } from './load-plugin-agents.js';
+export { findProjectRoots } from './find-project-roots.js';
+export { getActiveAgentsFromList } from './get-active-agents-from-list.js';
+export {
+  AGENT_DIRECTORY_NAMES,
+  clearAgentDefinitionsCache,
+  getAgentDefinitionsWithOverrides,
+} from './get-agent-definitions-with-overrides.js';
+export type {
+  AgentDefinitionsLoadResult,
+  AgentDefinitionsOptions,
+} from './get-agent-definitions-with-overrides.js';

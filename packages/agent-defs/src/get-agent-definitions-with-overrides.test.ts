@@ -1,0 +1,286 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  clearAgentDefinitionsCache,
+  getAgentDefinitionsWithOverrides,
+  type AgentDefinitionsOptions,
+} from './get-agent-definitions-with-overrides.js';
+
+let root: string;
+let home: string;
+let repo: string;
+let cwd: string;
+let policy: string;
+let plugin: string;
+
+async function agentFile(path: string, name: string, prompt: string, extra = ''): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(
+    path,
+    `---\nname: ${name}\ndescription: ${name} from ${prompt}.\n${extra}---\n\n${prompt}\n`,
+  );
+}
+
+beforeEach(async () => {
+  clearAgentDefinitionsCache();
+  root = await mkdtemp(join(tmpdir(), 'agent-defs-sources-'));
+  home = join(root, 'home');
+  repo = join(root, 'repo');
+  cwd = join(repo, 'packages', 'app');
+  policy = join(root, 'policy');
+  plugin = join(root, 'plugins', 'acme-dir');
+  await mkdir(join(repo, '.git'), { recursive: true });
+  await mkdir(cwd, { recursive: true });
+});
+
+afterEach(async () => {
+  clearAgentDefinitionsCache();
+  await rm(root, { recursive: true, force: true });
+});
+
+function load(options: Partial<AgentDefinitionsOptions> = {}) {
+  return getAgentDefinitionsWithOverrides({
+    cwd,
+    homeDir: home,
+    policyDir: policy,
+    pluginDirs: [plugin],
+    ...options,
+  });
+}
+
+describe('getAgentDefinitionsWithOverrides precedence', () => {
+  beforeEach(async () => {
+    await mkdir(join(plugin, '.claude-plugin'), { recursive: true });
+    await writeFile(
+      join(plugin, '.claude-plugin', 'plugin.json'),
+      JSON.stringify({ name: 'acme' }),
+    );
+    await agentFile(join(plugin, 'agents', 'x.md'), 'x', 'plugin');
+    await agentFile(join(plugin, 'agents', 'y.md'), 'y', 'plugin');
+    await agentFile(join(home, '.claude', 'agents', 'y.md'), 'acme:y', 'user');
+    await agentFile(join(home, '.claude', 'agents', 'gp.md'), 'general-purpose', 'user');
+    await agentFile(join(home, '.delegate', 'agents', 'plan.md'), 'Plan', 'user');
+    await agentFile(join(home, '.claude', 'agents', 'shared.md'), 'shared', 'user');
+    await agentFile(join(repo, '.claude', 'agents', 'gp.md'), 'general-purpose', 'project');
+    await agentFile(join(repo, '.claude', 'agents', 'explore.md'), 'Explore', 'project-far');
+    await agentFile(join(cwd, '.delegate', 'agents', 'explore.md'), 'Explore', 'project-near');
+    await agentFile(join(repo, '.delegate', 'agents', 'nested', 'plan.md'), 'Plan', 'project');
+    await agentFile(join(repo, '.claude', 'agents', 'shared.md'), 'shared', 'project');
+    await agentFile(join(policy, 'shared.md'), 'shared', 'policy');
+  });
+
+  const flagAgents = {
+    Plan: { description: 'Plan from flag.', prompt: 'flag' },
+    shared: { description: 'shared from flag.', prompt: 'flag' },
+  };
+
+  it('lets each higher source override a lower one: built-in < plugin < user < project < flag < policy', async () => {
+    const result = await load({ flagAgents });
+    expect(result.diagnostics).toEqual([]);
+    const active = new Map(result.activeAgents.map((agent) => [agent.agentType, agent]));
+    expect(active.get('acme:x')?.getSystemPrompt()).toBe('plugin');
+    expect(active.get('acme:y')?.getSystemPrompt()).toBe('user');
+    expect(active.get('general-purpose')?.getSystemPrompt()).toBe('project');
+    expect(active.get('Explore')?.getSystemPrompt()).toBe('project-near');
+    expect(active.get('Plan')?.getSystemPrompt()).toBe('flag');
+    expect(active.get('shared')?.getSystemPrompt()).toBe('policy');
+    expect(active.get('shared')?.source).toBe('policySettings');
+    expect(result.activeAgents).toHaveLength(6);
+  });
+
+  it('keeps every definition in allAgents, lowest precedence first, to show what overrode what', async () => {
+    const result = await load({ flagAgents });
+    const shared = result.allAgents.filter((agent) => agent.agentType === 'shared');
+    expect(shared.map((agent) => `${agent.source}:${agent.getSystemPrompt()}`)).toEqual([
+      'userSettings:user',
+      'projectSettings:project',
+      'flagSettings:flag',
+      'policySettings:policy',
+    ]);
+    const explore = result.allAgents.filter((agent) => agent.agentType === 'Explore');
+    expect(explore.map((agent) => agent.getSystemPrompt())).toEqual([
+      expect.stringMatching(/READ-ONLY/),
+      'project-far',
+      'project-near',
+    ]);
+    expect(result.allAgents).toHaveLength(3 + 2 + 4 + 5 + 2 + 1);
+  });
+
+  it('names plugin agents plugin:name and records the plugin', async () => {
+    const result = await load();
+    const pluginAgent = result.allAgents.find((agent) => agent.agentType === 'acme:x');
+    expect(pluginAgent).toMatchObject({
+      source: 'plugin',
+      plugin: 'acme',
+      baseDir: join(plugin, 'agents'),
+    });
+  });
+
+  it('does not load agents above the repository root', async () => {
+    await agentFile(join(root, '.claude', 'agents', 'outside.md'), 'outside', 'outside');
+    const result = await load({ homeDir: join(root, 'other-home') });
+    expect(result.allAgents.some((agent) => agent.agentType === 'outside')).toBe(false);
+  });
+
+  it('takes the new definitions only after the cache is cleared', async () => {
+    const first = await load();
+    await agentFile(join(cwd, '.claude', 'agents', 'late.md'), 'late', 'project');
+    const second = await load();
+    expect(second.allAgents.map((agent) => agent.agentType)).toEqual(
+      first.allAgents.map((agent) => agent.agentType),
+    );
+    clearAgentDefinitionsCache(join(root, 'elsewhere'));
+    expect((await load()).activeAgents.some((agent) => agent.agentType === 'late')).toBe(false);
+    clearAgentDefinitionsCache(cwd);
+    expect((await load()).activeAgents.some((agent) => agent.agentType === 'late')).toBe(true);
+  });
+
+  it('caches per set of options', async () => {
+    expect(
+      (await load()).activeAgents.find((agent) => agent.agentType === 'Plan')?.getSystemPrompt(),
+    ).toBe('project');
+    expect(
+      (await load({ flagAgents })).activeAgents
+        .find((agent) => agent.agentType === 'Plan')
+        ?.getSystemPrompt(),
+    ).toBe('flag');
+    expect(
+      (await load({ policyDir: join(root, 'none') })).activeAgents
+        .find((agent) => agent.agentType === 'shared')
+        ?.getSystemPrompt(),
+    ).toBe('project');
+  });
+
+  it('returns arrays a caller may change without changing the cache', async () => {
+    const first = await load();
+    first.activeAgents.length = 0;
+    first.diagnostics.push({ filePath: 'x', reason: 'y', severity: 'error' });
+    const second = await load();
+    expect(second.activeAgents.length).toBeGreaterThan(0);
+    expect(second.diagnostics).toEqual([]);
+  });
+});
+
+describe('getAgentDefinitionsWithOverrides sources', () => {
+  it('gives only the built-ins, with no diagnostics, when no directory exists', async () => {
+    const result = await load({ cwd: join(root, 'nowhere') });
+    expect(result.activeAgents.map((agent) => agent.agentType)).toEqual([
+      'general-purpose',
+      'Explore',
+      'Plan',
+    ]);
+    expect(result.diagnostics).toEqual([]);
+  });
+
+  it('uses only the cwd when no ancestor holds .git', async () => {
+    const plain = join(root, 'plain', 'inner');
+    await agentFile(join(root, 'plain', '.claude', 'agents', 'parent.md'), 'parent', 'parent');
+    await agentFile(join(plain, '.claude', 'agents', 'here.md'), 'here', 'here');
+    const result = await load({ cwd: plain });
+    const types = result.activeAgents.map((agent) => agent.agentType);
+    expect(types).toContain('here');
+    expect(types).not.toContain('parent');
+  });
+
+  it('passes exploreModel to the built-in Explore agent', async () => {
+    const result = await load({ exploreModel: 'inherit' });
+    expect(result.activeAgents.find((agent) => agent.agentType === 'Explore')?.model).toBe(
+      'inherit',
+    );
+  });
+
+  it('accepts --agents as JSON text and reports bad JSON without losing the files', async () => {
+    await agentFile(join(home, '.claude', 'agents', 'mine.md'), 'mine', 'user');
+    const good = await load({
+      flagAgents: JSON.stringify({
+        quick: { description: 'Quick.', prompt: 'Be quick.', model: 'haiku' },
+      }),
+    });
+    expect(good.activeAgents.find((agent) => agent.agentType === 'quick')).toMatchObject({
+      source: 'flagSettings',
+      model: 'haiku',
+      baseDir: cwd,
+    });
+    const bad = await load({ flagAgents: '{ not json' });
+    expect(bad.diagnostics).toEqual([
+      expect.objectContaining({
+        filePath: '--agents',
+        severity: 'error',
+        reason: expect.stringMatching(/not valid JSON/),
+      }),
+    ]);
+    expect(bad.activeAgents.some((agent) => agent.agentType === 'mine')).toBe(true);
+    const notObject = await load({ flagAgents: ['a'] });
+    expect(notObject.diagnostics[0]?.reason).toMatch(/must be a JSON object/);
+  });
+
+  it('keeps loading other sources when files in one are broken', async () => {
+    await agentFile(join(home, '.claude', 'agents', 'ok.md'), 'ok', 'user');
+    await mkdir(join(repo, '.claude', 'agents'), { recursive: true });
+    await writeFile(join(repo, '.claude', 'agents', 'broken.md'), '---\nname: [\n---\n');
+    await agentFile(join(policy, 'managed.md'), 'managed', 'policy');
+    const result = await load({ flagAgents: { bad: { description: 'no prompt' } } });
+    expect(result.activeAgents.map((agent) => agent.agentType)).toEqual(
+      expect.arrayContaining(['ok', 'managed']),
+    );
+    expect(result.diagnostics.map((diagnostic) => diagnostic.filePath)).toEqual([
+      join(repo, '.claude', 'agents', 'broken.md'),
+      '--agents',
+    ]);
+  });
+
+  it('warns when .claude/agents and .delegate/agents of one directory define the same type, and the .delegate one wins', async () => {
+    await agentFile(join(home, '.claude', 'agents', 'dup.md'), 'dup', 'claude');
+    await agentFile(join(home, '.delegate', 'agents', 'dup.md'), 'dup', 'delegate');
+    const result = await load();
+    expect(result.activeAgents.find((agent) => agent.agentType === 'dup')?.getSystemPrompt()).toBe(
+      'delegate',
+    );
+    expect(result.diagnostics).toEqual([
+      expect.objectContaining({
+        severity: 'warning',
+        filePath: join(home, '.delegate', 'agents', 'dup.md'),
+      }),
+    ]);
+  });
+
+  it('names a plugin from plugin.json or its directory, and warns about a broken manifest', async () => {
+    const named = join(root, 'plugins', 'second');
+    await mkdir(named, { recursive: true });
+    await writeFile(join(named, 'plugin.json'), JSON.stringify({ name: 'beta' }));
+    await agentFile(join(named, 'agents', 'a.md'), 'a', 'beta');
+    const unnamed = join(root, 'plugins', 'gamma');
+    await agentFile(join(unnamed, 'agents', 'a.md'), 'a', 'gamma');
+    const broken = join(root, 'plugins', 'delta');
+    await mkdir(join(broken, '.claude-plugin'), { recursive: true });
+    await writeFile(join(broken, '.claude-plugin', 'plugin.json'), '{ nope');
+    await agentFile(join(broken, 'agents', 'a.md'), 'a', 'delta');
+    const result = await load({ pluginDirs: [named, unnamed, broken] });
+    const pluginTypes = result.activeAgents
+      .filter((agent) => agent.source === 'plugin')
+      .map((agent) => agent.agentType);
+    expect(pluginTypes).toEqual(['beta:a', 'gamma:a', 'delta:a']);
+    expect(result.diagnostics).toEqual([
+      expect.objectContaining({
+        severity: 'warning',
+        reason: expect.stringMatching(/not valid JSON/),
+      }),
+    ]);
+  });
+
+  it('loads a home directory that is also the repository root once, as user agents', async () => {
+    await agentFile(join(repo, '.claude', 'agents', 'mine.md'), 'mine', 'home');
+    const result = await load({ homeDir: repo });
+    const mine = result.allAgents.filter((agent) => agent.agentType === 'mine');
+    expect(mine.map((agent) => agent.source)).toEqual(['userSettings']);
+    expect(result.diagnostics).toEqual([]);
+  });
+
+  it('refuses a missing cwd with a DelegateError', async () => {
+    await expect(getAgentDefinitionsWithOverrides({ cwd: '' })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
+  });
+});

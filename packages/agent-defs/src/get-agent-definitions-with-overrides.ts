@@ -1,0 +1,160 @@
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { DelegateError, type AgentDefinitionsResult } from '@delegate/core';
+import { type AgentDiagnostic } from './agent-diagnostic.js';
+import { createLimiter } from './create-limiter.js';
+import { findProjectRoots } from './find-project-roots.js';
+import { getActiveAgentsFromList } from './get-active-agents-from-list.js';
+import { getBuiltInAgents } from './get-built-in-agents.js';
+import { loadFlagAgents } from './load-flag-agents.js';
+import {
+  DEFAULT_READ_CONCURRENCY,
+  loadAgentsFromDirectories,
+} from './load-agents-from-directories.js';
+import { loadPluginAgents } from './load-plugin-agents.js';
+
+/** Folders, relative to a home or project directory, that hold agent files; a later one wins a tie. */
+export const AGENT_DIRECTORY_NAMES: readonly string[] = [
+  join('.claude', 'agents'),
+  join('.delegate', 'agents'),
+];
+
+/** Options of {@link getAgentDefinitionsWithOverrides}. */
+export type AgentDefinitionsOptions = {
+  /** Working directory; project agents are searched from here up to the repository root. */
+  cwd: string;
+  /** Home directory for user agents; default `os.homedir()`. */
+  homeDir?: string;
+  /** The `--agents` value: an object `{ name: { description, prompt, … } }` or its JSON text. */
+  flagAgents?: unknown;
+  /** Managed directory of agent files (highest precedence). */
+  policyDir?: string;
+  /** Plugin directories, each with an `agents/` folder. */
+  pluginDirs?: readonly string[];
+  /** Model of the built-in Explore agent; default `haiku`. */
+  exploreModel?: string;
+  /** Most files read at the same time; default 32. Not part of the cache key. */
+  concurrency?: number;
+};
+
+/** Every agent that exists for a working directory, after precedence, with the problems found. */
+export type AgentDefinitionsLoadResult = AgentDefinitionsResult & {
+  /** Problems with files and values, in load order; `info` entries are notes. */
+  diagnostics: AgentDiagnostic[];
+};
+
+type CacheEntry = { cwd: string; result: Promise<AgentDefinitionsLoadResult> };
+const cache = new Map<string, CacheEntry>();
+
+function cacheKey(
+  cwd: string,
+  homeDir: string,
+  options: AgentDefinitionsOptions,
+): string | undefined {
+  try {
+    return JSON.stringify([
+      cwd,
+      homeDir,
+      options.policyDir === undefined ? null : resolve(options.policyDir),
+      (options.pluginDirs ?? []).map((directory) => resolve(directory)),
+      options.exploreModel ?? null,
+      options.flagAgents ?? null,
+    ]);
+  } catch {
+    return undefined; // A value JSON cannot hold (a cycle, a bigint) is loaded without caching.
+  }
+}
+
+async function load(
+  cwd: string,
+  homeDir: string,
+  options: AgentDefinitionsOptions,
+): Promise<AgentDefinitionsLoadResult> {
+  const limiter = createLimiter(options.concurrency ?? DEFAULT_READ_CONCURRENCY);
+  const userDirectories = AGENT_DIRECTORY_NAMES.map((name) => join(homeDir, name));
+  const projectRoots = await findProjectRoots(cwd);
+  // A home directory inside the repository would otherwise load user agents twice.
+  const projectLayers = projectRoots.map((root) =>
+    AGENT_DIRECTORY_NAMES.map((name) => join(root, name)).filter(
+      (directory) => !userDirectories.includes(directory),
+    ),
+  );
+
+  const [plugins, user, policy, ...projects] = await Promise.all([
+    loadPluginAgents({ pluginDirs: options.pluginDirs ?? [], limiter }),
+    loadAgentsFromDirectories({ directories: userDirectories, source: 'userSettings', limiter }),
+    loadAgentsFromDirectories({
+      directories: options.policyDir === undefined ? [] : [resolve(options.policyDir)],
+      source: 'policySettings',
+      limiter,
+    }),
+    // Each project level is its own layer: a nearer directory overriding a farther one is intended, not a duplicate.
+    ...projectLayers.map((directories) =>
+      loadAgentsFromDirectories({ directories, source: 'projectSettings', limiter }),
+    ),
+  ]);
+  const flag = loadFlagAgents({ flagAgents: options.flagAgents, baseDir: cwd });
+
+  const ordered = [plugins, user, ...projects, flag, policy];
+  const allAgents = [
+    ...getBuiltInAgents(
+      options.exploreModel === undefined ? {} : { exploreModel: options.exploreModel },
+    ),
+    ...ordered.flatMap((loaded) => loaded.agents),
+  ];
+  return {
+    activeAgents: getActiveAgentsFromList(allAgents),
+    allAgents,
+    diagnostics: ordered.flatMap((loaded) => loaded.diagnostics),
+  };
+}
+
+/**
+ * Loads every agent definition for a working directory: built-ins < plugins < user
+ * (`~/.claude/agents`, `~/.delegate/agents`) < project (`.claude/agents`, `.delegate/agents`
+ * from the repository root down to `cwd`) < `--agents` JSON < policy directory. A higher
+ * source overrides a lower one of the same type; `allAgents` keeps them all. Results are
+ * memoized per cwd and options until {@link clearAgentDefinitionsCache} is called.
+ */
+export async function getAgentDefinitionsWithOverrides(
+  options: AgentDefinitionsOptions,
+): Promise<AgentDefinitionsLoadResult> {
+  if (typeof options.cwd !== 'string' || options.cwd.length === 0) {
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      'getAgentDefinitionsWithOverrides needs a `cwd` (the working directory to load project agents for)',
+    );
+  }
+  const cwd = resolve(options.cwd);
+  const homeDir = resolve(options.homeDir ?? homedir());
+  const key = cacheKey(cwd, homeDir, options);
+  let entry = key === undefined ? undefined : cache.get(key);
+  if (entry === undefined) {
+    const result = load(cwd, homeDir, options);
+    entry = { cwd, result };
+    if (key !== undefined) {
+      cache.set(key, entry);
+      // A failed load must not stay cached; the next call retries.
+      result.catch(() => cache.delete(key));
+    }
+  }
+  const result = await entry.result;
+  return {
+    ...result,
+    activeAgents: [...result.activeAgents],
+    allAgents: [...result.allAgents],
+    diagnostics: [...result.diagnostics],
+  };
+}
+
+/** Forgets memoized definitions: those of one working directory, or all when `cwd` is omitted. */
+export function clearAgentDefinitionsCache(cwd?: string): void {
+  if (cwd === undefined) {
+    cache.clear();
+    return;
+  }
+  const target = resolve(cwd);
+  for (const [key, entry] of cache) {
+    if (entry.cwd === target) cache.delete(key);
+  }
+}

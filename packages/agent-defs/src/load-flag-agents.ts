@@ -1,0 +1,53 @@
+import { type AgentDefinition } from '@delegate/core';
+import { type AgentDiagnostic } from './agent-diagnostic.js';
+import { FLAG_AGENTS_LABEL, parseAgentFromJson } from './parse-agent-from-json.js';
+import { type LoadedAgents } from './load-agents-from-directories.js';
+
+/** Input of {@link loadFlagAgents}. */
+export type LoadFlagAgentsOptions = {
+  /** The `--agents` value: a JSON object `{ name: { description, prompt, … } }` or its JSON text. */
+  flagAgents: unknown;
+  /** Directory recorded as `baseDir` of each definition. */
+  baseDir: string;
+};
+
+/** Parses the `--agents` value into `flagSettings` definitions; bad entries get diagnostics, good ones still load. */
+export function loadFlagAgents(options: LoadFlagAgentsOptions): LoadedAgents {
+  const agents: AgentDefinition[] = [];
+  const diagnostics: AgentDiagnostic[] = [];
+  let value = options.flagAgents;
+  if (value === undefined || value === null) return { agents, diagnostics };
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value) as unknown;
+    } catch (error) {
+      diagnostics.push({
+        filePath: FLAG_AGENTS_LABEL,
+        severity: 'error',
+        reason: `--agents is not valid JSON (${error instanceof Error ? error.message : String(error)}); pass an object like {"name": {"description": "...", "prompt": "..."}}`,
+      });
+      return { agents, diagnostics };
+    }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    diagnostics.push({
+      filePath: FLAG_AGENTS_LABEL,
+      severity: 'error',
+      reason: '--agents must be a JSON object mapping agent names to definitions',
+    });
+    return { agents, diagnostics };
+  }
+  for (const [name, definition] of Object.entries(value)) {
+    const result = parseAgentFromJson(name, definition, 'flagSettings', {
+      filePath: FLAG_AGENTS_LABEL,
+      baseDir: options.baseDir,
+    });
+    if (result.ok) {
+      agents.push(result.agent);
+      diagnostics.push(...result.warnings);
+    } else {
+      diagnostics.push(result.diagnostic);
+    }
+  }
+  return { agents, diagnostics };
+}

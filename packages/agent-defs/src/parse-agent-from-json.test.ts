@@ -1,0 +1,136 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseAgentFromJson } from './parse-agent-from-json.js';
+
+describe('parseAgentFromJson', () => {
+  it('reads an --agents entry: description, prompt and the same fields as Markdown', () => {
+    const result = parseAgentFromJson(
+      'reviewer',
+      {
+        description: 'Reviews diffs.',
+        prompt: '  You review diffs.  ',
+        tools: ['Read', 'Grep'],
+        model: 'Opus',
+        maxTurns: 12,
+        color: 'green',
+      },
+      'flagSettings',
+    );
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.agent).toMatchObject({
+      agentType: 'reviewer',
+      whenToUse: 'Reviews diffs.',
+      tools: ['Read', 'Grep'],
+      model: 'opus',
+      maxTurns: 12,
+      color: 'green',
+      source: 'flagSettings',
+      baseDir: '--agents',
+    });
+    expect(result.agent.getSystemPrompt()).toBe('You review diffs.');
+    expect(result.warnings).toEqual([]);
+  });
+
+  it('accepts tools as a comma string and notes unknown keys', () => {
+    const result = parseAgentFromJson(
+      'a',
+      { description: 'd', prompt: 'p', tools: 'Read, Bash(git add, git commit)', extra: 1 },
+      'flagSettings',
+    );
+    expect(result.ok && result.agent.tools).toEqual(['Read', 'Bash(git add, git commit)']);
+    expect(result.ok && result.warnings).toEqual([
+      expect.objectContaining({
+        severity: 'info',
+        filePath: '--agents',
+        reason: 'unknown key `extra` was ignored',
+      }),
+    ]);
+  });
+
+  it('refuses entries without a description or prompt, with the agent named', () => {
+    const noPrompt = parseAgentFromJson('a', { description: 'd' }, 'flagSettings');
+    expect(noPrompt).toEqual({
+      ok: false,
+      diagnostic: expect.objectContaining({
+        severity: 'error',
+        agentType: 'a',
+        reason: expect.stringMatching(/needs a "prompt"/),
+      }),
+    });
+    const noDescription = parseAgentFromJson('a', { prompt: 'p' }, 'flagSettings');
+    expect(noDescription.ok || noDescription.diagnostic.reason).toMatch(/needs a "description"/);
+  });
+
+  it('refuses values that are not objects and names that could escape a directory', () => {
+    for (const value of [null, 'text', 3, [], true]) {
+      expect(parseAgentFromJson('a', value, 'flagSettings').ok).toBe(false);
+    }
+    for (const name of ['../up', 'a/b', 'a\\b', '', 'x\ny']) {
+      const result = parseAgentFromJson(name, { description: 'd', prompt: 'p' }, 'flagSettings');
+      expect(result.ok).toBe(false);
+    }
+  });
+
+  it('drops or refuses bad fields like the Markdown parser', () => {
+    const dropped = parseAgentFromJson(
+      'a',
+      { description: 'd', prompt: 'p', memory: 'everywhere' },
+      'flagSettings',
+    );
+    expect(dropped.ok && dropped.agent.memory).toBeUndefined();
+    expect(dropped.ok && dropped.warnings[0]?.severity).toBe('warning');
+    const refused = parseAgentFromJson(
+      'a',
+      { description: 'd', prompt: 'p', permissionMode: 'yolo' },
+      'flagSettings',
+    );
+    expect(refused.ok).toBe(false);
+  });
+
+  it('never throws, for any JSON value and any name', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.jsonValue(), (name, value) => {
+        const result = parseAgentFromJson(name, value, 'flagSettings');
+        expect(typeof result.ok).toBe('boolean');
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('never throws for objects shaped like definitions with values of any JSON type', () => {
+    const keys = fc.constantFrom(
+      'description',
+      'prompt',
+      'tools',
+      'disallowedTools',
+      'model',
+      'effort',
+      'permissionMode',
+      'maxTurns',
+      'background',
+      'memory',
+      'isolation',
+      'color',
+      'mcpServers',
+      'hooks',
+      'skills',
+      'initialPrompt',
+      'requiredMcpServers',
+      'omitClaudeMd',
+      '__proto__',
+    );
+    fc.assert(
+      fc.property(fc.dictionary(keys, fc.jsonValue()), (value) => {
+        const result = parseAgentFromJson(
+          'agent',
+          { description: 'd', prompt: 'p', ...value },
+          'flagSettings',
+        );
+        if (result.ok) expect(result.agent.agentType).toBe('agent');
+        else expect(result.diagnostic.reason.length).toBeGreaterThan(0);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
