@@ -1,0 +1,178 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import { rules } from './rules.js';
+import { startSim, type Sim, type SimOptions } from './start-sim.js';
+
+const MODEL = 'claude-sonnet-5';
+let sim: Sim | undefined;
+
+async function open(options: SimOptions, maxRetries = 0): Promise<{ sim: Sim; client: Anthropic }> {
+  sim = await startSim({ policy: () => 'done', ...options });
+  return { sim, client: new Anthropic({ apiKey: 'test', baseURL: sim.url, maxRetries }) };
+}
+
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
+});
+
+const ask = (client: Anthropic, content = 'hi') =>
+  client.messages.create({ model: MODEL, max_tokens: 50, messages: [{ role: 'user', content }] });
+
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (error: unknown) => error,
+  );
+}
+
+describe('fault injection', () => {
+  it('maps each HTTP fault to the SDK error class', async () => {
+    const { client, sim } = await open({
+      faults: [
+        { kind: 'rate_limit', onRequests: [1] },
+        { kind: 'overloaded', onRequests: [2] },
+        { kind: 'api_error', onRequests: [3] },
+        { kind: 'gateway_timeout', onRequests: [4] },
+      ],
+    });
+    const rateLimited = await failure(ask(client));
+    expect(rateLimited).toBeInstanceOf(Anthropic.RateLimitError);
+    expect((rateLimited as InstanceType<typeof Anthropic.APIError>).type).toBe('rate_limit_error');
+    expect(
+      (rateLimited as InstanceType<typeof Anthropic.APIError>).headers?.get('retry-after'),
+    ).not.toBeNull();
+    const overloaded = await failure(ask(client));
+    expect(overloaded).toBeInstanceOf(Anthropic.InternalServerError);
+    expect((overloaded as InstanceType<typeof Anthropic.APIError>).status).toBe(529);
+    expect((overloaded as InstanceType<typeof Anthropic.APIError>).type).toBe('overloaded_error');
+    const internal = await failure(ask(client));
+    expect(internal).toBeInstanceOf(Anthropic.InternalServerError);
+    expect((internal as InstanceType<typeof Anthropic.APIError>).type).toBe('api_error');
+    const timeout = await failure(ask(client));
+    expect((timeout as InstanceType<typeof Anthropic.APIError>).status).toBe(504);
+    expect(sim.journal.entries.map((entry) => entry.fault)).toEqual([
+      'rate_limit',
+      'overloaded',
+      'api_error',
+      'gateway_timeout',
+    ]);
+    expect(sim.journal.entries.map((entry) => entry.status)).toEqual([429, 529, 500, 504]);
+  });
+
+  it('lets the SDK retry 429 and 529, visible in the journal with x-stainless-retry-count', async () => {
+    const { client, sim } = await open(
+      {
+        faults: [
+          { kind: 'rate_limit', times: 1 },
+          { kind: 'overloaded', times: 1 },
+        ],
+      },
+      3,
+    );
+    const message = await ask(client);
+    expect(message.content).toEqual([{ type: 'text', text: 'done', citations: null }]);
+    expect(sim.journal.entries.map((entry) => entry.headers['x-stainless-retry-count'])).toEqual([
+      '0',
+      '1',
+      '2',
+    ]);
+    expect(sim.journal.entries.map((entry) => entry.status)).toEqual([429, 529, 200]);
+  });
+
+  it('sends an error event mid-stream that the SDK raises', async () => {
+    const { client, sim } = await open({
+      policy: () => 'one two three four five six',
+      faults: [{ kind: 'stream_error', afterEvents: 4 }],
+    });
+    const stream = client.messages.stream({
+      model: MODEL,
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    const error = await failure(stream.finalMessage());
+    expect(error).toBeInstanceOf(Anthropic.APIError);
+    expect((error as InstanceType<typeof Anthropic.APIError>).type).toBe('overloaded_error');
+    expect(sim.journal.last()?.fault).toBe('stream_error');
+    expect(sim.journal.last()?.status).toBe(200);
+  });
+
+  it('resets the connection mid-stream', async () => {
+    const { client, sim } = await open({
+      policy: () => 'one two three four five',
+      faults: [{ kind: 'connection_reset', afterEvents: 3 }],
+    });
+    const stream = client.messages.stream({
+      model: MODEL,
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    const received: string[] = [];
+    stream.on('streamEvent', (event) => received.push(event.type));
+    await failure(stream.finalMessage());
+    expect(received).toContain('message_start');
+    expect(received).not.toContain('message_stop');
+    expect(sim.journal.last()?.fault).toBe('connection_reset');
+  });
+
+  it('resets before the response when afterEvents is 0, which the SDK retries as a connection error', async () => {
+    const { client, sim } = await open(
+      { faults: [{ kind: 'connection_reset', afterEvents: 0, times: 1 }] },
+      1,
+    );
+    const message = await ask(client);
+    expect(message.type).toBe('message');
+    expect(sim.journal.entries.map((entry) => entry.fault)).toEqual([
+      'connection_reset',
+      undefined,
+    ]);
+  });
+
+  it('delays the first byte and still answers', async () => {
+    const { client, sim } = await open({ faults: [{ kind: 'slow_first_byte', delayMs: 20 }] });
+    expect((await ask(client)).type).toBe('message');
+    expect(sim.journal.last()?.fault).toBe('slow_first_byte');
+  });
+
+  it('applies a fault only to requests that match it', async () => {
+    const { client, sim } = await open({
+      faults: [{ kind: 'api_error', match: { lastUserText: 'flaky' } }],
+    });
+    expect((await ask(client, 'steady')).type).toBe('message');
+    await failure(ask(client, 'a flaky one'));
+    expect(sim.journal.entries.map((entry) => entry.status)).toEqual([200, 500]);
+  });
+
+  it('draws probabilistic faults deterministically from the seed', async () => {
+    const pattern = async (seed: number) => {
+      const { client, sim } = await open({
+        seed,
+        faults: [{ kind: 'api_error', probability: 0.5 }],
+      });
+      for (let index = 0; index < 12; index++) await ask(client).catch(() => undefined);
+      const statuses = sim.journal.entries.map((entry) => entry.status);
+      await sim.close();
+      return statuses;
+    };
+    const first = await pattern(7);
+    expect(first).toContain(200);
+    expect(first).toContain(500);
+    expect(await pattern(7)).toEqual(first);
+  });
+
+  it('lets a rule answer with a fault', async () => {
+    const { client, sim } = await open({
+      policy: rules([{ match: { lastUserText: 'busy' }, reply: { fault: 'overloaded' } }], {
+        fallback: 'fine',
+      }),
+    });
+    const error = await failure(ask(client, 'are you busy?'));
+    expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(529);
+    expect(sim.journal.last()?.fault).toBe('overloaded');
+    expect((await ask(client, 'hello')).content).toEqual([
+      { type: 'text', text: 'fine', citations: null },
+    ]);
+  });
+});

@@ -1,0 +1,446 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createManualClock } from './manual-clock.js';
+import { startSim, type Sim, type SimOptions } from './start-sim.js';
+
+const MODEL = 'claude-sonnet-5';
+const MINUTE = 60_000;
+let sim: Sim | undefined;
+
+async function open(options: SimOptions = {}): Promise<{ sim: Sim; client: Anthropic }> {
+  sim = await startSim({ policy: () => 'ok', ...options });
+  return { sim, client: new Anthropic({ apiKey: 'test', baseURL: sim.url, maxRetries: 0 }) };
+}
+
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
+});
+
+/** About `tokens` tokens of text (4 bytes per token). */
+function filler(tokens: number, word = 'context'): string {
+  const unit = `${word} `;
+  return unit.repeat(Math.ceil((tokens * 4) / unit.length)).slice(0, tokens * 4);
+}
+
+const BIG_SYSTEM = filler(1500, 'rules');
+const ephemeral = { type: 'ephemeral' as const };
+
+function total(usage: Anthropic.Usage): number {
+  return (
+    usage.input_tokens +
+    (usage.cache_creation_input_tokens ?? 0) +
+    (usage.cache_read_input_tokens ?? 0)
+  );
+}
+
+describe('prompt-cache accounting through the real SDK', () => {
+  it('writes a prefix once and reads it on the next request', async () => {
+    const { client, sim } = await open();
+    const ask = (question: string) =>
+      client.messages.create({
+        model: MODEL,
+        max_tokens: 50,
+        system: [{ type: 'text', text: BIG_SYSTEM, cache_control: ephemeral }],
+        messages: [{ role: 'user', content: question }],
+      });
+    const first = await ask('first question');
+    expect(first.usage.cache_read_input_tokens).toBe(0);
+    expect(first.usage.cache_creation_input_tokens).toBeGreaterThan(1500);
+    expect(first.usage.cache_creation?.ephemeral_5m_input_tokens).toBe(
+      first.usage.cache_creation_input_tokens,
+    );
+    const second = await ask('second, longer question');
+    expect(second.usage.cache_read_input_tokens).toBe(first.usage.cache_creation_input_tokens);
+    expect(second.usage.cache_creation_input_tokens).toBe(0);
+    expect(second.usage.input_tokens).toBe(
+      total(second.usage) - (second.usage.cache_read_input_tokens ?? 0),
+    );
+    expect(sim.cache.size).toBe(1);
+  });
+
+  it('finds the old prefix when the breakpoint moves forward, and writes the new stretch', async () => {
+    const { client } = await open();
+    const system = [{ type: 'text' as const, text: BIG_SYSTEM }];
+    const first = await client.messages.create({
+      model: MODEL,
+      max_tokens: 50,
+      system,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'turn one', cache_control: ephemeral }] },
+      ],
+    });
+    const second = await client.messages.create({
+      model: MODEL,
+      max_tokens: 50,
+      system,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'turn one' }] },
+        { role: 'assistant', content: 'answer one' },
+        { role: 'user', content: [{ type: 'text', text: 'turn two', cache_control: ephemeral }] },
+      ],
+    });
+    expect(second.usage.cache_read_input_tokens).toBe(first.usage.cache_creation_input_tokens);
+    expect(second.usage.cache_creation_input_tokens).toBe(total(second.usage) - total(first.usage));
+    expect(second.usage.input_tokens).toBe(0);
+  });
+
+  it('looks back at most 20 blocks from a breakpoint', async () => {
+    const { client } = await open();
+    const system = [{ type: 'text' as const, text: BIG_SYSTEM, cache_control: ephemeral }];
+    const written = await client.messages.create({
+      model: MODEL,
+      max_tokens: 50,
+      system,
+      messages: [{ role: 'user', content: 'warm the cache' }],
+    });
+    const withBlocks = (count: number, label: string) =>
+      client.messages.create({
+        model: MODEL,
+        max_tokens: 50,
+        system: [{ type: 'text', text: BIG_SYSTEM }],
+        messages: [
+          {
+            role: 'user',
+            content: Array.from({ length: count }, (_, index) => ({
+              type: 'text' as const,
+              text: `${label} block ${index}`,
+              ...(index === count - 1 ? { cache_control: ephemeral } : {}),
+            })),
+          },
+        ],
+      });
+    // The system block is position 0; a breakpoint at position 20 still reaches it…
+    const within = await withBlocks(20, 'near');
+    expect(within.usage.cache_read_input_tokens).toBe(written.usage.cache_creation_input_tokens);
+    // …one at position 21 does not, so the whole prefix is written again.
+    const beyond = await withBlocks(21, 'far');
+    expect(beyond.usage.cache_read_input_tokens).toBe(0);
+    expect(beyond.usage.cache_creation_input_tokens).toBe(total(beyond.usage));
+  });
+
+  it('neither writes nor reads prefixes below the model minimum', async () => {
+    const { client, sim } = await open();
+    const ask = (model: string, system: string) =>
+      client.messages.create({
+        model,
+        max_tokens: 50,
+        system: [{ type: 'text', text: system, cache_control: ephemeral }],
+        messages: [{ role: 'user', content: 'hello' }],
+      });
+    const small = filler(600);
+    await ask(MODEL, small);
+    const again = await ask(MODEL, small);
+    expect(again.usage.cache_creation_input_tokens).toBe(0);
+    expect(again.usage.cache_read_input_tokens).toBe(0);
+    expect(sim.cache.size).toBe(0);
+    // 1,500 tokens is enough for sonnet (1,024) but not for haiku (2,048).
+    expect((await ask('claude-haiku-5-5', BIG_SYSTEM)).usage.cache_creation_input_tokens).toBe(0);
+    expect((await ask(MODEL, BIG_SYSTEM)).usage.cache_creation_input_tokens).toBeGreaterThan(0);
+  });
+
+  it('expires entries after their TTL on the injected clock and refreshes them on read', async () => {
+    const clock = createManualClock(1_000_000);
+    const { client } = await open({ clock });
+    const ask = () =>
+      client.messages.create({
+        model: MODEL,
+        max_tokens: 50,
+        system: [{ type: 'text', text: BIG_SYSTEM, cache_control: ephemeral }],
+        messages: [{ role: 'user', content: 'question' }],
+      });
+    const written = (await ask()).usage.cache_creation_input_tokens;
+    clock.advance(4 * MINUTE);
+    expect((await ask()).usage.cache_read_input_tokens).toBe(written);
+    // 8 minutes after the write, alive only because the read at minute 4 refreshed it.
+    clock.advance(4 * MINUTE);
+    expect((await ask()).usage.cache_read_input_tokens).toBe(written);
+    clock.advance(5 * MINUTE + 1);
+    const expired = await ask();
+    expect(expired.usage.cache_read_input_tokens).toBe(0);
+    expect(expired.usage.cache_creation_input_tokens).toBe(written);
+  });
+
+  it('splits writes by TTL and keeps a 1h entry after the 5m one expired', async () => {
+    const clock = createManualClock(0);
+    const { client } = await open({ clock });
+    const ask = (question: string) =>
+      client.messages.create({
+        model: MODEL,
+        max_tokens: 50,
+        system: [
+          { type: 'text', text: BIG_SYSTEM, cache_control: { type: 'ephemeral', ttl: '1h' } },
+          {
+            type: 'text',
+            text: filler(800, 'notes'),
+            cache_control: { type: 'ephemeral', ttl: '5m' },
+          },
+        ],
+        messages: [{ role: 'user', content: question }],
+      });
+    const first = await ask('one');
+    const split = first.usage.cache_creation;
+    expect(split?.ephemeral_1h_input_tokens).toBeGreaterThan(1500);
+    expect(split?.ephemeral_5m_input_tokens).toBeGreaterThan(800);
+    expect((split?.ephemeral_1h_input_tokens ?? 0) + (split?.ephemeral_5m_input_tokens ?? 0)).toBe(
+      first.usage.cache_creation_input_tokens,
+    );
+    clock.advance(10 * MINUTE);
+    const later = await ask('two');
+    expect(later.usage.cache_read_input_tokens).toBe(split?.ephemeral_1h_input_tokens);
+    expect(later.usage.cache_creation?.ephemeral_5m_input_tokens).toBe(
+      split?.ephemeral_5m_input_tokens,
+    );
+    expect(later.usage.cache_creation?.ephemeral_1h_input_tokens).toBe(0);
+  });
+
+  it('invalidates everything when a tool changes, and only system and messages when the system changes', async () => {
+    const { client } = await open();
+    const tool = (description: string) => ({
+      name: 'Search',
+      description,
+      input_schema: { type: 'object' as const, properties: {} },
+      cache_control: ephemeral,
+    });
+    const ask = (toolDescription: string, system: string) =>
+      client.messages.create({
+        model: MODEL,
+        max_tokens: 50,
+        tools: [tool(toolDescription)],
+        system: [{ type: 'text', text: system, cache_control: ephemeral }],
+        messages: [{ role: 'user', content: 'go' }],
+      });
+    const toolText = filler(1200, 'search');
+    const first = await ask(toolText, BIG_SYSTEM);
+    const toolsOnly = first.usage.cache_creation_input_tokens ?? 0;
+    expect(toolsOnly).toBeGreaterThan(2700);
+    const changedTool = await ask(`${toolText} v2`, BIG_SYSTEM);
+    expect(changedTool.usage.cache_read_input_tokens).toBe(0);
+    const changedSystem = await ask(toolText, `${BIG_SYSTEM} amended`);
+    const toolTokens = changedSystem.usage.cache_read_input_tokens ?? 0;
+    expect(toolTokens).toBeGreaterThan(1200);
+    expect(toolTokens).toBeLessThan(toolsOnly);
+    expect(changedSystem.usage.cache_creation_input_tokens).toBe(
+      total(changedSystem.usage) - toolTokens - changedSystem.usage.input_tokens,
+    );
+  });
+
+  it('keys entries by model', async () => {
+    const { client } = await open();
+    const ask = (model: string) =>
+      client.messages.create({
+        model,
+        max_tokens: 50,
+        system: [{ type: 'text', text: BIG_SYSTEM, cache_control: ephemeral }],
+        messages: [{ role: 'user', content: 'hi' }],
+      });
+    await ask(MODEL);
+    expect((await ask('claude-opus-5')).usage.cache_read_input_tokens).toBe(0);
+    expect((await ask(MODEL)).usage.cache_read_input_tokens).toBeGreaterThan(0);
+  });
+
+  it('invalidates only the message part when the thinking config changes', async () => {
+    const { client } = await open();
+    const ask = (budget: number) =>
+      client.messages.create({
+        model: MODEL,
+        max_tokens: 8000,
+        thinking: { type: 'enabled', budget_tokens: budget },
+        system: [{ type: 'text', text: BIG_SYSTEM, cache_control: ephemeral }],
+        messages: [
+          {
+            role: 'user',
+            content: [{ type: 'text', text: filler(300, 'question'), cache_control: ephemeral }],
+          },
+        ],
+      });
+    const first = await ask(2000);
+    const same = await ask(2000);
+    expect(same.usage.cache_read_input_tokens).toBe(first.usage.cache_creation_input_tokens);
+    const changed = await ask(3000);
+    const systemTokens = changed.usage.cache_read_input_tokens ?? 0;
+    expect(systemTokens).toBeGreaterThan(1500);
+    expect(systemTokens).toBeLessThan(first.usage.cache_creation_input_tokens ?? 0);
+    expect(changed.usage.cache_creation_input_tokens).toBe(
+      (first.usage.cache_creation_input_tokens ?? 0) - systemTokens,
+    );
+  });
+
+  it('lets neither of two parallel identical requests read what the other writes', async () => {
+    let arrived = 0;
+    let release: () => void = () => undefined;
+    const bothArrived = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { client } = await open({
+      policy: async () => {
+        arrived += 1;
+        if (arrived === 2) release();
+        if (arrived <= 2) await bothArrived;
+        return 'ok';
+      },
+    });
+    const ask = () =>
+      client.messages.create({
+        model: MODEL,
+        max_tokens: 50,
+        system: [{ type: 'text', text: BIG_SYSTEM, cache_control: ephemeral }],
+        messages: [{ role: 'user', content: 'same' }],
+      });
+    const [left, right] = await Promise.all([ask(), ask()]);
+    expect(left.usage.cache_read_input_tokens).toBe(0);
+    expect(right.usage.cache_read_input_tokens).toBe(0);
+    expect(left.usage.cache_creation_input_tokens).toBeGreaterThan(0);
+    expect(right.usage.cache_creation_input_tokens).toBe(left.usage.cache_creation_input_tokens);
+    const third = await ask();
+    expect(third.usage.cache_read_input_tokens).toBe(left.usage.cache_creation_input_tokens);
+  });
+
+  it('puts the automatic marker on the last block, so a growing conversation reads its previous turn', async () => {
+    const { client } = await open();
+    const system = BIG_SYSTEM;
+    const first = await client.messages.create({
+      model: MODEL,
+      max_tokens: 50,
+      cache_control: ephemeral,
+      system,
+      messages: [{ role: 'user', content: 'turn one' }],
+    });
+    expect(first.usage.cache_creation_input_tokens).toBe(total(first.usage));
+    const second = await client.messages.create({
+      model: MODEL,
+      max_tokens: 50,
+      cache_control: ephemeral,
+      system,
+      messages: [
+        { role: 'user', content: 'turn one' },
+        { role: 'assistant', content: 'ok' },
+        { role: 'user', content: 'turn two' },
+      ],
+    });
+    expect(second.usage.cache_read_input_tokens).toBe(total(first.usage));
+    expect(second.usage.input_tokens).toBe(0);
+  });
+
+  it('lets fork children share the parent prefix while each writes its own directive', async () => {
+    const { client } = await open();
+    const tools = [
+      {
+        name: 'Agent',
+        description: 'Spawn a worker',
+        input_schema: { type: 'object' as const, properties: {} },
+      },
+    ];
+    const history: Anthropic.MessageParam[] = [
+      { role: 'user', content: filler(400, 'task') },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool_use', id: 'toolu_a', name: 'Agent', input: { prompt: 'a' } },
+          { type: 'tool_use', id: 'toolu_b', name: 'Agent', input: { prompt: 'b' } },
+        ],
+      },
+    ];
+    const child = (directive: string) =>
+      client.messages.create({
+        model: MODEL,
+        max_tokens: 50,
+        cache_control: ephemeral,
+        system: BIG_SYSTEM,
+        tools,
+        messages: [
+          ...history,
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', tool_use_id: 'toolu_a', content: 'Fork started' },
+              { type: 'tool_result', tool_use_id: 'toolu_b', content: 'Fork started' },
+              { type: 'text', text: `Your directive: ${directive}` },
+            ],
+          },
+        ],
+      });
+    const parent = await client.messages.create({
+      model: MODEL,
+      max_tokens: 50,
+      cache_control: ephemeral,
+      system: BIG_SYSTEM,
+      tools,
+      messages: [history[0] as Anthropic.MessageParam],
+    });
+    const first = await child('look at the parser');
+    const second = await child('look at the printer');
+    expect(first.usage.cache_read_input_tokens).toBe(parent.usage.cache_creation_input_tokens);
+    expect(second.usage.cache_read_input_tokens).toBe(parent.usage.cache_creation_input_tokens);
+    expect(second.usage.cache_creation_input_tokens).toBe(first.usage.cache_creation_input_tokens);
+  });
+});
+
+describe('PromptCache.plan (pure)', () => {
+  it('always splits the input into read + written + uncached = total, none negative', async () => {
+    const fc = (await import('fast-check')).default;
+    const { PromptCache } = await import('./prompt-cache.js');
+    const { flattenPrefix } = await import('./flatten-prefix.js');
+    const { validateMessagesRequest } = await import('./validate-request.js');
+    const block = fc.record({
+      size: fc.integer({ min: 1, max: 900 }),
+      marked: fc.boolean(),
+      long: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(block, { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 0, max: 2000 }),
+        (requests, minimum) => {
+          const cache = new PromptCache({
+            clock: createManualClock(0),
+            minCacheableTokens: minimum,
+          });
+          for (const blocks of requests) {
+            let marks = 0;
+            const content = blocks.map((item, index) => {
+              const mark = item.marked && marks < 4;
+              if (mark) marks += 1;
+              return {
+                type: 'text',
+                text: `block ${index} ${'x'.repeat(item.size * 4)}`,
+                ...(mark
+                  ? { cache_control: { type: 'ephemeral', ttl: item.long ? '1h' : '5m' } }
+                  : {}),
+              };
+            });
+            const prefix = flattenPrefix(
+              validateMessagesRequest(
+                { model: 'm', max_tokens: 5, messages: [{ role: 'user', content }] },
+                { requireMaxTokens: true },
+              ),
+            );
+            const plan = cache.plan('m', prefix.blocks, prefix.totalTokens);
+            plan.commit();
+            const usage = plan.usage;
+            expect(
+              usage.input_tokens +
+                usage.cache_creation_input_tokens +
+                usage.cache_read_input_tokens,
+            ).toBe(prefix.totalTokens);
+            expect(
+              Math.min(
+                usage.input_tokens,
+                usage.cache_creation_input_tokens,
+                usage.cache_read_input_tokens,
+              ),
+            ).toBeGreaterThanOrEqual(0);
+            expect(
+              usage.cache_creation.ephemeral_1h_input_tokens +
+                usage.cache_creation.ephemeral_5m_input_tokens,
+            ).toBe(usage.cache_creation_input_tokens);
+            if (usage.cache_creation_input_tokens > 0)
+              expect(
+                usage.cache_read_input_tokens + usage.cache_creation_input_tokens,
+              ).toBeGreaterThanOrEqual(minimum);
+          }
+        },
+      ),
+    );
+  });
+});
