@@ -1,1 +1,49 @@
-export {};
+export { createReadTool, ReadInput } from './read-tool.js';
+export type { ReadOutput, ReadToolOptions } from './read-tool.js';
+export { createWriteTool, WriteInput } from './write-tool.js';
+export type { WriteOutput } from './write-tool.js';
+export { createEditTool, EditInput } from './edit-tool.js';
+export type { EditOutput } from './edit-tool.js';
+export { createGlobTool, GlobInput } from './glob-tool.js';
+export type { GlobOutput, GlobToolOptions } from './glob-tool.js';
+export { createGrepTool, GrepInput } from './grep-tool.js';
+export type { GrepOutput, GrepToolOptions } from './grep-tool.js';
+export {
+  BashInput,
+  DEFAULT_BASH_TIMEOUT_MS,
+  MAX_BASH_TIMEOUT_MS,
+  createBashTool,
+} from './bash-tool.js';
+export type { BashOutput, BashToolOptions } from './bash-tool.js';
+export {
+  BackgroundShellRegistry,
+  getBackgroundShellOutput,
+  getDefaultBackgroundShellRegistry,
+} from './background-shell-registry.js';
+export type {
+  BackgroundShell,
+  BackgroundShellOutput,
+  BackgroundShellRegistryOptions,
+  StartBackgroundShellOptions,
+} from './background-shell-registry.js';
+export { isReadOnlyCommand } from './read-only-command.js';
+export { getBuiltinTools } from './get-builtin-tools.js';
+export type { BuiltinToolsOptions } from './get-builtin-tools.js';
+export { toolInputJSONSchema, toolToApiSchema } from './tool-to-api-schema.js';
+export type { ApiToolSchema } from './tool-to-api-schema.js';
+export {
+  getAllowedRoots,
+  isPathInside,
+  resolvePathWithinRoots,
+  resolveToolPath,
+} from './resolve-path-within-roots.js';
+export type { ResolvedPath } from './resolve-path-within-roots.js';
+export { compileGlob, splitGlobBase } from './glob-pattern.js';
+export { findRequiredLiteral } from './required-literal.js';
+export { walkFiles, DEFAULT_SKIPPED_DIRECTORIES } from './walk-files.js';
+export type { WalkedFile, WalkFilesOptions } from './walk-files.js';
+export { createMcpManager } from './mcp-manager.js';
+export type { McpManager, McpManagerOptions, McpServerConfig, McpSnapshot } from './mcp-manager.js';
+export { createMcpTool, mcpResultToText } from './mcp-tool.js';
+export type { McpToolDefinition } from './mcp-tool.js';
+export { buildMcpToolName, normalizeMcpName } from './mcp-tool-name.js';

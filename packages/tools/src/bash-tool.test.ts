@@ -1,0 +1,298 @@
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DelegateError } from '@delegate/core';
+import { isProcessAlive, waitUntil } from './__fixtures__/process-liveness.js';
+import {
+  createAppStateStore,
+  contentText,
+  createTempDirectory,
+  createTestContext,
+  removeTempDirectory,
+  testExtras,
+} from './__fixtures__/test-context.js';
+import { BackgroundShellRegistry, getBackgroundShellOutput } from './background-shell-registry.js';
+import { createBashTool } from './bash-tool.js';
+
+let directory: string;
+let outputDirectory: string;
+let registry: BackgroundShellRegistry;
+
+beforeAll(async () => {
+  outputDirectory = await createTempDirectory('delegate-tasks-');
+});
+afterAll(() => removeTempDirectory(outputDirectory));
+beforeEach(async () => {
+  directory = await createTempDirectory();
+  registry = new BackgroundShellRegistry({ outputDirectory, killGraceMs: 200 });
+});
+afterEach(async () => {
+  registry.killAll();
+  await removeTempDirectory(directory);
+});
+
+function pidsIn(text: string): number[] {
+  return [...text.matchAll(/^pid:(\d+)$/gm)].map((match) => Number(match[1]));
+}
+
+async function allGone(pids: number[]): Promise<boolean> {
+  return waitUntil(() => pids.every((pid) => !isProcessAlive(pid)), 3000);
+}
+
+describe('Bash', () => {
+  it('returns combined stdout and stderr with the exit code', async () => {
+    const context = createTestContext({ cwd: directory });
+    const result = await createBashTool().call(
+      { command: 'echo out; echo err >&2; pwd' },
+      context,
+      testExtras,
+    );
+    expect(result.isError).toBeUndefined();
+    expect(result.content).toContain('out');
+    expect(result.content).toContain('err');
+    expect(result.content).toContain(directory);
+    expect(result.content).toMatch(/Exit code: 0$/);
+  });
+
+  it('turns a non-zero exit into an error result, not a throw', async () => {
+    const context = createTestContext({ cwd: directory });
+    const result = await createBashTool().call(
+      { command: 'echo broken >&2; exit 3' },
+      context,
+      testExtras,
+    );
+    expect(result.isError).toBe(true);
+    expect(result.data?.exitCode).toBe(3);
+    expect(result.content).toBe('broken\nExit code: 3');
+  });
+
+  it('kills the whole process group on timeout, grandchildren included', async () => {
+    const context = createTestContext({ cwd: directory });
+    const result = await createBashTool().call(
+      { command: 'sleep 30 & echo pid:$!; sleep 30 & echo pid:$!; wait', timeout: 300 },
+      context,
+      testExtras,
+    );
+    expect(result.isError).toBe(true);
+    expect(result.data?.timedOut).toBe(true);
+    expect(result.content).toMatch(/timed out after 300 ms/);
+    const pids = pidsIn(contentText(result));
+    expect(pids).toHaveLength(2);
+    expect(await allGone(pids)).toBe(true);
+  });
+
+  it('follows SIGTERM with SIGKILL for processes that ignore it', async () => {
+    const context = createTestContext({ cwd: directory });
+    const result = await createBashTool({ killGraceMs: 200 }).call(
+      { command: "trap '' TERM; sleep 30 & echo pid:$!; wait", timeout: 200 },
+      context,
+      testExtras,
+    );
+    expect(result.data?.timedOut).toBe(true);
+    const pids = pidsIn(contentText(result));
+    expect(pids).toHaveLength(1);
+    expect(await allGone(pids)).toBe(true);
+  });
+
+  it(
+    'kills the group quickly when the abort signal fires mid-command',
+    { timeout: 5000 },
+    async () => {
+      const controller = new AbortController();
+      const context = createTestContext({ cwd: directory, abortController: controller });
+      const pidFile = join(directory, 'pid.txt');
+      const running = createBashTool().call(
+        { command: `sleep 30 & echo $! > ${pidFile}; wait` },
+        context,
+        testExtras,
+      );
+      expect(
+        await waitUntil(
+          async () => (await readFile(pidFile, 'utf8').catch(() => '')).trim() !== '',
+        ),
+      ).toBe(true);
+      const pid = Number((await readFile(pidFile, 'utf8')).trim());
+      controller.abort();
+      const error = await running.catch((caught: unknown) => caught);
+      expect(DelegateError.hasCode(error, 'ABORTED')).toBe(true);
+      expect(await allGone([pid])).toBe(true);
+    },
+  );
+
+  it('caps long output, keeping head and tail and saying how much was cut', async () => {
+    const context = createTestContext({ cwd: directory });
+    const result = await createBashTool({ maxOutputBytes: 1000 }).call(
+      { command: "printf 'START'; head -c 100000 /dev/zero | tr '\\0' a; printf 'END'" },
+      context,
+      testExtras,
+    );
+    expect(contentText(result).startsWith('START')).toBe(true);
+    expect(result.content).toContain('END\nExit code: 0');
+    expect(result.content).toContain('[… 99008 bytes of output cut from the middle …]');
+    expect(result.data?.cutBytes).toBe(99008);
+  });
+
+  it('stops processes the command leaves running when it exits', async () => {
+    const context = createTestContext({ cwd: directory });
+    const result = await createBashTool().call(
+      { command: 'sleep 30 & echo pid:$!' },
+      context,
+      testExtras,
+    );
+    expect(result.data?.exitCode).toBe(0);
+    expect(await allGone(pidsIn(contentText(result)))).toBe(true);
+  });
+
+  it('rejects a timeout above ten minutes in its schema', () => {
+    const tool = createBashTool();
+    expect(tool.inputSchema.safeParse({ command: 'ls', timeout: 600_001 }).success).toBe(false);
+    expect(tool.inputSchema.safeParse({ command: 'ls', timeout: 600_000 }).success).toBe(true);
+  });
+
+  it('treats only allow-listed read-only commands as read-only and concurrency-safe', () => {
+    const tool = createBashTool();
+    for (const command of [
+      'ls -la',
+      'cat a.txt | wc -l',
+      'git status',
+      'git diff HEAD~1',
+      'grep -rn foo src',
+    ]) {
+      expect(tool.isReadOnly({ command })).toBe(true);
+      expect(tool.isConcurrencySafe({ command })).toBe(true);
+    }
+    for (const command of [
+      'rm -rf x',
+      'cat a > b',
+      'ls; rm x',
+      'git push',
+      'find . -delete',
+      'echo $(rm x)',
+      'ls && touch y',
+    ]) {
+      expect(tool.isReadOnly({ command })).toBe(false);
+      expect(tool.isConcurrencySafe({ command })).toBe(false);
+    }
+    expect(tool.isReadOnly()).toBe(false);
+  });
+});
+
+describe('Bash in the background', () => {
+  it('registers a local_bash task at the root from an isolated context and marks it completed', async () => {
+    const store = createAppStateStore();
+    const child = createTestContext({ cwd: directory, store, isolated: true });
+    const result = await createBashTool({ backgroundShells: registry }).call(
+      {
+        command: 'echo started; sleep 0.2; echo done',
+        run_in_background: true,
+        description: 'two echoes',
+      },
+      child,
+      testExtras,
+    );
+    const taskId = result.data?.taskId ?? '';
+    expect(result.content).toContain(taskId);
+    const task = store.getAppState().tasks[taskId];
+    expect(task).toMatchObject({
+      id: taskId,
+      type: 'local_bash',
+      status: 'running',
+      description: 'two echoes',
+    });
+    expect(typeof task?.kill).toBe('function');
+    await registry.wait(taskId, 5000);
+    expect(store.getAppState().tasks[taskId]).toMatchObject({ status: 'completed' });
+    expect(store.getAppState().tasks[taskId]?.endTime).toBeGreaterThan(0);
+    const output = await getBackgroundShellOutput(taskId, { registry });
+    expect(output?.output).toBe('started\ndone\n');
+    expect(output?.outputPath.startsWith(outputDirectory)).toBe(true);
+    expect(await getBackgroundShellOutput('t000000000000', { registry })).toBeUndefined();
+  });
+
+  it('writes output under backgroundOutputDirectory, readable by task id alone', async () => {
+    const ownDirectory = join(directory, 'task-output');
+    const store = createAppStateStore();
+    const context = createTestContext({ cwd: directory, store });
+    const result = await createBashTool({ backgroundOutputDirectory: ownDirectory }).call(
+      { command: 'echo from-own-registry', run_in_background: true },
+      context,
+      testExtras,
+    );
+    const taskId = result.data?.taskId ?? '';
+    expect(result.data?.outputPath?.startsWith(ownDirectory)).toBe(true);
+    expect(await waitUntil(() => store.getAppState().tasks[taskId]?.status === 'completed')).toBe(
+      true,
+    );
+    expect((await getBackgroundShellOutput(taskId))?.output).toBe('from-own-registry\n');
+  });
+
+  it('kills running background shells when the host process exits', async () => {
+    const fixture = fileURLToPath(
+      new URL('./__fixtures__/exit-with-background-shell.ts', import.meta.url),
+    );
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', fixture, outputDirectory],
+      { cwd: fileURLToPath(new URL('..', import.meta.url)) },
+    );
+    const pids = stdout.trim().split(' ').map(Number);
+    expect(pids).toHaveLength(2);
+    expect(await allGone(pids)).toBe(true);
+  });
+
+  it('marks a failing command failed with its exit code', async () => {
+    const store = createAppStateStore();
+    const context = createTestContext({ cwd: directory, store });
+    const result = await createBashTool({ backgroundShells: registry }).call(
+      { command: 'exit 4', run_in_background: true },
+      context,
+      testExtras,
+    );
+    const taskId = result.data?.taskId ?? '';
+    await registry.wait(taskId, 5000);
+    expect(store.getAppState().tasks[taskId]).toMatchObject({ status: 'failed' });
+    expect(store.getAppState().tasks[taskId]?.error).toMatch(/code 4/);
+  });
+
+  it('kills the task group when the root abort signal fires', async () => {
+    const root = new AbortController();
+    const store = createAppStateStore();
+    const context = createTestContext({ cwd: directory, store, abortController: root });
+    const result = await createBashTool({ backgroundShells: registry }).call(
+      { command: 'sleep 30 & echo pid:$!; wait', run_in_background: true },
+      context,
+      testExtras,
+    );
+    const taskId = result.data?.taskId ?? '';
+    expect(
+      await waitUntil(
+        async () =>
+          pidsIn((await getBackgroundShellOutput(taskId, { registry }))?.output ?? '').length === 1,
+      ),
+    ).toBe(true);
+    const [sleepPid] = pidsIn((await getBackgroundShellOutput(taskId, { registry }))?.output ?? '');
+    const shellPid = registry.get(taskId)?.pid ?? 0;
+    root.abort();
+    await registry.wait(taskId, 5000);
+    expect(store.getAppState().tasks[taskId]).toMatchObject({ status: 'killed' });
+    expect(await allGone([shellPid, sleepPid ?? 0])).toBe(true);
+  });
+
+  it('stops through the kill function stored in the task', async () => {
+    const store = createAppStateStore();
+    const context = createTestContext({ cwd: directory, store });
+    const result = await createBashTool({ backgroundShells: registry }).call(
+      { command: 'sleep 30', run_in_background: true },
+      context,
+      testExtras,
+    );
+    const taskId = result.data?.taskId ?? '';
+    store.getAppState().tasks[taskId]?.kill?.();
+    await registry.wait(taskId, 5000);
+    expect(store.getAppState().tasks[taskId]?.status).toBe('killed');
+    expect(registry.get(taskId)?.status).toBe('killed');
+  });
+});

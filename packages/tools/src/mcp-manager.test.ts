@@ -1,0 +1,152 @@
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { McpClientState, Tool } from '@delegate/core';
+import { waitUntil } from './__fixtures__/process-liveness.js';
+import { createTestContext, testExtras } from './__fixtures__/test-context.js';
+import { type McpManager, type McpSnapshot, createMcpManager } from './mcp-manager.js';
+import { buildMcpToolName, normalizeMcpName } from './mcp-tool-name.js';
+import { toolToApiSchema } from './tool-to-api-schema.js';
+
+const serverScript = fileURLToPath(new URL('./__fixtures__/mcp-test-server.mjs', import.meta.url));
+const exitScript = fileURLToPath(new URL('./__fixtures__/mcp-exit-server.mjs', import.meta.url));
+
+let manager: McpManager | undefined;
+afterEach(async () => {
+  await manager?.close();
+  manager = undefined;
+});
+
+function findTool(tools: Tool[], name: string): Tool {
+  const tool = tools.find((candidate) => candidate.name === name);
+  if (tool === undefined)
+    throw new Error(`missing tool ${name}; have ${tools.map((each) => each.name).join(', ')}`);
+  return tool;
+}
+
+describe('createMcpManager', () => {
+  it('starts pending, then connects and exposes mcp__server__tool tools', async () => {
+    const snapshots: McpSnapshot[] = [];
+    manager = createMcpManager({
+      servers: { 'test server': { command: process.execPath, args: [serverScript] } },
+      onChange: (snapshot) => snapshots.push(snapshot),
+    });
+    expect(manager.getClients()).toEqual([{ name: 'test server', type: 'pending' }]);
+    expect(manager.getTools()).toEqual([]);
+    const clients = await manager.whenSettled();
+    expect(clients).toEqual([{ name: 'test server', type: 'connected' }]);
+    expect(snapshots.at(-1)?.clients).toEqual(clients);
+
+    const tools = manager.getTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'mcp__test_server__add',
+      'mcp__test_server__echo',
+      'mcp__test_server__fail',
+      'mcp__test_server__greet_user',
+    ]);
+    const echo = findTool(tools, 'mcp__test_server__echo');
+    expect(echo.isMcp).toBe(true);
+    expect(echo.isReadOnly()).toBe(true);
+    expect(findTool(tools, 'mcp__test_server__add').isReadOnly()).toBe(false);
+    const schema = await toolToApiSchema(echo);
+    expect(schema.description).toBe('Returns the text it is given.');
+    expect(schema.input_schema).toMatchObject({
+      type: 'object',
+      properties: { text: { type: 'string' } },
+      required: ['text'],
+    });
+  });
+
+  it('forwards calls to the server and maps results and errors', async () => {
+    manager = createMcpManager({
+      servers: { test: { command: process.execPath, args: [serverScript] } },
+    });
+    await manager.whenSettled();
+    const tools = manager.getTools();
+    const context = createTestContext({ cwd: process.cwd() });
+
+    const echoed = await findTool(tools, 'mcp__test__echo').call(
+      { text: 'hi there' },
+      context,
+      testExtras,
+    );
+    expect(echoed).toMatchObject({ content: 'hi there' });
+    expect(echoed.isError).toBeUndefined();
+
+    const sum = await findTool(tools, 'mcp__test__add').call({ a: 2, b: 40 }, context, testExtras);
+    expect(sum.content).toBe('42');
+
+    const failed = await findTool(tools, 'mcp__test__fail').call({}, context, testExtras);
+    expect(failed.isError).toBe(true);
+    expect(failed.content).toContain('this tool always fails');
+
+    const invalid = await findTool(tools, 'mcp__test__add').call({ a: 'two' }, context, testExtras);
+    expect(invalid.isError).toBe(true);
+
+    const greeted = await findTool(tools, 'mcp__test__greet_user').call(
+      { name: 'Ada' },
+      context,
+      testExtras,
+    );
+    expect(greeted.content).toBe('Hello, Ada!\n[image content: image/png]');
+  });
+
+  it('marks a missing binary and a server that exits at once as failed, while others connect', async () => {
+    manager = createMcpManager({
+      servers: {
+        good: { command: process.execPath, args: [serverScript] },
+        missing: { command: '/nonexistent/mcp-server-binary' },
+        crashing: { command: process.execPath, args: [exitScript] },
+      },
+      connectTimeoutMs: 10_000,
+    });
+    const clients = await manager.whenSettled();
+    const byName = Object.fromEntries(clients.map((client) => [client.name, client])) as Record<
+      string,
+      McpClientState
+    >;
+    expect(byName['good']?.type).toBe('connected');
+    expect(byName['missing']?.type).toBe('failed');
+    expect(byName['missing']?.error).toContain('/nonexistent/mcp-server-binary');
+    expect(byName['crashing']?.type).toBe('failed');
+    expect(byName['crashing']?.error).toContain('missing API token');
+    expect(manager.getTools().every((tool) => tool.name.startsWith('mcp__good__'))).toBe(true);
+  });
+
+  it('fails a server that does not answer within the connect timeout', async () => {
+    manager = createMcpManager({
+      servers: {
+        silent: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] },
+      },
+      connectTimeoutMs: 300,
+    });
+    const [client] = await manager.whenSettled();
+    expect(client?.type).toBe('failed');
+    expect(client?.error).toMatch(/timed out after 300 ms/);
+  });
+});
+
+describe('createMcpManager after connecting', () => {
+  it('marks a server that exits later as failed and drops its tools', async () => {
+    const snapshots: McpSnapshot[] = [];
+    manager = createMcpManager({
+      servers: {
+        flaky: { command: process.execPath, args: [serverScript], env: { EXIT_AFTER_MS: '300' } },
+      },
+      onChange: (snapshot) => snapshots.push(snapshot),
+    });
+    expect((await manager.whenSettled())[0]?.type).toBe('connected');
+    expect(manager.getTools().length).toBeGreaterThan(0);
+    const current = manager;
+    expect(await waitUntil(() => current.getClients()[0]?.type === 'failed')).toBe(true);
+    expect(manager.getClients()[0]?.error).toContain('closed its connection');
+    expect(manager.getTools()).toEqual([]);
+    expect(snapshots.at(-1)?.tools).toEqual([]);
+  });
+});
+
+describe('MCP tool names', () => {
+  it('normalizes server and tool names to [a-zA-Z0-9_-]', () => {
+    expect(normalizeMcpName('my server.v2/beta')).toBe('my_server_v2_beta');
+    expect(buildMcpToolName('git-hub', 'list.issues')).toBe('mcp__git-hub__list_issues');
+  });
+});

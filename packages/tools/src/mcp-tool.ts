@@ -1,0 +1,115 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { z } from 'zod';
+import { DelegateError, errorMessage, type Tool, type ToolUseContext } from '@delegate/core';
+import { buildMcpToolName } from './mcp-tool-name.js';
+
+/** A tool as an MCP server lists it. */
+export type McpToolDefinition = {
+  /** Name on the server. */
+  name: string;
+  /** Description from the server. */
+  description?: string;
+  /** JSON Schema of the input, from the server. */
+  inputSchema: Record<string, unknown>;
+  /** Hints from the server. */
+  annotations?: { readOnlyHint?: boolean };
+};
+
+/** Input of an MCP tool: any JSON object, validated by the server against its own schema. */
+const McpInput = z.record(z.string(), z.unknown());
+type McpInput = z.infer<typeof McpInput>;
+
+type ContentItem = {
+  type: string;
+  text?: unknown;
+  mimeType?: unknown;
+  uri?: unknown;
+  resource?: unknown;
+};
+
+function describeContentItem(item: ContentItem): string {
+  switch (item.type) {
+    case 'text':
+      return typeof item.text === 'string' ? item.text : '';
+    case 'image':
+    case 'audio':
+      return `[${item.type} content: ${typeof item.mimeType === 'string' ? item.mimeType : 'unknown type'}]`;
+    case 'resource': {
+      const resource = (item.resource ?? {}) as { uri?: unknown; text?: unknown };
+      const text = typeof resource.text === 'string' ? `\n${resource.text}` : '';
+      return `[resource: ${String(resource.uri ?? 'unknown')}]${text}`;
+    }
+    case 'resource_link':
+      return `[resource link: ${String(item.uri ?? 'unknown')}]`;
+    default:
+      return `[${item.type} content]`;
+  }
+}
+
+/** Maps a `tools/call` result to the text the model sees. */
+export function mcpResultToText(result: Record<string, unknown>): string {
+  const content = result['content'];
+  if (Array.isArray(content) && content.length > 0) {
+    return (content as ContentItem[]).map(describeContentItem).join('\n');
+  }
+  if (result['structuredContent'] !== undefined) return JSON.stringify(result['structuredContent']);
+  if (result['toolResult'] !== undefined) return JSON.stringify(result['toolResult']);
+  return '(no content)';
+}
+
+/** Wraps one tool of a connected MCP server as a Delegate Tool named `mcp__<server>__<tool>`. */
+export function createMcpTool(options: {
+  serverName: string;
+  definition: McpToolDefinition;
+  client: Client;
+  requestTimeoutMs?: number;
+}): Tool<McpInput, unknown> {
+  const { serverName, definition, client } = options;
+  const readOnly = definition.annotations?.readOnlyHint === true;
+  return {
+    name: buildMcpToolName(serverName, definition.name),
+    description: () =>
+      definition.description ?? `Tool ${definition.name} of MCP server ${serverName}.`,
+    inputSchema: McpInput,
+    inputJSONSchema: definition.inputSchema,
+    isMcp: true,
+    isReadOnly: () => readOnly,
+    isConcurrencySafe: () => readOnly,
+    requiresUserInteraction: () => false,
+
+    async call(input: McpInput, context: ToolUseContext) {
+      try {
+        const result = (await client.callTool(
+          { name: definition.name, arguments: input },
+          undefined,
+          {
+            signal: context.abortController.signal,
+            ...(options.requestTimeoutMs === undefined
+              ? {}
+              : { timeout: options.requestTimeoutMs }),
+          },
+        )) as Record<string, unknown>;
+        const text = mcpResultToText(result);
+        return {
+          content: text,
+          ...(result['isError'] === true ? { isError: true } : {}),
+          data: result,
+        };
+      } catch (error) {
+        if (context.abortController.signal.aborted) {
+          throw new DelegateError(
+            'ABORTED',
+            `MCP tool ${definition.name} of server "${serverName}" was aborted.`,
+            {
+              cause: error,
+            },
+          );
+        }
+        return {
+          content: `MCP server "${serverName}" failed to run tool ${definition.name}: ${errorMessage(error)}`,
+          isError: true,
+        };
+      }
+    },
+  };
+}

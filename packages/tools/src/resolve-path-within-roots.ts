@@ -1,0 +1,100 @@
+import { lstat, readlink, realpath } from 'node:fs/promises';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { DelegateError, type ToolUseContext } from '@delegate/core';
+
+/** Where a checked path points. */
+export type ResolvedPath = {
+  /** The absolute path as written (normalized, symlinks not followed); used as the cache key. */
+  absolutePath: string;
+  /** The path with every symlink followed (for a new file, through its nearest existing ancestor). */
+  realPath: string;
+  /** The allowed root (real path) that contains it. */
+  root: string;
+};
+
+const maxSymlinkHops = 40;
+
+function isNotFound(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/**
+ * Follows every symlink of `path`, also when the path (or a tail of it) does not exist
+ * yet: the nearest existing ancestor is resolved and the missing tail appended. A
+ * dangling symlink is followed to where it points, since writing through it would
+ * create its target.
+ */
+export async function realPathOfPossiblyMissing(path: string, hops = 0): Promise<string> {
+  if (hops > maxSymlinkHops) {
+    throw new DelegateError('PATH_ESCAPE', `Too many symbolic links while resolving ${path}.`, {
+      details: { path },
+    });
+  }
+  try {
+    return await realpath(path);
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  }
+  const stats = await lstat(path).catch(() => undefined);
+  if (stats?.isSymbolicLink()) {
+    const target = await readlink(path);
+    return realPathOfPossiblyMissing(resolve(dirname(path), target), hops + 1);
+  }
+  const parent = dirname(path);
+  if (parent === path) return path;
+  const realParent = await realPathOfPossiblyMissing(parent, hops);
+  return join(realParent, path.slice(parent.length).replace(/^[/\\]+/, ''));
+}
+
+/** True when `child` is `parent` or lies below it (both absolute and normalized). */
+export function isPathInside(child: string, parent: string): boolean {
+  if (child === parent) return true;
+  const prefix = parent.endsWith(sep) ? parent : parent + sep;
+  return child.startsWith(prefix);
+}
+
+/**
+ * Resolves `path` (absolute, or relative to `cwd`) and checks that, with symlinks
+ * followed, it stays inside one of `roots`. Throws a PATH_ESCAPE DelegateError naming
+ * the path and the allowed roots otherwise.
+ */
+export async function resolvePathWithinRoots(options: {
+  path: string;
+  cwd: string;
+  roots: readonly string[];
+}): Promise<ResolvedPath> {
+  const absolutePath = resolve(options.cwd, options.path);
+  const realRoots = await Promise.all(
+    options.roots.map((root) => realPathOfPossiblyMissing(resolve(options.cwd, root))),
+  );
+  const realPath = await realPathOfPossiblyMissing(absolutePath);
+  const root = realRoots.find((candidate) => isPathInside(realPath, candidate));
+  if (root === undefined) {
+    const shown =
+      realPath === absolutePath ? absolutePath : `${absolutePath} (which resolves to ${realPath})`;
+    throw new DelegateError(
+      'PATH_ESCAPE',
+      `Path ${shown} is outside the allowed directories: ${realRoots.join(', ')}. ` +
+        'Use a path inside one of them, or add the directory to additionalWorkingDirectories.',
+      { details: { path: options.path, absolutePath, realPath, roots: realRoots } },
+    );
+  }
+  return { absolutePath, realPath, root };
+}
+
+/** The directories file tools may touch: the cwd plus the permission context's additional directories. */
+export function getAllowedRoots(context: ToolUseContext): string[] {
+  const additional = context.getAppState().toolPermissionContext.additionalWorkingDirectories;
+  return [
+    context.cwd,
+    ...additional.map((directory) =>
+      isAbsolute(directory) ? directory : resolve(context.cwd, directory),
+    ),
+  ];
+}
+
+/** Resolves a tool's path argument against the context's cwd and allowed roots. */
+export function resolveToolPath(path: string, context: ToolUseContext): Promise<ResolvedPath> {
+  return resolvePathWithinRoots({ path, cwd: context.cwd, roots: getAllowedRoots(context) });
+}

@@ -1,0 +1,127 @@
+import { type Dirent } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import { DelegateError } from '@delegate/core';
+
+/** A file found by `walkFiles`. */
+export type WalkedFile = {
+  /** Absolute path. */
+  path: string;
+  /** Path relative to the walk root, `/`-separated. */
+  relativePath: string;
+};
+
+/** Options of `walkFiles`. */
+export type WalkFilesOptions = {
+  /** Directory to walk. */
+  root: string;
+  /** Directory names never entered (default: `.git` and `node_modules`). */
+  skipDirectoryNames?: ReadonlySet<string>;
+  /** Honour `.gitignore` files, nested ones included (default false). */
+  respectGitignore?: boolean;
+  /** Return false to skip a directory (relative path) and all below it. */
+  shouldEnterDirectory?: (relativePath: string) => boolean;
+  /** Stops the walk with an ABORTED error. */
+  signal?: AbortSignal;
+  /** Directories read at the same time (default 32). */
+  concurrency?: number;
+};
+
+/** Directory names skipped by default. */
+export const DEFAULT_SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set(['.git', 'node_modules']);
+
+type IgnoreLayer = { base: string; matcher: Ignore };
+type DirectoryJob = { path: string; relativePath: string; layers: IgnoreLayer[] };
+
+function isIgnored(
+  layers: readonly IgnoreLayer[],
+  relativePath: string,
+  isDirectory: boolean,
+): boolean {
+  let ignored = false;
+  for (const layer of layers) {
+    const local = layer.base === '' ? relativePath : relativePath.slice(layer.base.length + 1);
+    const result = layer.matcher.test(isDirectory ? `${local}/` : local);
+    if (result.ignored) ignored = true;
+    else if (result.unignored) ignored = false;
+  }
+  return ignored;
+}
+
+/**
+ * Lists every regular file below `root` with bounded concurrency. Symbolic links are
+ * not followed (no loops, no escapes); skipped and git-ignored directories are not
+ * entered at all.
+ */
+export async function walkFiles(options: WalkFilesOptions): Promise<WalkedFile[]> {
+  const skip = options.skipDirectoryNames ?? DEFAULT_SKIPPED_DIRECTORIES;
+  const concurrency = Math.max(1, options.concurrency ?? 32);
+  const files: WalkedFile[] = [];
+  const queue: DirectoryJob[] = [{ path: options.root, relativePath: '', layers: [] }];
+
+  const processDirectory = async (job: DirectoryJob): Promise<void> => {
+    if (options.signal?.aborted) {
+      throw new DelegateError('ABORTED', `Walking ${options.root} was aborted.`);
+    }
+    let entries: Dirent[];
+    try {
+      entries = await readdir(job.path, { withFileTypes: true });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // Unreadable or vanished directories are skipped, as grep -r does.
+      if (code === 'EACCES' || code === 'ENOENT' || code === 'ENOTDIR' || code === 'EPERM') return;
+      throw error;
+    }
+    let layers = job.layers;
+    if (
+      options.respectGitignore === true &&
+      entries.some((entry) => entry.name === '.gitignore' && entry.isFile())
+    ) {
+      const rules = await readFile(join(job.path, '.gitignore'), 'utf8').catch(() => '');
+      layers = [...layers, { base: job.relativePath, matcher: ignore().add(rules) }];
+    }
+    for (const entry of entries) {
+      const relativePath =
+        job.relativePath === '' ? entry.name : `${job.relativePath}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (skip.has(entry.name)) continue;
+        if (layers.length > 0 && isIgnored(layers, relativePath, true)) continue;
+        if (options.shouldEnterDirectory && !options.shouldEnterDirectory(relativePath)) continue;
+        queue.push({ path: join(job.path, entry.name), relativePath, layers });
+      } else if (entry.isFile()) {
+        if (layers.length > 0 && isIgnored(layers, relativePath, false)) continue;
+        files.push({ path: join(job.path, entry.name), relativePath });
+      }
+    }
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    let active = 0;
+    let failed = false;
+    const pump = (): void => {
+      if (failed) return;
+      if (queue.length === 0 && active === 0) {
+        resolve();
+        return;
+      }
+      while (active < concurrency && queue.length > 0) {
+        const job = queue.pop();
+        if (job === undefined) break;
+        active++;
+        processDirectory(job).then(
+          () => {
+            active--;
+            pump();
+          },
+          (error: unknown) => {
+            failed = true;
+            reject(error);
+          },
+        );
+      }
+    };
+    pump();
+  });
+  return files;
+}

@@ -1,0 +1,69 @@
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { TOOL_NAMES, type Tool, type ToolUseContext } from '@delegate/core';
+import { assertFileIsFresh, readCurrentFile } from './file-freshness.js';
+import { resolveToolPath } from './resolve-path-within-roots.js';
+import { splitLines } from './split-lines.js';
+import { hashContent } from './text-file.js';
+
+/** Input of the Write tool. */
+export const WriteInput = z.object({
+  file_path: z
+    .string()
+    .min(1)
+    .describe('Path of the file to write: absolute, or relative to the working directory.'),
+  content: z.string().describe('The complete new content of the file.'),
+});
+export type WriteInput = z.infer<typeof WriteInput>;
+
+/** Structured result of a Write call. */
+export type WriteOutput = {
+  /** Absolute path written. */
+  filePath: string;
+  /** True when the file did not exist before. */
+  created: boolean;
+  /** Bytes written. */
+  bytes: number;
+};
+
+/** Creates the Write tool: writes a whole file, refusing to overwrite one that was not read or changed since. */
+export function createWriteTool(): Tool<WriteInput, WriteOutput> {
+  return {
+    name: TOOL_NAMES.write,
+    description: () =>
+      'Writes a whole file, creating missing parent directories. An existing file must have been read with Read ' +
+      'first and must not have changed since; prefer Edit for changing part of a file.',
+    inputSchema: WriteInput,
+    isReadOnly: () => false,
+    isConcurrencySafe: () => false,
+    requiresUserInteraction: () => false,
+
+    async call(input: WriteInput, context: ToolUseContext) {
+      const { absolutePath, realPath } = await resolveToolPath(input.file_path, context);
+      const current = await readCurrentFile(realPath);
+      if (current !== undefined) {
+        assertFileIsFresh({
+          absolutePath,
+          current,
+          cache: context.readFileState,
+          toolName: TOOL_NAMES.write,
+        });
+      }
+      await mkdir(dirname(realPath), { recursive: true });
+      await writeFile(realPath, input.content, 'utf8');
+      const stats = await stat(realPath);
+      context.readFileState.set(absolutePath, {
+        content: input.content,
+        timestamp: stats.mtimeMs,
+        contentHash: hashContent(input.content),
+      });
+      const lineCount = splitLines(input.content).length;
+      const created = current === undefined;
+      return {
+        content: `${created ? 'Created' : 'Overwrote'} ${absolutePath} (${lineCount} lines).`,
+        data: { filePath: absolutePath, created, bytes: Buffer.byteLength(input.content) },
+      };
+    },
+  };
+}
