@@ -1,0 +1,124 @@
+import { createAgentId, createUuid, type AppState, type ToolUseContext } from '@delegate/core';
+import { cloneContentReplacementState } from './clone-content-replacement-state.js';
+import { cloneFileStateCache } from './clone-file-state-cache.js';
+import {
+  createChildAbortController,
+  releaseChildAbortController,
+} from './create-child-abort-controller.js';
+import { createDenialTrackingState } from './create-denial-tracking-state.js';
+import type { SubagentContextOverrides } from './subagent-context-overrides.js';
+
+// Child controllers created here, by the context they belong to, so that releasing a
+// context never touches a controller that was shared or passed in.
+const ownedControllers = new WeakMap<ToolUseContext, AbortController>();
+
+function noop(): void {}
+
+/**
+ * Derives the context of a sub-agent from its parent's. Isolated by default on four
+ * dimensions, each shared only on request:
+ * - file reads: a clone of the parent's cache (or of `overrides.readFileState`);
+ * - abort: a child controller (parent abort reaches the child, never the reverse);
+ * - state: `setAppState` is a no-op and denials are counted afresh, while
+ *   `setAppStateForTasks` always reaches the root store;
+ * - UI: no notification, JSX, stream-mode or selector callbacks; progress and
+ *   response-length setters are no-ops.
+ */
+export function createSubagentContext(
+  parent: ToolUseContext,
+  overrides: SubagentContextOverrides = {},
+): ToolUseContext {
+  let abortController: AbortController;
+  let ownsAbortController = false;
+  if (overrides.abortController !== undefined) {
+    abortController = overrides.abortController;
+  } else if (overrides.shareAbortController === true) {
+    abortController = parent.abortController;
+  } else {
+    abortController = createChildAbortController(parent.abortController);
+    ownsAbortController = true;
+  }
+
+  const getAppState =
+    overrides.getAppState ??
+    (overrides.shareAbortController === true
+      ? parent.getAppState
+      : avoidPermissionPrompts(parent.getAppState));
+
+  const context: ToolUseContext = {
+    options: overrides.options ?? parent.options,
+    messages: overrides.messages ?? parent.messages,
+    cwd: overrides.cwd ?? parent.cwd,
+    readFileState: cloneFileStateCache(overrides.readFileState ?? parent.readFileState),
+    abortController,
+    getAppState,
+    setAppState: overrides.shareSetAppState === true ? parent.setAppState : noop,
+    // Task registration must reach the root even from isolated children, or their
+    // background work would be left running with nobody to track or stop it.
+    setAppStateForTasks: parent.setAppStateForTasks ?? parent.setAppState,
+    localDenialTracking:
+      overrides.shareSetAppState === true
+        ? parent.localDenialTracking
+        : createDenialTrackingState(),
+    // Cloned rather than fresh: a fork re-sends the parent's tool results, and must
+    // replace them exactly as the parent did or the cached prefix would differ.
+    contentReplacementState:
+      overrides.contentReplacementState ??
+      (parent.contentReplacementState === undefined
+        ? undefined
+        : cloneContentReplacementState(parent.contentReplacementState)),
+    nestedMemoryAttachmentTriggers: new Set<string>(),
+    loadedNestedMemoryPaths: new Set<string>(),
+    dynamicSkillDirTriggers: new Set<string>(),
+    discoveredSkillNames: new Set<string>(),
+    agentId: overrides.agentId ?? createAgentId(),
+    agentType: overrides.agentType,
+    queryTracking: {
+      chainId: createUuid(),
+      depth: (parent.queryTracking?.depth ?? -1) + 1,
+    },
+    fileReadingLimits: parent.fileReadingLimits,
+    criticalSystemReminder: overrides.criticalSystemReminder,
+    requireCanUseTool: overrides.requireCanUseTool,
+    setInProgressToolUseIDs: noop,
+    setResponseLength: overrides.shareSetResponseLength === true ? parent.setResponseLength : noop,
+    emit: parent.emit,
+  };
+  if (overrides.shareSetResponseLength === true && parent.pushApiMetricsEntry !== undefined) {
+    context.pushApiMetricsEntry = parent.pushApiMetricsEntry;
+  }
+  if (ownsAbortController) ownedControllers.set(context, abortController);
+  return context;
+}
+
+/**
+ * Ends a sub-agent context's link to its parent's abort signal, so a parent that
+ * outlives many children does not keep a listener per child. Only a child controller
+ * that `createSubagentContext` made is released; a shared or passed-in controller is
+ * left alone. Returns true when a link was removed.
+ */
+export function releaseSubagentContext(context: ToolUseContext): boolean {
+  const controller = ownedControllers.get(context);
+  if (controller === undefined) return false;
+  ownedControllers.delete(context);
+  return releaseChildAbortController(controller);
+}
+
+/** Wraps a state getter so the state it returns asks for no permission prompts. */
+function avoidPermissionPrompts(getParentState: () => AppState): () => AppState {
+  let lastSource: AppState | undefined;
+  let lastMarked: AppState | undefined;
+  return () => {
+    const state = getParentState();
+    if (state.toolPermissionContext.shouldAvoidPermissionPrompts === true) return state;
+    // The same parent state gives the same marked object, so identity checks still work.
+    if (state === lastSource && lastMarked !== undefined) return lastMarked;
+    const marked: AppState = {
+      ...state,
+      toolPermissionContext: { ...state.toolPermissionContext, shouldAvoidPermissionPrompts: true },
+    };
+    lastSource = state;
+    lastMarked = marked;
+    return marked;
+  };
+}
