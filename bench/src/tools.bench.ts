@@ -3,7 +3,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { AppState, FileState, FileStateCache, ToolUseContext } from '@delegate/core';
+import { createRootToolUseContext } from '@delegate/context-isolation';
+import type { ToolUseContext } from '@delegate/core';
 import { createGlobTool, createGrepTool, type GrepInput } from '@delegate/tools';
 import { type BenchResult, medianTime } from './harness.js';
 
@@ -49,60 +50,8 @@ async function createTree(root: string): Promise<number> {
   return count;
 }
 
-class MapCache implements FileStateCache {
-  private readonly entries = new Map<string, FileState>();
-  get(path: string) {
-    return this.entries.get(path);
-  }
-  set(path: string, state: FileState) {
-    this.entries.set(path, state);
-    return this;
-  }
-  has(path: string) {
-    return this.entries.has(path);
-  }
-  delete(path: string) {
-    return this.entries.delete(path);
-  }
-  clear() {
-    this.entries.clear();
-  }
-  clone(): FileStateCache {
-    return new MapCache();
-  }
-  keys() {
-    return this.entries.keys();
-  }
-  get size() {
-    return this.entries.size;
-  }
-}
-
 function createContext(cwd: string): ToolUseContext {
-  const state: AppState = {
-    toolPermissionContext: {
-      mode: 'default',
-      allowRules: [],
-      denyRules: [],
-      askRules: [],
-      additionalWorkingDirectories: [],
-    },
-    tasks: {},
-    mcp: { clients: [], tools: [] },
-  };
-  return {
-    options: { tools: [], model: 'bench' },
-    messages: [],
-    cwd,
-    readFileState: new MapCache(),
-    abortController: new AbortController(),
-    getAppState: () => state,
-    setAppState: () => {},
-    nestedMemoryAttachmentTriggers: new Set(),
-    loadedNestedMemoryPaths: new Set(),
-    dynamicSkillDirTriggers: new Set(),
-    discoveredSkillNames: new Set(),
-  };
+  return createRootToolUseContext({ cwd, tools: [], model: 'bench' });
 }
 
 async function gnuGrep(args: string[]): Promise<string> {

@@ -1,0 +1,372 @@
+import { statSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import {
+  type AgentDefinition,
+  type AgentDefinitionsResult,
+  type AssistantMessage,
+  type Message,
+  type PermissionMode,
+  type Tool,
+  type ToolCallExtras,
+  type ToolResult,
+  type ToolUseContext,
+  DelegateError,
+  TOOL_NAMES,
+  createAgentId,
+  createUserMessage,
+  getLastAssistantMessage,
+} from '@delegate/core';
+import { GENERAL_PURPOSE_AGENT_TYPE, ONE_SHOT_BUILTIN_AGENT_TYPES } from '@delegate/agent-defs';
+import { buildForkedMessages, buildWorktreeNotice, isInForkChild } from '@delegate/fork-cache';
+import { loadAgentMemoryPrompt } from '@delegate/memory';
+import {
+  createAgentDeniedError,
+  filterAgentsByMcpRequirements,
+  filterDeniedAgents,
+  getDenyRuleForAgent,
+  mcpServersWithTools,
+  missingMcpServers,
+  resolveAgentTools,
+} from '@delegate/tool-filter';
+import { createAgentRecord } from './agent-record.js';
+import type { AgentRuntime } from './agent-runtime.js';
+import { AgentToolInput } from './agent-tool-input.js';
+import { getAgentToolPrompt } from './agent-tool-prompt.js';
+import type { ApiEffort } from './api-request.js';
+import type { AgentToolResult } from './finalize-agent-result.js';
+import { resolveAgentModel } from './model-config.js';
+import { getRenderedRequestParts } from './rendered-request.js';
+import { startAgentRun } from './agent-lifecycle.js';
+import { enhanceSystemPromptWithEnvDetails, getEnvironmentDetails } from './system-prompt.js';
+import { type AgentWorktree, createAgentWorktree } from './worktree.js';
+
+/** The query source of fork children; a fork seeing it refuses to fork again. */
+export const FORK_QUERY_SOURCE = 'agent:builtin:fork';
+
+/** What the Agent tool returns. */
+export type AgentToolOutput =
+  | ({ status: 'completed'; partial?: string; worktree?: { path: string; branch: string } } & AgentToolResult)
+  | { status: 'async_launched'; agentId: string; taskId: string; agentType: string; description: string };
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolveSleep) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolveSleep();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** The agents the caller may pick: allowed types, deny rules, and MCP requirements applied. */
+export function visibleAgents(context: ToolUseContext, definitions: AgentDefinitionsResult): AgentDefinition[] {
+  const state = context.getAppState();
+  const allowed = definitions.allowedAgentTypes;
+  const candidates = allowed
+    ? definitions.activeAgents.filter((agent) => allowed.includes(agent.agentType))
+    : definitions.activeAgents;
+  const withMcp = filterAgentsByMcpRequirements(candidates, mcpServersWithTools(state.mcp.tools));
+  return filterDeniedAgents(withMcp, state.toolPermissionContext, TOOL_NAMES.agent);
+}
+
+function selectAgent(context: ToolUseContext, definitions: AgentDefinitionsResult, agentType: string): AgentDefinition {
+  const state = context.getAppState();
+  const allowed = definitions.allowedAgentTypes;
+  if (allowed && !allowed.includes(agentType)) {
+    throw new DelegateError(
+      'AGENT_NOT_ALLOWED',
+      `This agent may only start these agent types: ${allowed.join(', ')}. "${agentType}" is not one of them.`,
+      { details: { agentType, allowedAgentTypes: allowed } },
+    );
+  }
+  const candidates = allowed
+    ? definitions.activeAgents.filter((agent) => allowed.includes(agent.agentType))
+    : definitions.activeAgents;
+  const permitted = filterDeniedAgents(candidates, state.toolPermissionContext, TOOL_NAMES.agent);
+  const found = permitted.find((agent) => agent.agentType === agentType);
+  if (found) return found;
+  if (candidates.some((agent) => agent.agentType === agentType)) {
+    throw createAgentDeniedError(agentType, getDenyRuleForAgent(state.toolPermissionContext, TOOL_NAMES.agent, agentType));
+  }
+  const names = permitted.map((agent) => agent.agentType);
+  throw new DelegateError(
+    'AGENT_NOT_FOUND',
+    `Agent type "${agentType}" not found. Available agents: ${names.length > 0 ? names.join(', ') : 'none'}.`,
+    { details: { agentType, available: names } },
+  );
+}
+
+async function waitForRequiredMcpServers(runtime: AgentRuntime, agent: AgentDefinition, context: ToolUseContext): Promise<void> {
+  const required = agent.requiredMcpServers;
+  if (!required?.length) return;
+  const matches = (name: string): boolean => required.some((pattern) => name.toLowerCase().includes(pattern.toLowerCase()));
+  let state = context.getAppState();
+  if (state.mcp.clients.some((client) => client.type === 'pending' && matches(client.name))) {
+    const deadline = Date.now() + runtime.options.mcpWaitMs;
+    while (Date.now() < deadline && !context.abortController.signal.aborted) {
+      await sleep(runtime.options.mcpPollMs, context.abortController.signal);
+      state = context.getAppState();
+      if (state.mcp.clients.some((client) => client.type === 'failed' && matches(client.name))) break;
+      if (!state.mcp.clients.some((client) => client.type === 'pending' && matches(client.name))) break;
+    }
+  }
+  const servers = mcpServersWithTools(state.mcp.tools);
+  const missing = missingMcpServers(agent, servers);
+  if (missing.length === 0) return;
+  const failures = state.mcp.clients
+    .filter((client) => client.type !== 'connected' && matches(client.name))
+    .map((client) => `${client.name} (${client.type}${client.error ? `: ${client.error}` : ''})`);
+  throw new DelegateError(
+    'MCP_SERVERS_MISSING',
+    `Agent "${agent.agentType}" requires MCP servers matching: ${missing.join(', ')}. MCP servers with tools: ${servers.length > 0 ? servers.join(', ') : 'none'}.` +
+      (failures.length > 0 ? ` Not available: ${failures.join(', ')}.` : '') +
+      ' Configure and connect the required servers, then try again.',
+    { details: { missing, serversWithTools: servers } },
+  );
+}
+
+function effortOf(agent: AgentDefinition): ApiEffort | undefined {
+  return typeof agent.effort === 'string' ? agent.effort : undefined;
+}
+
+function resolveCwd(context: ToolUseContext, requested: string | undefined): string {
+  if (!requested) return context.cwd;
+  const cwd = isAbsolute(requested) ? requested : resolve(context.cwd, requested);
+  try {
+    if (statSync(cwd).isDirectory()) return cwd;
+  } catch {
+    // fall through to the error below
+  }
+  throw new DelegateError('INVALID_ARGUMENT', `The Agent tool's cwd "${requested}" is not an existing directory (resolved to ${cwd}).`);
+}
+
+/** Formats the tool result text the calling model sees. */
+export function formatAgentToolResult(output: AgentToolOutput): string {
+  if (output.status === 'async_launched') {
+    return [
+      `Started ${output.agentType} agent "${output.description}" in the background.`,
+      `agentId: ${output.agentId}`,
+      `taskId: ${output.taskId}`,
+      'You will receive a <task-notification> when it finishes; do not poll or sleep waiting for it. Use TaskOutput only if you have nothing else to do.',
+    ].join('\n');
+  }
+  const report = output.content.map((block) => block.text).join('\n') || '(the agent returned no text)';
+  const body = output.partial ? `The agent stopped early (${output.partial}). Its last report:\n${report}` : report;
+  const worktree = output.worktree
+    ? `\nworktreePath: ${output.worktree.path}\nworktreeBranch: ${output.worktree.branch}`
+    : '';
+  // One-shot built-ins are never continued, so their id and usage trailer would only cost tokens.
+  if (ONE_SHOT_BUILTIN_AGENT_TYPES.has(output.agentType) && !worktree) return body;
+  return (
+    `${body}${worktree}\n\nagentId: ${output.agentId} (use SendMessage with this id to continue the agent)\n` +
+    `<usage>total_tokens: ${output.totalTokens}\ntool_uses: ${output.totalToolUseCount}\nduration_ms: ${output.totalDurationMs}</usage>`
+  );
+}
+
+/** Creates the `Agent` tool (legacy alias `Task`) bound to a runtime. */
+export function createAgentTool(runtime: AgentRuntime): Tool<AgentToolInput, AgentToolOutput> {
+  return {
+    name: TOOL_NAMES.agent,
+    aliases: [TOOL_NAMES.agentLegacy],
+    inputSchema: AgentToolInput,
+    description(context) {
+      const definitions = context?.options.agentDefinitions ?? runtime.getAgentDefinitions();
+      const agents = context ? visibleAgents(context, definitions) : definitions.activeAgents;
+      return getAgentToolPrompt({
+        agents,
+        forkEnabled: runtime.options.forkEnabled,
+        listInMessages: runtime.options.agentListInMessages,
+      });
+    },
+    isReadOnly: () => true,
+    isConcurrencySafe: () => true,
+    requiresUserInteraction: () => false,
+    async call(input, context, extras): Promise<ToolResult<AgentToolOutput>> {
+      const output = await spawnAgent(runtime, input, context, extras);
+      return { content: formatAgentToolResult(output), data: output };
+    },
+  };
+}
+
+async function spawnAgent(
+  runtime: AgentRuntime,
+  input: AgentToolInput,
+  context: ToolUseContext,
+  extras: ToolCallExtras,
+): Promise<AgentToolOutput> {
+  const definitions = context.options.agentDefinitions ?? runtime.getAgentDefinitions();
+  const isFork = runtime.options.forkEnabled && (input.subagent_type === undefined || input.subagent_type === 'fork');
+  const depth = (context.queryTracking?.depth ?? -1) + 1;
+  if (depth >= runtime.options.maxDepth) {
+    throw new DelegateError('LIMIT_EXCEEDED', `Sub-agents may nest ${runtime.options.maxDepth} levels deep; this one would be level ${depth + 1}. Do the work directly.`);
+  }
+
+  let agent: AgentDefinition;
+  if (isFork) {
+    // The fork keeps the Agent tool (its tool list must match the parent's for the cache),
+    // so recursion is refused here: by query source first, by scanning messages as a fallback.
+    if (context.options.querySource === FORK_QUERY_SOURCE || isInForkChild(context.messages)) {
+      throw new DelegateError('FORK_IN_FORK', 'A forked worker cannot fork again. Complete your task directly with your tools.');
+    }
+    agent = runtime.forkAgent;
+  } else {
+    agent = selectAgent(context, definitions, input.subagent_type ?? GENERAL_PURPOSE_AGENT_TYPE);
+  }
+  await waitForRequiredMcpServers(runtime, agent, context);
+
+  const isAsync =
+    (input.run_in_background === true ||
+      agent.background === true ||
+      runtime.options.coordinatorMode ||
+      (isFork && runtime.options.forkForceAsync)) &&
+    !runtime.options.backgroundTasksDisabled;
+  if (isAsync && runtime.tasks.runningBackground().length >= runtime.options.maxBackgroundAgents) {
+    throw new DelegateError(
+      'LIMIT_EXCEEDED',
+      `${runtime.options.maxBackgroundAgents} background agents are already running, the most allowed at once. Wait for a <task-notification>, or run this agent in the foreground.`,
+    );
+  }
+
+  const model = resolveAgentModel({
+    parentModel: context.options.model,
+    callModel: input.model,
+    definitionModel: agent.model,
+    defaultSubagentModel: runtime.options.defaultSubagentModel,
+    isFork,
+  });
+  // A parent that bypasses permissions passes that on (the person chose it for the whole
+  // session); otherwise the agent's own mode applies, `bubble` for forks.
+  const parentMode = context.getAppState().toolPermissionContext.mode;
+  const permissionMode: PermissionMode =
+    parentMode === 'bypassPermissions'
+      ? 'bypassPermissions'
+      : isFork
+        ? 'bubble'
+        : (agent.permissionMode ?? runtime.defaultSubagentPermissionMode);
+  const agentId = createAgentId();
+
+  let worktree: AgentWorktree | undefined;
+  if (input.isolation === 'worktree' || agent.isolation === 'worktree') {
+    worktree = await createAgentWorktree({
+      cwd: context.cwd,
+      slug: `agent-${agentId.slice(1, 13)}`,
+      ...(runtime.options.worktreeRoot ? { root: runtime.options.worktreeRoot } : {}),
+    });
+  }
+  const cwd = worktree ? worktree.worktreePath : resolveCwd(context, input.cwd);
+  const parentParts = getRenderedRequestParts(context);
+
+  // Tools: a fork gets the parent's exact pool and definitions (cache-identical); a
+  // normal agent's pool is assembled afresh, independent of the parent's restrictions.
+  let tools: Tool[];
+  let allowedAgentTypes: string[] | undefined;
+  if (isFork) {
+    tools = context.options.tools;
+  } else {
+    const state = context.getAppState();
+    // TaskOutput, TaskStop and SendMessage are the main thread's; the Agent tool stays in
+    // the pool so `Agent(type, …)` specs resolve, and the gates decide whether it is kept.
+    const agentTool = runtime.agentTools().filter((tool) => tool.name === TOOL_NAMES.agent);
+    const pool = [...runtime.baseTools(), ...state.mcp.tools, ...agentTool];
+    const resolved = resolveAgentTools(agent, pool, { isAsync, isMainThread: false });
+    tools = resolved.resolvedTools;
+    allowedAgentTypes = resolved.allowedAgentTypes;
+  }
+
+  let systemPrompt: string[];
+  let userContext: Record<string, string> | undefined;
+  let systemContext: Record<string, string> | undefined;
+  if (isFork) {
+    systemPrompt = parentParts?.systemPrompt ?? context.renderedSystemPrompt ?? [];
+    if (parentParts?.userContext) userContext = { ...parentParts.userContext };
+    if (parentParts?.systemContext) systemContext = { ...parentParts.systemContext };
+  } else {
+    let prompt = agent.getSystemPrompt({ cwd });
+    if (agent.memory) {
+      const memoryPrompt = loadAgentMemoryPrompt(agent.agentType, agent.memory, {
+        cwd,
+        ...(runtime.options.homeDir ? { homeDir: runtime.options.homeDir } : {}),
+      });
+      prompt = `${prompt}\n\n${memoryPrompt}`;
+    }
+    systemPrompt = enhanceSystemPromptWithEnvDetails([prompt], getEnvironmentDetails({ cwd, model }));
+    if (parentParts?.userContext) {
+      userContext = { ...parentParts.userContext };
+      // Read-only agents skip project instructions: the caller interprets their findings.
+      if (agent.omitClaudeMd) delete userContext['projectInstructions'];
+      if (Object.keys(userContext).length === 0) userContext = undefined;
+    }
+  }
+
+  let newMessages: Message[];
+  let parentAssistant: AssistantMessage | undefined;
+  if (isFork) {
+    parentAssistant = extras.assistantMessage ?? getLastAssistantMessage(context.messages);
+    if (!parentAssistant) throw new DelegateError('INVALID_ARGUMENT', 'A fork needs the assistant message that called it.');
+    const assistantUuid = parentAssistant.uuid;
+    const history = context.messages.filter((message) => message.uuid !== assistantUuid);
+    newMessages = [...history, ...buildForkedMessages(input.prompt, parentAssistant)];
+    if (worktree) newMessages.push(createUserMessage({ content: buildWorktreeNotice(context.cwd, worktree.worktreePath), isMeta: true }));
+  } else {
+    const text = agent.initialPrompt ? `${agent.initialPrompt}\n\n${input.prompt}` : input.prompt;
+    newMessages = [createUserMessage({ content: text, agentId })];
+  }
+
+  const querySource = isFork
+    ? FORK_QUERY_SOURCE
+    : `agent:${agent.source === 'built-in' ? 'builtin' : 'custom'}:${agent.agentType}`;
+  const record = createAgentRecord({
+    runtime,
+    parent: context,
+    spec: {
+      agentId,
+      agentType: agent.agentType,
+      description: input.description,
+      isFork,
+      isBuiltIn: agent.source === 'built-in',
+      model,
+      systemPrompt,
+      cwd,
+      querySource,
+      permissionMode,
+      ...(input.name ? { name: input.name } : {}),
+      ...(userContext ? { userContext } : {}),
+      ...(systemContext ? { systemContext } : {}),
+      ...(isFork && parentParts ? { toolDefinitions: [...parentParts.toolDefinitions] } : {}),
+      ...(effortOf(agent) ? { effort: effortOf(agent) } : {}),
+      ...(agent.maxTurns !== undefined ? { maxTurns: agent.maxTurns } : {}),
+      ...(context.agentId ? { parentAgentId: context.agentId } : {}),
+    },
+    tools,
+    definitions: { ...definitions, ...(allowedAgentTypes ? { allowedAgentTypes } : {}) },
+    isBackground: isAsync,
+    ...(extras.canUseTool ? { parentCanUseTool: extras.canUseTool } : {}),
+    ...(worktree ? { worktree } : {}),
+  });
+
+  // Sibling forks of one assistant message share everything but the directive. The
+  // first sibling goes ahead; the others wait until its response has begun, because a
+  // cache entry becomes readable only then, so they read the prefix it wrote.
+  let onFirstResponse: (() => void) | undefined;
+  if (isFork && parentAssistant) {
+    const key = parentAssistant.uuid;
+    const gate = runtime.forkWarmups.get(key);
+    if (gate) {
+      await Promise.race([gate, sleep(15_000, context.abortController.signal)]);
+    } else {
+      let open!: () => void;
+      runtime.forkWarmups.set(key, new Promise<void>((resolveGate) => (open = resolveGate)));
+      onFirstResponse = () => open();
+      setTimeout(() => runtime.forkWarmups.delete(key), 60_000).unref();
+    }
+  }
+
+  return startAgentRun(runtime, record, {
+    newMessages,
+    isAsync,
+    mode: isFork ? 'fork' : isAsync ? 'background' : 'foreground',
+    ...(onFirstResponse ? { onFirstResponse } : {}),
+  });
+}

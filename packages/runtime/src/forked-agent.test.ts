@@ -1,0 +1,151 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Sim, rules, startSim } from '@delegate/api-sim';
+import { createRootToolUseContext } from '@delegate/context-isolation';
+import { type Message, DelegateError, createUserMessage, getLastAssistantMessage, getText } from '@delegate/core';
+import { type CacheSafeParams, buildForkedMessages, diagnoseCacheBreak, fingerprintRequest } from '@delegate/fork-cache';
+import { getBuiltinTools } from '@delegate/tools';
+import { type ForkedAgentCompletion, runForkedAgent } from './forked-agent.js';
+import { createApiClient } from './model-config.js';
+import { createCanUseTool } from './permissions.js';
+import { query } from './query.js';
+import { getRenderedRequestParts } from './rendered-request.js';
+import { TranscriptStore, readTranscript } from './transcript.js';
+
+const SYSTEM = ['You are the parent agent. '.repeat(300)];
+let sim: Sim | undefined;
+let dir: string | undefined;
+
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
+  if (dir) await rm(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+async function parentTurn() {
+  dir = await mkdtemp(join(tmpdir(), 'delegate-fork-'));
+  const context = createRootToolUseContext({ cwd: dir, tools: getBuiltinTools(), model: 'claude-sonnet-5-5' });
+  const client = createApiClient({ apiKey: 'k', baseURL: sim!.url });
+  const messages: Message[] = [createUserMessage({ content: 'Look around, then summarise.' })];
+  for await (const event of query({
+    client,
+    messages,
+    systemPrompt: SYSTEM,
+    userContext: { projectInstructions: 'Be brief.' },
+    toolUseContext: context,
+    canUseTool: createCanUseTool(),
+    querySource: 'repl_main_thread',
+  })) {
+    if (event.type === 'user' || event.type === 'assistant') messages.push(event);
+  }
+  const parts = getRenderedRequestParts(context)!;
+  const params: CacheSafeParams = {
+    systemPrompt: parts.systemPrompt,
+    userContext: { ...parts.userContext },
+    systemContext: {},
+    toolUseContext: context,
+    forkContextMessages: messages,
+  };
+  return { client, context, messages, params, parts };
+}
+
+describe('runForkedAgent', () => {
+  it('forks from a finished turn, shares the parent prefix and reports usage and cache hit rate', async () => {
+    sim = await startSim({
+      policy: rules([
+        { match: { lastUserText: 'Summarise the session' }, reply: 'Summary: the parent looked around.' },
+        { match: { toolResult: false }, reply: [{ type: 'tool_use', name: 'Glob', input: { pattern: '*' } }] },
+        { match: { toolResult: 'Glob' }, reply: 'Nothing here.' },
+      ]),
+    });
+    const { client, params, parts } = await parentTurn();
+    const transcript = new TranscriptStore({ directory: dir!, sessionId: 'fork-test' });
+    let completion: ForkedAgentCompletion | undefined;
+    const result = await runForkedAgent({
+      client,
+      promptMessages: [createUserMessage({ content: 'Summarise the session in one line.' })],
+      cacheSafeParams: params,
+      canUseTool: createCanUseTool(),
+      querySource: 'post_turn_summary',
+      forkLabel: 'summary',
+      transcript,
+      toolDefinitions: parts.toolDefinitions,
+      onComplete: (value) => (completion = value),
+    });
+    expect(getText(getLastAssistantMessage(result.messages)!.message.content)).toBe('Summary: the parent looked around.');
+    const [, parentLast, fork] = sim.journal.entries;
+    // The fork's request extends the parent's last request: it differs only in what comes after it.
+    const diagnosis = diagnoseCacheBreak(fingerprintRequest(parentLast!.body as never), fingerprintRequest(fork!.body as never));
+    expect(diagnosis.identical).toBe(false);
+    if (!diagnosis.identical) expect(diagnosis.firstDifference.part).toBe('message');
+    expect(fork!.usage!.cache_read_input_tokens).toBeGreaterThan(0);
+    expect(completion).toMatchObject({ forkLabel: 'summary', querySource: 'post_turn_summary', messageCount: 1 });
+    expect(completion!.cacheHitRate).toBeGreaterThan(0.9);
+    expect(completion!.totalUsage.cache_read_input_tokens).toBe(fork!.usage!.cache_read_input_tokens);
+    await transcript.flush();
+    const lines = await readTranscript(transcript.agentPath(result.agentId!));
+    expect(lines.at(-1)?.type).toBe('assistant');
+    // The isolated child's file cache was released; the parent's is untouched.
+    expect(params.toolUseContext.readFileState.size).toBe(0);
+  });
+
+  it('refuses maxOutputTokens when the fork shares the cache, and allows it when it does not', async () => {
+    sim = await startSim({ policy: rules([], { fallback: 'ok' }) });
+    const { client, params } = await parentTurn();
+    const run = (shareCache: boolean) =>
+      runForkedAgent({
+        client,
+        promptMessages: [createUserMessage({ content: 'compact this' })],
+        cacheSafeParams: params,
+        canUseTool: createCanUseTool(),
+        querySource: 'compact',
+        forkLabel: 'compact',
+        maxOutputTokens: 2048,
+        shareCache,
+      });
+    await expect(run(true)).rejects.toSatisfy((error: unknown) => DelegateError.hasCode(error, 'CACHE_UNSAFE'));
+    const allowed = await run(false);
+    expect(allowed.messages.at(-1)?.type).toBe('assistant');
+  });
+
+  it('gives three directives requests that agree up to the directive block', async () => {
+    sim = await startSim({
+      policy: rules([
+        { match: { forkDirective: true }, reply: (request) => `Scope: ${request.forkDirective}\nResult: ok` },
+        { match: { toolResult: false }, reply: [{ type: 'tool_use', name: 'Glob', input: { pattern: '*' } }, { type: 'tool_use', name: 'Grep', input: { pattern: 'x' } }] },
+        { match: { toolResult: true }, reply: 'done' },
+      ]),
+    });
+    const { client, params, parts, messages } = await parentTurn();
+    // Fork from the assistant message that made two tool calls.
+    const toolCall = messages.find((message) => message.type === 'assistant' && message.message.stop_reason === 'tool_use');
+    const history = messages.slice(0, messages.indexOf(toolCall!));
+    for (const directive of ['check A', 'check B', 'check C']) {
+      await runForkedAgent({
+        client,
+        promptMessages: buildForkedMessages(directive, toolCall as never),
+        cacheSafeParams: { ...params, forkContextMessages: history },
+        canUseTool: createCanUseTool(),
+        querySource: 'agent:builtin:fork',
+        forkLabel: 'fork',
+        toolDefinitions: parts.toolDefinitions,
+      });
+    }
+    const forks = sim.journal.filter((entry) => JSON.stringify(entry.body).includes('check '));
+    expect(forks).toHaveLength(3);
+    const prints = forks.map((entry) => fingerprintRequest(entry.body as never));
+    for (const other of prints.slice(1)) {
+      const diagnosis = diagnoseCacheBreak(prints[0]!, other);
+      expect(diagnosis.identical).toBe(false);
+      if (!diagnosis.identical) {
+        expect(diagnosis.firstDifference).toMatchObject({ part: 'message', messageIndex: prints[0]!.messages.length - 1 });
+        expect(diagnosis.firstDifference.blockIndex).toBe(prints[0]!.messages.at(-1)!.blocks.length - 1);
+      }
+    }
+    // Later siblings read the prefix the first one wrote.
+    expect(forks[2]!.usage!.cache_read_input_tokens).toBeGreaterThan(forks[0]!.usage!.cache_read_input_tokens);
+  });
+});

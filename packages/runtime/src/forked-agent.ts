@@ -1,0 +1,161 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import {
+  type CanUseTool,
+  type CompleteUsage,
+  type Message,
+  type QueryTracking,
+  addUsage,
+  cacheHitRate,
+  completeUsage,
+  createAgentId,
+  emptyUsage,
+} from '@delegate/core';
+import { type SubagentContextOverrides, createSubagentContext } from '@delegate/context-isolation';
+import { type CacheSafeParams, assertCacheSafeForkOptions } from '@delegate/fork-cache';
+import type { ApiToolDefinition } from './api-request.js';
+import { query } from './query.js';
+import type { TranscriptStore } from './transcript.js';
+
+/** Facts about a finished forked run, for logs and metrics. */
+export type ForkedAgentCompletion = {
+  /** Label given by the caller (`summary`, `suggestion`, …). */
+  forkLabel: string;
+  /** Query source of the run. */
+  querySource: string;
+  /** Wall-clock duration. */
+  durationMs: number;
+  /** Messages the run produced. */
+  messageCount: number;
+  /** Usage summed over every response. */
+  totalUsage: CompleteUsage;
+  /** Cache read over all input tokens, 0 to 1. */
+  cacheHitRate: number;
+  /** The parent's query chain. */
+  queryTracking: QueryTracking | undefined;
+};
+
+/** Options of `runForkedAgent`. */
+export type ForkedAgentParams = {
+  /** SDK client. */
+  client: Anthropic;
+  /** Messages to add after the parent's (the fork's directive). */
+  promptMessages: readonly Message[];
+  /** Parameters that must match the parent's request for a cache hit. */
+  cacheSafeParams: CacheSafeParams;
+  /** Permission check. */
+  canUseTool: CanUseTool;
+  /** Query source recorded on the run. */
+  querySource: string;
+  /** Short label for ids and logs. */
+  forkLabel: string;
+  /** Isolation overrides for the child context. */
+  overrides?: SubagentContextOverrides;
+  /** Output cap; refused when the fork shares the cache (it changes the cache key). */
+  maxOutputTokens?: number;
+  /** Set to false when cache sharing is not a goal (allows `maxOutputTokens`). */
+  shareCache?: boolean;
+  /** Turn limit. */
+  maxTurns?: number;
+  /** Called with each message the fork produces. */
+  onMessage?: (message: Message) => void;
+  /** Do not write a transcript. */
+  skipTranscript?: boolean;
+  /** Read the parent's cache without writing this fork's tail. */
+  skipCacheWrite?: boolean;
+  /** Where transcripts go (no transcript without one). */
+  transcript?: TranscriptStore;
+  /** Exact tool definitions of the parent's request. */
+  toolDefinitions?: readonly ApiToolDefinition[];
+  /** Called once the run has finished. */
+  onComplete?: (completion: ForkedAgentCompletion) => void;
+};
+
+/** What `runForkedAgent` returns. */
+export type ForkedAgentResult = {
+  /** Messages the fork produced (not including the inherited ones). */
+  messages: Message[];
+  /** Usage summed over every response. */
+  totalUsage: CompleteUsage;
+  /** Id of the fork's transcript, when one was written. */
+  agentId: string | undefined;
+};
+
+/**
+ * Runs work that forks from a finished turn: an isolated child context, the parent's
+ * messages plus the new ones, and the parent's cache-safe parameters so the request
+ * prefix (and so the prompt cache) is shared. Incomplete tool calls in the inherited
+ * history are left for the pairing repair rather than dropped: dropping the assistant
+ * message would orphan its results and change the prefix.
+ */
+export async function runForkedAgent(params: ForkedAgentParams): Promise<ForkedAgentResult> {
+  assertCacheSafeForkOptions({
+    ...(params.maxOutputTokens !== undefined ? { maxOutputTokens: params.maxOutputTokens } : {}),
+    shareCache: params.shareCache ?? true,
+  });
+  const startTime = Date.now();
+  const { systemPrompt, userContext, systemContext, toolUseContext, forkContextMessages } = params.cacheSafeParams;
+  const isolated = createSubagentContext(toolUseContext, params.overrides);
+  const initialMessages: Message[] = [...forkContextMessages, ...params.promptMessages];
+  const outputMessages: Message[] = [];
+  let totalUsage = emptyUsage();
+  let turnUsage: CompleteUsage | undefined;
+
+  const agentId = params.skipTranscript || !params.transcript ? undefined : createAgentId(params.forkLabel);
+  if (agentId && params.transcript) await params.transcript.append(initialMessages, agentId);
+
+  try {
+    for await (const event of query({
+      client: params.client,
+      messages: initialMessages,
+      systemPrompt,
+      userContext,
+      systemContext,
+      toolUseContext: isolated,
+      canUseTool: params.canUseTool,
+      querySource: params.querySource,
+      ...(params.maxOutputTokens !== undefined ? { maxOutputTokensOverride: params.maxOutputTokens } : {}),
+      ...(params.maxTurns !== undefined ? { maxTurns: params.maxTurns } : {}),
+      ...(params.skipCacheWrite ? { skipCacheWrite: true } : {}),
+      ...(params.toolDefinitions ? { toolDefinitions: params.toolDefinitions } : {}),
+    })) {
+      if (event.type === 'stream_event') {
+        const raw = event.event;
+        if (raw.type === 'message_start') turnUsage = completeUsage(raw.message.usage);
+        else if (raw.type === 'message_delta') {
+          turnUsage = mergeUsage(turnUsage, raw.usage as unknown as Record<string, unknown>);
+        } else if (raw.type === 'message_stop' && turnUsage) {
+          totalUsage = addUsage(totalUsage, turnUsage);
+          turnUsage = undefined;
+        }
+        continue;
+      }
+      if (event.type === 'stream_request_start') continue;
+      outputMessages.push(event);
+      params.onMessage?.(event);
+      if (agentId && params.transcript && event.type !== 'system') await params.transcript.append([event], agentId);
+    }
+  } finally {
+    // Release the cloned cache and the inherited messages: a fork can hold a large history.
+    isolated.readFileState.clear();
+    initialMessages.length = 0;
+  }
+
+  params.onComplete?.({
+    forkLabel: params.forkLabel,
+    querySource: params.querySource,
+    durationMs: Date.now() - startTime,
+    messageCount: outputMessages.length,
+    totalUsage,
+    cacheHitRate: cacheHitRate(totalUsage),
+    queryTracking: toolUseContext.queryTracking,
+  });
+  return { messages: outputMessages, totalUsage, agentId };
+}
+
+function mergeUsage(base: CompleteUsage | undefined, delta: Record<string, unknown>): CompleteUsage {
+  const merged: Record<string, unknown> = { ...(base ?? emptyUsage()) };
+  for (const [key, value] of Object.entries(delta)) {
+    if (value !== null && value !== undefined) merged[key] = value;
+  }
+  return completeUsage(merged as CompleteUsage);
+}

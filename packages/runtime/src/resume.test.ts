@@ -1,0 +1,65 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type SimRequest, rules } from '@delegate/api-sim';
+import { getBuiltInAgents } from '@delegate/agent-defs';
+import type { AgentEvent } from '@delegate/core';
+import { createApiClient } from './model-config.js';
+import { DelegateSession } from './session.js';
+import { type TestSession, createTestSession, waitUntil } from './__fixtures__/test-session.js';
+
+let current: TestSession | undefined;
+
+afterEach(async () => {
+  await current?.cleanup();
+  current = undefined;
+});
+
+const isMain = (request: SimRequest): boolean => request.agent === undefined;
+
+describe('resuming a background agent from its transcript', () => {
+  it('restores the conversation in a new session and finishes the task', async () => {
+    const marker = `${6000 + (process.pid % 1000)}.${Date.now() % 1000}1`;
+    current = await createTestSession({
+      policy: rules([
+        { match: { when: isMain, lastUserText: '<task-notification>' }, reply: (request) => `resumed result: ${request.lastUserText}` },
+        { match: { when: isMain, toolResult: false }, reply: [{ type: 'tool_use', name: 'Agent', input: { description: 'long job', prompt: 'Do the long job', subagent_type: 'general-purpose', run_in_background: true } }] },
+        { match: { when: isMain, toolResult: 'Agent' }, reply: 'started' },
+        { match: { agent: 'general-purpose', lastUserText: 'Continue the task' }, reply: (request) => `Finished the long job after resuming (history had ${request.messages.length} messages).` },
+        { match: { agent: 'general-purpose', toolResult: false }, reply: [{ type: 'tool_use', name: 'Bash', input: { command: `sleep ${marker}` } }] },
+      ]),
+      session: { permissionMode: 'bypassPermissions', sessionId: 'first-session' },
+    });
+    const first = current.session;
+    const events: AgentEvent[] = [];
+    first.events.on((event) => events.push(event));
+    await first.send('start the long job');
+    const started = events.find((event) => event.type === 'agent.started');
+    expect(started).toBeDefined();
+    expect(await waitUntil(() => first.tasks.list()[0]?.lastActivity === 'called Bash')).toBe(true);
+    // The first session dies mid-run (the Bash call never returns).
+    first.abort();
+    await first.flush();
+
+    const second = await DelegateSession.create({
+      cwd: current.cwd,
+      client: createApiClient({ apiKey: 'k', baseURL: current.sim.url }),
+      agentDefinitions: { activeAgents: getBuiltInAgents(), allAgents: getBuiltInAgents() },
+      transcriptDir: current.transcriptDir,
+      sessionId: 'second-session',
+      permissionMode: 'bypassPermissions',
+    });
+    const launched = await second.resumeAgent({ agentId: started!.agentId, sessionId: 'first-session' });
+    expect(launched.status).toBe('async_launched');
+    const { text } = await second.send('', { waitForBackground: true });
+    // The restored history: the prompt, the Bash call and its (repaired) result, and the note.
+    expect(text).toContain('Finished the long job after resuming (history had 3 messages)');
+    const resumedRequest = current.sim.journal.filter((entry) => entry.headers['x-delegate-agent'] === 'general-purpose').at(-1)!;
+    expect(JSON.stringify(resumedRequest.body)).toContain('Do the long job');
+    await second.flush();
+    second.abort();
+  });
+
+  it('names the missing file when there is nothing to resume', async () => {
+    current = await createTestSession({ policy: rules([], { fallback: 'ok' }) });
+    await expect(current.session.resumeAgent({ agentId: 'anope', sessionId: 'nowhere' })).rejects.toThrow(/No metadata for agent anope at .*nowhere/);
+  });
+});

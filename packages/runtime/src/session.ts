@@ -1,0 +1,359 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type Anthropic from '@anthropic-ai/sdk';
+import {
+  type AgentDefinitionsResult,
+  type CanUseTool,
+  type McpClientState,
+  type Message,
+  type PermissionMode,
+  type PermissionRule,
+  type TaskState,
+  type ThinkingConfig,
+  type Tool,
+  type ToolUseContext,
+  DelegateError,
+  TOOL_NAMES,
+  createUserMessage,
+  createUuid,
+  getLastAssistantMessage,
+  getText,
+} from '@delegate/core';
+import { FORK_AGENT, getAgentDefinitionsWithOverrides, type AgentDefinitionsOptions } from '@delegate/agent-defs';
+import { createRootToolUseContext } from '@delegate/context-isolation';
+import { resolveAgentTools } from '@delegate/tool-filter';
+import { getBuiltinTools } from '@delegate/tools';
+import { startAgentRun } from './agent-lifecycle.js';
+import { createAgentRecord, parseAgentSpec } from './agent-record.js';
+import type { AgentRuntime, AgentRuntimeOptions } from './agent-runtime.js';
+import { type AgentToolOutput, createAgentTool, visibleAgents } from './agent-tool.js';
+import { buildAgentListReminder } from './agent-tool-prompt.js';
+import { EventBus } from './event-bus.js';
+import { DEFAULT_MAIN_MODEL, DEFAULT_SUBAGENT_MODEL, createApiClient, resolveModelAlias } from './model-config.js';
+import { type AskHandler, createCanUseTool } from './permissions.js';
+import { type QueryEvent, type QueryOutcome, query } from './query.js';
+import { createSendMessageTool } from './send-message-tool.js';
+import { getEnvironmentDetails, getMainSystemPrompt } from './system-prompt.js';
+import { createTaskOutputTool, createTaskStopTool } from './task-tools.js';
+import { TaskRegistry } from './task-registry.js';
+import { TranscriptStore, readTranscript } from './transcript.js';
+
+/** MCP servers as the session sees them (the `@delegate/tools` MCP manager fits). */
+export type McpSource = {
+  getClients(): McpClientState[];
+  getTools(): Tool[];
+};
+
+/** Options of `DelegateSession.create`. */
+export type DelegateSessionOptions = Partial<AgentRuntimeOptions> & {
+  /** Working directory of the main agent. */
+  cwd: string;
+  /** SDK client; default one from `apiKey`/`baseURL` or the environment. */
+  client?: Anthropic;
+  /** API key when no client is given. */
+  apiKey?: string;
+  /** Base URL when no client is given (the simulator's URL, for example). */
+  baseURL?: string;
+  /** Main model (alias or id). */
+  model?: string;
+  /** Base tools of the main agent and of sub-agent pools; default the built-in tools. */
+  tools?: Tool[];
+  /** Agent definitions; default loaded from disk for `cwd`. */
+  agentDefinitions?: AgentDefinitionsResult;
+  /** Options for loading definitions from disk. */
+  agentLoading?: Partial<AgentDefinitionsOptions>;
+  /** Main agent's permission mode (default `default`). */
+  permissionMode?: PermissionMode;
+  /** Rules that approve calls. */
+  allowRules?: PermissionRule[];
+  /** Rules that refuse calls and hide agent types. */
+  denyRules?: PermissionRule[];
+  /** Asks the person at the terminal; without it, a question is a denial. */
+  ask?: AskHandler;
+  /** Where transcripts go; `false` for none (default `~/.delegate/transcripts`). */
+  transcriptDir?: string | false;
+  /** Session id (default a new uuid). */
+  sessionId?: string;
+  /** Replaces the main system prompt's introduction. */
+  customSystemPrompt?: string;
+  /** Appended to the main system prompt. */
+  appendSystemPrompt?: string;
+  /** Context prepended to the conversation (project instructions and the like). */
+  userContext?: Record<string, string>;
+  /** Thinking configuration of the main agent (inherited by forks). */
+  thinking?: ThinkingConfig;
+  /** MCP servers whose tools join the pools. */
+  mcp?: McpSource;
+  /** Environment to read switches from (`DELEGATE_DISABLE_BACKGROUND_TASKS`). */
+  env?: NodeJS.ProcessEnv;
+};
+
+function envFlag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const value = env[name]?.trim().toLowerCase();
+  return value === '1' || value === 'true' || value === 'yes' || value === 'on';
+}
+
+/**
+ * A main agent with the Agent tool: it runs turns against the Messages API, spawns
+ * foreground, background and fork sub-agents, queues their notifications into its next
+ * request, writes transcripts, and emits lifecycle events.
+ */
+export class DelegateSession {
+  /** The main agent's context. */
+  readonly context: ToolUseContext;
+  /** Lifecycle events of every agent in the session. */
+  readonly events: EventBus;
+  /** Tasks (sub-agents and background shells) of the session. */
+  readonly tasks: TaskRegistry;
+  /** Transcript writer, when transcripts are on. */
+  readonly transcript: TranscriptStore | undefined;
+  /** The main conversation. */
+  readonly messages: Message[] = [];
+  /** Shared state of the agent tools. */
+  readonly runtime: AgentRuntime;
+  private readonly systemPrompt: string[];
+  private readonly userContext: Record<string, string> | undefined;
+  private readonly canUseTool: CanUseTool;
+  private lastAgentList: string | undefined;
+
+  private constructor(runtime: AgentRuntime, context: ToolUseContext, options: DelegateSessionOptions) {
+    this.runtime = runtime;
+    this.context = context;
+    this.events = runtime.events;
+    this.tasks = runtime.tasks;
+    this.transcript = runtime.transcript;
+    this.userContext = options.userContext;
+    this.systemPrompt = getMainSystemPrompt({
+      environment: getEnvironmentDetails({ cwd: options.cwd, model: context.options.model }),
+      ...(options.customSystemPrompt ? { customPrompt: options.customSystemPrompt } : {}),
+      ...(options.appendSystemPrompt ? { appendPrompt: options.appendSystemPrompt } : {}),
+    });
+    this.canUseTool = createCanUseTool(options.ask ? { ask: options.ask } : {});
+  }
+
+  /** Creates a session: loads agent definitions, builds the tools and the root context. */
+  static async create(options: DelegateSessionOptions): Promise<DelegateSession> {
+    const env = options.env ?? process.env;
+    const client = options.client ?? createApiClient({ ...(options.apiKey ? { apiKey: options.apiKey } : {}), ...(options.baseURL ? { baseURL: options.baseURL } : {}), env });
+    const definitions =
+      options.agentDefinitions ??
+      (await getAgentDefinitionsWithOverrides({ cwd: options.cwd, ...options.agentLoading }));
+    const agentDefinitions: AgentDefinitionsResult = {
+      activeAgents: definitions.activeAgents,
+      allAgents: definitions.allAgents,
+      ...(definitions.allowedAgentTypes ? { allowedAgentTypes: definitions.allowedAgentTypes } : {}),
+    };
+    const baseTools = options.tools ?? getBuiltinTools();
+    const events = new EventBus();
+    const runtimeOptions: AgentRuntimeOptions = {
+      forkEnabled: options.forkEnabled ?? false,
+      forkForceAsync: options.forkForceAsync ?? false,
+      coordinatorMode: options.coordinatorMode ?? false,
+      backgroundTasksDisabled: options.backgroundTasksDisabled ?? envFlag(env, 'DELEGATE_DISABLE_BACKGROUND_TASKS'),
+      agentListInMessages: options.agentListInMessages ?? true,
+      maxBackgroundAgents: options.maxBackgroundAgents ?? 8,
+      maxDepth: options.maxDepth ?? 3,
+      backgroundHintMs: options.backgroundHintMs ?? 2_000,
+      mcpWaitMs: options.mcpWaitMs ?? 30_000,
+      mcpPollMs: options.mcpPollMs ?? 500,
+      defaultSubagentModel: options.defaultSubagentModel ?? DEFAULT_SUBAGENT_MODEL,
+      ...(options.worktreeRoot ? { worktreeRoot: options.worktreeRoot } : {}),
+      ...(options.homeDir ? { homeDir: options.homeDir } : {}),
+    };
+    const transcriptDir =
+      options.transcriptDir === false ? undefined : (options.transcriptDir ?? join(options.homeDir ?? homedir(), '.delegate', 'transcripts'));
+    const sessionId = options.sessionId ?? createUuid();
+    let agentTools: Tool[] = [];
+    const runtime: AgentRuntime = {
+      client,
+      options: runtimeOptions,
+      tasks: new TaskRegistry(),
+      events,
+      ...(transcriptDir ? { transcript: new TranscriptStore({ directory: transcriptDir, sessionId }) } : {}),
+      baseTools: () => baseTools,
+      agentTools: () => agentTools,
+      getAgentDefinitions: () => agentDefinitions,
+      ...(options.ask ? { ask: options.ask } : {}),
+      agents: new Map(),
+      forkWarmups: new Map(),
+      foreground: new Map(),
+      forkAgent: FORK_AGENT,
+      defaultSubagentPermissionMode: 'acceptEdits',
+    };
+    agentTools = [createAgentTool(runtime), createTaskOutputTool(runtime), createTaskStopTool(runtime), createSendMessageTool(runtime)];
+    const mcpTools = options.mcp?.getTools() ?? [];
+    const context = createRootToolUseContext({
+      cwd: options.cwd,
+      tools: [...baseTools, ...mcpTools, ...agentTools],
+      model: resolveModelAlias(options.model ?? DEFAULT_MAIN_MODEL),
+      appState: {
+        toolPermissionContext: {
+          mode: options.permissionMode ?? 'default',
+          allowRules: options.allowRules ?? [],
+          denyRules: options.denyRules ?? [],
+          askRules: [],
+          additionalWorkingDirectories: [],
+        },
+        tasks: {},
+        mcp: { clients: options.mcp?.getClients() ?? [], tools: mcpTools },
+      },
+      options: {
+        querySource: 'repl_main_thread',
+        agentDefinitions,
+        ...(options.thinking ? { thinking: options.thinking } : {}),
+      },
+      emit: events.emit,
+    });
+    // Task changes are mirrored into the root state for UIs.
+    runtime.tasks.mirrorTo(context.setAppStateForTasks ?? context.setAppState);
+    return new DelegateSession(runtime, context, options);
+  }
+
+  /** Refreshes MCP clients and tools in the root state (call when servers change). */
+  syncMcp(mcp: McpSource): void {
+    const tools = mcp.getTools();
+    this.context.setAppState((previous) => ({ ...previous, mcp: { clients: mcp.getClients(), tools } }));
+    const base = this.runtime.baseTools();
+    this.context.options.tools = [...base, ...tools, ...this.runtime.agentTools()];
+  }
+
+  /**
+   * Runs one main-agent turn for `prompt`: yields stream events and messages until the
+   * model stops calling tools. Notifications of finished background agents are added
+   * before each request.
+   */
+  async *run(prompt: string, options: { maxTurns?: number } = {}): AsyncGenerator<QueryEvent, QueryOutcome> {
+    const added: Message[] = [];
+    if (this.runtime.options.agentListInMessages) {
+      const reminder = buildAgentListReminder(visibleAgents(this.context, this.runtime.getAgentDefinitions()));
+      if (reminder !== this.lastAgentList) {
+        this.lastAgentList = reminder;
+        added.push(createUserMessage({ content: reminder, isMeta: true }));
+      }
+    }
+    if (prompt.length > 0) added.push(createUserMessage({ content: prompt }));
+    this.messages.push(...added);
+    await this.transcript?.append(added);
+    const generator = query({
+      client: this.runtime.client,
+      messages: [...this.messages],
+      systemPrompt: this.systemPrompt,
+      ...(this.userContext ? { userContext: this.userContext } : {}),
+      toolUseContext: this.context,
+      canUseTool: this.canUseTool,
+      querySource: 'repl_main_thread',
+      ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
+      drainQueuedMessages: this.tasks.drainNotifications,
+    });
+    for (;;) {
+      const next = await generator.next();
+      if (next.done) return next.value;
+      const event = next.value;
+      if (event.type !== 'stream_event' && event.type !== 'stream_request_start') {
+        this.messages.push(event);
+        if (event.type !== 'system') await this.transcript?.append([event]);
+      }
+      yield event;
+    }
+  }
+
+  /**
+   * Runs a turn to its end and returns the final text. With `waitForBackground`, keeps
+   * going while background agents run: each notification starts another turn.
+   */
+  async send(prompt: string, options: { maxTurns?: number; waitForBackground?: boolean; onEvent?: (event: QueryEvent) => void } = {}): Promise<{ text: string; outcome: QueryOutcome }> {
+    let outcome: QueryOutcome = { reason: 'completed', turns: 0 };
+    // An empty prompt only makes sense to deliver notifications; never send a request
+    // that ends with the assistant's own last message.
+    if (prompt.length > 0 || this.tasks.pendingNotifications > 0) {
+      outcome = await this.consume(this.run(prompt, options), options.onEvent);
+    }
+    while (options.waitForBackground && !this.context.abortController.signal.aborted) {
+      if (this.tasks.pendingNotifications === 0) {
+        if (this.tasks.runningBackground().length === 0) break;
+        await this.tasks.waitForNotification({ timeoutMs: 600_000, signal: this.context.abortController.signal });
+        if (this.tasks.pendingNotifications === 0) continue;
+      }
+      outcome = await this.consume(this.run('', options), options.onEvent);
+    }
+    const last = getLastAssistantMessage(this.messages);
+    return { text: last ? getText(last.message.content) : '', outcome };
+  }
+
+  private async consume(generator: AsyncGenerator<QueryEvent, QueryOutcome>, onEvent?: (event: QueryEvent) => void): Promise<QueryOutcome> {
+    for (;;) {
+      const next = await generator.next();
+      if (next.done) return next.value;
+      onEvent?.(next.value);
+    }
+  }
+
+  /**
+   * Resumes a sub-agent from its transcript (this session's, or `sessionId`'s in the same
+   * transcript directory): its conversation is restored, dangling tool calls are repaired,
+   * and it runs on in the background with `message` (or a note that it was interrupted).
+   * Its transcript continues under this session.
+   */
+  async resumeAgent(options: { agentId: string; sessionId?: string; message?: string }): Promise<AgentToolOutput> {
+    const store = this.transcript;
+    if (!store) throw new DelegateError('INVALID_ARGUMENT', 'Resuming needs transcripts; this session was created with transcriptDir: false.');
+    const source = options.sessionId ? new TranscriptStore({ directory: store.directory, sessionId: options.sessionId }) : store;
+    const spec = parseAgentSpec(await source.readAgentMeta(options.agentId), source.agentMetaPath(options.agentId));
+    const entries = await readTranscript(source.agentPath(options.agentId));
+    const history: Message[] = entries.map((entry) => {
+      const { sessionId: _session, parentUuid: _parent, isSidechain: _side, parentAgentId: _agent, ...message } = entry;
+      return message as Message;
+    });
+    const definitions = this.runtime.getAgentDefinitions();
+    let tools: Tool[];
+    if (spec.isFork) {
+      tools = this.context.options.tools;
+    } else {
+      const definition = definitions.activeAgents.find((agent) => agent.agentType === spec.agentType);
+      if (!definition) {
+        throw new DelegateError('AGENT_NOT_FOUND', `Cannot resume ${spec.agentId}: agent type "${spec.agentType}" is no longer defined.`);
+      }
+      const agentTool = this.runtime.agentTools().filter((tool) => tool.name === TOOL_NAMES.agent);
+      const pool = [...this.runtime.baseTools(), ...this.context.getAppState().mcp.tools, ...agentTool];
+      tools = resolveAgentTools(definition, pool, { isAsync: true, isMainThread: false }).resolvedTools;
+    }
+    const isBackground = !this.runtime.options.backgroundTasksDisabled;
+    const record = createAgentRecord({ runtime: this.runtime, parent: this.context, spec, tools, definitions, isBackground });
+    const note = createUserMessage({
+      content: options.message ?? 'Your previous run was interrupted. Continue the task from where you left off, then give your report.',
+      agentId: spec.agentId,
+    });
+    return startAgentRun(this.runtime, record, {
+      newMessages: [...history, note],
+      isAsync: isBackground,
+      mode: isBackground ? 'background' : 'foreground',
+    });
+  }
+
+  /** Moves a running foreground agent to the background; false when it cannot be. */
+  backgroundAgent(agentId: string): boolean {
+    return this.runtime.foreground.get(agentId)?.background() ?? false;
+  }
+
+  /** Ids of foreground agents running now. */
+  foregroundAgents(): string[] {
+    return [...this.runtime.foreground.keys()];
+  }
+
+  /** Stops a running task. */
+  stopTask(taskId: string): TaskState {
+    const task = this.tasks.require(taskId);
+    task.kill?.();
+    return task;
+  }
+
+  /** Aborts the session: the main turn and every sub-agent under it. */
+  abort(reason?: unknown): void {
+    this.context.abortController.abort(reason);
+  }
+
+  /** Waits for pending transcript writes. */
+  async flush(): Promise<void> {
+    await this.transcript?.flush();
+  }
+}

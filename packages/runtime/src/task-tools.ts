@@ -1,0 +1,76 @@
+import { type TaskState, type Tool, type ToolResult, TOOL_NAMES } from '@delegate/core';
+import { z } from 'zod';
+import type { AgentRuntime } from './agent-runtime.js';
+
+const TaskOutputInput = z.object({
+  task_id: z.string().min(1).describe('Id of the task (from the Agent tool result or a notification)'),
+  block: z.boolean().optional().describe('Wait for the task to finish (default true)'),
+  timeout: z.number().int().min(0).max(600_000).optional().describe('Longest wait in milliseconds (default 30000)'),
+});
+type TaskOutputInput = z.infer<typeof TaskOutputInput>;
+
+const TaskStopInput = z.object({
+  task_id: z.string().min(1).describe('Id of the task to stop'),
+});
+type TaskStopInput = z.infer<typeof TaskStopInput>;
+
+/** Renders a task's state for the model. */
+export function describeTask(task: TaskState): string {
+  const lines = [
+    `task_id: ${task.id}`,
+    `status: ${task.status}`,
+    `description: ${task.description}`,
+    ...(task.agentId ? [`agent_id: ${task.agentId}`] : []),
+    ...(task.toolUseCount !== undefined ? [`tool_uses: ${task.toolUseCount}`] : []),
+    ...(task.lastActivity && task.status === 'running' ? [`last_activity: ${task.lastActivity}`] : []),
+    ...(task.endTime ? [`duration_ms: ${task.endTime - task.startTime}`] : []),
+  ];
+  if (task.error) lines.push(`error: ${task.error}`);
+  if (task.result !== undefined) lines.push('result:', task.result);
+  return lines.join('\n');
+}
+
+/** Creates `TaskOutput`: read a task's result, waiting for it by default. */
+export function createTaskOutputTool(runtime: AgentRuntime): Tool<TaskOutputInput, TaskState> {
+  return {
+    name: TOOL_NAMES.taskOutput,
+    inputSchema: TaskOutputInput,
+    description: () =>
+      'Read the status and result of a background task. By default it waits (up to `timeout` ms) for the task to finish. Prefer waiting for the <task-notification>; use this only when you have nothing else to do.',
+    isReadOnly: () => true,
+    isConcurrencySafe: () => true,
+    requiresUserInteraction: () => false,
+    async call(input, context): Promise<ToolResult<TaskState>> {
+      const task =
+        input.block === false
+          ? runtime.tasks.require(input.task_id)
+          : await runtime.tasks.waitFor(input.task_id, {
+              timeoutMs: input.timeout ?? 30_000,
+              signal: context.abortController.signal,
+            });
+      const note = task.status === 'running' ? '\n(still running; wait for its <task-notification>)' : '';
+      return { content: describeTask(task) + note, data: { ...task }, isError: task.status === 'failed' };
+    },
+  };
+}
+
+/** Creates `TaskStop`: stop a running task. */
+export function createTaskStopTool(runtime: AgentRuntime): Tool<TaskStopInput, TaskState> {
+  return {
+    name: TOOL_NAMES.taskStop,
+    inputSchema: TaskStopInput,
+    description: () => 'Stop a running background task (an agent or a shell command) by its id.',
+    isReadOnly: () => false,
+    isConcurrencySafe: () => true,
+    requiresUserInteraction: () => false,
+    async call(input): Promise<ToolResult<TaskState>> {
+      const task = runtime.tasks.require(input.task_id);
+      if (task.status !== 'running') {
+        return { content: `Task ${task.id} is not running (status: ${task.status}).`, data: { ...task } };
+      }
+      task.kill?.();
+      await runtime.tasks.waitFor(task.id, { timeoutMs: 5_000 });
+      return { content: `Stopped task ${task.id}.\n${describeTask(task)}`, data: { ...task } };
+    },
+  };
+}

@@ -1,0 +1,176 @@
+import { appendFile, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DelegateError, Message, errorMessage } from '@delegate/core';
+
+/** One JSONL line of a transcript: a message with its place in the conversation tree. */
+export type TranscriptEntry = Message & {
+  /** Session the message belongs to. */
+  sessionId: string;
+  /** Uuid of the previous message in this transcript (null for the first). */
+  parentUuid: string | null;
+  /** True for sub-agent transcripts (a side chain of the session). */
+  isSidechain: boolean;
+  /** For a sub-agent's first line: the agent that spawned it. */
+  parentAgentId?: string;
+};
+
+const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+
+function assertSafeId(kind: string, id: string): void {
+  if (!SAFE_ID.test(id)) {
+    throw new DelegateError('PATH_ESCAPE', `Refusing ${kind} "${id}" as a transcript file name: use letters, digits, "-" and "_" only.`);
+  }
+}
+
+/**
+ * Writes transcripts as JSONL, one file per session and one per sub-agent, appending
+ * each message as it arrives so a crash keeps every earlier line. Writes to one file
+ * are serialized, so lines never interleave.
+ */
+export class TranscriptStore {
+  /** Directory that holds the session's files. */
+  readonly directory: string;
+  /** Session id. */
+  readonly sessionId: string;
+  private readonly chains = new Map<string, Promise<void>>();
+  private readonly lastUuid = new Map<string, string | null>();
+  private readonly parents = new Map<string, string | undefined>();
+  private readonly errors: string[] = [];
+
+  constructor(options: { directory: string; sessionId: string }) {
+    assertSafeId('session id', options.sessionId);
+    this.directory = options.directory;
+    this.sessionId = options.sessionId;
+  }
+
+  /** Path of the main session transcript. */
+  sessionPath(): string {
+    return join(this.directory, `${this.sessionId}.jsonl`);
+  }
+
+  /** Path of a sub-agent's transcript. */
+  agentPath(agentId: string): string {
+    assertSafeId('agent id', agentId);
+    return join(this.directory, this.sessionId, 'agents', `${agentId}.jsonl`);
+  }
+
+  /** Path of a sub-agent's metadata (what it needs to be resumed). */
+  agentMetaPath(agentId: string): string {
+    assertSafeId('agent id', agentId);
+    return join(this.directory, this.sessionId, 'agents', `${agentId}.meta.json`);
+  }
+
+  /** Writes a sub-agent's metadata next to its transcript. */
+  async writeAgentMeta(meta: { agentId: string } & Record<string, unknown>): Promise<void> {
+    const path = this.agentMetaPath(meta.agentId);
+    try {
+      await mkdir(join(path, '..'), { recursive: true });
+      await writeFile(path, `${JSON.stringify(meta, null, 2)}\n`, 'utf8');
+    } catch (error) {
+      this.errors.push(`${path}: ${errorMessage(error)}`);
+    }
+  }
+
+  /** Reads a sub-agent's metadata, or throws NOT_FOUND naming the file. */
+  async readAgentMeta(agentId: string): Promise<Record<string, unknown>> {
+    const path = this.agentMetaPath(agentId);
+    try {
+      return JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+    } catch (error) {
+      throw new DelegateError('NOT_FOUND', `No metadata for agent ${agentId} at ${path}: ${errorMessage(error)}`, { cause: error });
+    }
+  }
+
+  /** Records which agent spawned `agentId` (written on its first line). */
+  setParent(agentId: string, parentAgentId: string | undefined): void {
+    this.parents.set(agentId, parentAgentId);
+  }
+
+  /** Write failures so far (a transcript failure never stops an agent). */
+  get writeErrors(): readonly string[] {
+    return this.errors;
+  }
+
+  /** Appends messages to the session transcript, or to `agentId`'s when given. */
+  append(messages: readonly Message[], agentId?: string): Promise<void> {
+    const key = agentId ?? '';
+    const path = agentId ? this.agentPath(agentId) : this.sessionPath();
+    const previous = this.chains.get(key) ?? Promise.resolve();
+    const next = previous.then(async () => {
+      let parentUuid = this.lastUuid.get(key) ?? null;
+      const lines: string[] = [];
+      for (const message of messages) {
+        const entry: TranscriptEntry = {
+          ...message,
+          sessionId: this.sessionId,
+          parentUuid,
+          isSidechain: agentId !== undefined,
+        };
+        if (agentId && parentUuid === null) {
+          const parentAgentId = this.parents.get(agentId);
+          if (parentAgentId) entry.parentAgentId = parentAgentId;
+        }
+        lines.push(JSON.stringify(entry));
+        if (message.type !== 'progress') parentUuid = message.uuid;
+      }
+      this.lastUuid.set(key, parentUuid);
+      if (lines.length === 0) return;
+      try {
+        await mkdir(join(path, '..'), { recursive: true });
+        await appendFile(path, `${lines.join('\n')}\n`, 'utf8');
+      } catch (error) {
+        this.errors.push(`${path}: ${errorMessage(error)}`);
+      }
+    });
+    this.chains.set(key, next);
+    return next;
+  }
+
+  /** Resolves when every pending write has finished. */
+  async flush(): Promise<void> {
+    await Promise.all([...this.chains.values()]);
+  }
+
+  /** Lists the sub-agent ids that have a transcript in this session. */
+  async listAgents(): Promise<string[]> {
+    try {
+      const files = await readdir(join(this.directory, this.sessionId, 'agents'));
+      return files.filter((file) => file.endsWith('.jsonl')).map((file) => file.slice(0, -6)).sort();
+    } catch {
+      return [];
+    }
+  }
+}
+
+/**
+ * Reads a transcript file back into messages. A torn last line (a crash mid-write) is
+ * skipped; any other bad line is an error naming the file and line.
+ */
+export async function readTranscript(path: string): Promise<TranscriptEntry[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new DelegateError('NOT_FOUND', `No transcript at ${path}: ${errorMessage(error)}`, { cause: error });
+  }
+  const lines = text.split('\n');
+  const entries: TranscriptEntry[] = [];
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index]!;
+    if (line.trim() === '') continue;
+    const isLast = lines.slice(index + 1).every((rest) => rest.trim() === '');
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      if (isLast) break;
+      throw new DelegateError('INVALID_ARGUMENT', `${path}:${index + 1}: not valid JSON (${errorMessage(error)})`);
+    }
+    const parsed = Message.safeParse(value);
+    if (!parsed.success) {
+      throw new DelegateError('INVALID_ARGUMENT', `${path}:${index + 1}: not a transcript message (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+    }
+    entries.push(value as TranscriptEntry);
+  }
+  return entries;
+}

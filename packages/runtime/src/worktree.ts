@@ -1,0 +1,84 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { promisify } from 'node:util';
+import { DelegateError, errorMessage } from '@delegate/core';
+
+const run = promisify(execFile);
+
+async function git(cwd: string, args: string[]): Promise<string> {
+  try {
+    const { stdout } = await run('git', args, { cwd, maxBuffer: 16 * 1024 * 1024 });
+    return stdout.trim();
+  } catch (error) {
+    const stderr = (error as { stderr?: string }).stderr?.trim();
+    throw new DelegateError('TOOL_FAILED', `git ${args.join(' ')} failed in ${cwd}: ${stderr || errorMessage(error)}`, { cause: error });
+  }
+}
+
+/** A git worktree created for one agent. */
+export type AgentWorktree = {
+  /** Directory of the worktree. */
+  worktreePath: string;
+  /** Branch checked out in it. */
+  worktreeBranch: string;
+  /** Commit the branch started from. */
+  headCommit: string;
+  /** Top level of the repository it belongs to. */
+  gitRoot: string;
+};
+
+/** Default parent directory of agent worktrees: outside the repository, under the OS temp dir. */
+export function defaultWorktreeRoot(gitRoot: string): string {
+  const hash = createHash('sha256').update(gitRoot).digest('hex').slice(0, 8);
+  return join(tmpdir(), 'delegate-worktrees', `${basename(gitRoot)}-${hash}`);
+}
+
+/**
+ * Creates a new worktree on a new branch `delegate/<slug>` from the current HEAD of the
+ * repository that holds `cwd`. `slug` must be made of letters, digits, `-` and `_`.
+ */
+export async function createAgentWorktree(options: { cwd: string; slug: string; root?: string }): Promise<AgentWorktree> {
+  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(options.slug)) {
+    throw new DelegateError('INVALID_ARGUMENT', `Worktree name "${options.slug}" may use letters, digits, "-" and "_" only.`);
+  }
+  let gitRoot: string;
+  try {
+    gitRoot = await git(options.cwd, ['rev-parse', '--show-toplevel']);
+  } catch (error) {
+    throw new DelegateError('INVALID_ARGUMENT', `isolation "worktree" needs a git repository, and ${options.cwd} is not inside one.`, { cause: error });
+  }
+  const headCommit = await git(gitRoot, ['rev-parse', 'HEAD']);
+  const root = options.root ?? defaultWorktreeRoot(gitRoot);
+  await mkdir(root, { recursive: true });
+  const worktreePath = join(root, options.slug);
+  const worktreeBranch = `delegate/${options.slug}`;
+  await git(gitRoot, ['worktree', 'add', '-b', worktreeBranch, worktreePath, headCommit]);
+  return { worktreePath, worktreeBranch, headCommit, gitRoot };
+}
+
+/** True when the worktree has uncommitted changes or commits beyond its start commit. */
+export async function hasWorktreeChanges(worktree: Pick<AgentWorktree, 'worktreePath' | 'headCommit'>): Promise<boolean> {
+  const status = await git(worktree.worktreePath, ['status', '--porcelain']);
+  if (status.length > 0) return true;
+  const ahead = await git(worktree.worktreePath, ['rev-list', '--count', `${worktree.headCommit}..HEAD`]);
+  return Number(ahead) > 0;
+}
+
+/** Removes a worktree and its branch. */
+export async function removeAgentWorktree(worktree: AgentWorktree): Promise<void> {
+  await git(worktree.gitRoot, ['worktree', 'remove', '--force', worktree.worktreePath]);
+  await git(worktree.gitRoot, ['branch', '-D', worktree.worktreeBranch]);
+}
+
+/**
+ * Finishes an agent's worktree: removed when nothing changed (returns undefined), kept
+ * and described when something did.
+ */
+export async function cleanupAgentWorktree(worktree: AgentWorktree): Promise<{ path: string; branch: string } | undefined> {
+  if (await hasWorktreeChanges(worktree)) return { path: worktree.worktreePath, branch: worktree.worktreeBranch };
+  await removeAgentWorktree(worktree);
+  return undefined;
+}
