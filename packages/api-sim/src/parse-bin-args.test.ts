@@ -55,6 +55,11 @@ describe('delegate-sim command', () => {
       ['--import', 'tsx', bin, '--port', '0', '--policy', policy],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
+        // Workspace packages resolve to their source: the test needs no build.
+        env: {
+          ...process.env,
+          TSX_TSCONFIG_PATH: fileURLToPath(new URL('../../../tsconfig.source.json', import.meta.url)),
+        },
       },
     );
     try {

@@ -236,7 +236,14 @@ describe('Bash in the background', () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,
       ['--import', 'tsx', fixture, outputDirectory],
-      { cwd: fileURLToPath(new URL('..', import.meta.url)) },
+      {
+        cwd: fileURLToPath(new URL('..', import.meta.url)),
+        // Workspace packages resolve to their source: the test needs no build.
+        env: {
+          ...process.env,
+          TSX_TSCONFIG_PATH: fileURLToPath(new URL('../../../tsconfig.source.json', import.meta.url)),
+        },
+      },
     );
     const pids = stdout.trim().split(' ').map(Number);
     expect(pids).toHaveLength(2);

@@ -1,0 +1,136 @@
+import { appendFile, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type SimRequest, rules } from '@delegate/api-sim';
+import type { AgentEvent } from '@delegate/core';
+import { readTranscript } from './transcript.js';
+import { type TestSession, createTestSession } from './__fixtures__/test-session.js';
+
+let current: TestSession | undefined;
+
+afterEach(async () => {
+  await current?.cleanup();
+  current = undefined;
+});
+
+const isMain = (request: SimRequest): boolean => request.agent === undefined;
+const resultText = (request: SimRequest): string => request.toolResults.map((result) => result.content).join('\n');
+
+describe('Agent tool limits and permissions', () => {
+  it('refuses a background agent beyond maxBackgroundAgents', async () => {
+    const marker = `${7000 + (process.pid % 1000)}.${Date.now() % 1000}9`;
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [1, 2, 3].map((index) => ({
+            type: 'tool_use' as const,
+            name: 'Agent',
+            input: { description: `job ${index}`, prompt: `job ${index}`, subagent_type: 'general-purpose', run_in_background: true },
+          })),
+        },
+        { match: { agent: 'general-purpose', toolResult: false }, reply: [{ type: 'tool_use', name: 'Bash', input: { command: `sleep ${marker}` } }] },
+        { match: { when: isMain, toolResult: 'Agent' }, reply: (request) => resultText(request) },
+      ]),
+      session: { maxBackgroundAgents: 2, permissionMode: 'bypassPermissions' },
+    });
+    const { text } = await current.session.send('start three');
+    expect(text.match(/Started general-purpose agent/g)).toHaveLength(2);
+    expect(text).toContain('2 background agents are already running, the most allowed at once');
+  });
+
+  it('refuses to nest deeper than maxDepth', async () => {
+    current = await createTestSession({
+      policy: rules([
+        { match: { when: isMain, toolResult: false }, reply: [{ type: 'tool_use', name: 'Agent', input: { description: 'x', prompt: 'x', subagent_type: 'general-purpose' } }] },
+        { match: { when: isMain, toolResult: 'Agent' }, reply: (request) => resultText(request) },
+      ]),
+      session: { maxDepth: 0 },
+    });
+    const { text } = await current.session.send('spawn');
+    expect(text).toContain('Sub-agents may nest 0 levels deep');
+  });
+
+  it('forwards a fork\'s permission question to the parent (bubble) and lets the person answer', async () => {
+    const asked: string[] = [];
+    current = await createTestSession({
+      policy: rules([
+        { match: { agent: 'fork', forkDirective: true }, reply: [{ type: 'tool_use', name: 'Bash', input: { command: 'touch fork.txt && echo from-the-fork' } }] },
+        { match: { agent: 'fork', toolResult: 'Bash' }, reply: (request) => `Scope: echo\nResult: ${resultText(request)}` },
+        { match: { when: isMain, toolResult: false }, reply: [{ type: 'tool_use', name: 'Agent', input: { description: 'echo', prompt: 'echo something' } }] },
+        { match: { when: isMain, toolResult: 'Agent' }, reply: (request) => resultText(request) },
+      ]),
+      session: {
+        forkEnabled: true,
+        permissionMode: 'default',
+        ask: async ({ tool, input }) => {
+          asked.push(`${tool.name}: ${(input as { command: string }).command}`);
+          return { behavior: 'allow' };
+        },
+      },
+    });
+    const { text } = await current.session.send('fork an echo');
+    expect(asked).toEqual(['Bash: touch fork.txt && echo from-the-fork']);
+    expect(text).toContain('from-the-fork');
+  });
+
+  it('never lets a background agent ask: its questions become denials', async () => {
+    const asked: string[] = [];
+    current = await createTestSession({
+      policy: rules([
+        { match: { when: isMain, lastUserText: '<task-notification>' }, reply: (request) => request.lastUserText },
+        { match: { when: isMain, toolResult: false }, reply: [{ type: 'tool_use', name: 'Agent', input: { description: 'bg', prompt: 'run it', subagent_type: 'general-purpose', run_in_background: true } }] },
+        { match: { agent: 'general-purpose', toolResult: false }, reply: [{ type: 'tool_use', name: 'Bash', input: { command: 'touch bg.txt; echo nope' } }] },
+        { match: { agent: 'general-purpose', toolResult: 'Bash' }, reply: (request) => `bash said: ${resultText(request)}` },
+        { match: { when: isMain, toolResult: 'Agent' }, reply: 'started' },
+      ]),
+      session: {
+        permissionMode: 'default',
+        ask: async ({ tool }) => {
+          asked.push(tool.name);
+          return { behavior: 'allow' };
+        },
+      },
+    });
+    const { text } = await current.session.send('background bash', { waitForBackground: true });
+    expect(asked).toEqual([]);
+    expect(text).toContain('Permission denied');
+  });
+
+  it('streams lifecycle events as an async iterable', async () => {
+    current = await createTestSession({
+      policy: rules([
+        { match: { when: isMain, toolResult: false }, reply: [{ type: 'tool_use', name: 'Agent', input: { description: 'hello', prompt: 'say hi', subagent_type: 'general-purpose' } }] },
+        { match: { agent: 'general-purpose' }, reply: 'hi' },
+        { match: { when: isMain, toolResult: 'Agent' }, reply: (request) => resultText(request) },
+      ]),
+    });
+    const controller = new AbortController();
+    const seen: AgentEvent['type'][] = [];
+    const reading = (async () => {
+      for await (const event of current!.session.events.subscribe({ signal: controller.signal })) {
+        if (event.type !== 'agent.tool_use') seen.push(event.type);
+        if (event.type === 'agent.completed') break;
+      }
+    })();
+    const { text } = await current.session.send('say hi through an agent');
+    await reading;
+    expect(seen).toEqual(['agent.started', 'agent.progress', 'agent.completed']);
+    // general-purpose is not one-shot: the result names the agent and its usage.
+    expect(text).toMatch(/^hi\n\nagentId: a[0-9a-f]+ \(use SendMessage/);
+    expect(text).toContain('<usage>total_tokens:');
+  });
+
+  it('writes the session transcript as JSONL and reads it back past a torn last line', async () => {
+    current = await createTestSession({ policy: rules([], { fallback: 'answer' }) });
+    await current.session.send('question');
+    await current.session.flush();
+    const path = current.session.transcript!.sessionPath();
+    await appendFile(path, '{"type":"user","uuid":"torn');
+    const entries = await readTranscript(path);
+    expect(entries.map((entry) => entry.type)).toEqual(['user', 'user', 'assistant']);
+    expect(entries[2]!.parentUuid).toBe(entries[1]!.uuid);
+    expect((await readFile(path, 'utf8')).split('\n').length).toBe(4);
+    expect(join(current.transcriptDir, `${current.session.transcript!.sessionId}.jsonl`)).toBe(path);
+  });
+});
