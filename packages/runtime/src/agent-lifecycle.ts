@@ -2,6 +2,7 @@ import {
   type AgentRunMode,
   type Message,
   DelegateError,
+  createUserMessage,
   errorMessage,
   getText,
 } from '@delegate/core';
@@ -14,7 +15,7 @@ import type { AgentRecord, AgentRuntime } from './agent-runtime.js';
 import type { AgentToolOutput } from './agent-tool.js';
 import { finalizeAgentTool } from './finalize-agent-result.js';
 import { driveAgent } from './run-agent.js';
-import { cleanupAgentWorktree } from './worktree.js';
+import { cleanupAgentWorktree, createAgentWorktree } from './worktree.js';
 
 type RunOptions = {
   newMessages: readonly Message[];
@@ -77,11 +78,12 @@ async function settle(
   if (record.worktree) {
     try {
       worktreeKept = await cleanupAgentWorktree(record.worktree);
-    } catch (error) {
+    } catch {
+      // Keep what could not be checked: reporting the worktree is safer than losing work.
       worktreeKept = { path: record.worktree.worktreePath, branch: record.worktree.worktreeBranch };
-      runtime.events.emit({ type: 'agent.failed', agentId: record.agentId, timestamp: now(), error: `Worktree cleanup failed: ${errorMessage(error)}` });
     }
-    delete record.worktree;
+    // A kept worktree stays with the agent so a continuation works (and reports) there.
+    if (!worktreeKept) delete record.worktree;
   }
   if (finished.status === 'completed' && worktreeKept) finished.output.worktree = worktreeKept;
 
@@ -91,7 +93,7 @@ async function settle(
     finished.status === 'failed'
       ? errorMessage(finished.error)
       : finished.status === 'killed'
-        ? 'The agent was stopped before it finished.'
+        ? `The agent was stopped before it finished${stopReason(record)}.`
         : undefined;
   const usage = finished.status === 'completed' ? finished.output.usage : undefined;
   runtime.tasks.finish(taskId, {
@@ -147,9 +149,38 @@ async function settle(
     });
   }
   // The run is over: unlink the child's abort listener from the parent so a long-lived
-  // parent does not accumulate listeners. SendMessage relinks a fresh controller.
-  if (!releaseSubagentContext(record.context)) releaseChildAbortController(record.context.abortController);
+  // parent does not accumulate listeners (SendMessage relinks a fresh controller). Not while
+  // agents it started still run: the session's abort must keep reaching them through it.
+  if (!hasRunningChildren(runtime, record.agentId)) {
+    if (!releaseSubagentContext(record.context)) releaseChildAbortController(record.context.abortController);
+  }
+  // A message that arrived while the run was settling starts the next run.
+  if (finished.status === 'completed' && record.inbox.length > 0) {
+    const waiting = record.inbox.splice(0, record.inbox.length);
+    const [first, ...rest] = waiting;
+    record.inbox.push(...rest);
+    if (first) void continueAgent(runtime, record, first, runtime.rootAbortController);
+  }
   return finished;
+}
+
+function stopReason(record: AgentRecord): string {
+  const reason: unknown = record.context.abortController.signal.reason;
+  if (DelegateError.isInstance(reason)) return ` (${reason.message})`;
+  if (reason instanceof Error && reason.name !== 'AbortError') return ` (${reason.message})`;
+  return '';
+}
+
+function hasRunningChildren(runtime: AgentRuntime, agentId: string): boolean {
+  for (const other of runtime.agents.values()) {
+    if (other.parentAgentId === agentId && other.status === 'running') return true;
+  }
+  return false;
+}
+
+function track(runtime: AgentRuntime, promise: Promise<unknown>): void {
+  runtime.pendingRuns.add(promise);
+  void promise.finally(() => runtime.pendingRuns.delete(promise));
 }
 
 async function drain(generator: AsyncGenerator<Message, 'completed' | 'aborted'>, pending?: Promise<IteratorResult<Message, 'completed' | 'aborted'>>): Promise<'completed' | 'aborted'> {
@@ -213,10 +244,20 @@ export async function startAgentRun(runtime: AgentRuntime, record: AgentRecord, 
   };
 
   const runInBackground = (pending?: Promise<IteratorResult<Message, 'completed' | 'aborted'>>): void => {
-    void drain(generator, pending).then(
-      (reason) => settle(runtime, record, { reason }, runStart, startTime),
-      (error: unknown) => settle(runtime, record, { error }, runStart, startTime),
-    );
+    const settled = drain(generator, pending)
+      .then(
+        (reason) => settle(runtime, record, { reason }, runStart, startTime),
+        (error: unknown) => settle(runtime, record, { error }, runStart, startTime),
+      )
+      .catch((error: unknown) => {
+        // Settling itself failed (a host callback threw): the task must still end and the
+        // parent must still hear of it.
+        if (runtime.tasks.finish(task.id, { status: 'failed', error: errorMessage(error) })) {
+          runtime.tasks.notify({ taskId: task.id, agentId: record.agentId, status: 'failed', description: record.description, error: errorMessage(error) });
+        }
+        record.status = 'failed';
+      });
+    track(runtime, settled);
   };
 
   if (options.isAsync) {
@@ -268,7 +309,9 @@ export async function startAgentRun(runtime: AgentRuntime, record: AgentRecord, 
     runtime.foreground.delete(record.agentId);
   }
 
-  const finished = await settle(runtime, record, failure === undefined ? { reason: reason! } : { error: failure }, runStart, startTime);
+  const settling = settle(runtime, record, failure === undefined ? { reason: reason! } : { error: failure }, runStart, startTime);
+  track(runtime, settling);
+  const finished = await settling;
   if (finished.status === 'completed') return finished.output;
   // A foreground agent that did some work returns what it has rather than nothing.
   if (finished.partial) return finished.partial;
@@ -288,11 +331,34 @@ export function continueAgent(runtime: AgentRuntime, record: AgentRecord, messag
     if (message.type === 'user') record.inbox.push(message);
     return 'queued';
   }
-  // The previous run released its abort link; link a fresh controller to the caller.
-  record.context = { ...record.context, abortController: createChildAbortController(parentController) };
+  // The previous run released its abort link; link a fresh controller. A background
+  // continuation stops with the session, not with the caller's turn.
   record.isBackground = !runtime.options.backgroundTasksDisabled;
+  const controller = createChildAbortController(record.isBackground ? runtime.rootAbortController : parentController);
+  record.context = { ...record.context, abortController: controller };
+  if (record.isolation === 'worktree' && !record.worktree) return continueInNewWorktree(runtime, record, message);
   return startAgentRun(runtime, record, {
     newMessages: [message],
+    isAsync: record.isBackground,
+    mode: record.isBackground ? 'background' : 'foreground',
+  });
+}
+
+/** Continues an agent whose worktree was removed (it had made no changes) in a fresh one. */
+async function continueInNewWorktree(runtime: AgentRuntime, record: AgentRecord, message: Message): Promise<AgentToolOutput> {
+  const worktree = await createAgentWorktree({
+    cwd: runtime.rootCwd,
+    slug: `agent-${record.agentId.slice(1, 9)}-${Date.now().toString(36)}`,
+    ...(runtime.options.worktreeRoot ? { root: runtime.options.worktreeRoot } : {}),
+  });
+  record.worktree = worktree;
+  record.context = { ...record.context, cwd: worktree.worktreePath };
+  const notice = createUserMessage({
+    content: `Your previous worktree had no changes and was removed. You now work in a fresh worktree at ${worktree.worktreePath} (branch ${worktree.worktreeBranch}); use paths under it.`,
+    isMeta: true,
+  });
+  return startAgentRun(runtime, record, {
+    newMessages: [notice, message],
     isAsync: record.isBackground,
     mode: record.isBackground ? 'background' : 'foreground',
   });

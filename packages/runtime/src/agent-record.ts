@@ -8,7 +8,7 @@ import {
   PermissionMode as PermissionModeSchema,
 } from '@delegate/core';
 import { z } from 'zod';
-import { createSubagentContext } from '@delegate/context-isolation';
+import { createChildAbortController, createSubagentContext } from '@delegate/context-isolation';
 import type { AgentRecord, AgentRuntime } from './agent-runtime.js';
 import type { ApiEffort, ApiToolDefinition } from './api-request.js';
 import { createCanUseTool } from './permissions.js';
@@ -33,6 +33,8 @@ export type AgentSpec = {
   maxTurns?: number;
   effort?: ApiEffort;
   parentAgentId?: string;
+  /** Runs in a git worktree (recreated when a finished agent whose worktree was removed is continued). */
+  isolation?: 'worktree';
 };
 
 const AgentSpecSchema = z.object({
@@ -55,6 +57,7 @@ const AgentSpecSchema = z.object({
   maxTurns: z.number().int().positive().optional(),
   effort: z.enum(['low', 'medium', 'high', 'xhigh', 'max']).optional(),
   parentAgentId: z.string().optional(),
+  isolation: z.literal('worktree').optional(),
 });
 
 /** Validates agent metadata read from a transcript folder. */
@@ -107,8 +110,12 @@ export function createAgentRecord(options: {
     ...(spec.maxTurns !== undefined ? { maxTurns: spec.maxTurns } : {}),
     ...(options.worktree ? { worktree: options.worktree } : {}),
     ...(spec.parentAgentId ? { parentAgentId: spec.parentAgentId } : {}),
+    ...(spec.isolation ? { isolation: spec.isolation } : {}),
   };
   record.context = createSubagentContext(parent, {
+    // A background agent outlives the turn that started it: it stops with the session
+    // (or TaskStop), not with its caller, which may finish long before it does.
+    ...(options.isBackground ? { abortController: createChildAbortController(runtime.rootAbortController) } : {}),
     options: {
       ...parent.options,
       tools: options.tools,
@@ -142,11 +149,17 @@ export function createAgentRecord(options: {
             record.isBackground ? { behavior: 'deny', message: 'A background agent cannot ask for approval.' } : ask(request),
         }
       : {}),
-    ...(options.parentCanUseTool ? { parentCanUseTool: options.parentCanUseTool } : {}),
+    // `bubble` asks the parent's question: judged by the parent's own mode and rules.
+    ...(options.parentCanUseTool
+      ? {
+          parentCanUseTool: (tool, input, _context, assistantMessage, toolUseId) =>
+            options.parentCanUseTool!(tool, input, parent, assistantMessage, toolUseId),
+        }
+      : {}),
   });
   runtime.agents.set(spec.agentId, record);
   if (spec.name) runtime.agents.set(spec.name, record);
   runtime.transcript?.setParent(spec.agentId, parent.agentId);
-  void runtime.transcript?.writeAgentMeta(spec);
+  void runtime.transcript?.writeAgentMeta(spec.agentId, spec);
   return record;
 }

@@ -4,7 +4,6 @@ import type {
   AgentDefinitionsResult,
   CanUseTool,
   Message,
-  PermissionMode,
   Tool,
   ToolUseContext,
   UserMessage,
@@ -76,6 +75,8 @@ export type AgentRecord = {
   /** Task tracking the current run. */
   taskId?: string;
   worktree?: AgentWorktree;
+  /** Set when the agent runs in a worktree, kept after a removed worktree for continuations. */
+  isolation?: 'worktree';
   parentAgentId?: string;
   querySource: string;
 };
@@ -103,6 +104,12 @@ export type AgentRuntime = {
   foreground: Map<string, { background: () => boolean }>;
   /** Custom agent definition lookup (the fork definition). */
   forkAgent: AgentDefinition;
-  /** Permission mode a sub-agent gets when its definition sets none. */
-  defaultSubagentPermissionMode: PermissionMode;
+  /** Background spawns being set up (counted against `maxBackgroundAgents`). */
+  pendingBackgroundSpawns: number;
+  /** Runs still settling (flush waits for them). */
+  pendingRuns: Set<Promise<unknown>>;
+  /** The session's abort controller: background agents link to it, not to the caller. */
+  rootAbortController: AbortController;
+  /** The session's working directory (new worktrees are made from its repository). */
+  rootCwd: string;
 };

@@ -274,6 +274,7 @@ describe('Agent tool', () => {
         { match: { when: isMain, lastUserText: 'read', toolResult: false }, reply: [{ type: 'tool_use', name: 'Agent', input: { description: 'read', prompt: 'look only', subagent_type: 'general-purpose', isolation: 'worktree' } }] },
         { match: { when: isMain, toolResult: 'Agent' }, reply: (request) => toolResultText(request) },
       ]),
+      session: { permissionMode: 'acceptEdits' },
     });
     const { cwd, session } = current;
     const git = (...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();

@@ -1,5 +1,4 @@
 import { statSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
 import {
   type AgentDefinition,
   type AgentDefinitionsResult,
@@ -19,6 +18,7 @@ import {
 import { GENERAL_PURPOSE_AGENT_TYPE, ONE_SHOT_BUILTIN_AGENT_TYPES } from '@delegate/agent-defs';
 import { buildForkedMessages, buildWorktreeNotice, isInForkChild } from '@delegate/fork-cache';
 import { loadAgentMemoryPrompt } from '@delegate/memory';
+import { resolveToolPath } from '@delegate/tools';
 import {
   createAgentDeniedError,
   filterAgentsByMcpRequirements,
@@ -38,7 +38,7 @@ import { resolveAgentModel } from './model-config.js';
 import { getRenderedRequestParts } from './rendered-request.js';
 import { startAgentRun } from './agent-lifecycle.js';
 import { enhanceSystemPromptWithEnvDetails, getEnvironmentDetails } from './system-prompt.js';
-import { type AgentWorktree, createAgentWorktree } from './worktree.js';
+import { type AgentWorktree, createAgentWorktree, removeAgentWorktree } from './worktree.js';
 
 /** The query source of fork children; a fork seeing it refuses to fork again. */
 export const FORK_QUERY_SOURCE = 'agent:builtin:fork';
@@ -48,7 +48,8 @@ export type AgentToolOutput =
   | ({ status: 'completed'; partial?: string; worktree?: { path: string; branch: string } } & AgentToolResult)
   | { status: 'async_launched'; agentId: string; taskId: string; agentType: string; description: string };
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Sleeps `ms`, or less when `signal` aborts or `until` settles; never leaves a listener behind. */
+function sleep(ms: number, signal: AbortSignal, until?: Promise<unknown>): Promise<void> {
   return new Promise((resolveSleep) => {
     const timer = setTimeout(done, ms);
     function done(): void {
@@ -57,6 +58,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
       resolveSleep();
     }
     signal.addEventListener('abort', done, { once: true });
+    until?.then(done, done);
   });
 }
 
@@ -131,15 +133,24 @@ function effortOf(agent: AgentDefinition): ApiEffort | undefined {
   return typeof agent.effort === 'string' ? agent.effort : undefined;
 }
 
-function resolveCwd(context: ToolUseContext, requested: string | undefined): string {
+/**
+ * The working directory of a new agent: the caller's, or `requested` when it is an
+ * existing directory inside the caller's allowed roots (a sub-agent's file tools are
+ * confined to its cwd, so an outside cwd would widen what it may touch).
+ */
+async function resolveCwd(context: ToolUseContext, requested: string | undefined): Promise<string> {
   if (!requested) return context.cwd;
-  const cwd = isAbsolute(requested) ? requested : resolve(context.cwd, requested);
+  const resolved = await resolveToolPath(requested, context);
+  let isDirectory: boolean;
   try {
-    if (statSync(cwd).isDirectory()) return cwd;
+    isDirectory = statSync(resolved.realPath).isDirectory();
   } catch {
-    // fall through to the error below
+    isDirectory = false;
   }
-  throw new DelegateError('INVALID_ARGUMENT', `The Agent tool's cwd "${requested}" is not an existing directory (resolved to ${cwd}).`);
+  if (!isDirectory) {
+    throw new DelegateError('INVALID_ARGUMENT', `The Agent tool's cwd "${requested}" is not an existing directory (resolved to ${resolved.absolutePath}).`);
+  }
+  return resolved.absolutePath;
 }
 
 /** Formats the tool result text the calling model sees. */
@@ -222,151 +233,188 @@ async function spawnAgent(
       runtime.options.coordinatorMode ||
       (isFork && runtime.options.forkForceAsync)) &&
     !runtime.options.backgroundTasksDisabled;
-  if (isAsync && runtime.tasks.runningBackground().length >= runtime.options.maxBackgroundAgents) {
-    throw new DelegateError(
-      'LIMIT_EXCEEDED',
-      `${runtime.options.maxBackgroundAgents} background agents are already running, the most allowed at once. Wait for a <task-notification>, or run this agent in the foreground.`,
-    );
+  if (isAsync) {
+    // Several Agent calls of one message run in parallel: count the ones still being set
+    // up too, so the limit holds.
+    if (runtime.tasks.runningBackground().length + runtime.pendingBackgroundSpawns >= runtime.options.maxBackgroundAgents) {
+      throw new DelegateError(
+        'LIMIT_EXCEEDED',
+        `${runtime.options.maxBackgroundAgents} background agents are already running, the most allowed at once. Wait for a <task-notification>, or run this agent in the foreground.`,
+      );
+    }
+    runtime.pendingBackgroundSpawns++;
   }
-
-  const model = resolveAgentModel({
-    parentModel: context.options.model,
-    callModel: input.model,
-    definitionModel: agent.model,
-    defaultSubagentModel: runtime.options.defaultSubagentModel,
-    isFork,
-  });
-  // A parent that bypasses permissions passes that on (the person chose it for the whole
-  // session); otherwise the agent's own mode applies, `bubble` for forks.
-  const parentMode = context.getAppState().toolPermissionContext.mode;
-  const permissionMode: PermissionMode =
-    parentMode === 'bypassPermissions'
-      ? 'bypassPermissions'
-      : isFork
-        ? 'bubble'
-        : (agent.permissionMode ?? runtime.defaultSubagentPermissionMode);
-  const agentId = createAgentId();
+  let reserved = isAsync;
+  const release = (): void => {
+    if (reserved) runtime.pendingBackgroundSpawns--;
+    reserved = false;
+  };
 
   let worktree: AgentWorktree | undefined;
-  if (input.isolation === 'worktree' || agent.isolation === 'worktree') {
-    worktree = await createAgentWorktree({
-      cwd: context.cwd,
-      slug: `agent-${agentId.slice(1, 13)}`,
-      ...(runtime.options.worktreeRoot ? { root: runtime.options.worktreeRoot } : {}),
-    });
-  }
-  const cwd = worktree ? worktree.worktreePath : resolveCwd(context, input.cwd);
-  const parentParts = getRenderedRequestParts(context);
-
-  // Tools: a fork gets the parent's exact pool and definitions (cache-identical); a
-  // normal agent's pool is assembled afresh, independent of the parent's restrictions.
-  let tools: Tool[];
-  let allowedAgentTypes: string[] | undefined;
-  if (isFork) {
-    tools = context.options.tools;
-  } else {
-    const state = context.getAppState();
-    // TaskOutput, TaskStop and SendMessage are the main thread's; the Agent tool stays in
-    // the pool so `Agent(type, …)` specs resolve, and the gates decide whether it is kept.
-    const agentTool = runtime.agentTools().filter((tool) => tool.name === TOOL_NAMES.agent);
-    const pool = [...runtime.baseTools(), ...state.mcp.tools, ...agentTool];
-    const resolved = resolveAgentTools(agent, pool, { isAsync, isMainThread: false });
-    tools = resolved.resolvedTools;
-    allowedAgentTypes = resolved.allowedAgentTypes;
-  }
-
-  let systemPrompt: string[];
-  let userContext: Record<string, string> | undefined;
-  let systemContext: Record<string, string> | undefined;
-  if (isFork) {
-    systemPrompt = parentParts?.systemPrompt ?? context.renderedSystemPrompt ?? [];
-    if (parentParts?.userContext) userContext = { ...parentParts.userContext };
-    if (parentParts?.systemContext) systemContext = { ...parentParts.systemContext };
-  } else {
-    let prompt = agent.getSystemPrompt({ cwd });
-    if (agent.memory) {
-      const memoryPrompt = loadAgentMemoryPrompt(agent.agentType, agent.memory, {
-        cwd,
-        ...(runtime.options.homeDir ? { homeDir: runtime.options.homeDir } : {}),
-      });
-      prompt = `${prompt}\n\n${memoryPrompt}`;
-    }
-    systemPrompt = enhanceSystemPromptWithEnvDetails([prompt], getEnvironmentDetails({ cwd, model }));
-    if (parentParts?.userContext) {
-      userContext = { ...parentParts.userContext };
-      // Read-only agents skip project instructions: the caller interprets their findings.
-      if (agent.omitClaudeMd) delete userContext['projectInstructions'];
-      if (Object.keys(userContext).length === 0) userContext = undefined;
-    }
-  }
-
-  let newMessages: Message[];
-  let parentAssistant: AssistantMessage | undefined;
-  if (isFork) {
-    parentAssistant = extras.assistantMessage ?? getLastAssistantMessage(context.messages);
-    if (!parentAssistant) throw new DelegateError('INVALID_ARGUMENT', 'A fork needs the assistant message that called it.');
-    const assistantUuid = parentAssistant.uuid;
-    const history = context.messages.filter((message) => message.uuid !== assistantUuid);
-    newMessages = [...history, ...buildForkedMessages(input.prompt, parentAssistant)];
-    if (worktree) newMessages.push(createUserMessage({ content: buildWorktreeNotice(context.cwd, worktree.worktreePath), isMeta: true }));
-  } else {
-    const text = agent.initialPrompt ? `${agent.initialPrompt}\n\n${input.prompt}` : input.prompt;
-    newMessages = [createUserMessage({ content: text, agentId })];
-  }
-
-  const querySource = isFork
-    ? FORK_QUERY_SOURCE
-    : `agent:${agent.source === 'built-in' ? 'builtin' : 'custom'}:${agent.agentType}`;
-  const record = createAgentRecord({
-    runtime,
-    parent: context,
-    spec: {
-      agentId,
-      agentType: agent.agentType,
-      description: input.description,
+  try {
+    const model = resolveAgentModel({
+      parentModel: context.options.model,
+      callModel: input.model,
+      definitionModel: agent.model,
+      defaultSubagentModel: runtime.options.defaultSubagentModel,
       isFork,
-      isBuiltIn: agent.source === 'built-in',
-      model,
-      systemPrompt,
-      cwd,
-      querySource,
-      permissionMode,
-      ...(input.name ? { name: input.name } : {}),
-      ...(userContext ? { userContext } : {}),
-      ...(systemContext ? { systemContext } : {}),
-      ...(isFork && parentParts ? { toolDefinitions: [...parentParts.toolDefinitions] } : {}),
-      ...(effortOf(agent) ? { effort: effortOf(agent) } : {}),
-      ...(agent.maxTurns !== undefined ? { maxTurns: agent.maxTurns } : {}),
-      ...(context.agentId ? { parentAgentId: context.agentId } : {}),
-    },
-    tools,
-    definitions: { ...definitions, ...(allowedAgentTypes ? { allowedAgentTypes } : {}) },
-    isBackground: isAsync,
-    ...(extras.canUseTool ? { parentCanUseTool: extras.canUseTool } : {}),
-    ...(worktree ? { worktree } : {}),
-  });
-
-  // Sibling forks of one assistant message share everything but the directive. The
-  // first sibling goes ahead; the others wait until its response has begun, because a
-  // cache entry becomes readable only then, so they read the prefix it wrote.
-  let onFirstResponse: (() => void) | undefined;
-  if (isFork && parentAssistant) {
-    const key = parentAssistant.uuid;
-    const gate = runtime.forkWarmups.get(key);
-    if (gate) {
-      await Promise.race([gate, sleep(15_000, context.abortController.signal)]);
-    } else {
-      let open!: () => void;
-      runtime.forkWarmups.set(key, new Promise<void>((resolveGate) => (open = resolveGate)));
-      onFirstResponse = () => open();
-      setTimeout(() => runtime.forkWarmups.delete(key), 60_000).unref();
+    });
+    const permissionMode = resolveAgentPermissionMode(context.getAppState().toolPermissionContext.mode, agent, isFork);
+    const agentId = createAgentId();
+    const parentParts = getRenderedRequestParts(context);
+    let parentAssistant: AssistantMessage | undefined;
+    if (isFork) {
+      parentAssistant = extras.assistantMessage ?? getLastAssistantMessage(context.messages);
+      if (!parentAssistant) throw new DelegateError('INVALID_ARGUMENT', 'A fork needs the assistant message that called it.');
     }
-  }
 
-  return startAgentRun(runtime, record, {
-    newMessages,
-    isAsync,
-    mode: isFork ? 'fork' : isAsync ? 'background' : 'foreground',
-    ...(onFirstResponse ? { onFirstResponse } : {}),
-  });
+    // Tools: a fork gets the parent's exact pool and definitions (cache-identical); a
+    // normal agent's pool is assembled afresh, independent of the parent's restrictions.
+    let tools: Tool[];
+    let allowedAgentTypes: string[] | undefined;
+    if (isFork) {
+      tools = context.options.tools;
+    } else {
+      const state = context.getAppState();
+      // TaskOutput, TaskStop and SendMessage are the main thread's; the Agent tool stays in
+      // the pool so `Agent(type, …)` specs resolve, and the gates decide whether it is kept.
+      const agentTool = runtime.agentTools().filter((tool) => tool.name === TOOL_NAMES.agent);
+      const pool = [...runtime.baseTools(), ...state.mcp.tools, ...agentTool];
+      const resolved = resolveAgentTools(agent, pool, { isAsync, isMainThread: false });
+      tools = resolved.resolvedTools;
+      allowedAgentTypes = resolved.allowedAgentTypes;
+    }
+
+    // The worktree comes last but one: anything that fails after it must remove it.
+    const requestedCwd = await resolveCwd(context, input.cwd);
+    if (input.isolation === 'worktree' || agent.isolation === 'worktree') {
+      worktree = await createAgentWorktree({
+        cwd: requestedCwd,
+        slug: `agent-${agentId.slice(1, 13)}`,
+        ...(runtime.options.worktreeRoot ? { root: runtime.options.worktreeRoot } : {}),
+      });
+    }
+    const cwd = worktree ? worktree.worktreePath : requestedCwd;
+
+    let systemPrompt: string[];
+    let userContext: Record<string, string> | undefined;
+    let systemContext: Record<string, string> | undefined;
+    if (isFork) {
+      systemPrompt = parentParts?.systemPrompt ?? context.renderedSystemPrompt ?? [];
+      if (parentParts?.userContext) userContext = { ...parentParts.userContext };
+      if (parentParts?.systemContext) systemContext = { ...parentParts.systemContext };
+    } else {
+      let prompt = agent.getSystemPrompt({ cwd });
+      if (agent.memory) {
+        const memoryPrompt = loadAgentMemoryPrompt(agent.agentType, agent.memory, {
+          cwd,
+          ...(runtime.options.homeDir ? { homeDir: runtime.options.homeDir } : {}),
+        });
+        prompt = `${prompt}\n\n${memoryPrompt}`;
+      }
+      systemPrompt = enhanceSystemPromptWithEnvDetails([prompt], getEnvironmentDetails({ cwd, model }));
+      if (parentParts?.userContext) {
+        userContext = { ...parentParts.userContext };
+        // Read-only agents skip project instructions: the caller interprets their findings.
+        if (agent.omitClaudeMd) delete userContext['projectInstructions'];
+        if (Object.keys(userContext).length === 0) userContext = undefined;
+      }
+    }
+
+    let newMessages: Message[];
+    if (parentAssistant) {
+      const assistantUuid = parentAssistant.uuid;
+      const history = context.messages.filter((message) => message.uuid !== assistantUuid);
+      // The worktree notice joins the directive (the one block that differs per sibling),
+      // so the placeholders before it stay a shared, cacheable prefix.
+      const directive = worktree ? `${input.prompt}\n\n${buildWorktreeNotice(context.cwd, worktree.worktreePath)}` : input.prompt;
+      newMessages = [...history, ...buildForkedMessages(directive, parentAssistant)];
+    } else {
+      const text = agent.initialPrompt ? `${agent.initialPrompt}\n\n${input.prompt}` : input.prompt;
+      newMessages = [createUserMessage({ content: text, agentId })];
+    }
+
+    const querySource = isFork
+      ? FORK_QUERY_SOURCE
+      : `agent:${agent.source === 'built-in' ? 'builtin' : 'custom'}:${agent.agentType}`;
+    const record = createAgentRecord({
+      runtime,
+      parent: context,
+      spec: {
+        agentId,
+        agentType: agent.agentType,
+        description: input.description,
+        isFork,
+        isBuiltIn: agent.source === 'built-in',
+        model,
+        systemPrompt,
+        cwd,
+        querySource,
+        permissionMode,
+        ...(input.name ? { name: input.name } : {}),
+        ...(userContext ? { userContext } : {}),
+        ...(systemContext ? { systemContext } : {}),
+        ...(isFork && parentParts ? { toolDefinitions: [...parentParts.toolDefinitions] } : {}),
+        ...(effortOf(agent) ? { effort: effortOf(agent) } : {}),
+        ...(agent.maxTurns !== undefined ? { maxTurns: agent.maxTurns } : {}),
+        ...(context.agentId ? { parentAgentId: context.agentId } : {}),
+        ...(worktree ? { isolation: 'worktree' as const } : {}),
+      },
+      tools,
+      definitions: { ...definitions, ...(allowedAgentTypes ? { allowedAgentTypes } : {}) },
+      isBackground: isAsync,
+      ...(extras.canUseTool ? { parentCanUseTool: extras.canUseTool } : {}),
+      ...(worktree ? { worktree } : {}),
+    });
+
+    // Sibling forks of one assistant message share everything but the directive. The
+    // first sibling goes ahead; the others wait until its response has begun, because a
+    // cache entry becomes readable only then, so they read the prefix it wrote.
+    let onFirstResponse: (() => void) | undefined;
+    if (parentAssistant) {
+      const key = parentAssistant.uuid;
+      const gate = runtime.forkWarmups.get(key);
+      if (gate) {
+        await sleep(15_000, context.abortController.signal, gate);
+      } else {
+        let open!: () => void;
+        runtime.forkWarmups.set(key, new Promise<void>((resolveGate) => (open = resolveGate)));
+        onFirstResponse = () => open();
+        setTimeout(() => runtime.forkWarmups.delete(key), 60_000).unref();
+      }
+    }
+
+    // startAgentRun registers the task before its first await, so the reservation can go.
+    const run = startAgentRun(runtime, record, {
+      newMessages,
+      isAsync,
+      mode: isFork ? 'fork' : isAsync ? 'background' : 'foreground',
+      ...(onFirstResponse ? { onFirstResponse } : {}),
+    });
+    worktree = undefined;
+    release();
+    return await run;
+  } catch (error) {
+    if (worktree) await removeAgentWorktree(worktree).catch(() => undefined);
+    throw error;
+  } finally {
+    release();
+  }
+}
+
+/**
+ * The permission mode a sub-agent runs with: a parent that bypasses permissions or
+ * accepts edits passes that on (the person chose it for the session); a fork bubbles its
+ * questions up; otherwise the definition's mode, else the parent's (so a parent in plan
+ * mode cannot edit by delegating).
+ */
+export function resolveAgentPermissionMode(
+  parentMode: PermissionMode,
+  agent: Pick<AgentDefinition, 'permissionMode'>,
+  isFork: boolean,
+): PermissionMode {
+  if (parentMode === 'bypassPermissions' || parentMode === 'acceptEdits') return parentMode;
+  if (isFork) return 'bubble';
+  if (parentMode === 'plan') return 'plan';
+  return agent.permissionMode ?? parentMode;
 }

@@ -44,6 +44,7 @@ export class EventBus {
     const off = this.on((event) => channel.push(event));
     const stop = (): void => {
       off();
+      options.signal?.removeEventListener('abort', stop);
       channel.close();
     };
     options.signal?.addEventListener('abort', stop, { once: true });

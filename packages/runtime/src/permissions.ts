@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import type {
   CanUseTool,
   PermissionDecision,
@@ -18,17 +19,47 @@ export type AskHandler = (request: {
   context: ToolUseContext;
 }) => Promise<PermissionDecision>;
 
-function ruleMatches(rule: PermissionRule, tool: Tool, input: unknown): boolean {
+/**
+ * Splits a shell command into the commands it runs (on `;`, `&&`, `||`, `|`, `&` and new
+ * lines), with the program of each reduced to its base name (`/bin/rm` → `rm`). `opaque`
+ * is true when the command substitutes or redirects, which a prefix rule cannot judge.
+ */
+export function splitShellCommand(command: string): { parts: string[]; opaque: boolean } {
+  const opaque = /\$\(|`|[<>]/.test(command);
+  const parts = command
+    .split(/&&|\|\||[;|&\n]/)
+    .map((part) => part.trim().replace(/\s+/g, ' '))
+    .filter((part) => part.length > 0)
+    .map((part) => {
+      const [program = '', ...rest] = part.split(' ');
+      return [basename(program), ...rest].join(' ');
+    });
+  return { parts, opaque };
+}
+
+/** `prefix:*` matches the prefix alone or followed by arguments; anything else matches exactly. */
+function contentMatches(content: string, value: string): boolean {
+  if (!content.endsWith(':*')) return value === content;
+  const prefix = content.slice(0, -2);
+  return value === prefix || value.startsWith(`${prefix} `);
+}
+
+function ruleMatches(rule: PermissionRule, tool: Tool, input: unknown, behavior: 'allow' | 'deny'): boolean {
   if (!toolMatchesName(tool, rule.ruleValue.toolName)) return false;
   const content = rule.ruleValue.ruleContent;
   if (content === undefined || content === '' || content === '*') return true;
-  // Content rules match a prefix of the command (Bash) or the path (file tools).
-  const value =
-    typeof input === 'object' && input !== null
-      ? ((input as Record<string, unknown>)['command'] ?? (input as Record<string, unknown>)['file_path'])
-      : undefined;
-  if (typeof value !== 'string') return false;
-  return content.endsWith(':*') ? value.startsWith(content.slice(0, -2)) : value === content;
+  const record = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
+  const command = record['command'];
+  if (typeof command === 'string') {
+    // A rule about one command must hold for every command a chained line runs: a deny
+    // rule matches when any part matches, an allow rule only when all parts do.
+    const { parts, opaque } = splitShellCommand(command);
+    if (behavior === 'deny') return parts.some((part) => contentMatches(content, part));
+    return !opaque && parts.length > 0 && parts.every((part) => contentMatches(content, part));
+  }
+  const path = record['file_path'];
+  if (typeof path !== 'string') return false;
+  return contentMatches(content, path);
 }
 
 /**
@@ -44,14 +75,14 @@ export function decideByRules(options: {
   denyRules?: readonly PermissionRule[];
 }): PermissionDecision {
   const { tool, input, mode } = options;
-  const deny = options.denyRules?.find((rule) => ruleMatches(rule, tool, input));
+  const deny = options.denyRules?.find((rule) => ruleMatches(rule, tool, input, 'deny'));
   if (deny) {
     return {
       behavior: 'deny',
       message: `${tool.name} is denied by the rule ${deny.ruleValue.toolName}${deny.ruleValue.ruleContent ? `(${deny.ruleValue.ruleContent})` : ''} from ${deny.source}.`,
     };
   }
-  if (options.allowRules?.some((rule) => ruleMatches(rule, tool, input))) return { behavior: 'allow' };
+  if (options.allowRules?.some((rule) => ruleMatches(rule, tool, input, 'allow'))) return { behavior: 'allow' };
   if (mode === 'bypassPermissions') return { behavior: 'allow' };
   if (tool.isReadOnly(input)) return { behavior: 'allow' };
   if (mode === 'acceptEdits' && FILE_EDIT_TOOLS.some((name) => toolMatchesName(tool, name))) {

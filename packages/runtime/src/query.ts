@@ -287,7 +287,7 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent, Qu
           await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 200 * 2 ** attempt)));
           continue;
         }
-        throw new DelegateError('API_ERROR', `The Messages API request failed: ${errorMessage(error)}`, {
+        throw new DelegateError('API_ERROR', `The Messages API request of ${context.agentType ? `agent ${context.agentType}` : 'the main agent'} (${params.querySource}) failed: ${errorMessage(error)}`, {
           cause: error,
           details: { status: (error as { status?: number }).status, querySource: params.querySource },
         });
@@ -298,7 +298,16 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent, Qu
     yield assistant;
 
     const toolUses = assistant.message.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
-    if (toolUses.length === 0) return { reason: 'completed', turns };
+    if (toolUses.length === 0) {
+      // Messages queued while the last response streamed are answered, not dropped.
+      const late = params.drainQueuedMessages?.() ?? [];
+      if (late.length === 0) return { reason: 'completed', turns };
+      for (const queued of late) {
+        conversation.push(queued);
+        yield queued;
+      }
+      continue;
+    }
 
     context.messages = conversation;
     const results: ToolResultBlock[] = [];

@@ -86,7 +86,14 @@ async function runOne(options: {
     return { result: errorResult(id, `Invalid input for ${tool.name}: ${issues}`), newMessages: [] };
   }
   let input: unknown = parsed.data;
-  const decision = await options.canUseTool(tool, input, context, options.assistantMessage, id);
+  let decision;
+  try {
+    decision = await options.canUseTool(tool, input, context, options.assistantMessage, id);
+  } catch (error) {
+    return { result: errorResult(id, `${tool.name}: the permission check failed: ${errorMessage(error)}`), newMessages: [] };
+  }
+  // The run may have been aborted while a question was open.
+  if (context.abortController.signal.aborted) return { result: errorResult(id, INTERRUPTED_TOOL_RESULT), newMessages: [] };
   if (decision.behavior !== 'allow') {
     return { result: errorResult(id, `Permission denied: ${decision.message}`), newMessages: [] };
   }
@@ -163,13 +170,18 @@ export async function* runToolUses(options: {
       }
     };
     const workers = Array.from({ length: Math.max(1, Math.min(options.maxConcurrency, batch.length)) }, worker);
-    void Promise.all(workers).then(
-      () => channel.close(),
-      () => channel.close(),
-    );
+    // runOne never rejects on purpose; allSettled keeps one unexpected failure from
+    // closing the channel while sibling calls still run.
+    void Promise.allSettled(workers).then(() => channel.close());
     for await (const update of channel) yield update;
     for (let index = 0; index < batch.length; index++) {
-      const outcome = results[index] ?? { result: errorResult(batch[index]!.block.id, INTERRUPTED_TOOL_RESULT), newMessages: [] };
+      const outcome = results[index] ?? {
+        result: errorResult(
+          batch[index]!.block.id,
+          context.abortController.signal.aborted ? INTERRUPTED_TOOL_RESULT : 'The tool call failed unexpectedly before it returned a result.',
+        ),
+        newMessages: [],
+      };
       yield { type: 'result', ...outcome };
     }
   }

@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
@@ -22,11 +23,11 @@ import {
 import { FORK_AGENT, getAgentDefinitionsWithOverrides, type AgentDefinitionsOptions } from '@delegate/agent-defs';
 import { createRootToolUseContext } from '@delegate/context-isolation';
 import { resolveAgentTools } from '@delegate/tool-filter';
-import { getBuiltinTools } from '@delegate/tools';
+import { getBuiltinTools, resolveToolPath } from '@delegate/tools';
 import { startAgentRun } from './agent-lifecycle.js';
 import { createAgentRecord, parseAgentSpec } from './agent-record.js';
 import type { AgentRuntime, AgentRuntimeOptions } from './agent-runtime.js';
-import { type AgentToolOutput, createAgentTool, visibleAgents } from './agent-tool.js';
+import { type AgentToolOutput, createAgentTool, resolveAgentPermissionMode, visibleAgents } from './agent-tool.js';
 import { buildAgentListReminder } from './agent-tool-prompt.js';
 import { EventBus } from './event-bus.js';
 import { DEFAULT_MAIN_MODEL, DEFAULT_SUBAGENT_MODEL, createApiClient, resolveModelAlias } from './model-config.js';
@@ -178,7 +179,11 @@ export class DelegateSession {
       forkWarmups: new Map(),
       foreground: new Map(),
       forkAgent: FORK_AGENT,
-      defaultSubagentPermissionMode: 'acceptEdits',
+      pendingBackgroundSpawns: 0,
+      pendingRuns: new Set(),
+      // Replaced below by the root context's controller.
+      rootAbortController: new AbortController(),
+      rootCwd: options.cwd,
     };
     agentTools = [createAgentTool(runtime), createTaskOutputTool(runtime), createTaskStopTool(runtime), createSendMessageTool(runtime)];
     const mcpTools = options.mcp?.getTools() ?? [];
@@ -206,6 +211,7 @@ export class DelegateSession {
     });
     // Task changes are mirrored into the root state for UIs.
     runtime.tasks.mirrorTo(context.setAppStateForTasks ?? context.setAppState);
+    runtime.rootAbortController = context.abortController;
     return new DelegateSession(runtime, context, options);
   }
 
@@ -317,6 +323,11 @@ export class DelegateSession {
       const pool = [...this.runtime.baseTools(), ...this.context.getAppState().mcp.tools, ...agentTool];
       tools = resolveAgentTools(definition, pool, { isAsync: true, isMainThread: false }).resolvedTools;
     }
+    // What the old session allowed does not carry over: the mode comes from this session,
+    // and the agent's directory must exist and lie inside this session's roots.
+    const definition = definitions.activeAgents.find((agent) => agent.agentType === spec.agentType);
+    spec.permissionMode = resolveAgentPermissionMode(this.context.getAppState().toolPermissionContext.mode, definition ?? {}, spec.isFork);
+    spec.cwd = await this.resumableCwd(spec.cwd);
     const isBackground = !this.runtime.options.backgroundTasksDisabled;
     const record = createAgentRecord({ runtime: this.runtime, parent: this.context, spec, tools, definitions, isBackground });
     const note = createUserMessage({
@@ -328,6 +339,17 @@ export class DelegateSession {
       isAsync: isBackground,
       mode: isBackground ? 'background' : 'foreground',
     });
+  }
+
+  private async resumableCwd(cwd: string): Promise<string> {
+    try {
+      const resolved = await resolveToolPath(cwd, this.context);
+      if ((await stat(resolved.realPath)).isDirectory()) return resolved.absolutePath;
+      return this.context.cwd;
+    } catch {
+      // A removed worktree or a directory outside this session: work from the session's cwd.
+      return this.context.cwd;
+    }
   }
 
   /** Moves a running foreground agent to the background; false when it cannot be. */
@@ -352,8 +374,9 @@ export class DelegateSession {
     this.context.abortController.abort(reason);
   }
 
-  /** Waits for pending transcript writes. */
+  /** Waits for runs that are settling and for pending transcript writes. */
   async flush(): Promise<void> {
+    while (this.runtime.pendingRuns.size > 0) await Promise.allSettled([...this.runtime.pendingRuns]);
     await this.transcript?.flush();
   }
 }

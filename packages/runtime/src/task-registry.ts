@@ -136,6 +136,7 @@ export class TaskRegistry {
     return new Promise<boolean>((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
+        options.signal?.removeEventListener('abort', done);
         this.queueWaiters.delete(done);
         resolve(this.queue.length > 0);
       };

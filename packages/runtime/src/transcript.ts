@@ -60,15 +60,23 @@ export class TranscriptStore {
     return join(this.directory, this.sessionId, 'agents', `${agentId}.meta.json`);
   }
 
-  /** Writes a sub-agent's metadata next to its transcript. */
-  async writeAgentMeta(meta: { agentId: string } & Record<string, unknown>): Promise<void> {
-    const path = this.agentMetaPath(meta.agentId);
-    try {
-      await mkdir(join(path, '..'), { recursive: true });
-      await writeFile(path, `${JSON.stringify(meta, null, 2)}\n`, 'utf8');
-    } catch (error) {
-      this.errors.push(`${path}: ${errorMessage(error)}`);
-    }
+  /** Writes a sub-agent's metadata next to its transcript (queued with its lines). */
+  writeAgentMeta(agentId: string, meta: object): Promise<void> {
+    const path = this.agentMetaPath(agentId);
+    return this.enqueue(agentId, async () => {
+      try {
+        await mkdir(join(path, '..'), { recursive: true });
+        await writeFile(path, `${JSON.stringify(meta, null, 2)}\n`, 'utf8');
+      } catch (error) {
+        this.errors.push(`${path}: ${errorMessage(error)}`);
+      }
+    });
+  }
+
+  private enqueue(key: string, work: () => Promise<void>): Promise<void> {
+    const next = (this.chains.get(key) ?? Promise.resolve()).then(work);
+    this.chains.set(key, next);
+    return next;
   }
 
   /** Reads a sub-agent's metadata, or throws NOT_FOUND naming the file. */
@@ -95,8 +103,7 @@ export class TranscriptStore {
   append(messages: readonly Message[], agentId?: string): Promise<void> {
     const key = agentId ?? '';
     const path = agentId ? this.agentPath(agentId) : this.sessionPath();
-    const previous = this.chains.get(key) ?? Promise.resolve();
-    const next = previous.then(async () => {
+    return this.enqueue(key, async () => {
       let parentUuid = this.lastUuid.get(key) ?? null;
       const lines: string[] = [];
       for (const message of messages) {
@@ -122,13 +129,16 @@ export class TranscriptStore {
         this.errors.push(`${path}: ${errorMessage(error)}`);
       }
     });
-    this.chains.set(key, next);
-    return next;
   }
 
   /** Resolves when every pending write has finished. */
   async flush(): Promise<void> {
-    await Promise.all([...this.chains.values()]);
+    // Writes queued while waiting are waited for too.
+    for (;;) {
+      const pending = [...this.chains.values()];
+      await Promise.all(pending);
+      if ([...this.chains.values()].every((chain, index) => chain === pending[index])) return;
+    }
   }
 
   /** Lists the sub-agent ids that have a transcript in this session. */
