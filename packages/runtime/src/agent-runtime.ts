@@ -112,4 +112,6 @@ export type AgentRuntime = {
   rootAbortController: AbortController;
   /** The session's working directory (new worktrees are made from its repository). */
   rootCwd: string;
+  /** Pulls the current MCP clients and tools into the root state (when the session has a source). */
+  refreshMcp?: () => void;
 };

@@ -104,11 +104,13 @@ async function waitForRequiredMcpServers(runtime: AgentRuntime, agent: AgentDefi
   const required = agent.requiredMcpServers;
   if (!required?.length) return;
   const matches = (name: string): boolean => required.some((pattern) => name.toLowerCase().includes(pattern.toLowerCase()));
+  runtime.refreshMcp?.();
   let state = context.getAppState();
   if (state.mcp.clients.some((client) => client.type === 'pending' && matches(client.name))) {
     const deadline = Date.now() + runtime.options.mcpWaitMs;
     while (Date.now() < deadline && !context.abortController.signal.aborted) {
       await sleep(runtime.options.mcpPollMs, context.abortController.signal);
+      runtime.refreshMcp?.();
       state = context.getAppState();
       if (state.mcp.clients.some((client) => client.type === 'failed' && matches(client.name))) break;
       if (!state.mcp.clients.some((client) => client.type === 'pending' && matches(client.name))) break;

@@ -3,11 +3,24 @@ import {
   type Message,
   type TextBlock,
   DelegateError,
+  Usage,
   addUsage,
   emptyUsage,
   getLastAssistantMessage,
   totalTokens,
 } from '@delegate/core';
+import { z } from 'zod';
+
+/** Schema of a finished sub-agent's result, checked before it is returned to the caller. */
+export const AgentToolResultSchema = z.object({
+  agentId: z.string().min(1),
+  agentType: z.string().min(1),
+  content: z.array(z.object({ type: z.literal('text'), text: z.string() })),
+  totalDurationMs: z.number().nonnegative(),
+  totalTokens: z.number().int().nonnegative(),
+  totalToolUseCount: z.number().int().nonnegative(),
+  usage: Usage,
+});
 
 /** The result of a finished sub-agent run. */
 export type AgentToolResult = {
@@ -71,7 +84,7 @@ export function finalizeAgentTool(
     }
   }
   const usage = sumUsage(messages);
-  return {
+  const result: AgentToolResult = {
     agentId,
     agentType: metadata.agentType,
     content: content.map((block) => ({ type: 'text', text: block.text })),
@@ -80,4 +93,10 @@ export function finalizeAgentTool(
     totalToolUseCount: countToolUses(messages),
     usage,
   };
+  const checked = AgentToolResultSchema.safeParse(result);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    throw new DelegateError('TOOL_FAILED', `Agent ${agentId} produced an invalid result (${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}).`);
+  }
+  return result;
 }

@@ -212,15 +212,29 @@ export class DelegateSession {
     // Task changes are mirrored into the root state for UIs.
     runtime.tasks.mirrorTo(context.setAppStateForTasks ?? context.setAppState);
     runtime.rootAbortController = context.abortController;
-    return new DelegateSession(runtime, context, options);
+    const mcp = options.mcp;
+    const session = new DelegateSession(runtime, context, options);
+    if (mcp) runtime.refreshMcp = () => session.syncMcp(mcp);
+    return session;
   }
 
-  /** Refreshes MCP clients and tools in the root state (call when servers change). */
+  /**
+   * Refreshes MCP clients and tools in the root state and the main agent's tools. The
+   * session does this on its own before each turn and while an agent waits for its
+   * servers; call it when servers change between those points.
+   */
   syncMcp(mcp: McpSource): void {
     const tools = mcp.getTools();
-    this.context.setAppState((previous) => ({ ...previous, mcp: { clients: mcp.getClients(), tools } }));
-    const base = this.runtime.baseTools();
-    this.context.options.tools = [...base, ...tools, ...this.runtime.agentTools()];
+    const clients = mcp.getClients();
+    const previous = this.context.getAppState().mcp;
+    const unchanged =
+      previous.tools.length === tools.length &&
+      previous.tools.every((tool, index) => tool === tools[index]) &&
+      JSON.stringify(previous.clients) === JSON.stringify(clients);
+    // Leave the tool list alone when nothing changed: it is part of the prompt-cache key.
+    if (unchanged) return;
+    this.context.setAppState((state) => ({ ...state, mcp: { clients, tools } }));
+    this.context.options.tools = [...this.runtime.baseTools(), ...tools, ...this.runtime.agentTools()];
   }
 
   /**
@@ -229,6 +243,7 @@ export class DelegateSession {
    * before each request.
    */
   async *run(prompt: string, options: { maxTurns?: number } = {}): AsyncGenerator<QueryEvent, QueryOutcome> {
+    this.runtime.refreshMcp?.();
     const added: Message[] = [];
     if (this.runtime.options.agentListInMessages) {
       const reminder = buildAgentListReminder(visibleAgents(this.context, this.runtime.getAgentDefinitions()));
