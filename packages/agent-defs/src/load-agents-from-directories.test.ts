@@ -334,3 +334,97 @@ describe('loadAgentsFromDirectories on broken files', () => {
     expect(result).toEqual({ agents: [], diagnostics: [] });
   });
 });
+
+describe('loadAgentsFromDirectories on real-world quirks', () => {
+  const quirks = join(fixtures, 'quirks');
+
+  async function loadQuirks() {
+    const result = await loadAgentsFromDirectories({
+      directories: [quirks],
+      source: 'userSettings',
+    });
+    const agent = (type: string) => result.agents.find((candidate) => candidate.agentType === type);
+    const notesFor = (name: string) =>
+      result.diagnostics
+        .filter((diagnostic) => diagnostic.filePath === join(quirks, name))
+        .map((diagnostic) => `${diagnostic.severity}: ${diagnostic.reason}`);
+    return { ...result, agent, notesFor };
+  }
+
+  it('loads the quirky files other tools accept, with notes rather than errors', async () => {
+    const { agents, diagnostics } = await loadQuirks();
+    expect(agents.map((agent) => agent.agentType).sort()).toEqual([
+      'bold-description',
+      'comment-header',
+      'hex-color',
+      'indented-examples',
+      'skill-style-tools',
+      'wrapped-description',
+    ]);
+    expect(diagnostics.filter((diagnostic) => diagnostic.severity === 'error')).toEqual([]);
+  });
+
+  it('reads an indented example block under a plain description as part of the description', async () => {
+    const { agent, notesFor } = await loadQuirks();
+    const indented = agent('indented-examples');
+    expect(indented?.whenToUse).toBe(
+      'Maps an unfamiliar repository before a large change.\nExamples: - <example> Context: a team inherits a service nobody documented user: "Where does the billing logic live?" assistant: "I will ask indented-examples to map the modules first" </example>',
+    );
+    expect(indented?.tools).toEqual(['Read', 'Grep', 'Glob']);
+    expect(notesFor('indented-examples.md')).toEqual([
+      expect.stringMatching(/^info: frontmatter is not strict YAML/),
+    ]);
+  });
+
+  it('joins a wrapped description and keeps the keys after it', async () => {
+    const { agent } = await loadQuirks();
+    expect(agent('wrapped-description')).toMatchObject({
+      whenToUse:
+        'Checks pages for keyboard access, colour contrast and labels, following the published accessibility guidelines',
+      model: 'haiku',
+    });
+  });
+
+  it('reads a description that starts with Markdown bold', async () => {
+    const { agent } = await loadQuirks();
+    expect(agent('bold-description')?.whenToUse).toBe(
+      '**SCHEMA SPECIALIST**: Designs tables and indexes after the data model is agreed.',
+    );
+  });
+
+  it('skips an HTML comment above the frontmatter and says so', async () => {
+    const { agent, notesFor } = await loadQuirks();
+    expect(agent('comment-header')).toMatchObject({
+      whenToUse:
+        'Answers questions about release notes.\nExamples: user: "What changed in 2.3?" assistant: "Here is the summary."',
+      color: 'green',
+    });
+    expect(notesFor('comment-header.md')).toEqual([
+      expect.stringMatching(/^info: an HTML comment comes before the frontmatter/),
+      expect.stringMatching(/^info: frontmatter is not strict YAML \(the quoted value/),
+    ]);
+  });
+
+  it('shows a hex color as the nearest agent color, with a note', async () => {
+    const { agent, notesFor } = await loadQuirks();
+    expect(agent('hex-color')?.color).toBe('blue');
+    expect(notesFor('hex-color.md')).toEqual([
+      'info: `color` #2E86DE is shown as the nearest agent color, blue',
+    ]);
+  });
+
+  it('warns that a skill-style `allowed-tools` key leaves the agent with every tool', async () => {
+    const { agent, notesFor } = await loadQuirks();
+    expect(agent('skill-style-tools')?.tools).toBeUndefined();
+    expect(notesFor('skill-style-tools.md')).toEqual([
+      expect.stringMatching(/^warning: `allowed-tools` is not an agent key .* call it `tools`$/),
+    ]);
+  });
+
+  it('does not look for frontmatter below a Markdown heading', async () => {
+    const { notesFor } = await loadQuirks();
+    expect(notesFor('heading-first.md')).toEqual([
+      expect.stringMatching(/^info: no YAML frontmatter/),
+    ]);
+  });
+});

@@ -6,7 +6,8 @@ import {
   type AgentDefinition,
   type AgentEffort,
 } from '@delegate/core';
-import { type AgentDiagnostic } from './agent-diagnostic.js';
+import { type AgentDiagnostic, type AgentDiagnosticSeverity } from './agent-diagnostic.js';
+import { isHexColor, nearestAgentColor } from './nearest-agent-color.js';
 import { splitListValue } from './split-list-value.js';
 
 /** The optional fields of a definition that a file or JSON value can set. */
@@ -55,12 +56,21 @@ export const KNOWN_AGENT_KEYS: readonly string[] = [
 ];
 
 const MODEL_ALIASES = ['inherit', 'sonnet', 'opus', 'haiku'];
+
+// Spellings of the tool fields used by skills, commands and other tools, and the agent key each means.
+const TOOL_KEY_SPELLINGS: ReadonlyMap<string, string> = new Map([
+  ['allowed-tools', 'tools'],
+  ['allowed_tools', 'tools'],
+  ['allowedTools', 'tools'],
+  ['disallowed-tools', 'disallowedTools'],
+  ['disallowed_tools', 'disallowedTools'],
+]);
 const EFFORT_LEVELS = ['low', 'medium', 'high', 'max'] as const;
 
 // A field outcome: a value (possibly absent), a field to drop with a warning, or a reason
 // to refuse the whole agent (fields that limit what the agent may do have no safe fallback).
 type Outcome<T> =
-  | { kind: 'value'; value: T | undefined; note?: string }
+  | { kind: 'value'; value: T | undefined; note?: string; noteSeverity?: AgentDiagnosticSeverity }
   | { kind: 'drop'; reason: string }
   | { kind: 'reject'; reason: string };
 
@@ -213,6 +223,19 @@ function readColor(value: unknown): Outcome<AgentColor> {
   if (value === undefined || value === null) return { kind: 'value', value: undefined };
   const color = readEnum(AgentColor.options, value);
   if (color !== undefined) return { kind: 'value', value: color };
+  // Other tools take CSS hex colors; the color is cosmetic, so the nearest one is a safe fallback.
+  if (typeof value === 'string' && isHexColor(value)) {
+    const nearest = nearestAgentColor(value);
+    return {
+      kind: 'value',
+      value: nearest,
+      noteSeverity: 'info',
+      note:
+        nearest === undefined
+          ? `\`color\` ${value.trim()} is a grey that no agent color matches; the agent is shown without a color`
+          : `\`color\` ${value.trim()} is shown as the nearest agent color, ${nearest}`,
+    };
+  }
   return {
     kind: 'drop',
     reason: `\`color\` is ${describeType(value)}; expected one of ${AgentColor.options.join(', ')}`,
@@ -301,7 +324,12 @@ export function normalizeAgentFields(
       case 'value':
         if (outcome.value !== undefined) fields[key] = outcome.value;
         if (outcome.note !== undefined)
-          warnings.push({ ...base, ...at(key), reason: outcome.note, severity: 'warning' });
+          warnings.push({
+            ...base,
+            ...at(key),
+            reason: outcome.note,
+            severity: outcome.noteSeverity ?? 'warning',
+          });
         return undefined;
       case 'drop':
         warnings.push({
@@ -351,6 +379,17 @@ export function normalizeAgentFields(
   const known = new Set([...KNOWN_AGENT_KEYS, ...(context.extraKeys ?? [])]);
   for (const key of Object.keys(record)) {
     if (known.has(key)) continue;
+    const meant = TOOL_KEY_SPELLINGS.get(key);
+    if (meant !== undefined) {
+      // Skills and commands spell it this way; an agent ignores it, which widens what it may use.
+      warnings.push({
+        ...base,
+        ...at(key),
+        reason: `\`${key}\` is not an agent key and was ignored, so it does not limit the agent's tools; agent files call it \`${meant}\``,
+        severity: 'warning',
+      });
+      continue;
+    }
     warnings.push({
       ...base,
       ...at(key),

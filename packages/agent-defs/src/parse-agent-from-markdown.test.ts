@@ -256,6 +256,31 @@ describe('parseAgentFromMarkdown', () => {
     });
   });
 
+  it('skips HTML comments above the frontmatter, even over several lines, and notes the first', () => {
+    const { agent, warnings } = agentOf(
+      '<!-- one -->\n\n<!--\n  two\n-->\n---\nname: a\ndescription: b\nmodel: opus\n---\nBody',
+    );
+    expect(agent).toMatchObject({ agentType: 'a', whenToUse: 'b', model: 'opus' });
+    expect(agent.getSystemPrompt()).toBe('Body');
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        severity: 'info',
+        line: 1,
+        reason: expect.stringMatching(/HTML comment/),
+      }),
+    ]);
+  });
+
+  it('reads a comment followed by a Markdown rule as plain Markdown, not as unclosed frontmatter', () => {
+    expect(diagnosticOf('<!-- badges -->\n---\n# Title\n\nText')).toMatchObject({
+      severity: 'info',
+      reason: expect.stringMatching(/no YAML frontmatter/),
+    });
+    expect(diagnosticOf('<!-- note --> text\n---\nname: a\ndescription: b\n---\n')).toMatchObject({
+      severity: 'info',
+    });
+  });
+
   it('reports invalid YAML with the line in the file', () => {
     expect(
       diagnosticOf('\n\n---\nname: a\ndescription: b\nmodel: [sonnet\n---\nBody'),

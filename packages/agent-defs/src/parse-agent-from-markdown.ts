@@ -125,7 +125,17 @@ function parse(options: ParseAgentFromMarkdownOptions): ParseAgentResult {
       line: toFileLine(yaml.repairedAt.line),
       // The file loads as its author meant, so this is a note rather than a warning.
       severity: 'info',
-      reason: `frontmatter is not strict YAML (${yaml.repairedAt.message}); read it as if quoted — put such values in quotes in the file`,
+      reason: `frontmatter is not strict YAML (${yaml.repairedAt.message}); it was read as meant — ${yaml.repairedAt.advice} in the file`,
+    });
+  }
+  if (parts.commentLine !== undefined) {
+    warnings.unshift({
+      filePath,
+      agentType,
+      line: parts.commentLine,
+      severity: 'info',
+      reason:
+        'an HTML comment comes before the frontmatter; it was skipped, but tools that expect --- on the first line will not see this agent — move the comment below the frontmatter',
     });
   }
   const systemPrompt = parts.body.trim();
