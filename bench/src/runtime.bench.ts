@@ -25,7 +25,10 @@ async function loopOverhead(): Promise<BenchResult> {
   const sim = await startSim({
     policy: rules([
       { match: { when: (request) => request.turnIndex >= TURNS }, reply: 'finished' },
-      { match: {}, reply: (request) => [{ type: 'tool_use', name: 'Noop', input: { n: request.turnIndex } }] },
+      {
+        match: {},
+        reply: (request) => [{ type: 'tool_use', name: 'Noop', input: { n: request.turnIndex } }],
+      },
     ]),
   });
   const cwd = await mkdtemp(join(tmpdir(), 'delegate-bench-'));
@@ -45,7 +48,9 @@ async function loopOverhead(): Promise<BenchResult> {
     }
     const loopMs = Number(process.hrtime.bigint() - start) / 1e6;
     // The same requests sent straight through the SDK, side by side: what the loop adds.
-    const bodies = sim.journal.entries.map((entry) => entry.body as Anthropic.MessageCreateParamsStreaming);
+    const bodies = sim.journal.entries.map(
+      (entry) => entry.body as Anthropic.MessageCreateParamsStreaming,
+    );
     const rawStart = process.hrtime.bigint();
     for (const body of bodies) {
       const stream = await client.messages.create({ ...body, stream: true });
@@ -82,7 +87,9 @@ async function forkCacheSavings(): Promise<BenchResult> {
           reply: prompts.map((prompt) => ({
             type: 'tool_use' as const,
             name: 'Agent',
-            input: forkEnabled ? { description: prompt, prompt } : { description: prompt, prompt, subagent_type: 'general-purpose' },
+            input: forkEnabled
+              ? { description: prompt, prompt }
+              : { description: prompt, prompt, subagent_type: 'general-purpose' },
           })),
         },
         { match: {}, reply: 'done' },
@@ -100,13 +107,16 @@ async function forkCacheSavings(): Promise<BenchResult> {
         userContext: { projectInstructions: 'Project notes. '.repeat(2000) },
       });
       await session.send('Audit all modules');
-      const children = sim.journal.filter((entry) => entry.headers['x-delegate-agent'] !== undefined);
+      const children = sim.journal.filter(
+        (entry) => entry.headers['x-delegate-agent'] !== undefined,
+      );
       let read = 0;
       let all = 0;
       for (const entry of children) {
         const usage = entry.usage!;
         read += usage.cache_read_input_tokens;
-        all += usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
+        all +=
+          usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
       }
       return { read, all, uncached: all - read };
     } finally {
@@ -124,7 +134,10 @@ async function forkCacheSavings(): Promise<BenchResult> {
       forkUncachedInputTokens: forks.uncached,
       freshUncachedInputTokens: fresh.uncached,
     },
-    notes: { children: prompts.length, note: 'forks inherit the parent context, so their total input is larger but mostly cached' },
+    notes: {
+      children: prompts.length,
+      note: 'forks inherit the parent context, so their total input is larger but mostly cached',
+    },
   };
 }
 

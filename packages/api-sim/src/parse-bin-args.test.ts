@@ -58,7 +58,9 @@ describe('delegate-sim command', () => {
         // Workspace packages resolve to their source: the test needs no build.
         env: {
           ...process.env,
-          TSX_TSCONFIG_PATH: fileURLToPath(new URL('../../../tsconfig.source.json', import.meta.url)),
+          TSX_TSCONFIG_PATH: fileURLToPath(
+            new URL('../../../tsconfig.source.json', import.meta.url),
+          ),
         },
       },
     );

@@ -16,7 +16,16 @@ export type AgentSource = z.infer<typeof AgentSource>;
 export const AGENT_SOURCE_PRECEDENCE: readonly AgentSource[] = AgentSource.options;
 
 /** Colors an agent may be shown in. */
-export const AgentColor = z.enum(['red', 'blue', 'green', 'yellow', 'purple', 'orange', 'pink', 'cyan']);
+export const AgentColor = z.enum([
+  'red',
+  'blue',
+  'green',
+  'yellow',
+  'purple',
+  'orange',
+  'pink',
+  'cyan',
+]);
 export type AgentColor = z.infer<typeof AgentColor>;
 
 /** Where an agent keeps its persistent memory. */

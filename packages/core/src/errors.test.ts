@@ -16,7 +16,10 @@ describe('DelegateError', () => {
   });
 
   it('recognises instances from another copy of the package by the global marker', () => {
-    const foreign = Object.assign(new Error('x'), { [Symbol.for('delegate.error')]: true, code: 'ABORTED' });
+    const foreign = Object.assign(new Error('x'), {
+      [Symbol.for('delegate.error')]: true,
+      code: 'ABORTED',
+    });
     expect(DelegateError.isInstance(foreign)).toBe(true);
     expect(DelegateError.isInstance(new Error('plain'))).toBe(false);
     expect(DelegateError.isInstance(null)).toBe(false);

@@ -91,5 +91,7 @@ export function errorMessage(error: unknown): string {
 /** True when the value is an abort (an AbortError or a DelegateError with code ABORTED). */
 export function isAbortError(error: unknown): boolean {
   if (DelegateError.hasCode(error, 'ABORTED')) return true;
-  return error instanceof Error && (error.name === 'AbortError' || error.name === 'APIUserAbortError');
+  return (
+    error instanceof Error && (error.name === 'AbortError' || error.name === 'APIUserAbortError')
+  );
 }

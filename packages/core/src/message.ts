@@ -108,7 +108,13 @@ export function createUserMessage(options: {
 
 /** Creates a system note with a fresh uuid and timestamp. */
 export function createSystemMessage(content: string, subtype = 'info'): SystemMessage {
-  return { type: 'system', uuid: createUuid(), timestamp: new Date().toISOString(), subtype, content };
+  return {
+    type: 'system',
+    uuid: createUuid(),
+    timestamp: new Date().toISOString(),
+    subtype,
+    content,
+  };
 }
 
 /** Returns the text blocks of a message's content, whatever its form. */
@@ -125,7 +131,9 @@ export function getText(content: string | readonly ContentBlock[]): string {
 }
 
 /** Returns the last assistant message of a list, if any. */
-export function getLastAssistantMessage(messages: readonly Message[]): AssistantMessage | undefined {
+export function getLastAssistantMessage(
+  messages: readonly Message[],
+): AssistantMessage | undefined {
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index];
     if (message?.type === 'assistant') return message;

@@ -3,7 +3,12 @@ import { AgentDefinition } from './agent-definition.js';
 import { ContentBlock } from './content.js';
 import { AgentEvent } from './events.js';
 import { createAgentId } from './ids.js';
-import { AssistantMessage, createUserMessage, getLastAssistantMessage, getText } from './message.js';
+import {
+  AssistantMessage,
+  createUserMessage,
+  getLastAssistantMessage,
+  getText,
+} from './message.js';
 
 describe('wire-compatible schemas', () => {
   it('accepts the blocks @anthropic-ai/sdk returns, including cache_control', () => {
@@ -39,7 +44,9 @@ describe('wire-compatible schemas', () => {
     const base = { agentType: 'x', whenToUse: 'y', source: 'built-in', baseDir: 'built-in' };
     expect(AgentDefinition.safeParse({ ...base, getSystemPrompt: () => 'p' }).success).toBe(true);
     expect(AgentDefinition.safeParse({ ...base, getSystemPrompt: 'p' }).success).toBe(false);
-    expect(AgentDefinition.safeParse({ ...base, color: 'magenta', getSystemPrompt: () => '' }).success).toBe(false);
+    expect(
+      AgentDefinition.safeParse({ ...base, color: 'magenta', getSystemPrompt: () => '' }).success,
+    ).toBe(false);
   });
 
   it('discriminates lifecycle events', () => {
@@ -50,7 +57,9 @@ describe('wire-compatible schemas', () => {
       taskId: 't1',
     });
     expect(event.type).toBe('agent.backgrounded');
-    expect(AgentEvent.safeParse({ type: 'agent.exploded', agentId: 'a', timestamp: '' }).success).toBe(false);
+    expect(
+      AgentEvent.safeParse({ type: 'agent.exploded', agentId: 'a', timestamp: '' }).success,
+    ).toBe(false);
   });
 
   it('makes agent ids that are safe in paths', () => {

@@ -112,9 +112,7 @@ export type ContentReplacementState = {
 
 /** Extended-thinking configuration of a request (part of the cache key). */
 export type ThinkingConfig =
-  | { type: 'disabled' }
-  | { type: 'enabled'; budgetTokens: number }
-  | { type: 'adaptive' };
+  { type: 'disabled' } | { type: 'enabled'; budgetTokens: number } | { type: 'adaptive' };
 
 /** Options of the agent a context belongs to. */
 export type ToolUseOptions = {

@@ -64,7 +64,8 @@ export function addUsage(a: Usage | null | undefined, b: Usage | null | undefine
   return {
     input_tokens: left.input_tokens + right.input_tokens,
     output_tokens: left.output_tokens + right.output_tokens,
-    cache_creation_input_tokens: left.cache_creation_input_tokens + right.cache_creation_input_tokens,
+    cache_creation_input_tokens:
+      left.cache_creation_input_tokens + right.cache_creation_input_tokens,
     cache_read_input_tokens: left.cache_read_input_tokens + right.cache_read_input_tokens,
     cache_creation: {
       ephemeral_5m_input_tokens:

@@ -53,13 +53,22 @@ async function settle(
   const runMessages = record.messages.slice(runStart);
   const taskId = record.taskId!;
   let finished: Finished;
-  const aborted = outcome.reason === 'aborted' || (outcome.error !== undefined && record.context.abortController.signal.aborted);
+  const aborted =
+    outcome.reason === 'aborted' ||
+    (outcome.error !== undefined && record.context.abortController.signal.aborted);
   // Work done before a failure is kept: a foreground caller gets it as a partial result,
   // a background one finds it in the failure notification.
   let partial: CompletedOutput | undefined;
   if ((aborted || outcome.error !== undefined) && hasAssistant(runMessages)) {
-    const result = finalizeAgentTool(runMessages, record.agentId, { agentType: record.agentType, startTime });
-    partial = { status: 'completed', ...result, partial: aborted ? 'it was stopped' : errorMessage(outcome.error) };
+    const result = finalizeAgentTool(runMessages, record.agentId, {
+      agentType: record.agentType,
+      startTime,
+    });
+    partial = {
+      status: 'completed',
+      ...result,
+      partial: aborted ? 'it was stopped' : errorMessage(outcome.error),
+    };
   }
   if (aborted) {
     finished = { status: 'killed', ...(partial ? { partial } : {}) };
@@ -67,7 +76,10 @@ async function settle(
     finished = { status: 'failed', error: outcome.error, ...(partial ? { partial } : {}) };
   } else {
     try {
-      const result = finalizeAgentTool(runMessages, record.agentId, { agentType: record.agentType, startTime });
+      const result = finalizeAgentTool(runMessages, record.agentId, {
+        agentType: record.agentType,
+        startTime,
+      });
       finished = { status: 'completed', output: { status: 'completed', ...result } };
     } catch (error) {
       finished = { status: 'failed', error };
@@ -122,7 +134,9 @@ async function settle(
       timestamp: now(),
       taskId,
       error: errorText ?? 'failed',
-      ...(finished.status === 'failed' && DelegateError.isInstance(finished.error) ? { code: finished.error.code } : { code: 'ABORTED' }),
+      ...(finished.status === 'failed' && DelegateError.isInstance(finished.error)
+        ? { code: finished.error.code }
+        : { code: 'ABORTED' }),
     });
   }
 
@@ -135,7 +149,11 @@ async function settle(
       ...(resultText !== undefined ? { result: resultText } : {}),
       ...(errorText !== undefined ? { error: errorText } : {}),
       ...(finished.status === 'completed'
-        ? { usage: finished.output.usage, toolUseCount: finished.output.totalToolUseCount, durationMs: finished.output.totalDurationMs }
+        ? {
+            usage: finished.output.usage,
+            toolUseCount: finished.output.totalToolUseCount,
+            durationMs: finished.output.totalDurationMs,
+          }
         : {}),
       ...(worktreeKept ? { worktree: worktreeKept } : {}),
     });
@@ -152,7 +170,8 @@ async function settle(
   // parent does not accumulate listeners (SendMessage relinks a fresh controller). Not while
   // agents it started still run: the session's abort must keep reaching them through it.
   if (!hasRunningChildren(runtime, record.agentId)) {
-    if (!releaseSubagentContext(record.context)) releaseChildAbortController(record.context.abortController);
+    if (!releaseSubagentContext(record.context))
+      releaseChildAbortController(record.context.abortController);
   }
   // A message that arrived while the run was settling starts the next run.
   if (finished.status === 'completed' && record.inbox.length > 0) {
@@ -183,7 +202,10 @@ function track(runtime: AgentRuntime, promise: Promise<unknown>): void {
   void promise.finally(() => runtime.pendingRuns.delete(promise));
 }
 
-async function drain(generator: AsyncGenerator<Message, 'completed' | 'aborted'>, pending?: Promise<IteratorResult<Message, 'completed' | 'aborted'>>): Promise<'completed' | 'aborted'> {
+async function drain(
+  generator: AsyncGenerator<Message, 'completed' | 'aborted'>,
+  pending?: Promise<IteratorResult<Message, 'completed' | 'aborted'>>,
+): Promise<'completed' | 'aborted'> {
   if (pending) {
     const first = await pending;
     if (first.done) return first.value;
@@ -199,7 +221,11 @@ async function drain(generator: AsyncGenerator<Message, 'completed' | 'aborted'>
  * in the foreground (returns the result; `background()` on its handle moves it to the
  * background without restarting it).
  */
-export async function startAgentRun(runtime: AgentRuntime, record: AgentRecord, options: RunOptions): Promise<AgentToolOutput> {
+export async function startAgentRun(
+  runtime: AgentRuntime,
+  record: AgentRecord,
+  options: RunOptions,
+): Promise<AgentToolOutput> {
   const startTime = Date.now();
   const runStart = record.messages.length + options.newMessages.length;
   const task = runtime.tasks.register({
@@ -209,7 +235,10 @@ export async function startAgentRun(runtime: AgentRuntime, record: AgentRecord, 
     agentType: record.agentType,
     isBackgrounded: options.isAsync,
     toolUseCount: 0,
-    kill: () => record.context.abortController.abort(new DelegateError('ABORTED', `Agent ${record.agentId} was stopped.`)),
+    kill: () =>
+      record.context.abortController.abort(
+        new DelegateError('ABORTED', `Agent ${record.agentId} was stopped.`),
+      ),
   });
   record.taskId = task.id;
   record.status = 'running';
@@ -243,7 +272,9 @@ export async function startAgentRun(runtime: AgentRuntime, record: AgentRecord, 
     description: record.description,
   };
 
-  const runInBackground = (pending?: Promise<IteratorResult<Message, 'completed' | 'aborted'>>): void => {
+  const runInBackground = (
+    pending?: Promise<IteratorResult<Message, 'completed' | 'aborted'>>,
+  ): void => {
     const settled = drain(generator, pending)
       .then(
         (reason) => settle(runtime, record, { reason }, runStart, startTime),
@@ -253,7 +284,13 @@ export async function startAgentRun(runtime: AgentRuntime, record: AgentRecord, 
         // Settling itself failed (a host callback threw): the task must still end and the
         // parent must still hear of it.
         if (runtime.tasks.finish(task.id, { status: 'failed', error: errorMessage(error) })) {
-          runtime.tasks.notify({ taskId: task.id, agentId: record.agentId, status: 'failed', description: record.description, error: errorMessage(error) });
+          runtime.tasks.notify({
+            taskId: task.id,
+            agentId: record.agentId,
+            status: 'failed',
+            description: record.description,
+            error: errorMessage(error),
+          });
         }
         record.status = 'failed';
       });
@@ -271,13 +308,23 @@ export async function startAgentRun(runtime: AgentRuntime, record: AgentRecord, 
   });
   runtime.foreground.set(record.agentId, {
     background: () => {
-      if (record.isBackground || runtime.options.backgroundTasksDisabled || record.status !== 'running') return false;
+      if (
+        record.isBackground ||
+        runtime.options.backgroundTasksDisabled ||
+        record.status !== 'running'
+      )
+        return false;
       requestBackground();
       return true;
     },
   });
   const hint = setTimeout(() => {
-    runtime.events.emit({ type: 'agent.background_hint', agentId: record.agentId, timestamp: now(), elapsedMs: Date.now() - startTime });
+    runtime.events.emit({
+      type: 'agent.background_hint',
+      agentId: record.agentId,
+      timestamp: now(),
+      elapsedMs: Date.now() - startTime,
+    });
   }, runtime.options.backgroundHintMs);
   hint.unref();
 
@@ -293,7 +340,12 @@ export async function startAgentRun(runtime: AgentRuntime, record: AgentRecord, 
       if (raced.kind === 'background') {
         record.isBackground = true;
         runtime.tasks.update(task.id, { isBackgrounded: true });
-        runtime.events.emit({ type: 'agent.backgrounded', agentId: record.agentId, timestamp: now(), taskId: task.id });
+        runtime.events.emit({
+          type: 'agent.backgrounded',
+          agentId: record.agentId,
+          timestamp: now(),
+          taskId: task.id,
+        });
         runInBackground(pending);
         return launched;
       }
@@ -309,14 +361,23 @@ export async function startAgentRun(runtime: AgentRuntime, record: AgentRecord, 
     runtime.foreground.delete(record.agentId);
   }
 
-  const settling = settle(runtime, record, failure === undefined ? { reason: reason! } : { error: failure }, runStart, startTime);
+  const settling = settle(
+    runtime,
+    record,
+    failure === undefined ? { reason: reason! } : { error: failure },
+    runStart,
+    startTime,
+  );
   track(runtime, settling);
   const finished = await settling;
   if (finished.status === 'completed') return finished.output;
   // A foreground agent that did some work returns what it has rather than nothing.
   if (finished.partial) return finished.partial;
   if (finished.status === 'killed') {
-    throw new DelegateError('ABORTED', `Agent ${record.agentId} (${record.agentType}) was stopped before it produced a report.`);
+    throw new DelegateError(
+      'ABORTED',
+      `Agent ${record.agentId} (${record.agentType}) was stopped before it produced a report.`,
+    );
   }
   throw finished.error;
 }
@@ -326,7 +387,12 @@ export async function startAgentRun(runtime: AgentRuntime, record: AgentRecord, 
  * to its conversation and it runs again in the background. A running agent gets the
  * message at its next turn instead.
  */
-export function continueAgent(runtime: AgentRuntime, record: AgentRecord, message: Message, parentController: AbortController): Promise<AgentToolOutput> | 'queued' {
+export function continueAgent(
+  runtime: AgentRuntime,
+  record: AgentRecord,
+  message: Message,
+  parentController: AbortController,
+): Promise<AgentToolOutput> | 'queued' {
   if (record.status === 'running') {
     if (message.type === 'user') record.inbox.push(message);
     return 'queued';
@@ -334,9 +400,12 @@ export function continueAgent(runtime: AgentRuntime, record: AgentRecord, messag
   // The previous run released its abort link; link a fresh controller. A background
   // continuation stops with the session, not with the caller's turn.
   record.isBackground = !runtime.options.backgroundTasksDisabled;
-  const controller = createChildAbortController(record.isBackground ? runtime.rootAbortController : parentController);
+  const controller = createChildAbortController(
+    record.isBackground ? runtime.rootAbortController : parentController,
+  );
   record.context = { ...record.context, abortController: controller };
-  if (record.isolation === 'worktree' && !record.worktree) return continueInNewWorktree(runtime, record, message);
+  if (record.isolation === 'worktree' && !record.worktree)
+    return continueInNewWorktree(runtime, record, message);
   return startAgentRun(runtime, record, {
     newMessages: [message],
     isAsync: record.isBackground,
@@ -345,7 +414,11 @@ export function continueAgent(runtime: AgentRuntime, record: AgentRecord, messag
 }
 
 /** Continues an agent whose worktree was removed (it had made no changes) in a fresh one. */
-async function continueInNewWorktree(runtime: AgentRuntime, record: AgentRecord, message: Message): Promise<AgentToolOutput> {
+async function continueInNewWorktree(
+  runtime: AgentRuntime,
+  record: AgentRecord,
+  message: Message,
+): Promise<AgentToolOutput> {
   const worktree = await createAgentWorktree({
     cwd: runtime.rootCwd,
     slug: `agent-${record.agentId.slice(1, 9)}-${Date.now().toString(36)}`,

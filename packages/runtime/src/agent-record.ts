@@ -49,7 +49,13 @@ const AgentSpecSchema = z.object({
   userContext: z.record(z.string(), z.string()).optional(),
   systemContext: z.record(z.string(), z.string()).optional(),
   toolDefinitions: z
-    .array(z.object({ name: z.string(), description: z.string(), input_schema: z.record(z.string(), z.unknown()) }))
+    .array(
+      z.object({
+        name: z.string(),
+        description: z.string(),
+        input_schema: z.record(z.string(), z.unknown()),
+      }),
+    )
     .optional(),
   cwd: z.string().min(1),
   querySource: z.string(),
@@ -65,7 +71,10 @@ export function parseAgentSpec(value: unknown, where: string): AgentSpec {
   const parsed = AgentSpecSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new DelegateError('INVALID_ARGUMENT', `${where}: not valid agent metadata (${issue?.path.join('.') || 'value'}: ${issue?.message ?? 'invalid'}).`);
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `${where}: not valid agent metadata (${issue?.path.join('.') || 'value'}: ${issue?.message ?? 'invalid'}).`,
+    );
   }
   return parsed.data as AgentSpec;
 }
@@ -115,7 +124,9 @@ export function createAgentRecord(options: {
   record.context = createSubagentContext(parent, {
     // A background agent outlives the turn that started it: it stops with the session
     // (or TaskStop), not with its caller, which may finish long before it does.
-    ...(options.isBackground ? { abortController: createChildAbortController(runtime.rootAbortController) } : {}),
+    ...(options.isBackground
+      ? { abortController: createChildAbortController(runtime.rootAbortController) }
+      : {}),
     options: {
       ...parent.options,
       tools: options.tools,
@@ -136,7 +147,9 @@ export function createAgentRecord(options: {
         toolPermissionContext: {
           ...state.toolPermissionContext,
           mode: spec.permissionMode,
-          shouldAvoidPermissionPrompts: record.isBackground || state.toolPermissionContext.shouldAvoidPermissionPrompts === true,
+          shouldAvoidPermissionPrompts:
+            record.isBackground ||
+            state.toolPermissionContext.shouldAvoidPermissionPrompts === true,
         },
       };
     },
@@ -146,7 +159,9 @@ export function createAgentRecord(options: {
     ...(ask
       ? {
           ask: async (request) =>
-            record.isBackground ? { behavior: 'deny', message: 'A background agent cannot ask for approval.' } : ask(request),
+            record.isBackground
+              ? { behavior: 'deny', message: 'A background agent cannot ask for approval.' }
+              : ask(request),
         }
       : {}),
     // `bubble` asks the parent's question: judged by the parent's own mode and rules.

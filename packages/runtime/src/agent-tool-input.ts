@@ -8,10 +8,24 @@ export const AgentToolInput = z.object({
     .string()
     .optional()
     .describe('The agent type to use; leave it out to fork yourself when forking is available'),
-  model: z.string().optional().describe('Model alias (sonnet, opus, haiku) or id; defaults to the agent definition'),
-  run_in_background: z.boolean().optional().describe('Run in the background and be notified when it ends'),
-  name: z.string().min(1).max(64).optional().describe('A name to address the agent with SendMessage'),
+  model: z
+    .string()
+    .optional()
+    .describe('Model alias (sonnet, opus, haiku) or id; defaults to the agent definition'),
+  run_in_background: z
+    .boolean()
+    .optional()
+    .describe('Run in the background and be notified when it ends'),
+  name: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe('A name to address the agent with SendMessage'),
   isolation: z.literal('worktree').optional().describe('Run the agent in a fresh git worktree'),
-  cwd: z.string().optional().describe('Working directory of the agent (absolute, or relative to yours)'),
+  cwd: z
+    .string()
+    .optional()
+    .describe('Working directory of the agent (absolute, or relative to yours)'),
 });
 export type AgentToolInput = z.infer<typeof AgentToolInput>;

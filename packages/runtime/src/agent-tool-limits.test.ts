@@ -14,7 +14,8 @@ afterEach(async () => {
 });
 
 const isMain = (request: SimRequest): boolean => request.agent === undefined;
-const resultText = (request: SimRequest): string => request.toolResults.map((result) => result.content).join('\n');
+const resultText = (request: SimRequest): string =>
+  request.toolResults.map((result) => result.content).join('\n');
 
 describe('Agent tool limits and permissions', () => {
   it('refuses a background agent beyond maxBackgroundAgents', async () => {
@@ -26,10 +27,18 @@ describe('Agent tool limits and permissions', () => {
           reply: [1, 2, 3].map((index) => ({
             type: 'tool_use' as const,
             name: 'Agent',
-            input: { description: `job ${index}`, prompt: `job ${index}`, subagent_type: 'general-purpose', run_in_background: true },
+            input: {
+              description: `job ${index}`,
+              prompt: `job ${index}`,
+              subagent_type: 'general-purpose',
+              run_in_background: true,
+            },
           })),
         },
-        { match: { agent: 'general-purpose', toolResult: false }, reply: [{ type: 'tool_use', name: 'Bash', input: { command: `sleep ${marker}` } }] },
+        {
+          match: { agent: 'general-purpose', toolResult: false },
+          reply: [{ type: 'tool_use', name: 'Bash', input: { command: `sleep ${marker}` } }],
+        },
         { match: { when: isMain, toolResult: 'Agent' }, reply: (request) => resultText(request) },
       ]),
       session: { maxBackgroundAgents: 2, permissionMode: 'bypassPermissions' },
@@ -42,7 +51,16 @@ describe('Agent tool limits and permissions', () => {
   it('refuses to nest deeper than maxDepth', async () => {
     current = await createTestSession({
       policy: rules([
-        { match: { when: isMain, toolResult: false }, reply: [{ type: 'tool_use', name: 'Agent', input: { description: 'x', prompt: 'x', subagent_type: 'general-purpose' } }] },
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'Agent',
+              input: { description: 'x', prompt: 'x', subagent_type: 'general-purpose' },
+            },
+          ],
+        },
         { match: { when: isMain, toolResult: 'Agent' }, reply: (request) => resultText(request) },
       ]),
       session: { maxDepth: 0 },
@@ -51,13 +69,34 @@ describe('Agent tool limits and permissions', () => {
     expect(text).toContain('Sub-agents may nest 0 levels deep');
   });
 
-  it('forwards a fork\'s permission question to the parent (bubble) and lets the person answer', async () => {
+  it("forwards a fork's permission question to the parent (bubble) and lets the person answer", async () => {
     const asked: string[] = [];
     current = await createTestSession({
       policy: rules([
-        { match: { agent: 'fork', forkDirective: true }, reply: [{ type: 'tool_use', name: 'Bash', input: { command: 'touch fork.txt && echo from-the-fork' } }] },
-        { match: { agent: 'fork', toolResult: 'Bash' }, reply: (request) => `Scope: echo\nResult: ${resultText(request)}` },
-        { match: { when: isMain, toolResult: false }, reply: [{ type: 'tool_use', name: 'Agent', input: { description: 'echo', prompt: 'echo something' } }] },
+        {
+          match: { agent: 'fork', forkDirective: true },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'Bash',
+              input: { command: 'touch fork.txt && echo from-the-fork' },
+            },
+          ],
+        },
+        {
+          match: { agent: 'fork', toolResult: 'Bash' },
+          reply: (request) => `Scope: echo\nResult: ${resultText(request)}`,
+        },
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'Agent',
+              input: { description: 'echo', prompt: 'echo something' },
+            },
+          ],
+        },
         { match: { when: isMain, toolResult: 'Agent' }, reply: (request) => resultText(request) },
       ]),
       session: {
@@ -78,10 +117,35 @@ describe('Agent tool limits and permissions', () => {
     const asked: string[] = [];
     current = await createTestSession({
       policy: rules([
-        { match: { when: isMain, lastUserText: '<task-notification>' }, reply: (request) => request.lastUserText },
-        { match: { when: isMain, toolResult: false }, reply: [{ type: 'tool_use', name: 'Agent', input: { description: 'bg', prompt: 'run it', subagent_type: 'general-purpose', run_in_background: true } }] },
-        { match: { agent: 'general-purpose', toolResult: false }, reply: [{ type: 'tool_use', name: 'Bash', input: { command: 'touch bg.txt; echo nope' } }] },
-        { match: { agent: 'general-purpose', toolResult: 'Bash' }, reply: (request) => `bash said: ${resultText(request)}` },
+        {
+          match: { when: isMain, lastUserText: '<task-notification>' },
+          reply: (request) => request.lastUserText,
+        },
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'Agent',
+              input: {
+                description: 'bg',
+                prompt: 'run it',
+                subagent_type: 'general-purpose',
+                run_in_background: true,
+              },
+            },
+          ],
+        },
+        {
+          match: { agent: 'general-purpose', toolResult: false },
+          reply: [
+            { type: 'tool_use', name: 'Bash', input: { command: 'touch bg.txt; echo nope' } },
+          ],
+        },
+        {
+          match: { agent: 'general-purpose', toolResult: 'Bash' },
+          reply: (request) => `bash said: ${resultText(request)}`,
+        },
         { match: { when: isMain, toolResult: 'Agent' }, reply: 'started' },
       ]),
       session: {
@@ -100,7 +164,16 @@ describe('Agent tool limits and permissions', () => {
   it('streams lifecycle events as an async iterable', async () => {
     current = await createTestSession({
       policy: rules([
-        { match: { when: isMain, toolResult: false }, reply: [{ type: 'tool_use', name: 'Agent', input: { description: 'hello', prompt: 'say hi', subagent_type: 'general-purpose' } }] },
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'Agent',
+              input: { description: 'hello', prompt: 'say hi', subagent_type: 'general-purpose' },
+            },
+          ],
+        },
         { match: { agent: 'general-purpose' }, reply: 'hi' },
         { match: { when: isMain, toolResult: 'Agent' }, reply: (request) => resultText(request) },
       ]),
@@ -131,6 +204,8 @@ describe('Agent tool limits and permissions', () => {
     expect(entries.map((entry) => entry.type)).toEqual(['user', 'user', 'assistant']);
     expect(entries[2]!.parentUuid).toBe(entries[1]!.uuid);
     expect((await readFile(path, 'utf8')).split('\n').length).toBe(4);
-    expect(join(current.transcriptDir, `${current.session.transcript!.sessionId}.jsonl`)).toBe(path);
+    expect(join(current.transcriptDir, `${current.session.transcript!.sessionId}.jsonl`)).toBe(
+      path,
+    );
   });
 });

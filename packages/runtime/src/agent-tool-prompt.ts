@@ -2,7 +2,10 @@ import type { AgentDefinition } from '@delegate/core';
 
 /** One line describing an agent type for the Agent tool's prompt or reminder. */
 export function formatAgentLine(agent: AgentDefinition): string {
-  const allowed = agent.tools === undefined || (agent.tools.length === 1 && agent.tools[0] === '*') ? 'all tools' : agent.tools.join(', ');
+  const allowed =
+    agent.tools === undefined || (agent.tools.length === 1 && agent.tools[0] === '*')
+      ? 'all tools'
+      : agent.tools.join(', ');
   const denied = agent.disallowedTools?.length ? `; not: ${agent.disallowedTools.join(', ')}` : '';
   return `- ${agent.agentType}: ${agent.whenToUse.trim()} (Tools: ${allowed}${denied})`;
 }

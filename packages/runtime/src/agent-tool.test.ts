@@ -19,7 +19,10 @@ afterEach(async () => {
 
 type Body = {
   tools?: Array<{ name: string }>;
-  messages: Array<{ role: string; content: Array<{ type: string; text?: string; content?: unknown; is_error?: boolean }> }>;
+  messages: Array<{
+    role: string;
+    content: Array<{ type: string; text?: string; content?: unknown; is_error?: boolean }>;
+  }>;
 };
 
 function body(entry: JournalEntry): Body {
@@ -42,7 +45,12 @@ function toolResultText(request: SimRequest): string {
 const isMain = (request: SimRequest): boolean => request.agent === undefined;
 
 function customAgent(markdown: string): AgentDefinition {
-  const parsed = parseAgentFromMarkdown({ filePath: '/virtual/agent.md', baseDir: '/virtual', content: markdown, source: 'projectSettings' });
+  const parsed = parseAgentFromMarkdown({
+    filePath: '/virtual/agent.md',
+    baseDir: '/virtual',
+    content: markdown,
+    source: 'projectSettings',
+  });
   if (!parsed.ok) throw new Error(parsed.diagnostic.reason);
   return parsed.agent;
 }
@@ -51,10 +59,32 @@ describe('Agent tool', () => {
   it('runs Explore in the foreground with read-only tools and returns its report', async () => {
     current = await createTestSession({
       policy: rules([
-        { match: { when: isMain, toolResult: false }, reply: [{ type: 'tool_use', name: 'Agent', input: { description: 'find config', prompt: 'Where is the config loaded?', subagent_type: 'Explore' } }] },
-        { match: { agent: 'Explore', toolResult: false }, reply: [{ type: 'tool_use', name: 'Grep', input: { pattern: 'config' } }] },
-        { match: { agent: 'Explore', toolResult: 'Grep' }, reply: 'The config is loaded in src/config.ts.' },
-        { match: { when: isMain, toolResult: 'Agent' }, reply: (request) => `Explore said: ${toolResultText(request)}` },
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'Agent',
+              input: {
+                description: 'find config',
+                prompt: 'Where is the config loaded?',
+                subagent_type: 'Explore',
+              },
+            },
+          ],
+        },
+        {
+          match: { agent: 'Explore', toolResult: false },
+          reply: [{ type: 'tool_use', name: 'Grep', input: { pattern: 'config' } }],
+        },
+        {
+          match: { agent: 'Explore', toolResult: 'Grep' },
+          reply: 'The config is loaded in src/config.ts.',
+        },
+        {
+          match: { when: isMain, toolResult: 'Agent' },
+          reply: (request) => `Explore said: ${toolResultText(request)}`,
+        },
       ]),
     });
     await writeFile(join(current.cwd, 'config.ts'), 'export const config = {};\n');
@@ -62,7 +92,9 @@ describe('Agent tool', () => {
     expect(text).toBe('Explore said: The config is loaded in src/config.ts.');
     const exploreRequests = current.sim.journal.filter((entry) => agentOf(entry) === 'Explore');
     expect(exploreRequests.length).toBe(2);
-    const toolNames = body(exploreRequests[0]!).tools!.map((tool) => tool.name).sort();
+    const toolNames = body(exploreRequests[0]!)
+      .tools!.map((tool) => tool.name)
+      .sort();
     expect(toolNames).toEqual(['Bash', 'Glob', 'Grep', 'Read']);
     // Explore is a one-shot built-in: its report comes back without an id or usage trailer.
     const mainAfter = current.sim.journal.filter((entry) => agentOf(entry) === undefined).at(-1)!;
@@ -73,12 +105,19 @@ describe('Agent tool', () => {
     const directives = ['Audit the parser', 'Audit the loader', 'Audit the printer'];
     current = await createTestSession({
       policy: rules([
-        { match: { forkDirective: true }, reply: (request) => `Scope: ${request.forkDirective}\nResult: nothing wrong.` },
+        {
+          match: { forkDirective: true },
+          reply: (request) => `Scope: ${request.forkDirective}\nResult: nothing wrong.`,
+        },
         {
           match: { when: isMain, toolResult: false },
           reply: [
             { type: 'text', text: 'Forking three audits.' },
-            ...directives.map((prompt) => ({ type: 'tool_use' as const, name: 'Agent', input: { description: prompt, prompt } })),
+            ...directives.map((prompt) => ({
+              type: 'tool_use' as const,
+              name: 'Agent',
+              input: { description: prompt, prompt },
+            })),
           ],
         },
         { match: { when: isMain, toolResult: 'Agent' }, reply: 'All three audits are back.' },
@@ -87,7 +126,10 @@ describe('Agent tool', () => {
     });
     const { text } = await current.session.send('Audit the three modules');
     expect(text).toBe('All three audits are back.');
-    const forks = current.sim.journal.filter((entry) => entry.status === 200 && JSON.stringify(lastUserBlocks(entry)).includes('fork-worker-rules'));
+    const forks = current.sim.journal.filter(
+      (entry) =>
+        entry.status === 200 && JSON.stringify(lastUserBlocks(entry)).includes('fork-worker-rules'),
+    );
     expect(forks).toHaveLength(3);
     // Identical up to the directive block: same tools, system, model, thinking and history.
     const fingerprints = forks.map((entry) => fingerprintRequest(entry.body as never));
@@ -96,13 +138,18 @@ describe('Agent tool', () => {
       expect(diagnosis.identical).toBe(false);
       if (!diagnosis.identical) {
         const lastMessage = body(forks[0]!).messages.length - 1;
-        expect(diagnosis.firstDifference).toMatchObject({ part: 'message', messageIndex: lastMessage, blockIndex: lastUserBlocks(forks[0]!).length - 1 });
+        expect(diagnosis.firstDifference).toMatchObject({
+          part: 'message',
+          messageIndex: lastMessage,
+          blockIndex: lastUserBlocks(forks[0]!).length - 1,
+        });
       }
     }
     // The second and third children read (nearly) all of the shared prefix from the cache.
     for (const entry of forks.slice(1)) {
       const usage = entry.usage!;
-      const total = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
+      const total =
+        usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
       const directive = lastUserBlocks(entry).at(-1)!;
       const shared = total - estimateBlockTokens(directive as never);
       expect(usage.cache_read_input_tokens / shared).toBeGreaterThanOrEqual(0.99);
@@ -114,19 +161,44 @@ describe('Agent tool', () => {
       policy: rules([
         {
           match: { when: isMain, toolResult: false, lastUserText: 'Count the files' },
-          reply: [{ type: 'tool_use', name: 'Agent', input: { description: 'count files', prompt: 'Count the files', subagent_type: 'general-purpose', run_in_background: true } }],
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'Agent',
+              input: {
+                description: 'count files',
+                prompt: 'Count the files',
+                subagent_type: 'general-purpose',
+                run_in_background: true,
+              },
+            },
+          ],
         },
-        { match: { agent: 'general-purpose', toolResult: false }, reply: [{ type: 'tool_use', name: 'Bash', input: { command: 'sleep 0.3; ls | wc -l' } }] },
-        { match: { agent: 'general-purpose', toolResult: 'Bash' }, reply: (request) => `There are ${toolResultText(request).trim().split('\n')[0]} files.` },
+        {
+          match: { agent: 'general-purpose', toolResult: false },
+          reply: [{ type: 'tool_use', name: 'Bash', input: { command: 'sleep 0.3; ls | wc -l' } }],
+        },
+        {
+          match: { agent: 'general-purpose', toolResult: 'Bash' },
+          reply: (request) => `There are ${toolResultText(request).trim().split('\n')[0]} files.`,
+        },
         {
           match: { when: isMain, toolResult: 'Agent' },
           reply: (request) => {
             const taskId = /taskId: (\S+)/.exec(toolResultText(request))?.[1] ?? 'missing';
-            return [{ type: 'tool_use', name: 'TaskOutput', input: { task_id: taskId, timeout: 20_000 } }];
+            return [
+              { type: 'tool_use', name: 'TaskOutput', input: { task_id: taskId, timeout: 20_000 } },
+            ];
           },
         },
-        { match: { when: isMain, toolResult: 'TaskOutput' }, reply: (request) => `TaskOutput: ${toolResultText(request)}` },
-        { match: { when: isMain, lastUserText: '<task-notification>' }, reply: 'Noted the notification.' },
+        {
+          match: { when: isMain, toolResult: 'TaskOutput' },
+          reply: (request) => `TaskOutput: ${toolResultText(request)}`,
+        },
+        {
+          match: { when: isMain, lastUserText: '<task-notification>' },
+          reply: 'Noted the notification.',
+        },
       ]),
       session: { permissionMode: 'bypassPermissions' },
     });
@@ -142,18 +214,33 @@ describe('Agent tool', () => {
     expect(lastText).toContain('status: completed');
     expect(lastText).toContain('There are 1 files.');
     const [task] = current.session.tasks.list();
-    expect(task).toMatchObject({ status: 'completed', type: 'local_agent', result: 'There are 1 files.' });
+    expect(task).toMatchObject({
+      status: 'completed',
+      type: 'local_agent',
+      result: 'There are 1 files.',
+    });
   });
 
-  it('stops every child and its shell when the parent aborts, but one child\'s stop leaves the parent running', async () => {
+  it("stops every child and its shell when the parent aborts, but one child's stop leaves the parent running", async () => {
     const marker = `${4000 + (process.pid % 1000)}.${Date.now() % 1000}3`;
     current = await createTestSession({
       policy: rules([
         {
           match: { when: isMain, toolResult: false },
-          reply: Array.from({ length: 5 }, (_, index) => ({ type: 'tool_use' as const, name: 'Agent', input: { description: `sleeper ${index}`, prompt: `sleep ${index}`, subagent_type: 'general-purpose' } })),
+          reply: Array.from({ length: 5 }, (_, index) => ({
+            type: 'tool_use' as const,
+            name: 'Agent',
+            input: {
+              description: `sleeper ${index}`,
+              prompt: `sleep ${index}`,
+              subagent_type: 'general-purpose',
+            },
+          })),
         },
-        { match: { agent: 'general-purpose', toolResult: false }, reply: [{ type: 'tool_use', name: 'Bash', input: { command: `sleep ${marker}` } }] },
+        {
+          match: { agent: 'general-purpose', toolResult: false },
+          reply: [{ type: 'tool_use', name: 'Bash', input: { command: `sleep ${marker}` } }],
+        },
         { match: { agent: 'general-purpose' }, reply: 'woke up' },
         { match: { when: isMain }, reply: 'main finished' },
       ]),
@@ -161,7 +248,10 @@ describe('Agent tool', () => {
     });
     const count = (): number => {
       try {
-        return execFileSync('pgrep', ['-f', `sleep ${marker}`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).length;
+        return execFileSync('pgrep', ['-f', `sleep ${marker}`], { encoding: 'utf8' })
+          .trim()
+          .split('\n')
+          .filter(Boolean).length;
       } catch {
         return 0;
       }
@@ -178,12 +268,29 @@ describe('Agent tool', () => {
     const marker = `${5000 + (process.pid % 1000)}.${Date.now() % 1000}7`;
     current = await createTestSession({
       policy: rules([
-        { match: { when: isMain, lastUserText: '<task-notification>' }, reply: 'the sleeper was stopped, carrying on' },
+        {
+          match: { when: isMain, lastUserText: '<task-notification>' },
+          reply: 'the sleeper was stopped, carrying on',
+        },
         {
           match: { when: isMain, toolResult: false },
-          reply: [{ type: 'tool_use', name: 'Agent', input: { description: 'sleeper', prompt: 'sleep', subagent_type: 'general-purpose', run_in_background: true } }],
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'Agent',
+              input: {
+                description: 'sleeper',
+                prompt: 'sleep',
+                subagent_type: 'general-purpose',
+                run_in_background: true,
+              },
+            },
+          ],
         },
-        { match: { agent: 'general-purpose', toolResult: false }, reply: [{ type: 'tool_use', name: 'Bash', input: { command: `sleep ${marker}` } }] },
+        {
+          match: { agent: 'general-purpose', toolResult: false },
+          reply: [{ type: 'tool_use', name: 'Bash', input: { command: `sleep ${marker}` } }],
+        },
         { match: { agent: 'general-purpose' }, reply: 'woke up' },
         { match: { when: isMain, toolResult: 'Agent' }, reply: 'started it' },
       ]),
@@ -191,7 +298,9 @@ describe('Agent tool', () => {
     });
     await current.session.send('start one');
     const [task] = current.session.tasks.list();
-    expect(await waitUntil(() => current!.session.tasks.get(task!.id)?.lastActivity === 'called Bash')).toBe(true);
+    expect(
+      await waitUntil(() => current!.session.tasks.get(task!.id)?.lastActivity === 'called Bash'),
+    ).toBe(true);
     current.session.stopTask(task!.id);
     const { text } = await current.session.send('', { waitForBackground: true });
     expect(text).toBe('the sleeper was stopped, carrying on');
@@ -200,22 +309,51 @@ describe('Agent tool', () => {
   });
 
   it('refuses bad spawns with clear messages', async () => {
-    const needsGithub = customAgent('---\nname: gh-helper\ndescription: Works with GitHub\nrequiredMcpServers: [github]\n---\nYou use GitHub.');
-    const spawn = (input: Record<string, unknown>) => [{ type: 'tool_use' as const, name: 'Agent', input: { description: 'x', prompt: 'x', ...input } }];
+    const needsGithub = customAgent(
+      '---\nname: gh-helper\ndescription: Works with GitHub\nrequiredMcpServers: [github]\n---\nYou use GitHub.',
+    );
+    const spawn = (input: Record<string, unknown>) => [
+      {
+        type: 'tool_use' as const,
+        name: 'Agent',
+        input: { description: 'x', prompt: 'x', ...input },
+      },
+    ];
     current = await createTestSession({
       agents: [needsGithub],
       policy: rules([
-        { match: { when: isMain, lastUserText: 'unknown' }, reply: spawn({ subagent_type: 'no-such-agent' }) },
-        { match: { when: isMain, lastUserText: 'denied' }, reply: spawn({ subagent_type: 'Plan' }) },
-        { match: { when: isMain, lastUserText: 'mcp' }, reply: spawn({ subagent_type: 'gh-helper' }) },
+        {
+          match: { when: isMain, lastUserText: 'unknown' },
+          reply: spawn({ subagent_type: 'no-such-agent' }),
+        },
+        {
+          match: { when: isMain, lastUserText: 'denied' },
+          reply: spawn({ subagent_type: 'Plan' }),
+        },
+        {
+          match: { when: isMain, lastUserText: 'mcp' },
+          reply: spawn({ subagent_type: 'gh-helper' }),
+        },
         { match: { when: isMain, lastUserText: 'fork twice' }, reply: spawn({}) },
         { match: { agent: 'fork', forkDirective: true }, reply: spawn({}) },
-        { match: { agent: 'fork', toolResult: 'Agent' }, reply: (request) => `Scope: x\nResult: ${toolResultText(request)}` },
-        { match: { when: isMain, toolResult: 'Agent' }, reply: (request) => `ERR ${toolResultText(request)}` },
+        {
+          match: { agent: 'fork', toolResult: 'Agent' },
+          reply: (request) => `Scope: x\nResult: ${toolResultText(request)}`,
+        },
+        {
+          match: { when: isMain, toolResult: 'Agent' },
+          reply: (request) => `ERR ${toolResultText(request)}`,
+        },
       ]),
       session: {
         forkEnabled: true,
-        denyRules: [{ source: 'projectSettings', ruleBehavior: 'deny', ruleValue: { toolName: 'Agent', ruleContent: 'Plan' } }],
+        denyRules: [
+          {
+            source: 'projectSettings',
+            ruleBehavior: 'deny',
+            ruleValue: { toolName: 'Agent', ruleContent: 'Plan' },
+          },
+        ],
       },
     });
     const unknown = await current.session.send('unknown');
@@ -231,33 +369,71 @@ describe('Agent tool', () => {
     expect(fork.text).toContain('cannot fork again');
   });
 
-  it('refuses a type outside the caller\'s allowedAgentTypes', async () => {
+  it("refuses a type outside the caller's allowedAgentTypes", async () => {
     current = await createTestSession({
       policy: rules([
-        { match: { when: isMain, toolResult: false }, reply: [{ type: 'tool_use', name: 'Agent', input: { description: 'x', prompt: 'x', subagent_type: 'general-purpose' } }] },
-        { match: { when: isMain, toolResult: 'Agent' }, reply: (request) => `ERR ${toolResultText(request)}` },
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'Agent',
+              input: { description: 'x', prompt: 'x', subagent_type: 'general-purpose' },
+            },
+          ],
+        },
+        {
+          match: { when: isMain, toolResult: 'Agent' },
+          reply: (request) => `ERR ${toolResultText(request)}`,
+        },
       ]),
     });
     const definitions = current.session.context.options.agentDefinitions!;
-    current.session.context.options.agentDefinitions = { ...definitions, allowedAgentTypes: ['Explore'] };
+    current.session.context.options.agentDefinitions = {
+      ...definitions,
+      allowedAgentTypes: ['Explore'],
+    };
     const { text } = await current.session.send('spawn');
     expect(text).toContain('may only start these agent types: Explore');
   });
 
   it('waits for a pending MCP server and stops early when it fails', async () => {
-    const needsGithub = customAgent('---\nname: gh-helper\ndescription: Works with GitHub\nrequiredMcpServers: [github]\n---\nYou use GitHub.');
+    const needsGithub = customAgent(
+      '---\nname: gh-helper\ndescription: Works with GitHub\nrequiredMcpServers: [github]\n---\nYou use GitHub.',
+    );
     current = await createTestSession({
       agents: [needsGithub],
       policy: rules([
-        { match: { when: isMain, toolResult: false }, reply: [{ type: 'tool_use', name: 'Agent', input: { description: 'x', prompt: 'x', subagent_type: 'gh-helper' } }] },
-        { match: { when: isMain, toolResult: 'Agent' }, reply: (request) => `ERR ${toolResultText(request)}` },
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'Agent',
+              input: { description: 'x', prompt: 'x', subagent_type: 'gh-helper' },
+            },
+          ],
+        },
+        {
+          match: { when: isMain, toolResult: 'Agent' },
+          reply: (request) => `ERR ${toolResultText(request)}`,
+        },
       ]),
       session: { mcpPollMs: 10, mcpWaitMs: 20_000 },
     });
     const { session } = current;
-    session.context.setAppState((state) => ({ ...state, mcp: { ...state.mcp, clients: [{ name: 'github', type: 'pending' }] } }));
+    session.context.setAppState((state) => ({
+      ...state,
+      mcp: { ...state.mcp, clients: [{ name: 'github', type: 'pending' }] },
+    }));
     setTimeout(() => {
-      session.context.setAppState((state) => ({ ...state, mcp: { ...state.mcp, clients: [{ name: 'github', type: 'failed', error: 'spawn gh-mcp ENOENT' }] } }));
+      session.context.setAppState((state) => ({
+        ...state,
+        mcp: {
+          ...state.mcp,
+          clients: [{ name: 'github', type: 'failed', error: 'spawn gh-mcp ENOENT' }],
+        },
+      }));
     }, 100);
     const { text } = await session.send('spawn');
     expect(text).toContain('requires MCP servers matching: github');
@@ -267,12 +443,55 @@ describe('Agent tool', () => {
   it('keeps a worktree that has changes and removes one that has none', async () => {
     current = await createTestSession({
       policy: rules([
-        { match: { agent: 'general-purpose', lastUserText: 'add a file', toolResult: false }, reply: [{ type: 'tool_use', name: 'Write', input: { file_path: 'added.txt', content: 'new\n' } }] },
+        {
+          match: { agent: 'general-purpose', lastUserText: 'add a file', toolResult: false },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'Write',
+              input: { file_path: 'added.txt', content: 'new\n' },
+            },
+          ],
+        },
         { match: { agent: 'general-purpose', toolResult: 'Write' }, reply: 'Added added.txt.' },
-        { match: { agent: 'general-purpose', lastUserText: 'look only' }, reply: 'Nothing to change.' },
-        { match: { when: isMain, lastUserText: 'edit' , toolResult: false }, reply: [{ type: 'tool_use', name: 'Agent', input: { description: 'edit', prompt: 'add a file', subagent_type: 'general-purpose', isolation: 'worktree' } }] },
-        { match: { when: isMain, lastUserText: 'read', toolResult: false }, reply: [{ type: 'tool_use', name: 'Agent', input: { description: 'read', prompt: 'look only', subagent_type: 'general-purpose', isolation: 'worktree' } }] },
-        { match: { when: isMain, toolResult: 'Agent' }, reply: (request) => toolResultText(request) },
+        {
+          match: { agent: 'general-purpose', lastUserText: 'look only' },
+          reply: 'Nothing to change.',
+        },
+        {
+          match: { when: isMain, lastUserText: 'edit', toolResult: false },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'Agent',
+              input: {
+                description: 'edit',
+                prompt: 'add a file',
+                subagent_type: 'general-purpose',
+                isolation: 'worktree',
+              },
+            },
+          ],
+        },
+        {
+          match: { when: isMain, lastUserText: 'read', toolResult: false },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'Agent',
+              input: {
+                description: 'read',
+                prompt: 'look only',
+                subagent_type: 'general-purpose',
+                isolation: 'worktree',
+              },
+            },
+          ],
+        },
+        {
+          match: { when: isMain, toolResult: 'Agent' },
+          reply: (request) => toolResultText(request),
+        },
       ]),
       session: { permissionMode: 'acceptEdits' },
     });
@@ -303,16 +522,56 @@ describe('Agent tool', () => {
   it('retries a 529 in a child, and reports a child that fails for good with its transcript intact', async () => {
     current = await createTestSession({
       policy: rules([
-        { match: { when: isMain, lastUserText: '<task-notification>' }, reply: (request) => `notified: ${request.lastUserText}` },
-        { match: { when: isMain, lastUserText: 'flaky', toolResult: false }, reply: [{ type: 'tool_use', name: 'Agent', input: { description: 'flaky', prompt: 'flaky job', subagent_type: 'general-purpose' } }] },
-        { match: { when: isMain, lastUserText: 'doomed', toolResult: false }, reply: [{ type: 'tool_use', name: 'Agent', input: { description: 'doomed', prompt: 'doomed job', subagent_type: 'general-purpose', run_in_background: true } }] },
+        {
+          match: { when: isMain, lastUserText: '<task-notification>' },
+          reply: (request) => `notified: ${request.lastUserText}`,
+        },
+        {
+          match: { when: isMain, lastUserText: 'flaky', toolResult: false },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'Agent',
+              input: {
+                description: 'flaky',
+                prompt: 'flaky job',
+                subagent_type: 'general-purpose',
+              },
+            },
+          ],
+        },
+        {
+          match: { when: isMain, lastUserText: 'doomed', toolResult: false },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'Agent',
+              input: {
+                description: 'doomed',
+                prompt: 'doomed job',
+                subagent_type: 'general-purpose',
+                run_in_background: true,
+              },
+            },
+          ],
+        },
         { match: { agent: 'general-purpose', lastUserText: 'flaky job' }, reply: 'flaky job done' },
-        { match: { agent: 'general-purpose', lastUserText: 'doomed job' }, reply: [{ type: 'tool_use', name: 'Bash', input: { command: 'echo step one' } }] },
-        { match: { when: isMain, toolResult: 'Agent' }, reply: (request) => toolResultText(request) },
+        {
+          match: { agent: 'general-purpose', lastUserText: 'doomed job' },
+          reply: [{ type: 'tool_use', name: 'Bash', input: { command: 'echo step one' } }],
+        },
+        {
+          match: { when: isMain, toolResult: 'Agent' },
+          reply: (request) => toolResultText(request),
+        },
       ]),
       sim: {
         faults: [
-          { kind: 'overloaded', times: 1, match: { agent: 'general-purpose', lastUserText: 'flaky job' } },
+          {
+            kind: 'overloaded',
+            times: 1,
+            match: { agent: 'general-purpose', lastUserText: 'flaky job' },
+          },
           { kind: 'api_error', match: { agent: 'general-purpose', toolResult: 'Bash' } },
         ],
       },
@@ -342,11 +601,33 @@ describe('Agent tool', () => {
   it('moves a running foreground agent to the background and notifies the parent when it ends', async () => {
     current = await createTestSession({
       policy: rules([
-        { match: { when: isMain, lastUserText: '<task-notification>' }, reply: (request) => `done in background: ${request.lastUserText}` },
-        { match: { when: isMain, toolResult: false }, reply: [{ type: 'tool_use', name: 'Agent', input: { description: 'slow job', prompt: 'slow job', subagent_type: 'general-purpose' } }] },
-        { match: { agent: 'general-purpose', toolResult: false }, reply: [{ type: 'tool_use', name: 'Bash', input: { command: 'sleep 0.4; echo slept' } }] },
+        {
+          match: { when: isMain, lastUserText: '<task-notification>' },
+          reply: (request) => `done in background: ${request.lastUserText}`,
+        },
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'Agent',
+              input: {
+                description: 'slow job',
+                prompt: 'slow job',
+                subagent_type: 'general-purpose',
+              },
+            },
+          ],
+        },
+        {
+          match: { agent: 'general-purpose', toolResult: false },
+          reply: [{ type: 'tool_use', name: 'Bash', input: { command: 'sleep 0.4; echo slept' } }],
+        },
         { match: { agent: 'general-purpose', toolResult: 'Bash' }, reply: 'slow job finished' },
-        { match: { when: isMain, toolResult: 'Agent' }, reply: (request) => `moved: ${toolResultText(request)}` },
+        {
+          match: { when: isMain, toolResult: 'Agent' },
+          reply: (request) => `moved: ${toolResultText(request)}`,
+        },
       ]),
       session: { permissionMode: 'bypassPermissions', backgroundHintMs: 50 },
     });
@@ -354,7 +635,8 @@ describe('Agent tool', () => {
     const events: AgentEvent[] = [];
     session.events.on((event) => {
       events.push(event);
-      if (event.type === 'agent.background_hint') expect(session.backgroundAgent(event.agentId)).toBe(true);
+      if (event.type === 'agent.background_hint')
+        expect(session.backgroundAgent(event.agentId)).toBe(true);
     });
     const first = await session.send('run the slow job');
     expect(first.text).toContain('moved: Started general-purpose agent');
@@ -371,10 +653,40 @@ describe('Agent tool', () => {
   it('continues a finished agent with SendMessage, keeping its context', async () => {
     current = await createTestSession({
       policy: rules([
-        { match: { when: isMain, lastUserText: '<task-notification>' }, reply: (request) => `follow-up: ${request.lastUserText}` },
-        { match: { when: isMain, lastUserText: 'start', toolResult: false }, reply: [{ type: 'tool_use', name: 'Agent', input: { description: 'remember', prompt: 'Remember the word kiwi', subagent_type: 'general-purpose', name: 'keeper' } }] },
-        { match: { when: isMain, lastUserText: 'ask again', toolResult: false }, reply: [{ type: 'tool_use', name: 'SendMessage', input: { to: 'keeper', message: 'What was the word?' } }] },
-        { match: { agent: 'general-purpose', lastUserText: 'What was the word?' }, reply: (request) => `The word was ${/Remember the word (\w+)/.exec(JSON.stringify(request.messages))?.[1] ?? 'lost'}.` },
+        {
+          match: { when: isMain, lastUserText: '<task-notification>' },
+          reply: (request) => `follow-up: ${request.lastUserText}`,
+        },
+        {
+          match: { when: isMain, lastUserText: 'start', toolResult: false },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'Agent',
+              input: {
+                description: 'remember',
+                prompt: 'Remember the word kiwi',
+                subagent_type: 'general-purpose',
+                name: 'keeper',
+              },
+            },
+          ],
+        },
+        {
+          match: { when: isMain, lastUserText: 'ask again', toolResult: false },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'SendMessage',
+              input: { to: 'keeper', message: 'What was the word?' },
+            },
+          ],
+        },
+        {
+          match: { agent: 'general-purpose', lastUserText: 'What was the word?' },
+          reply: (request) =>
+            `The word was ${/Remember the word (\w+)/.exec(JSON.stringify(request.messages))?.[1] ?? 'lost'}.`,
+        },
         { match: { agent: 'general-purpose' }, reply: 'Remembered.' },
         { match: { when: isMain, toolResult: true }, reply: (request) => toolResultText(request) },
       ]),

@@ -45,8 +45,18 @@ export const FORK_QUERY_SOURCE = 'agent:builtin:fork';
 
 /** What the Agent tool returns. */
 export type AgentToolOutput =
-  | ({ status: 'completed'; partial?: string; worktree?: { path: string; branch: string } } & AgentToolResult)
-  | { status: 'async_launched'; agentId: string; taskId: string; agentType: string; description: string };
+  | ({
+      status: 'completed';
+      partial?: string;
+      worktree?: { path: string; branch: string };
+    } & AgentToolResult)
+  | {
+      status: 'async_launched';
+      agentId: string;
+      taskId: string;
+      agentType: string;
+      description: string;
+    };
 
 /** Sleeps `ms`, or less when `signal` aborts or `until` settles; never leaves a listener behind. */
 function sleep(ms: number, signal: AbortSignal, until?: Promise<unknown>): Promise<void> {
@@ -63,7 +73,10 @@ function sleep(ms: number, signal: AbortSignal, until?: Promise<unknown>): Promi
 }
 
 /** The agents the caller may pick: allowed types, deny rules, and MCP requirements applied. */
-export function visibleAgents(context: ToolUseContext, definitions: AgentDefinitionsResult): AgentDefinition[] {
+export function visibleAgents(
+  context: ToolUseContext,
+  definitions: AgentDefinitionsResult,
+): AgentDefinition[] {
   const state = context.getAppState();
   const allowed = definitions.allowedAgentTypes;
   const candidates = allowed
@@ -73,7 +86,11 @@ export function visibleAgents(context: ToolUseContext, definitions: AgentDefinit
   return filterDeniedAgents(withMcp, state.toolPermissionContext, TOOL_NAMES.agent);
 }
 
-function selectAgent(context: ToolUseContext, definitions: AgentDefinitionsResult, agentType: string): AgentDefinition {
+function selectAgent(
+  context: ToolUseContext,
+  definitions: AgentDefinitionsResult,
+  agentType: string,
+): AgentDefinition {
   const state = context.getAppState();
   const allowed = definitions.allowedAgentTypes;
   if (allowed && !allowed.includes(agentType)) {
@@ -90,7 +107,10 @@ function selectAgent(context: ToolUseContext, definitions: AgentDefinitionsResul
   const found = permitted.find((agent) => agent.agentType === agentType);
   if (found) return found;
   if (candidates.some((agent) => agent.agentType === agentType)) {
-    throw createAgentDeniedError(agentType, getDenyRuleForAgent(state.toolPermissionContext, TOOL_NAMES.agent, agentType));
+    throw createAgentDeniedError(
+      agentType,
+      getDenyRuleForAgent(state.toolPermissionContext, TOOL_NAMES.agent, agentType),
+    );
   }
   const names = permitted.map((agent) => agent.agentType);
   throw new DelegateError(
@@ -100,10 +120,15 @@ function selectAgent(context: ToolUseContext, definitions: AgentDefinitionsResul
   );
 }
 
-async function waitForRequiredMcpServers(runtime: AgentRuntime, agent: AgentDefinition, context: ToolUseContext): Promise<void> {
+async function waitForRequiredMcpServers(
+  runtime: AgentRuntime,
+  agent: AgentDefinition,
+  context: ToolUseContext,
+): Promise<void> {
   const required = agent.requiredMcpServers;
   if (!required?.length) return;
-  const matches = (name: string): boolean => required.some((pattern) => name.toLowerCase().includes(pattern.toLowerCase()));
+  const matches = (name: string): boolean =>
+    required.some((pattern) => name.toLowerCase().includes(pattern.toLowerCase()));
   runtime.refreshMcp?.();
   let state = context.getAppState();
   if (state.mcp.clients.some((client) => client.type === 'pending' && matches(client.name))) {
@@ -112,8 +137,10 @@ async function waitForRequiredMcpServers(runtime: AgentRuntime, agent: AgentDefi
       await sleep(runtime.options.mcpPollMs, context.abortController.signal);
       runtime.refreshMcp?.();
       state = context.getAppState();
-      if (state.mcp.clients.some((client) => client.type === 'failed' && matches(client.name))) break;
-      if (!state.mcp.clients.some((client) => client.type === 'pending' && matches(client.name))) break;
+      if (state.mcp.clients.some((client) => client.type === 'failed' && matches(client.name)))
+        break;
+      if (!state.mcp.clients.some((client) => client.type === 'pending' && matches(client.name)))
+        break;
     }
   }
   const servers = mcpServersWithTools(state.mcp.tools);
@@ -150,7 +177,10 @@ async function resolveCwd(context: ToolUseContext, requested: string | undefined
     isDirectory = false;
   }
   if (!isDirectory) {
-    throw new DelegateError('INVALID_ARGUMENT', `The Agent tool's cwd "${requested}" is not an existing directory (resolved to ${resolved.absolutePath}).`);
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `The Agent tool's cwd "${requested}" is not an existing directory (resolved to ${resolved.absolutePath}).`,
+    );
   }
   return resolved.absolutePath;
 }
@@ -165,8 +195,11 @@ export function formatAgentToolResult(output: AgentToolOutput): string {
       'You will receive a <task-notification> when it finishes; do not poll or sleep waiting for it. Use TaskOutput only if you have nothing else to do.',
     ].join('\n');
   }
-  const report = output.content.map((block) => block.text).join('\n') || '(the agent returned no text)';
-  const body = output.partial ? `The agent stopped early (${output.partial}). Its last report:\n${report}` : report;
+  const report =
+    output.content.map((block) => block.text).join('\n') || '(the agent returned no text)';
+  const body = output.partial
+    ? `The agent stopped early (${output.partial}). Its last report:\n${report}`
+    : report;
   const worktree = output.worktree
     ? `\nworktreePath: ${output.worktree.path}\nworktreeBranch: ${output.worktree.branch}`
     : '';
@@ -210,10 +243,15 @@ async function spawnAgent(
   extras: ToolCallExtras,
 ): Promise<AgentToolOutput> {
   const definitions = context.options.agentDefinitions ?? runtime.getAgentDefinitions();
-  const isFork = runtime.options.forkEnabled && (input.subagent_type === undefined || input.subagent_type === 'fork');
+  const isFork =
+    runtime.options.forkEnabled &&
+    (input.subagent_type === undefined || input.subagent_type === 'fork');
   const depth = (context.queryTracking?.depth ?? -1) + 1;
   if (depth >= runtime.options.maxDepth) {
-    throw new DelegateError('LIMIT_EXCEEDED', `Sub-agents may nest ${runtime.options.maxDepth} levels deep; this one would be level ${depth + 1}. Do the work directly.`);
+    throw new DelegateError(
+      'LIMIT_EXCEEDED',
+      `Sub-agents may nest ${runtime.options.maxDepth} levels deep; this one would be level ${depth + 1}. Do the work directly.`,
+    );
   }
 
   let agent: AgentDefinition;
@@ -221,7 +259,10 @@ async function spawnAgent(
     // The fork keeps the Agent tool (its tool list must match the parent's for the cache),
     // so recursion is refused here: by query source first, by scanning messages as a fallback.
     if (context.options.querySource === FORK_QUERY_SOURCE || isInForkChild(context.messages)) {
-      throw new DelegateError('FORK_IN_FORK', 'A forked worker cannot fork again. Complete your task directly with your tools.');
+      throw new DelegateError(
+        'FORK_IN_FORK',
+        'A forked worker cannot fork again. Complete your task directly with your tools.',
+      );
     }
     agent = runtime.forkAgent;
   } else {
@@ -238,7 +279,10 @@ async function spawnAgent(
   if (isAsync) {
     // Several Agent calls of one message run in parallel: count the ones still being set
     // up too, so the limit holds.
-    if (runtime.tasks.runningBackground().length + runtime.pendingBackgroundSpawns >= runtime.options.maxBackgroundAgents) {
+    if (
+      runtime.tasks.runningBackground().length + runtime.pendingBackgroundSpawns >=
+      runtime.options.maxBackgroundAgents
+    ) {
       throw new DelegateError(
         'LIMIT_EXCEEDED',
         `${runtime.options.maxBackgroundAgents} background agents are already running, the most allowed at once. Wait for a <task-notification>, or run this agent in the foreground.`,
@@ -261,13 +305,21 @@ async function spawnAgent(
       defaultSubagentModel: runtime.options.defaultSubagentModel,
       isFork,
     });
-    const permissionMode = resolveAgentPermissionMode(context.getAppState().toolPermissionContext.mode, agent, isFork);
+    const permissionMode = resolveAgentPermissionMode(
+      context.getAppState().toolPermissionContext.mode,
+      agent,
+      isFork,
+    );
     const agentId = createAgentId();
     const parentParts = getRenderedRequestParts(context);
     let parentAssistant: AssistantMessage | undefined;
     if (isFork) {
       parentAssistant = extras.assistantMessage ?? getLastAssistantMessage(context.messages);
-      if (!parentAssistant) throw new DelegateError('INVALID_ARGUMENT', 'A fork needs the assistant message that called it.');
+      if (!parentAssistant)
+        throw new DelegateError(
+          'INVALID_ARGUMENT',
+          'A fork needs the assistant message that called it.',
+        );
     }
 
     // Tools: a fork gets the parent's exact pool and definitions (cache-identical); a
@@ -314,7 +366,10 @@ async function spawnAgent(
         });
         prompt = `${prompt}\n\n${memoryPrompt}`;
       }
-      systemPrompt = enhanceSystemPromptWithEnvDetails([prompt], getEnvironmentDetails({ cwd, model }));
+      systemPrompt = enhanceSystemPromptWithEnvDetails(
+        [prompt],
+        getEnvironmentDetails({ cwd, model }),
+      );
       if (parentParts?.userContext) {
         userContext = { ...parentParts.userContext };
         // Read-only agents skip project instructions: the caller interprets their findings.
@@ -329,7 +384,9 @@ async function spawnAgent(
       const history = context.messages.filter((message) => message.uuid !== assistantUuid);
       // The worktree notice joins the directive (the one block that differs per sibling),
       // so the placeholders before it stay a shared, cacheable prefix.
-      const directive = worktree ? `${input.prompt}\n\n${buildWorktreeNotice(context.cwd, worktree.worktreePath)}` : input.prompt;
+      const directive = worktree
+        ? `${input.prompt}\n\n${buildWorktreeNotice(context.cwd, worktree.worktreePath)}`
+        : input.prompt;
       newMessages = [...history, ...buildForkedMessages(directive, parentAssistant)];
     } else {
       const text = agent.initialPrompt ? `${agent.initialPrompt}\n\n${input.prompt}` : input.prompt;

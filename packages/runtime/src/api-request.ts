@@ -76,7 +76,8 @@ export function buildMessagesRequest(
     // The budget must stay below max_tokens. A capped output therefore changes the budget,
     // and the thinking budget is part of the cache key: forks must not cap output.
     let budget = config.budgetTokens;
-    if (options.maxOutputTokens !== undefined) budget = Math.min(budget, options.maxOutputTokens - 1);
+    if (options.maxOutputTokens !== undefined)
+      budget = Math.min(budget, options.maxOutputTokens - 1);
     else if (budget >= maxTokens) maxTokens = budget + DEFAULT_MAX_OUTPUT_TOKENS;
     thinking = { type: 'enabled', budget_tokens: Math.max(1024, budget) };
     if (thinking.budget_tokens >= maxTokens) maxTokens = thinking.budget_tokens + 1;
@@ -91,7 +92,8 @@ export function buildMessagesRequest(
     stream: true,
   };
   if (system.length > 0) request.system = system;
-  if (options.tools.length > 0) request.tools = options.tools.map((tool) => ({ ...tool })) as Anthropic.Tool[];
+  if (options.tools.length > 0)
+    request.tools = options.tools.map((tool) => ({ ...tool })) as Anthropic.Tool[];
   if (thinking) request.thinking = thinking;
   if (options.effort) request.output_config = { effort: options.effort };
   return request;

@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { type AssistantMessage, type ContentBlock, createUserMessage, createUuid } from '@delegate/core';
+import {
+  type AssistantMessage,
+  type ContentBlock,
+  createUserMessage,
+  createUuid,
+} from '@delegate/core';
 import { finalizeAgentTool } from './finalize-agent-result.js';
 
-function assistant(content: ContentBlock[], usage = { input_tokens: 10, output_tokens: 5 }): AssistantMessage {
+function assistant(
+  content: ContentBlock[],
+  usage = { input_tokens: 10, output_tokens: 5 },
+): AssistantMessage {
   return {
     type: 'assistant',
     uuid: createUuid(),
@@ -32,7 +40,10 @@ describe('finalizeAgentTool', () => {
 
   it('falls back to the latest assistant message with text when the last one only calls tools', () => {
     const result = finalizeAgentTool(
-      [assistant([{ type: 'text', text: 'partial findings' }]), assistant([{ type: 'tool_use', id: 't', name: 'Grep', input: {} }])],
+      [
+        assistant([{ type: 'text', text: 'partial findings' }]),
+        assistant([{ type: 'tool_use', id: 't', name: 'Grep', input: {} }]),
+      ],
       'a2',
       { agentType: 'Explore', startTime: Date.now() },
     );
@@ -40,8 +51,11 @@ describe('finalizeAgentTool', () => {
   });
 
   it('explains a run without any assistant message', () => {
-    expect(() => finalizeAgentTool([createUserMessage({ content: 'x' })], 'a3', { agentType: 'Plan', startTime: 0 })).toThrow(
-      /Agent a3 \(Plan\) produced no assistant message/,
-    );
+    expect(() =>
+      finalizeAgentTool([createUserMessage({ content: 'x' })], 'a3', {
+        agentType: 'Plan',
+        startTime: 0,
+      }),
+    ).toThrow(/Agent a3 \(Plan\) produced no assistant message/);
   });
 });

@@ -53,7 +53,8 @@ export function countToolUses(messages: readonly Message[]): number {
 /** Sums the usage of every assistant message. */
 export function sumUsage(messages: readonly Message[]): CompleteUsage {
   let usage = emptyUsage();
-  for (const message of messages) if (message.type === 'assistant') usage = addUsage(usage, message.message.usage);
+  for (const message of messages)
+    if (message.type === 'assistant') usage = addUsage(usage, message.message.usage);
   return usage;
 }
 
@@ -69,14 +70,19 @@ export function finalizeAgentTool(
 ): AgentToolResult {
   const last = getLastAssistantMessage(messages);
   if (!last) {
-    throw new DelegateError('TOOL_FAILED', `Agent ${agentId} (${metadata.agentType}) produced no assistant message.`);
+    throw new DelegateError(
+      'TOOL_FAILED',
+      `Agent ${agentId} (${metadata.agentType}) produced no assistant message.`,
+    );
   }
   let content = last.message.content.filter((block): block is TextBlock => block.type === 'text');
   if (content.length === 0) {
     for (let index = messages.length - 1; index >= 0; index--) {
       const message = messages[index];
       if (message?.type !== 'assistant') continue;
-      const text = message.message.content.filter((block): block is TextBlock => block.type === 'text');
+      const text = message.message.content.filter(
+        (block): block is TextBlock => block.type === 'text',
+      );
       if (text.length > 0) {
         content = text;
         break;
@@ -96,7 +102,10 @@ export function finalizeAgentTool(
   const checked = AgentToolResultSchema.safeParse(result);
   if (!checked.success) {
     const issue = checked.error.issues[0];
-    throw new DelegateError('TOOL_FAILED', `Agent ${agentId} produced an invalid result (${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}).`);
+    throw new DelegateError(
+      'TOOL_FAILED',
+      `Agent ${agentId} produced an invalid result (${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}).`,
+    );
   }
   return result;
 }

@@ -4,8 +4,19 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Sim, rules, startSim } from '@delegate/api-sim';
 import { createRootToolUseContext } from '@delegate/context-isolation';
-import { type Message, DelegateError, createUserMessage, getLastAssistantMessage, getText } from '@delegate/core';
-import { type CacheSafeParams, buildForkedMessages, diagnoseCacheBreak, fingerprintRequest } from '@delegate/fork-cache';
+import {
+  type Message,
+  DelegateError,
+  createUserMessage,
+  getLastAssistantMessage,
+  getText,
+} from '@delegate/core';
+import {
+  type CacheSafeParams,
+  buildForkedMessages,
+  diagnoseCacheBreak,
+  fingerprintRequest,
+} from '@delegate/fork-cache';
 import { getBuiltinTools } from '@delegate/tools';
 import { type ForkedAgentCompletion, runForkedAgent } from './forked-agent.js';
 import { createApiClient } from './model-config.js';
@@ -27,7 +38,11 @@ afterEach(async () => {
 
 async function parentTurn() {
   dir = await mkdtemp(join(tmpdir(), 'delegate-fork-'));
-  const context = createRootToolUseContext({ cwd: dir, tools: getBuiltinTools(), model: 'claude-sonnet-5-5' });
+  const context = createRootToolUseContext({
+    cwd: dir,
+    tools: getBuiltinTools(),
+    model: 'claude-sonnet-5-5',
+  });
   const client = createApiClient({ apiKey: 'k', baseURL: sim!.url });
   const messages: Message[] = [createUserMessage({ content: 'Look around, then summarise.' })];
   for await (const event of query({
@@ -56,8 +71,14 @@ describe('runForkedAgent', () => {
   it('forks from a finished turn, shares the parent prefix and reports usage and cache hit rate', async () => {
     sim = await startSim({
       policy: rules([
-        { match: { lastUserText: 'Summarise the session' }, reply: 'Summary: the parent looked around.' },
-        { match: { toolResult: false }, reply: [{ type: 'tool_use', name: 'Glob', input: { pattern: '*' } }] },
+        {
+          match: { lastUserText: 'Summarise the session' },
+          reply: 'Summary: the parent looked around.',
+        },
+        {
+          match: { toolResult: false },
+          reply: [{ type: 'tool_use', name: 'Glob', input: { pattern: '*' } }],
+        },
         { match: { toolResult: 'Glob' }, reply: 'Nothing here.' },
       ]),
     });
@@ -75,16 +96,27 @@ describe('runForkedAgent', () => {
       toolDefinitions: parts.toolDefinitions,
       onComplete: (value) => (completion = value),
     });
-    expect(getText(getLastAssistantMessage(result.messages)!.message.content)).toBe('Summary: the parent looked around.');
+    expect(getText(getLastAssistantMessage(result.messages)!.message.content)).toBe(
+      'Summary: the parent looked around.',
+    );
     const [, parentLast, fork] = sim.journal.entries;
     // The fork's request extends the parent's last request: it differs only in what comes after it.
-    const diagnosis = diagnoseCacheBreak(fingerprintRequest(parentLast!.body as never), fingerprintRequest(fork!.body as never));
+    const diagnosis = diagnoseCacheBreak(
+      fingerprintRequest(parentLast!.body as never),
+      fingerprintRequest(fork!.body as never),
+    );
     expect(diagnosis.identical).toBe(false);
     if (!diagnosis.identical) expect(diagnosis.firstDifference.part).toBe('message');
     expect(fork!.usage!.cache_read_input_tokens).toBeGreaterThan(0);
-    expect(completion).toMatchObject({ forkLabel: 'summary', querySource: 'post_turn_summary', messageCount: 1 });
+    expect(completion).toMatchObject({
+      forkLabel: 'summary',
+      querySource: 'post_turn_summary',
+      messageCount: 1,
+    });
     expect(completion!.cacheHitRate).toBeGreaterThan(0.9);
-    expect(completion!.totalUsage.cache_read_input_tokens).toBe(fork!.usage!.cache_read_input_tokens);
+    expect(completion!.totalUsage.cache_read_input_tokens).toBe(
+      fork!.usage!.cache_read_input_tokens,
+    );
     await transcript.flush();
     const lines = await readTranscript(transcript.agentPath(result.agentId!));
     expect(lines.at(-1)?.type).toBe('assistant');
@@ -106,7 +138,9 @@ describe('runForkedAgent', () => {
         maxOutputTokens: 2048,
         shareCache,
       });
-    await expect(run(true)).rejects.toSatisfy((error: unknown) => DelegateError.hasCode(error, 'CACHE_UNSAFE'));
+    await expect(run(true)).rejects.toSatisfy((error: unknown) =>
+      DelegateError.hasCode(error, 'CACHE_UNSAFE'),
+    );
     const allowed = await run(false);
     expect(allowed.messages.at(-1)?.type).toBe('assistant');
   });
@@ -114,14 +148,25 @@ describe('runForkedAgent', () => {
   it('gives three directives requests that agree up to the directive block', async () => {
     sim = await startSim({
       policy: rules([
-        { match: { forkDirective: true }, reply: (request) => `Scope: ${request.forkDirective}\nResult: ok` },
-        { match: { toolResult: false }, reply: [{ type: 'tool_use', name: 'Glob', input: { pattern: '*' } }, { type: 'tool_use', name: 'Grep', input: { pattern: 'x' } }] },
+        {
+          match: { forkDirective: true },
+          reply: (request) => `Scope: ${request.forkDirective}\nResult: ok`,
+        },
+        {
+          match: { toolResult: false },
+          reply: [
+            { type: 'tool_use', name: 'Glob', input: { pattern: '*' } },
+            { type: 'tool_use', name: 'Grep', input: { pattern: 'x' } },
+          ],
+        },
         { match: { toolResult: true }, reply: 'done' },
       ]),
     });
     const { client, params, parts, messages } = await parentTurn();
     // Fork from the assistant message that made two tool calls.
-    const toolCall = messages.find((message) => message.type === 'assistant' && message.message.stop_reason === 'tool_use');
+    const toolCall = messages.find(
+      (message) => message.type === 'assistant' && message.message.stop_reason === 'tool_use',
+    );
     const history = messages.slice(0, messages.indexOf(toolCall!));
     for (const directive of ['check A', 'check B', 'check C']) {
       await runForkedAgent({
@@ -141,11 +186,18 @@ describe('runForkedAgent', () => {
       const diagnosis = diagnoseCacheBreak(prints[0]!, other);
       expect(diagnosis.identical).toBe(false);
       if (!diagnosis.identical) {
-        expect(diagnosis.firstDifference).toMatchObject({ part: 'message', messageIndex: prints[0]!.messages.length - 1 });
-        expect(diagnosis.firstDifference.blockIndex).toBe(prints[0]!.messages.at(-1)!.blocks.length - 1);
+        expect(diagnosis.firstDifference).toMatchObject({
+          part: 'message',
+          messageIndex: prints[0]!.messages.length - 1,
+        });
+        expect(diagnosis.firstDifference.blockIndex).toBe(
+          prints[0]!.messages.at(-1)!.blocks.length - 1,
+        );
       }
     }
     // Later siblings read the prefix the first one wrote.
-    expect(forks[2]!.usage!.cache_read_input_tokens).toBeGreaterThan(forks[0]!.usage!.cache_read_input_tokens);
+    expect(forks[2]!.usage!.cache_read_input_tokens).toBeGreaterThan(
+      forks[0]!.usage!.cache_read_input_tokens,
+    );
   });
 });

@@ -93,14 +93,16 @@ export async function runForkedAgent(params: ForkedAgentParams): Promise<ForkedA
     shareCache: params.shareCache ?? true,
   });
   const startTime = Date.now();
-  const { systemPrompt, userContext, systemContext, toolUseContext, forkContextMessages } = params.cacheSafeParams;
+  const { systemPrompt, userContext, systemContext, toolUseContext, forkContextMessages } =
+    params.cacheSafeParams;
   const isolated = createSubagentContext(toolUseContext, params.overrides);
   const initialMessages: Message[] = [...forkContextMessages, ...params.promptMessages];
   const outputMessages: Message[] = [];
   let totalUsage = emptyUsage();
   let turnUsage: CompleteUsage | undefined;
 
-  const agentId = params.skipTranscript || !params.transcript ? undefined : createAgentId(params.forkLabel);
+  const agentId =
+    params.skipTranscript || !params.transcript ? undefined : createAgentId(params.forkLabel);
   if (agentId && params.transcript) await params.transcript.append(initialMessages, agentId);
 
   try {
@@ -113,7 +115,9 @@ export async function runForkedAgent(params: ForkedAgentParams): Promise<ForkedA
       toolUseContext: isolated,
       canUseTool: params.canUseTool,
       querySource: params.querySource,
-      ...(params.maxOutputTokens !== undefined ? { maxOutputTokensOverride: params.maxOutputTokens } : {}),
+      ...(params.maxOutputTokens !== undefined
+        ? { maxOutputTokensOverride: params.maxOutputTokens }
+        : {}),
       ...(params.maxTurns !== undefined ? { maxTurns: params.maxTurns } : {}),
       ...(params.skipCacheWrite ? { skipCacheWrite: true } : {}),
       ...(params.toolDefinitions ? { toolDefinitions: params.toolDefinitions } : {}),
@@ -132,7 +136,8 @@ export async function runForkedAgent(params: ForkedAgentParams): Promise<ForkedA
       if (event.type === 'stream_request_start') continue;
       outputMessages.push(event);
       params.onMessage?.(event);
-      if (agentId && params.transcript && event.type !== 'system') await params.transcript.append([event], agentId);
+      if (agentId && params.transcript && event.type !== 'system')
+        await params.transcript.append([event], agentId);
     }
   } finally {
     // Release the cloned cache and the inherited messages: a fork can hold a large history.
@@ -152,7 +157,10 @@ export async function runForkedAgent(params: ForkedAgentParams): Promise<ForkedA
   return { messages: outputMessages, totalUsage, agentId };
 }
 
-function mergeUsage(base: CompleteUsage | undefined, delta: Record<string, unknown>): CompleteUsage {
+function mergeUsage(
+  base: CompleteUsage | undefined,
+  delta: Record<string, unknown>,
+): CompleteUsage {
   const merged: Record<string, unknown> = { ...(base ?? emptyUsage()) };
   for (const [key, value] of Object.entries(delta)) {
     if (value !== null && value !== undefined) merged[key] = value;

@@ -5,7 +5,9 @@ import { parseAgentFromMarkdown } from '@delegate/agent-defs';
 import { type McpManager, createMcpManager } from '@delegate/tools';
 import { type TestSession, createTestSession } from './__fixtures__/test-session.js';
 
-const server = fileURLToPath(new URL('../../tools/src/__fixtures__/mcp-test-server.mjs', import.meta.url));
+const server = fileURLToPath(
+  new URL('../../tools/src/__fixtures__/mcp-test-server.mjs', import.meta.url),
+);
 
 let current: TestSession | undefined;
 let manager: McpManager | undefined;
@@ -25,24 +27,51 @@ describe('agents that need MCP servers', () => {
       filePath: '/virtual/calculator.md',
       baseDir: '/virtual',
       source: 'projectSettings',
-      content: '---\nname: calculator\ndescription: Adds numbers with the calc server\nrequiredMcpServers: [calc]\n---\nYou add numbers with your tools.',
+      content:
+        '---\nname: calculator\ndescription: Adds numbers with the calc server\nrequiredMcpServers: [calc]\n---\nYou add numbers with your tools.',
     });
     if (!parsed.ok) throw new Error(parsed.diagnostic.reason);
-    manager = createMcpManager({ servers: { calc: { command: process.execPath, args: [server] } } });
-    expect(manager.getClients()).toEqual([expect.objectContaining({ name: 'calc', type: 'pending' })]);
+    manager = createMcpManager({
+      servers: { calc: { command: process.execPath, args: [server] } },
+    });
+    expect(manager.getClients()).toEqual([
+      expect.objectContaining({ name: 'calc', type: 'pending' }),
+    ]);
     current = await createTestSession({
       agents: [parsed.agent],
       policy: rules([
-        { match: { when: isMain, toolResult: false }, reply: [{ type: 'tool_use', name: 'Agent', input: { description: 'add', prompt: 'What is 2 + 3?', subagent_type: 'calculator' } }] },
-        { match: { agent: 'calculator', toolResult: false }, reply: [{ type: 'tool_use', name: 'mcp__calc__add', input: { a: 2, b: 3 } }] },
-        { match: { agent: 'calculator' }, reply: (request) => `The sum is ${request.toolResults[0]?.content}.` },
-        { match: { when: isMain, toolResult: 'Agent' }, reply: (request) => request.toolResults[0]?.content ?? '' },
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'Agent',
+              input: { description: 'add', prompt: 'What is 2 + 3?', subagent_type: 'calculator' },
+            },
+          ],
+        },
+        {
+          match: { agent: 'calculator', toolResult: false },
+          reply: [{ type: 'tool_use', name: 'mcp__calc__add', input: { a: 2, b: 3 } }],
+        },
+        {
+          match: { agent: 'calculator' },
+          reply: (request) => `The sum is ${request.toolResults[0]?.content}.`,
+        },
+        {
+          match: { when: isMain, toolResult: 'Agent' },
+          reply: (request) => request.toolResults[0]?.content ?? '',
+        },
       ]),
       session: { mcp: manager, mcpPollMs: 20, permissionMode: 'bypassPermissions' },
     });
     const { text } = await current.session.send('add two numbers');
     expect(text).toContain('The sum is 5.');
-    const calculatorRequest = current.sim.journal.filter((entry) => entry.headers['x-delegate-agent'] === 'calculator')[0]!;
-    expect((calculatorRequest.body as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name)).toContain('mcp__calc__add');
+    const calculatorRequest = current.sim.journal.filter(
+      (entry) => entry.headers['x-delegate-agent'] === 'calculator',
+    )[0]!;
+    expect(
+      (calculatorRequest.body as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name),
+    ).toContain('mcp__calc__add');
   });
 });

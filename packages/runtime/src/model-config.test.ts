@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { DelegateError } from '@delegate/core';
-import { MODEL_ALIASES, createApiClient, resolveAgentModel, resolveModelAlias } from './model-config.js';
+import {
+  MODEL_ALIASES,
+  createApiClient,
+  resolveAgentModel,
+  resolveModelAlias,
+} from './model-config.js';
 
 describe('model configuration', () => {
   it('turns aliases into model ids and leaves ids alone', () => {
@@ -12,15 +17,21 @@ describe('model configuration', () => {
   it('picks a sub-agent model: fork inherits, then call, then definition, then default', () => {
     const parentModel = 'claude-parent';
     expect(resolveAgentModel({ parentModel, callModel: 'haiku', isFork: true })).toBe(parentModel);
-    expect(resolveAgentModel({ parentModel, callModel: 'haiku', definitionModel: 'opus' })).toBe(MODEL_ALIASES['haiku']);
+    expect(resolveAgentModel({ parentModel, callModel: 'haiku', definitionModel: 'opus' })).toBe(
+      MODEL_ALIASES['haiku'],
+    );
     expect(resolveAgentModel({ parentModel, definitionModel: 'opus' })).toBe(MODEL_ALIASES['opus']);
     expect(resolveAgentModel({ parentModel, definitionModel: 'inherit' })).toBe(parentModel);
-    expect(resolveAgentModel({ parentModel, defaultSubagentModel: 'haiku' })).toBe(MODEL_ALIASES['haiku']);
+    expect(resolveAgentModel({ parentModel, defaultSubagentModel: 'haiku' })).toBe(
+      MODEL_ALIASES['haiku'],
+    );
     expect(resolveAgentModel({ parentModel })).toBe(MODEL_ALIASES['sonnet']);
   });
 
   it('reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL, and explains a missing key', () => {
-    const client = createApiClient({ env: { ANTHROPIC_API_KEY: 'from-env', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' } });
+    const client = createApiClient({
+      env: { ANTHROPIC_API_KEY: 'from-env', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' },
+    });
     expect(client.apiKey).toBe('from-env');
     expect(client.baseURL).toBe('http://127.0.0.1:9');
     expect(() => createApiClient({ env: {} })).toThrow(/ANTHROPIC_API_KEY/);

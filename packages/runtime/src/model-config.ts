@@ -34,7 +34,10 @@ export function resolveAgentModel(options: {
 }): string {
   if (options.isFork) return options.parentModel;
   const chosen =
-    options.callModel ?? options.definitionModel ?? options.defaultSubagentModel ?? DEFAULT_SUBAGENT_MODEL;
+    options.callModel ??
+    options.definitionModel ??
+    options.defaultSubagentModel ??
+    DEFAULT_SUBAGENT_MODEL;
   if (chosen.trim().toLowerCase() === 'inherit') return options.parentModel;
   return resolveModelAlias(chosen);
 }

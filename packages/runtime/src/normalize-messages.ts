@@ -8,7 +8,8 @@ export const MISSING_TOOL_RESULT_TEXT =
   'The tool call did not complete (the run was interrupted before a result was recorded).';
 
 function toBlocks(content: string | readonly ContentBlock[]): ContentBlock[] {
-  if (typeof content === 'string') return content.length > 0 ? [{ type: 'text', text: content }] : [];
+  if (typeof content === 'string')
+    return content.length > 0 ? [{ type: 'text', text: content }] : [];
   return content.map((block) => ({ ...block }));
 }
 

@@ -18,7 +18,11 @@ const rule = (behavior: 'allow' | 'deny', content: string): PermissionRule => ({
   ruleValue: { toolName: 'Bash', ruleContent: content },
 });
 
-const decide = (command: string, rules: { allow?: string[]; deny?: string[] }, mode: 'default' | 'bypassPermissions' = 'default') =>
+const decide = (
+  command: string,
+  rules: { allow?: string[]; deny?: string[] },
+  mode: 'default' | 'bypassPermissions' = 'default',
+) =>
   decideByRules({
     tool: bash,
     input: { command },
@@ -37,7 +41,13 @@ describe('Bash permission rules', () => {
   });
 
   it('denies when any chained command matches a deny rule, even in bypass mode', () => {
-    for (const command of ['rm -rf x', ' rm -rf x', 'cd . && rm -rf x', '/bin/rm -rf x', 'ls; rm x']) {
+    for (const command of [
+      'rm -rf x',
+      ' rm -rf x',
+      'cd . && rm -rf x',
+      '/bin/rm -rf x',
+      'ls; rm x',
+    ]) {
       expect(decide(command, { deny: ['rm:*'] }, 'bypassPermissions')).toBe('deny');
     }
     expect(decide('rmdir empty', { deny: ['rm:*'] }, 'bypassPermissions')).toBe('allow');

@@ -9,7 +9,11 @@ import type {
 } from '@delegate/core';
 import { TOOL_NAMES, toolMatchesName } from '@delegate/core';
 
-const FILE_EDIT_TOOLS: readonly string[] = [TOOL_NAMES.write, TOOL_NAMES.edit, TOOL_NAMES.notebookEdit];
+const FILE_EDIT_TOOLS: readonly string[] = [
+  TOOL_NAMES.write,
+  TOOL_NAMES.edit,
+  TOOL_NAMES.notebookEdit,
+];
 
 /** Asks a person (or a parent agent) about a call; resolves to their answer. */
 export type AskHandler = (request: {
@@ -44,11 +48,17 @@ function contentMatches(content: string, value: string): boolean {
   return value === prefix || value.startsWith(`${prefix} `);
 }
 
-function ruleMatches(rule: PermissionRule, tool: Tool, input: unknown, behavior: 'allow' | 'deny'): boolean {
+function ruleMatches(
+  rule: PermissionRule,
+  tool: Tool,
+  input: unknown,
+  behavior: 'allow' | 'deny',
+): boolean {
   if (!toolMatchesName(tool, rule.ruleValue.toolName)) return false;
   const content = rule.ruleValue.ruleContent;
   if (content === undefined || content === '' || content === '*') return true;
-  const record = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
+  const record =
+    typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
   const command = record['command'];
   if (typeof command === 'string') {
     // A rule about one command must hold for every command a chained line runs: a deny
@@ -82,14 +92,18 @@ export function decideByRules(options: {
       message: `${tool.name} is denied by the rule ${deny.ruleValue.toolName}${deny.ruleValue.ruleContent ? `(${deny.ruleValue.ruleContent})` : ''} from ${deny.source}.`,
     };
   }
-  if (options.allowRules?.some((rule) => ruleMatches(rule, tool, input, 'allow'))) return { behavior: 'allow' };
+  if (options.allowRules?.some((rule) => ruleMatches(rule, tool, input, 'allow')))
+    return { behavior: 'allow' };
   if (mode === 'bypassPermissions') return { behavior: 'allow' };
   if (tool.isReadOnly(input)) return { behavior: 'allow' };
   if (mode === 'acceptEdits' && FILE_EDIT_TOOLS.some((name) => toolMatchesName(tool, name))) {
     return { behavior: 'allow' };
   }
   if (mode === 'plan') {
-    return { behavior: 'deny', message: `${tool.name} changes things, and plan mode only reads. Finish the plan first.` };
+    return {
+      behavior: 'deny',
+      message: `${tool.name} changes things, and plan mode only reads. Finish the plan first.`,
+    };
   }
   return { behavior: 'ask', message: `${tool.name} needs approval.` };
 }
@@ -99,10 +113,12 @@ export function decideByRules(options: {
  * answer (no handler, `dontAsk`, or `shouldAvoidPermissionPrompts` — background agents)
  * a question becomes a denial. In `bubble` mode questions go to the parent's handler.
  */
-export function createCanUseTool(options: {
-  ask?: AskHandler;
-  parentCanUseTool?: CanUseTool;
-} = {}): CanUseTool {
+export function createCanUseTool(
+  options: {
+    ask?: AskHandler;
+    parentCanUseTool?: CanUseTool;
+  } = {},
+): CanUseTool {
   return async (tool, input, context, assistantMessage, toolUseId) => {
     const permission = context.getAppState().toolPermissionContext;
     if (tool.checkPermissions) {

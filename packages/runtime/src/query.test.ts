@@ -35,7 +35,10 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function rootContext(tools: Tool[], options: { mode?: 'default' | 'acceptEdits' | 'bypassPermissions' } = {}) {
+function rootContext(
+  tools: Tool[],
+  options: { mode?: 'default' | 'acceptEdits' | 'bypassPermissions' } = {},
+) {
   return createRootToolUseContext({
     cwd: dir,
     tools,
@@ -62,7 +65,10 @@ async function collect(generator: AsyncGenerator<QueryEvent, QueryOutcome>) {
 }
 
 function messagesOf(events: QueryEvent[]): Array<UserMessage | AssistantMessage> {
-  return events.filter((event): event is UserMessage | AssistantMessage => event.type === 'user' || event.type === 'assistant');
+  return events.filter(
+    (event): event is UserMessage | AssistantMessage =>
+      event.type === 'user' || event.type === 'assistant',
+  );
 }
 
 describe('query', () => {
@@ -77,7 +83,10 @@ describe('query', () => {
             name: 'Edit',
             input: { file_path: join(dir, 'notes.txt'), old_string: 'beta', new_string: 'gamma' },
           },
-          { type: 'text', text: `saw ${request.toolResults[0]?.content.includes('beta') ? 'beta' : 'nothing'}` },
+          {
+            type: 'text',
+            text: `saw ${request.toolResults[0]?.content.includes('beta') ? 'beta' : 'nothing'}`,
+          },
         ],
         'Done: beta is now gamma.',
       ]),
@@ -133,7 +142,9 @@ describe('query', () => {
         'finished',
       ]),
     });
-    const context = rootContext([makeTool('Look', true), makeTool('Change', false)], { mode: 'bypassPermissions' });
+    const context = rootContext([makeTool('Look', true), makeTool('Change', false)], {
+      mode: 'bypassPermissions',
+    });
     const { events } = await collect(
       query({
         client: createApiClient({ apiKey: 'k', baseURL: sim.url }),
@@ -150,11 +161,14 @@ describe('query', () => {
     expect(maxRunning).toBe(3);
     // Results come back in the order of the calls.
     const resultMessage = messagesOf(events).find(
-      (message) => message.type === 'user' && Array.isArray(message.message.content) && message.message.content[0]?.type === 'tool_result',
+      (message) =>
+        message.type === 'user' &&
+        Array.isArray(message.message.content) &&
+        message.message.content[0]?.type === 'tool_result',
     );
-    const ids = (resultMessage!.message.content as Array<{ type: string; content?: Array<{ text: string }> }>).map(
-      (block) => block.content?.[0]?.text,
-    );
+    const ids = (
+      resultMessage!.message.content as Array<{ type: string; content?: Array<{ text: string }> }>
+    ).map((block) => block.content?.[0]?.text);
     expect(ids).toEqual(['ok a', 'ok b', 'ok c', 'ok d', 'ok e']);
   });
 
@@ -189,7 +203,16 @@ describe('query', () => {
   it('kills a running Bash command and its children when aborted mid-tool', async () => {
     const marker = `${Date.now() % 100000}.${process.pid % 1000}7`;
     sim = await startSim({
-      policy: script([[{ type: 'tool_use', name: 'Bash', input: { command: `sleep ${marker} & sleep ${marker}; wait` } }], 'unreachable']),
+      policy: script([
+        [
+          {
+            type: 'tool_use',
+            name: 'Bash',
+            input: { command: `sleep ${marker} & sleep ${marker}; wait` },
+          },
+        ],
+        'unreachable',
+      ]),
     });
     const context = rootContext(getBuiltinTools(), { mode: 'bypassPermissions' });
     const generator = query({
@@ -202,20 +225,24 @@ describe('query', () => {
     });
     const running = (): boolean => {
       try {
-        return execFileSync('pgrep', ['-f', `sleep ${marker}`], { encoding: 'utf8' }).trim().length > 0;
+        return (
+          execFileSync('pgrep', ['-f', `sleep ${marker}`], { encoding: 'utf8' }).trim().length > 0
+        );
       } catch {
         return false;
       }
     };
     const pending = collect(generator);
     const deadline = Date.now() + 10_000;
-    while (!running() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (!running() && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     expect(running()).toBe(true);
     context.abortController.abort();
     const { events, outcome } = await pending;
     expect(outcome.reason).toBe('aborted');
     const goneBy = Date.now() + 5_000;
-    while (running() && Date.now() < goneBy) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (running() && Date.now() < goneBy)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     expect(running()).toBe(false);
     // The interrupted call still got a result, so the transcript stays well paired.
     const last = messagesOf(events).at(-1)!;
@@ -243,7 +270,11 @@ describe('query', () => {
     );
     expect(outcome.reason).toBe('completed');
     expect(sim.journal.entries.map((entry) => entry.status)).toEqual([429, 529, 200]);
-    expect(sim.journal.entries.map((entry) => entry.headers['x-stainless-retry-count'])).toEqual(['0', '1', '2']);
+    expect(sim.journal.entries.map((entry) => entry.headers['x-stainless-retry-count'])).toEqual([
+      '0',
+      '1',
+      '2',
+    ]);
   });
 
   it('repairs a dangling tool_use so the API does not answer 400', async () => {
@@ -264,7 +295,11 @@ describe('query', () => {
     const { outcome } = await collect(
       query({
         client: createApiClient({ apiKey: 'k', baseURL: sim.url }),
-        messages: [createUserMessage({ content: 'read /x' }), dangling, createUserMessage({ content: 'and then?' })],
+        messages: [
+          createUserMessage({ content: 'read /x' }),
+          dangling,
+          createUserMessage({ content: 'and then?' }),
+        ],
         systemPrompt: SYSTEM,
         toolUseContext: rootContext([]),
         canUseTool: createCanUseTool(),
@@ -272,12 +307,17 @@ describe('query', () => {
       }),
     );
     expect(outcome.reason).toBe('completed');
-    const body = sim.journal.entries[0]!.body as { messages: Array<{ role: string; content: Array<{ type: string; tool_use_id?: string }> }> };
+    const body = sim.journal.entries[0]!.body as {
+      messages: Array<{ role: string; content: Array<{ type: string; tool_use_id?: string }> }>;
+    };
     expect(sim.journal.entries[0]!.status).toBe(200);
-    expect(body.messages[2]!.content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_lost' });
+    expect(body.messages[2]!.content[0]).toMatchObject({
+      type: 'tool_result',
+      tool_use_id: 'toolu_lost',
+    });
   });
 
-  it('reads the previous turn\'s prefix from the prompt cache on turn 2', async () => {
+  it("reads the previous turn's prefix from the prompt cache on turn 2", async () => {
     sim = await startSim({
       policy: script([[{ type: 'tool_use', name: 'Glob', input: { pattern: '*' } }], 'done']),
     });
@@ -294,12 +334,16 @@ describe('query', () => {
     const [first, second] = sim.journal.entries;
     expect(first!.usage!.cache_creation_input_tokens).toBeGreaterThan(0);
     expect(first!.usage!.cache_read_input_tokens).toBe(0);
-    expect(second!.usage!.cache_read_input_tokens).toBeGreaterThanOrEqual(first!.usage!.cache_creation_input_tokens);
+    expect(second!.usage!.cache_read_input_tokens).toBeGreaterThanOrEqual(
+      first!.usage!.cache_creation_input_tokens,
+    );
   });
 
   it('stops at maxTurns with a typed error', async () => {
     sim = await startSim({
-      policy: rules([], { fallback: [{ type: 'tool_use', name: 'Glob', input: { pattern: '*' } }] }),
+      policy: rules([], {
+        fallback: [{ type: 'tool_use', name: 'Glob', input: { pattern: '*' } }],
+      }),
     });
     const attempt = collect(
       query({
@@ -312,13 +356,24 @@ describe('query', () => {
         maxTurns: 2,
       }),
     );
-    await expect(attempt).rejects.toSatisfy((error: unknown) => DelegateError.hasCode(error, 'MAX_TURNS'));
+    await expect(attempt).rejects.toSatisfy((error: unknown) =>
+      DelegateError.hasCode(error, 'MAX_TURNS'),
+    );
     expect(sim.journal.entries).toHaveLength(2);
   });
 
   it('answers a denied tool call with an error result instead of running it', async () => {
     sim = await startSim({
-      policy: script([[{ type: 'tool_use', name: 'Write', input: { file_path: join(dir, 'x.txt'), content: 'x' } }], 'ok']),
+      policy: script([
+        [
+          {
+            type: 'tool_use',
+            name: 'Write',
+            input: { file_path: join(dir, 'x.txt'), content: 'x' },
+          },
+        ],
+        'ok',
+      ]),
     });
     const { events } = await collect(
       query({

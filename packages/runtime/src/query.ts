@@ -129,7 +129,8 @@ function applyEvent(acc: Accumulator, event: Anthropic.RawMessageStreamEvent): v
     }
     case 'content_block_start': {
       const block = event.content_block as unknown as ContentBlock;
-      if (block.type === 'tool_use') acc.blocks[event.index] = { ...block, input: {}, partialJson: '' };
+      if (block.type === 'tool_use')
+        acc.blocks[event.index] = { ...block, input: {}, partialJson: '' };
       else acc.blocks[event.index] = { ...block } as ContentBlock;
       return;
     }
@@ -140,8 +141,10 @@ function applyEvent(acc: Accumulator, event: Anthropic.RawMessageStreamEvent): v
       if (delta.type === 'text_delta' && block.type === 'text') block.text += delta.text;
       else if (delta.type === 'input_json_delta' && block.type === 'tool_use') {
         block.partialJson = (block.partialJson ?? '') + delta.partial_json;
-      } else if (delta.type === 'thinking_delta' && block.type === 'thinking') block.thinking += delta.thinking;
-      else if (delta.type === 'signature_delta' && block.type === 'thinking') block.signature += delta.signature;
+      } else if (delta.type === 'thinking_delta' && block.type === 'thinking')
+        block.thinking += delta.thinking;
+      else if (delta.type === 'signature_delta' && block.type === 'thinking')
+        block.signature += delta.signature;
       return;
     }
     case 'content_block_stop': {
@@ -204,7 +207,8 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent, Qu
   const signal = context.abortController.signal;
   const conversation: Message[] = [...params.messages];
   const thinking = params.thinking ?? context.options.thinking;
-  const toolDefinitions = params.toolDefinitions ?? (await toolsToApiDefinitions(context.options.tools, context));
+  const toolDefinitions =
+    params.toolDefinitions ?? (await toolsToApiDefinitions(context.options.tools, context));
   context.renderedSystemPrompt = [...params.systemPrompt];
   setRenderedRequestParts(context, {
     systemPrompt: [...params.systemPrompt],
@@ -222,14 +226,23 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent, Qu
       yield queued;
     }
     if (params.maxTurns !== undefined && turns >= params.maxTurns) {
-      const note = createSystemMessage(`Stopped after reaching the limit of ${params.maxTurns} turns.`, 'max_turns');
+      const note = createSystemMessage(
+        `Stopped after reaching the limit of ${params.maxTurns} turns.`,
+        'max_turns',
+      );
       yield note;
-      throw new DelegateError('MAX_TURNS', `The agent reached its limit of ${params.maxTurns} turns before finishing.`, {
-        details: { maxTurns: params.maxTurns, querySource: params.querySource },
-      });
+      throw new DelegateError(
+        'MAX_TURNS',
+        `The agent reached its limit of ${params.maxTurns} turns before finishing.`,
+        {
+          details: { maxTurns: params.maxTurns, querySource: params.querySource },
+        },
+      );
     }
     turns++;
-    const wire = ensureToolResultPairing(toWireMessages(prependUserContext(conversation, params.userContext)));
+    const wire = ensureToolResultPairing(
+      toWireMessages(prependUserContext(conversation, params.userContext)),
+    );
     const request = buildMessagesRequest({
       model: context.options.model,
       systemPrompt: params.systemPrompt,
@@ -237,7 +250,9 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent, Qu
       messages: wire,
       tools: toolDefinitions,
       ...(thinking ? { thinking } : {}),
-      ...(params.maxOutputTokensOverride !== undefined ? { maxOutputTokens: params.maxOutputTokensOverride } : {}),
+      ...(params.maxOutputTokensOverride !== undefined
+        ? { maxOutputTokens: params.maxOutputTokensOverride }
+        : {}),
       ...(params.effort ? { effort: params.effort } : {}),
       ...(params.skipCacheWrite ? { skipCacheWrite: true } : {}),
     });
@@ -267,9 +282,14 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent, Qu
         // The SDK ends the iteration quietly on abort; a cut connection looks the same.
         if (signal.aborted) return { reason: 'aborted', turns };
         if (!acc.message || !stopped) {
-          throw new DelegateError('API_ERROR', 'The response stream ended before message_stop (connection terminated).');
+          throw new DelegateError(
+            'API_ERROR',
+            'The response stream ended before message_stop (connection terminated).',
+          );
         }
-        acc.message.content = acc.blocks.filter((block): block is ContentBlock => block !== undefined);
+        acc.message.content = acc.blocks.filter(
+          (block): block is ContentBlock => block !== undefined,
+        );
         assistant = {
           type: 'assistant',
           uuid: createUuid(),
@@ -283,21 +303,33 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent, Qu
         if (signal.aborted || isAbortError(error)) return { reason: 'aborted', turns };
         const retries = params.maxStreamRetries ?? 2;
         if (streamStarted && attempt < retries && isRetryableStreamError(error)) {
-          yield createSystemMessage(`The API stream failed (${errorMessage(error)}); retrying (${attempt + 1}/${retries}).`, 'api_retry');
+          yield createSystemMessage(
+            `The API stream failed (${errorMessage(error)}); retrying (${attempt + 1}/${retries}).`,
+            'api_retry',
+          );
           await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 200 * 2 ** attempt)));
           continue;
         }
-        throw new DelegateError('API_ERROR', `The Messages API request of ${context.agentType ? `agent ${context.agentType}` : 'the main agent'} (${params.querySource}) failed: ${errorMessage(error)}`, {
-          cause: error,
-          details: { status: (error as { status?: number }).status, querySource: params.querySource },
-        });
+        throw new DelegateError(
+          'API_ERROR',
+          `The Messages API request of ${context.agentType ? `agent ${context.agentType}` : 'the main agent'} (${params.querySource}) failed: ${errorMessage(error)}`,
+          {
+            cause: error,
+            details: {
+              status: (error as { status?: number }).status,
+              querySource: params.querySource,
+            },
+          },
+        );
       }
     }
 
     conversation.push(assistant);
     yield assistant;
 
-    const toolUses = assistant.message.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
+    const toolUses = assistant.message.content.filter(
+      (block): block is ToolUseBlock => block.type === 'tool_use',
+    );
     if (toolUses.length === 0) {
       // Messages queued while the last response streamed are answered, not dropped.
       const late = params.drainQueuedMessages?.() ?? [];

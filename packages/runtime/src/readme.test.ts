@@ -10,8 +10,12 @@ type Example = { code: string; prints: string; index: number };
 
 async function readExamples(): Promise<Example[]> {
   const readme = await readFile(join(packageDir, 'README.md'), 'utf8');
-  const pattern = /```ts example\n([\s\S]*?)```\n<!-- prints: (.*?) -->/g;
-  return [...readme.matchAll(pattern)].map((match, index) => ({ code: match[1]!, prints: match[2]!, index }));
+  const pattern = /```ts example\n([\s\S]*?)```\n\s*<!-- prints: (.*?) -->/g;
+  return [...readme.matchAll(pattern)].map((match, index) => ({
+    code: match[1]!,
+    prints: match[2]!,
+    index,
+  }));
 }
 
 afterAll(async () => {

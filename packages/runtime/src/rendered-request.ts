@@ -13,7 +13,10 @@ export type RenderedRequestParts = {
 const parts = new WeakMap<ToolUseContext, RenderedRequestParts>();
 
 /** Records what `context`'s agent sent, so a fork can reuse the bytes. */
-export function setRenderedRequestParts(context: ToolUseContext, value: RenderedRequestParts): void {
+export function setRenderedRequestParts(
+  context: ToolUseContext,
+  value: RenderedRequestParts,
+): void {
   parts.set(context, value);
 }
 

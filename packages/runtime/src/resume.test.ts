@@ -20,11 +20,35 @@ describe('resuming a background agent from its transcript', () => {
     const marker = `${6000 + (process.pid % 1000)}.${Date.now() % 1000}1`;
     current = await createTestSession({
       policy: rules([
-        { match: { when: isMain, lastUserText: '<task-notification>' }, reply: (request) => `resumed result: ${request.lastUserText}` },
-        { match: { when: isMain, toolResult: false }, reply: [{ type: 'tool_use', name: 'Agent', input: { description: 'long job', prompt: 'Do the long job', subagent_type: 'general-purpose', run_in_background: true } }] },
+        {
+          match: { when: isMain, lastUserText: '<task-notification>' },
+          reply: (request) => `resumed result: ${request.lastUserText}`,
+        },
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'Agent',
+              input: {
+                description: 'long job',
+                prompt: 'Do the long job',
+                subagent_type: 'general-purpose',
+                run_in_background: true,
+              },
+            },
+          ],
+        },
         { match: { when: isMain, toolResult: 'Agent' }, reply: 'started' },
-        { match: { agent: 'general-purpose', lastUserText: 'Continue the task' }, reply: (request) => `Finished the long job after resuming (history had ${request.messages.length} messages).` },
-        { match: { agent: 'general-purpose', toolResult: false }, reply: [{ type: 'tool_use', name: 'Bash', input: { command: `sleep ${marker}` } }] },
+        {
+          match: { agent: 'general-purpose', lastUserText: 'Continue the task' },
+          reply: (request) =>
+            `Finished the long job after resuming (history had ${request.messages.length} messages).`,
+        },
+        {
+          match: { agent: 'general-purpose', toolResult: false },
+          reply: [{ type: 'tool_use', name: 'Bash', input: { command: `sleep ${marker}` } }],
+        },
       ]),
       session: { permissionMode: 'bypassPermissions', sessionId: 'first-session' },
     });
@@ -47,12 +71,17 @@ describe('resuming a background agent from its transcript', () => {
       sessionId: 'second-session',
       permissionMode: 'bypassPermissions',
     });
-    const launched = await second.resumeAgent({ agentId: started!.agentId, sessionId: 'first-session' });
+    const launched = await second.resumeAgent({
+      agentId: started!.agentId,
+      sessionId: 'first-session',
+    });
     expect(launched.status).toBe('async_launched');
     const { text } = await second.send('', { waitForBackground: true });
     // The restored history: the prompt, the Bash call and its (repaired) result, and the note.
     expect(text).toContain('Finished the long job after resuming (history had 3 messages)');
-    const resumedRequest = current.sim.journal.filter((entry) => entry.headers['x-delegate-agent'] === 'general-purpose').at(-1)!;
+    const resumedRequest = current.sim.journal
+      .filter((entry) => entry.headers['x-delegate-agent'] === 'general-purpose')
+      .at(-1)!;
     expect(JSON.stringify(resumedRequest.body)).toContain('Do the long job');
     await second.flush();
     second.abort();
@@ -60,6 +89,8 @@ describe('resuming a background agent from its transcript', () => {
 
   it('names the missing file when there is nothing to resume', async () => {
     current = await createTestSession({ policy: rules([], { fallback: 'ok' }) });
-    await expect(current.session.resumeAgent({ agentId: 'anope', sessionId: 'nowhere' })).rejects.toThrow(/No metadata for agent anope at .*nowhere/);
+    await expect(
+      current.session.resumeAgent({ agentId: 'anope', sessionId: 'nowhere' }),
+    ).rejects.toThrow(/No metadata for agent anope at .*nowhere/);
   });
 });

@@ -24,15 +24,35 @@ afterEach(async () => {
 });
 
 const isMain = (request: SimRequest): boolean => request.agent === undefined;
-const resultText = (request: SimRequest): string => request.toolResults.map((result) => result.content).join('\n');
+const resultText = (request: SimRequest): string =>
+  request.toolResults.map((result) => result.content).join('\n');
 
 describe('sub-agent boundaries', () => {
-  it('refuses an Agent cwd outside the caller\'s allowed directories', async () => {
+  it("refuses an Agent cwd outside the caller's allowed directories", async () => {
     outside = await mkdtemp(join(tmpdir(), 'delegate-outside-'));
     current = await createTestSession({
       policy: rules([
-        { match: { when: isMain, toolResult: false }, reply: [{ type: 'tool_use', name: 'Agent', input: { description: 'x', prompt: 'write there', subagent_type: 'general-purpose', cwd: outside } }] },
-        { match: { agent: 'general-purpose', toolResult: false }, reply: [{ type: 'tool_use', name: 'Write', input: { file_path: 'pwned.txt', content: 'x' } }] },
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'Agent',
+              input: {
+                description: 'x',
+                prompt: 'write there',
+                subagent_type: 'general-purpose',
+                cwd: outside,
+              },
+            },
+          ],
+        },
+        {
+          match: { agent: 'general-purpose', toolResult: false },
+          reply: [
+            { type: 'tool_use', name: 'Write', input: { file_path: 'pwned.txt', content: 'x' } },
+          ],
+        },
         { match: { agent: 'general-purpose' }, reply: 'done' },
         { match: { when: isMain, toolResult: 'Agent' }, reply: (request) => resultText(request) },
       ]),
@@ -43,12 +63,29 @@ describe('sub-agent boundaries', () => {
     expect(existsSync(join(outside, 'pwned.txt'))).toBe(false);
   });
 
-  it('keeps a plan-mode parent\'s sub-agents from editing', async () => {
+  it("keeps a plan-mode parent's sub-agents from editing", async () => {
     current = await createTestSession({
       policy: rules([
-        { match: { when: isMain, toolResult: false }, reply: [{ type: 'tool_use', name: 'Agent', input: { description: 'x', prompt: 'edit it', subagent_type: 'general-purpose' } }] },
-        { match: { agent: 'general-purpose', toolResult: false }, reply: [{ type: 'tool_use', name: 'Write', input: { file_path: 'plan.txt', content: 'x' } }] },
-        { match: { agent: 'general-purpose' }, reply: (request) => `child saw: ${resultText(request)}` },
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'Agent',
+              input: { description: 'x', prompt: 'edit it', subagent_type: 'general-purpose' },
+            },
+          ],
+        },
+        {
+          match: { agent: 'general-purpose', toolResult: false },
+          reply: [
+            { type: 'tool_use', name: 'Write', input: { file_path: 'plan.txt', content: 'x' } },
+          ],
+        },
+        {
+          match: { agent: 'general-purpose' },
+          reply: (request) => `child saw: ${resultText(request)}`,
+        },
         { match: { when: isMain, toolResult: 'Agent' }, reply: (request) => resultText(request) },
       ]),
       session: { permissionMode: 'plan' },
@@ -59,31 +96,75 @@ describe('sub-agent boundaries', () => {
   });
 
   it('picks the sub-agent permission mode from the parent first', () => {
-    expect(resolveAgentPermissionMode('bypassPermissions', { permissionMode: 'plan' }, false)).toBe('bypassPermissions');
+    expect(resolveAgentPermissionMode('bypassPermissions', { permissionMode: 'plan' }, false)).toBe(
+      'bypassPermissions',
+    );
     expect(resolveAgentPermissionMode('acceptEdits', {}, true)).toBe('acceptEdits');
     expect(resolveAgentPermissionMode('default', {}, true)).toBe('bubble');
-    expect(resolveAgentPermissionMode('plan', { permissionMode: 'acceptEdits' }, false)).toBe('plan');
-    expect(resolveAgentPermissionMode('default', { permissionMode: 'acceptEdits' }, false)).toBe('acceptEdits');
+    expect(resolveAgentPermissionMode('plan', { permissionMode: 'acceptEdits' }, false)).toBe(
+      'plan',
+    );
+    expect(resolveAgentPermissionMode('default', { permissionMode: 'acceptEdits' }, false)).toBe(
+      'acceptEdits',
+    );
     expect(resolveAgentPermissionMode('default', {}, false)).toBe('default');
   });
 });
 
 describe('messages and listeners', () => {
-  it('delivers a SendMessage that arrives while the agent\'s last response is streaming', async () => {
+  it("delivers a SendMessage that arrives while the agent's last response is streaming", async () => {
     current = await createTestSession({
       policy: rules([
-        { match: { when: isMain, lastUserText: '<task-notification>' }, reply: (request) => request.lastUserText },
-        { match: { when: isMain, toolResult: false }, reply: [{ type: 'tool_use', name: 'Agent', input: { description: 'slow', prompt: 'first task', subagent_type: 'general-purpose', name: 'slowpoke', run_in_background: true } }] },
-        { match: { when: isMain, toolResult: 'Agent' }, reply: [{ type: 'tool_use', name: 'SendMessage', input: { to: 'slowpoke', message: 'second task' } }] },
-        { match: { when: isMain, toolResult: 'SendMessage' }, reply: (request) => resultText(request) },
-        { match: { agent: 'general-purpose', lastUserText: 'second task' }, reply: 'did the second task' },
+        {
+          match: { when: isMain, lastUserText: '<task-notification>' },
+          reply: (request) => request.lastUserText,
+        },
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'Agent',
+              input: {
+                description: 'slow',
+                prompt: 'first task',
+                subagent_type: 'general-purpose',
+                name: 'slowpoke',
+                run_in_background: true,
+              },
+            },
+          ],
+        },
+        {
+          match: { when: isMain, toolResult: 'Agent' },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'SendMessage',
+              input: { to: 'slowpoke', message: 'second task' },
+            },
+          ],
+        },
+        {
+          match: { when: isMain, toolResult: 'SendMessage' },
+          reply: (request) => resultText(request),
+        },
+        {
+          match: { agent: 'general-purpose', lastUserText: 'second task' },
+          reply: 'did the second task',
+        },
         { match: { agent: 'general-purpose' }, reply: 'did the first task' },
       ]),
       // The agent's first answer is slow, and the parent's SendMessage comes while it streams.
       sim: {
         faults: [
           { kind: 'slow_first_byte', delayMs: 600, times: 1, match: { agent: 'general-purpose' } },
-          { kind: 'slow_first_byte', delayMs: 150, times: 1, match: { when: isMain, toolResult: 'Agent' } },
+          {
+            kind: 'slow_first_byte',
+            delayMs: 150,
+            times: 1,
+            match: { when: isMain, toolResult: 'Agent' },
+          },
         ],
       },
     });
@@ -91,11 +172,13 @@ describe('messages and listeners', () => {
     expect(first.text).toContain('it will read your message at its next turn');
     const { text } = await current.session.send('', { waitForBackground: true });
     expect(text).toContain('did the second task');
-    const agentRequests = current.sim.journal.filter((entry) => entry.headers['x-delegate-agent'] === 'general-purpose' && entry.status === 200);
+    const agentRequests = current.sim.journal.filter(
+      (entry) => entry.headers['x-delegate-agent'] === 'general-purpose' && entry.status === 200,
+    );
     expect(agentRequests).toHaveLength(2);
   });
 
-  it('reports a failing permission check on its own call and keeps its siblings\' results', async () => {
+  it("reports a failing permission check on its own call and keeps its siblings' results", async () => {
     const slow: Tool = {
       name: 'SlowRead',
       inputSchema: z.object({}),
@@ -113,7 +196,14 @@ describe('messages and listeners', () => {
       type: 'assistant',
       uuid: createUuid(),
       timestamp: new Date().toISOString(),
-      message: { id: 'msg', role: 'assistant', model: 'm', content: [], stop_reason: 'tool_use', usage: { input_tokens: 0, output_tokens: 0 } },
+      message: {
+        id: 'msg',
+        role: 'assistant',
+        model: 'm',
+        content: [],
+        stop_reason: 'tool_use',
+        usage: { input_tokens: 0, output_tokens: 0 },
+      },
     };
     const updates: ToolRunUpdate[] = [];
     for await (const update of runToolUses({
@@ -131,7 +221,9 @@ describe('messages and listeners', () => {
     })) {
       updates.push(update);
     }
-    const results = updates.flatMap((update) => (update.type === 'result' ? [JSON.stringify(update.result)] : []));
+    const results = updates.flatMap((update) =>
+      update.type === 'result' ? [JSON.stringify(update.result)] : [],
+    );
     expect(results[0]).toContain('slow result');
     expect(results[1]).toContain('the permission check failed: the approval window was closed');
   });

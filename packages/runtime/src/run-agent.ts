@@ -16,7 +16,12 @@ export type DriveAgentOptions = {
   /** Called once, when the first response of the run begins streaming. */
   onFirstResponse?: () => void;
   /** Called after each message, with the running totals. */
-  onProgress?: (progress: { messageCount: number; toolUseCount: number; usage: CompleteUsage; lastActivity?: string }) => void;
+  onProgress?: (progress: {
+    messageCount: number;
+    toolUseCount: number;
+    usage: CompleteUsage;
+    lastActivity?: string;
+  }) => void;
 };
 
 function describeActivity(message: Message): string | undefined {
@@ -42,7 +47,10 @@ export async function* driveAgent(
   if (runtime.transcript) {
     // The first run records the whole starting conversation (a fork's inherited history
     // included), so the transcript alone is enough to resume the agent.
-    await runtime.transcript.append(start === 0 ? record.messages : options.newMessages, record.agentId);
+    await runtime.transcript.append(
+      start === 0 ? record.messages : options.newMessages,
+      record.agentId,
+    );
   }
   let firstResponse = false;
   let toolUseCount = 0;
@@ -79,12 +87,18 @@ export async function* driveAgent(
       if (event.type === 'stream_request_start') continue;
       record.messages.push(event);
       messageCount++;
-      if (runtime.transcript && event.type !== 'system') await runtime.transcript.append([event], record.agentId);
+      if (runtime.transcript && event.type !== 'system')
+        await runtime.transcript.append([event], record.agentId);
       if (event.type === 'assistant') {
         usage = addUsage(usage, completeUsage(event.message.usage));
         toolUseCount += event.message.content.filter((block) => block.type === 'tool_use').length;
         const lastActivity = describeActivity(event);
-        options.onProgress?.({ messageCount, toolUseCount, usage, ...(lastActivity ? { lastActivity } : {}) });
+        options.onProgress?.({
+          messageCount,
+          toolUseCount,
+          usage,
+          ...(lastActivity ? { lastActivity } : {}),
+        });
         runtime.events.emit({
           type: 'agent.progress',
           agentId: record.agentId,

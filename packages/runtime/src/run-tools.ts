@@ -16,7 +16,8 @@ import {
 import { AsyncChannel } from './async-channel.js';
 
 /** Text of the result recorded for a tool call the abort signal interrupted. */
-export const INTERRUPTED_TOOL_RESULT = 'Interrupted: the run was aborted before this tool call finished.';
+export const INTERRUPTED_TOOL_RESULT =
+  'Interrupted: the run was aborted before this tool call finished.';
 
 /** One update from `runToolUses`: progress of a call, or the final result of one. */
 export type ToolRunUpdate =
@@ -26,13 +27,23 @@ export type ToolRunUpdate =
 type Call = { block: ToolUseBlock; tool: Tool | undefined; concurrencySafe: boolean };
 
 function errorResult(id: string, text: string): ToolResultBlock {
-  return { type: 'tool_result', tool_use_id: id, content: [{ type: 'text', text }], is_error: true };
+  return {
+    type: 'tool_result',
+    tool_use_id: id,
+    content: [{ type: 'text', text }],
+    is_error: true,
+  };
 }
 
 function toResultBlock(id: string, result: ToolResult): ToolResultBlock {
   const content =
     typeof result.content === 'string'
-      ? [{ type: 'text' as const, text: result.content.length > 0 ? result.content : '(no output)' }]
+      ? [
+          {
+            type: 'text' as const,
+            text: result.content.length > 0 ? result.content : '(no output)',
+          },
+        ]
       : result.content.length > 0
         ? result.content
         : [{ type: 'text' as const, text: '(no output)' }];
@@ -73,27 +84,38 @@ async function runOne(options: {
   if (!tool) {
     const names = context.options.tools.map((candidate) => candidate.name).join(', ');
     return {
-      result: errorResult(id, `No tool named "${call.block.name}" is available to this agent. Available tools: ${names || 'none'}.`),
+      result: errorResult(
+        id,
+        `No tool named "${call.block.name}" is available to this agent. Available tools: ${names || 'none'}.`,
+      ),
       newMessages: [],
     };
   }
-  if (context.abortController.signal.aborted) return { result: errorResult(id, INTERRUPTED_TOOL_RESULT), newMessages: [] };
+  if (context.abortController.signal.aborted)
+    return { result: errorResult(id, INTERRUPTED_TOOL_RESULT), newMessages: [] };
   const parsed = tool.inputSchema.safeParse(call.block.input);
   if (!parsed.success) {
     const issues = parsed.error.issues
       .map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`)
       .join('; ');
-    return { result: errorResult(id, `Invalid input for ${tool.name}: ${issues}`), newMessages: [] };
+    return {
+      result: errorResult(id, `Invalid input for ${tool.name}: ${issues}`),
+      newMessages: [],
+    };
   }
   let input: unknown = parsed.data;
   let decision;
   try {
     decision = await options.canUseTool(tool, input, context, options.assistantMessage, id);
   } catch (error) {
-    return { result: errorResult(id, `${tool.name}: the permission check failed: ${errorMessage(error)}`), newMessages: [] };
+    return {
+      result: errorResult(id, `${tool.name}: the permission check failed: ${errorMessage(error)}`),
+      newMessages: [],
+    };
   }
   // The run may have been aborted while a question was open.
-  if (context.abortController.signal.aborted) return { result: errorResult(id, INTERRUPTED_TOOL_RESULT), newMessages: [] };
+  if (context.abortController.signal.aborted)
+    return { result: errorResult(id, INTERRUPTED_TOOL_RESULT), newMessages: [] };
   if (decision.behavior !== 'allow') {
     return { result: errorResult(id, `Permission denied: ${decision.message}`), newMessages: [] };
   }
@@ -115,8 +137,11 @@ async function runOne(options: {
     });
     return { result: toResultBlock(id, result), newMessages: result.newMessages ?? [] };
   } catch (error) {
-    if (context.abortController.signal.aborted) return { result: errorResult(id, INTERRUPTED_TOOL_RESULT), newMessages: [] };
-    const text = DelegateError.isInstance(error) ? error.message : `${tool.name} failed: ${errorMessage(error)}`;
+    if (context.abortController.signal.aborted)
+      return { result: errorResult(id, INTERRUPTED_TOOL_RESULT), newMessages: [] };
+    const text = DelegateError.isInstance(error)
+      ? error.message
+      : `${tool.name} failed: ${errorMessage(error)}`;
     return { result: errorResult(id, text), newMessages: [] };
   }
 }
@@ -137,7 +162,8 @@ export async function* runToolUses(options: {
   const calls: Call[] = options.toolUses.map((block) => {
     const tool = findToolByName(context.options.tools, block.name);
     const parsed = tool?.inputSchema.safeParse(block.input);
-    const concurrencySafe = tool && parsed?.success ? safeTrait(() => tool.isConcurrencySafe(parsed.data)) : false;
+    const concurrencySafe =
+      tool && parsed?.success ? safeTrait(() => tool.isConcurrencySafe(parsed.data)) : false;
     return { block, tool, concurrencySafe };
   });
 
@@ -169,7 +195,10 @@ export async function* runToolUses(options: {
         });
       }
     };
-    const workers = Array.from({ length: Math.max(1, Math.min(options.maxConcurrency, batch.length)) }, worker);
+    const workers = Array.from(
+      { length: Math.max(1, Math.min(options.maxConcurrency, batch.length)) },
+      worker,
+    );
     // runOne never rejects on purpose; allSettled keeps one unexpected failure from
     // closing the channel while sibling calls still run.
     void Promise.allSettled(workers).then(() => channel.close());
@@ -178,7 +207,9 @@ export async function* runToolUses(options: {
       const outcome = results[index] ?? {
         result: errorResult(
           batch[index]!.block.id,
-          context.abortController.signal.aborted ? INTERRUPTED_TOOL_RESULT : 'The tool call failed unexpectedly before it returned a result.',
+          context.abortController.signal.aborted
+            ? INTERRUPTED_TOOL_RESULT
+            : 'The tool call failed unexpectedly before it returned a result.',
         ),
         newMessages: [],
       };

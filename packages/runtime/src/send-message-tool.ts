@@ -1,4 +1,10 @@
-import { type Tool, type ToolResult, DelegateError, TOOL_NAMES, createUserMessage } from '@delegate/core';
+import {
+  type Tool,
+  type ToolResult,
+  DelegateError,
+  TOOL_NAMES,
+  createUserMessage,
+} from '@delegate/core';
 import { z } from 'zod';
 import type { AgentRuntime } from './agent-runtime.js';
 import { continueAgent } from './agent-lifecycle.js';
@@ -11,7 +17,9 @@ const SendMessageInput = z.object({
 type SendMessageInput = z.infer<typeof SendMessageInput>;
 
 /** Creates `SendMessage`: continue a previously started agent with its context intact. */
-export function createSendMessageTool(runtime: AgentRuntime): Tool<SendMessageInput, AgentToolOutput | { status: 'queued' }> {
+export function createSendMessageTool(
+  runtime: AgentRuntime,
+): Tool<SendMessageInput, AgentToolOutput | { status: 'queued' }> {
   return {
     name: TOOL_NAMES.sendMessage,
     inputSchema: SendMessageInput,
@@ -23,15 +31,31 @@ export function createSendMessageTool(runtime: AgentRuntime): Tool<SendMessageIn
     async call(input, context): Promise<ToolResult<AgentToolOutput | { status: 'queued' }>> {
       const record = runtime.agents.get(input.to);
       if (!record) {
-        const names = [...new Set([...runtime.agents.values()].map((agent) => agent.name ?? agent.agentId))];
-        throw new DelegateError('NOT_FOUND', `No agent "${input.to}". Agents you can message: ${names.length > 0 ? names.join(', ') : 'none'}.`);
+        const names = [
+          ...new Set([...runtime.agents.values()].map((agent) => agent.name ?? agent.agentId)),
+        ];
+        throw new DelegateError(
+          'NOT_FOUND',
+          `No agent "${input.to}". Agents you can message: ${names.length > 0 ? names.join(', ') : 'none'}.`,
+        );
       }
       if (record.status === 'killed') {
-        throw new DelegateError('INVALID_ARGUMENT', `Agent ${record.agentId} was stopped and cannot be continued.`);
+        throw new DelegateError(
+          'INVALID_ARGUMENT',
+          `Agent ${record.agentId} was stopped and cannot be continued.`,
+        );
       }
-      const outcome = continueAgent(runtime, record, createUserMessage({ content: input.message, agentId: record.agentId }), context.abortController);
+      const outcome = continueAgent(
+        runtime,
+        record,
+        createUserMessage({ content: input.message, agentId: record.agentId }),
+        context.abortController,
+      );
       if (outcome === 'queued') {
-        return { content: `Agent ${record.agentId} is running; it will read your message at its next turn.`, data: { status: 'queued' } };
+        return {
+          content: `Agent ${record.agentId} is running; it will read your message at its next turn.`,
+          data: { status: 'queued' },
+        };
       }
       const output = await outcome;
       return { content: formatAgentToolResult(output), data: output };

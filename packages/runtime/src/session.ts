@@ -20,17 +20,31 @@ import {
   getLastAssistantMessage,
   getText,
 } from '@delegate/core';
-import { FORK_AGENT, getAgentDefinitionsWithOverrides, type AgentDefinitionsOptions } from '@delegate/agent-defs';
+import {
+  FORK_AGENT,
+  getAgentDefinitionsWithOverrides,
+  type AgentDefinitionsOptions,
+} from '@delegate/agent-defs';
 import { createRootToolUseContext } from '@delegate/context-isolation';
 import { resolveAgentTools } from '@delegate/tool-filter';
 import { getBuiltinTools, resolveToolPath } from '@delegate/tools';
 import { startAgentRun } from './agent-lifecycle.js';
 import { createAgentRecord, parseAgentSpec } from './agent-record.js';
 import type { AgentRuntime, AgentRuntimeOptions } from './agent-runtime.js';
-import { type AgentToolOutput, createAgentTool, resolveAgentPermissionMode, visibleAgents } from './agent-tool.js';
+import {
+  type AgentToolOutput,
+  createAgentTool,
+  resolveAgentPermissionMode,
+  visibleAgents,
+} from './agent-tool.js';
 import { buildAgentListReminder } from './agent-tool-prompt.js';
 import { EventBus } from './event-bus.js';
-import { DEFAULT_MAIN_MODEL, DEFAULT_SUBAGENT_MODEL, createApiClient, resolveModelAlias } from './model-config.js';
+import {
+  DEFAULT_MAIN_MODEL,
+  DEFAULT_SUBAGENT_MODEL,
+  createApiClient,
+  resolveModelAlias,
+} from './model-config.js';
 import { type AskHandler, createCanUseTool } from './permissions.js';
 import { type QueryEvent, type QueryOutcome, query } from './query.js';
 import { createSendMessageTool } from './send-message-tool.js';
@@ -117,7 +131,11 @@ export class DelegateSession {
   private readonly canUseTool: CanUseTool;
   private lastAgentList: string | undefined;
 
-  private constructor(runtime: AgentRuntime, context: ToolUseContext, options: DelegateSessionOptions) {
+  private constructor(
+    runtime: AgentRuntime,
+    context: ToolUseContext,
+    options: DelegateSessionOptions,
+  ) {
     this.runtime = runtime;
     this.context = context;
     this.events = runtime.events;
@@ -135,14 +153,22 @@ export class DelegateSession {
   /** Creates a session: loads agent definitions, builds the tools and the root context. */
   static async create(options: DelegateSessionOptions): Promise<DelegateSession> {
     const env = options.env ?? process.env;
-    const client = options.client ?? createApiClient({ ...(options.apiKey ? { apiKey: options.apiKey } : {}), ...(options.baseURL ? { baseURL: options.baseURL } : {}), env });
+    const client =
+      options.client ??
+      createApiClient({
+        ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+        ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+        env,
+      });
     const definitions =
       options.agentDefinitions ??
       (await getAgentDefinitionsWithOverrides({ cwd: options.cwd, ...options.agentLoading }));
     const agentDefinitions: AgentDefinitionsResult = {
       activeAgents: definitions.activeAgents,
       allAgents: definitions.allAgents,
-      ...(definitions.allowedAgentTypes ? { allowedAgentTypes: definitions.allowedAgentTypes } : {}),
+      ...(definitions.allowedAgentTypes
+        ? { allowedAgentTypes: definitions.allowedAgentTypes }
+        : {}),
     };
     const baseTools = options.tools ?? getBuiltinTools();
     const events = new EventBus();
@@ -150,7 +176,8 @@ export class DelegateSession {
       forkEnabled: options.forkEnabled ?? false,
       forkForceAsync: options.forkForceAsync ?? false,
       coordinatorMode: options.coordinatorMode ?? false,
-      backgroundTasksDisabled: options.backgroundTasksDisabled ?? envFlag(env, 'DELEGATE_DISABLE_BACKGROUND_TASKS'),
+      backgroundTasksDisabled:
+        options.backgroundTasksDisabled ?? envFlag(env, 'DELEGATE_DISABLE_BACKGROUND_TASKS'),
       agentListInMessages: options.agentListInMessages ?? true,
       maxBackgroundAgents: options.maxBackgroundAgents ?? 8,
       maxDepth: options.maxDepth ?? 3,
@@ -162,7 +189,9 @@ export class DelegateSession {
       ...(options.homeDir ? { homeDir: options.homeDir } : {}),
     };
     const transcriptDir =
-      options.transcriptDir === false ? undefined : (options.transcriptDir ?? join(options.homeDir ?? homedir(), '.delegate', 'transcripts'));
+      options.transcriptDir === false
+        ? undefined
+        : (options.transcriptDir ?? join(options.homeDir ?? homedir(), '.delegate', 'transcripts'));
     const sessionId = options.sessionId ?? createUuid();
     let agentTools: Tool[] = [];
     const runtime: AgentRuntime = {
@@ -170,7 +199,9 @@ export class DelegateSession {
       options: runtimeOptions,
       tasks: new TaskRegistry(),
       events,
-      ...(transcriptDir ? { transcript: new TranscriptStore({ directory: transcriptDir, sessionId }) } : {}),
+      ...(transcriptDir
+        ? { transcript: new TranscriptStore({ directory: transcriptDir, sessionId }) }
+        : {}),
       baseTools: () => baseTools,
       agentTools: () => agentTools,
       getAgentDefinitions: () => agentDefinitions,
@@ -185,7 +216,12 @@ export class DelegateSession {
       rootAbortController: new AbortController(),
       rootCwd: options.cwd,
     };
-    agentTools = [createAgentTool(runtime), createTaskOutputTool(runtime), createTaskStopTool(runtime), createSendMessageTool(runtime)];
+    agentTools = [
+      createAgentTool(runtime),
+      createTaskOutputTool(runtime),
+      createTaskStopTool(runtime),
+      createSendMessageTool(runtime),
+    ];
     const mcpTools = options.mcp?.getTools() ?? [];
     const context = createRootToolUseContext({
       cwd: options.cwd,
@@ -234,7 +270,11 @@ export class DelegateSession {
     // Leave the tool list alone when nothing changed: it is part of the prompt-cache key.
     if (unchanged) return;
     this.context.setAppState((state) => ({ ...state, mcp: { clients, tools } }));
-    this.context.options.tools = [...this.runtime.baseTools(), ...tools, ...this.runtime.agentTools()];
+    this.context.options.tools = [
+      ...this.runtime.baseTools(),
+      ...tools,
+      ...this.runtime.agentTools(),
+    ];
   }
 
   /**
@@ -242,11 +282,16 @@ export class DelegateSession {
    * model stops calling tools. Notifications of finished background agents are added
    * before each request.
    */
-  async *run(prompt: string, options: { maxTurns?: number } = {}): AsyncGenerator<QueryEvent, QueryOutcome> {
+  async *run(
+    prompt: string,
+    options: { maxTurns?: number } = {},
+  ): AsyncGenerator<QueryEvent, QueryOutcome> {
     this.runtime.refreshMcp?.();
     const added: Message[] = [];
     if (this.runtime.options.agentListInMessages) {
-      const reminder = buildAgentListReminder(visibleAgents(this.context, this.runtime.getAgentDefinitions()));
+      const reminder = buildAgentListReminder(
+        visibleAgents(this.context, this.runtime.getAgentDefinitions()),
+      );
       if (reminder !== this.lastAgentList) {
         this.lastAgentList = reminder;
         added.push(createUserMessage({ content: reminder, isMeta: true }));
@@ -282,7 +327,14 @@ export class DelegateSession {
    * Runs a turn to its end and returns the final text. With `waitForBackground`, keeps
    * going while background agents run: each notification starts another turn.
    */
-  async send(prompt: string, options: { maxTurns?: number; waitForBackground?: boolean; onEvent?: (event: QueryEvent) => void } = {}): Promise<{ text: string; outcome: QueryOutcome }> {
+  async send(
+    prompt: string,
+    options: {
+      maxTurns?: number;
+      waitForBackground?: boolean;
+      onEvent?: (event: QueryEvent) => void;
+    } = {},
+  ): Promise<{ text: string; outcome: QueryOutcome }> {
     let outcome: QueryOutcome = { reason: 'completed', turns: 0 };
     // An empty prompt only makes sense to deliver notifications; never send a request
     // that ends with the assistant's own last message.
@@ -292,7 +344,10 @@ export class DelegateSession {
     while (options.waitForBackground && !this.context.abortController.signal.aborted) {
       if (this.tasks.pendingNotifications === 0) {
         if (this.tasks.runningBackground().length === 0) break;
-        await this.tasks.waitForNotification({ timeoutMs: 600_000, signal: this.context.abortController.signal });
+        await this.tasks.waitForNotification({
+          timeoutMs: 600_000,
+          signal: this.context.abortController.signal,
+        });
         if (this.tasks.pendingNotifications === 0) continue;
       }
       outcome = await this.consume(this.run('', options), options.onEvent);
@@ -301,7 +356,10 @@ export class DelegateSession {
     return { text: last ? getText(last.message.content) : '', outcome };
   }
 
-  private async consume(generator: AsyncGenerator<QueryEvent, QueryOutcome>, onEvent?: (event: QueryEvent) => void): Promise<QueryOutcome> {
+  private async consume(
+    generator: AsyncGenerator<QueryEvent, QueryOutcome>,
+    onEvent?: (event: QueryEvent) => void,
+  ): Promise<QueryOutcome> {
     for (;;) {
       const next = await generator.next();
       if (next.done) return next.value;
@@ -315,14 +373,33 @@ export class DelegateSession {
    * and it runs on in the background with `message` (or a note that it was interrupted).
    * Its transcript continues under this session.
    */
-  async resumeAgent(options: { agentId: string; sessionId?: string; message?: string }): Promise<AgentToolOutput> {
+  async resumeAgent(options: {
+    agentId: string;
+    sessionId?: string;
+    message?: string;
+  }): Promise<AgentToolOutput> {
     const store = this.transcript;
-    if (!store) throw new DelegateError('INVALID_ARGUMENT', 'Resuming needs transcripts; this session was created with transcriptDir: false.');
-    const source = options.sessionId ? new TranscriptStore({ directory: store.directory, sessionId: options.sessionId }) : store;
-    const spec = parseAgentSpec(await source.readAgentMeta(options.agentId), source.agentMetaPath(options.agentId));
+    if (!store)
+      throw new DelegateError(
+        'INVALID_ARGUMENT',
+        'Resuming needs transcripts; this session was created with transcriptDir: false.',
+      );
+    const source = options.sessionId
+      ? new TranscriptStore({ directory: store.directory, sessionId: options.sessionId })
+      : store;
+    const spec = parseAgentSpec(
+      await source.readAgentMeta(options.agentId),
+      source.agentMetaPath(options.agentId),
+    );
     const entries = await readTranscript(source.agentPath(options.agentId));
     const history: Message[] = entries.map((entry) => {
-      const { sessionId: _session, parentUuid: _parent, isSidechain: _side, parentAgentId: _agent, ...message } = entry;
+      const {
+        sessionId: _session,
+        parentUuid: _parent,
+        isSidechain: _side,
+        parentAgentId: _agent,
+        ...message
+      } = entry;
       return message as Message;
     });
     const definitions = this.runtime.getAgentDefinitions();
@@ -330,23 +407,48 @@ export class DelegateSession {
     if (spec.isFork) {
       tools = this.context.options.tools;
     } else {
-      const definition = definitions.activeAgents.find((agent) => agent.agentType === spec.agentType);
+      const definition = definitions.activeAgents.find(
+        (agent) => agent.agentType === spec.agentType,
+      );
       if (!definition) {
-        throw new DelegateError('AGENT_NOT_FOUND', `Cannot resume ${spec.agentId}: agent type "${spec.agentType}" is no longer defined.`);
+        throw new DelegateError(
+          'AGENT_NOT_FOUND',
+          `Cannot resume ${spec.agentId}: agent type "${spec.agentType}" is no longer defined.`,
+        );
       }
       const agentTool = this.runtime.agentTools().filter((tool) => tool.name === TOOL_NAMES.agent);
-      const pool = [...this.runtime.baseTools(), ...this.context.getAppState().mcp.tools, ...agentTool];
-      tools = resolveAgentTools(definition, pool, { isAsync: true, isMainThread: false }).resolvedTools;
+      const pool = [
+        ...this.runtime.baseTools(),
+        ...this.context.getAppState().mcp.tools,
+        ...agentTool,
+      ];
+      tools = resolveAgentTools(definition, pool, {
+        isAsync: true,
+        isMainThread: false,
+      }).resolvedTools;
     }
     // What the old session allowed does not carry over: the mode comes from this session,
     // and the agent's directory must exist and lie inside this session's roots.
     const definition = definitions.activeAgents.find((agent) => agent.agentType === spec.agentType);
-    spec.permissionMode = resolveAgentPermissionMode(this.context.getAppState().toolPermissionContext.mode, definition ?? {}, spec.isFork);
+    spec.permissionMode = resolveAgentPermissionMode(
+      this.context.getAppState().toolPermissionContext.mode,
+      definition ?? {},
+      spec.isFork,
+    );
     spec.cwd = await this.resumableCwd(spec.cwd);
     const isBackground = !this.runtime.options.backgroundTasksDisabled;
-    const record = createAgentRecord({ runtime: this.runtime, parent: this.context, spec, tools, definitions, isBackground });
+    const record = createAgentRecord({
+      runtime: this.runtime,
+      parent: this.context,
+      spec,
+      tools,
+      definitions,
+      isBackground,
+    });
     const note = createUserMessage({
-      content: options.message ?? 'Your previous run was interrupted. Continue the task from where you left off, then give your report.',
+      content:
+        options.message ??
+        'Your previous run was interrupted. Continue the task from where you left off, then give your report.',
       agentId: spec.agentId,
     });
     return startAgentRun(this.runtime, record, {
@@ -391,7 +493,8 @@ export class DelegateSession {
 
   /** Waits for runs that are settling and for pending transcript writes. */
   async flush(): Promise<void> {
-    while (this.runtime.pendingRuns.size > 0) await Promise.allSettled([...this.runtime.pendingRuns]);
+    while (this.runtime.pendingRuns.size > 0)
+      await Promise.allSettled([...this.runtime.pendingRuns]);
     await this.transcript?.flush();
   }
 }

@@ -3,7 +3,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { enhanceSystemPromptWithEnvDetails, getEnvironmentDetails, getMainSystemPrompt } from './system-prompt.js';
+import {
+  enhanceSystemPromptWithEnvDetails,
+  getEnvironmentDetails,
+  getMainSystemPrompt,
+} from './system-prompt.js';
 
 let dir: string | undefined;
 afterEach(async () => {
@@ -14,7 +18,12 @@ describe('system prompt', () => {
   it('renders cwd, platform, date and whether the cwd is a git repository', async () => {
     dir = await mkdtemp(join(tmpdir(), 'delegate-env-'));
     const plain = getEnvironmentDetails({ cwd: dir, now: new Date('2026-03-04T10:00:00Z') });
-    expect(plain).toMatchObject({ cwd: dir, platform: process.platform, date: '2026-03-04', isGitRepo: false });
+    expect(plain).toMatchObject({
+      cwd: dir,
+      platform: process.platform,
+      date: '2026-03-04',
+      isGitRepo: false,
+    });
     execFileSync('git', ['init', '-q'], { cwd: dir });
     const repo = getEnvironmentDetails({ cwd: dir });
     expect(repo.isGitRepo).toBe(true);
@@ -27,7 +36,11 @@ describe('system prompt', () => {
 
   it('keeps a custom prompt and appends extra text', () => {
     const environment = { cwd: '/w', platform: 'linux', date: '2026-01-01', isGitRepo: true };
-    const blocks = getMainSystemPrompt({ environment, customPrompt: 'Custom.', appendPrompt: 'Extra.' });
+    const blocks = getMainSystemPrompt({
+      environment,
+      customPrompt: 'Custom.',
+      appendPrompt: 'Extra.',
+    });
     expect(blocks[0]).toBe('Custom.');
     expect(blocks.at(-1)).toBe('Extra.');
   });

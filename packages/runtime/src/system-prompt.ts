@@ -59,7 +59,9 @@ export function renderEnvironmentDetails(details: EnvironmentDetails): string {
   ];
   if (details.model) lines.push(`Model: ${details.model}`);
   if (details.additionalWorkingDirectories?.length) {
-    lines.push(`Additional working directories: ${details.additionalWorkingDirectories.join(', ')}`);
+    lines.push(
+      `Additional working directories: ${details.additionalWorkingDirectories.join(', ')}`,
+    );
   }
   return `<env>\n${lines.join('\n')}\n</env>`;
 }
@@ -90,7 +92,7 @@ export function getMainSystemPrompt(options: {
   const intro =
     options.customPrompt ??
     [
-      'You are the main agent of Delegate, a coding assistant that works in the user\'s repository through tools.',
+      "You are the main agent of Delegate, a coding assistant that works in the user's repository through tools.",
       '',
       'How to work:',
       '- Read before you change anything; keep changes small and focused on what was asked.',

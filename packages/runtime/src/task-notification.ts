@@ -22,7 +22,11 @@ function escape(text: string): string {
 /** Renders the message a parent sees in its next turn when a task ends. */
 export function formatTaskNotification(notification: TaskNotification): string {
   const verb =
-    notification.status === 'completed' ? 'finished' : notification.status === 'failed' ? 'failed' : 'was stopped';
+    notification.status === 'completed'
+      ? 'finished'
+      : notification.status === 'failed'
+        ? 'failed'
+        : 'was stopped';
   const lines = [
     '<task-notification>',
     `task-id: ${notification.taskId}`,

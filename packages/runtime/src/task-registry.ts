@@ -35,7 +35,12 @@ export class TaskRegistry {
 
   /** Registers a running task and returns it. */
   register(task: Omit<TaskState, 'id' | 'status' | 'startTime'> & { id?: string }): TaskState {
-    const state: TaskState = { ...task, id: task.id ?? createTaskId(), status: 'running', startTime: Date.now() };
+    const state: TaskState = {
+      ...task,
+      id: task.id ?? createTaskId(),
+      status: 'running',
+      startTime: Date.now(),
+    };
     this.tasks.set(state.id, state);
     this.mirror(state);
     return state;
@@ -51,7 +56,10 @@ export class TaskRegistry {
     const task = this.tasks.get(taskId);
     if (!task) {
       const known = [...this.tasks.keys()];
-      throw new DelegateError('NOT_FOUND', `No task with id "${taskId}". Known tasks: ${known.length > 0 ? known.join(', ') : 'none'}.`);
+      throw new DelegateError(
+        'NOT_FOUND',
+        `No task with id "${taskId}". Known tasks: ${known.length > 0 ? known.join(', ') : 'none'}.`,
+      );
     }
     return task;
   }
@@ -67,7 +75,15 @@ export class TaskRegistry {
   }
 
   /** Updates a running task's progress fields. */
-  update(taskId: string, patch: Partial<Pick<TaskState, 'usage' | 'toolUseCount' | 'lastActivity' | 'isBackgrounded' | 'kill' | 'agentId'>>): void {
+  update(
+    taskId: string,
+    patch: Partial<
+      Pick<
+        TaskState,
+        'usage' | 'toolUseCount' | 'lastActivity' | 'isBackgrounded' | 'kill' | 'agentId'
+      >
+    >,
+  ): void {
     const task = this.tasks.get(taskId);
     if (!task) return;
     Object.assign(task, patch);
@@ -78,7 +94,15 @@ export class TaskRegistry {
    * Marks a task finished. The first final status wins: a task killed while it was
    * finishing stays killed. Returns false when the task had already finished.
    */
-  finish(taskId: string, outcome: { status: 'completed' | 'failed' | 'killed'; result?: string; error?: string; usage?: CompleteUsage }): boolean {
+  finish(
+    taskId: string,
+    outcome: {
+      status: 'completed' | 'failed' | 'killed';
+      result?: string;
+      error?: string;
+      usage?: CompleteUsage;
+    },
+  ): boolean {
     const task = this.tasks.get(taskId);
     if (!task || task.status !== 'running') return false;
     task.status = outcome.status;
@@ -94,7 +118,10 @@ export class TaskRegistry {
   }
 
   /** Resolves when the task finishes or `timeoutMs` passes; returns the task either way. */
-  async waitFor(taskId: string, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<TaskState> {
+  async waitFor(
+    taskId: string,
+    options: { timeoutMs?: number; signal?: AbortSignal } = {},
+  ): Promise<TaskState> {
     const task = this.require(taskId);
     if (task.status !== 'running') return task;
     await new Promise<void>((resolve) => {
@@ -115,7 +142,10 @@ export class TaskRegistry {
 
   /** Queues a `<task-notification>` for the parent's next turn and returns its message. */
   notify(notification: TaskNotification): UserMessage {
-    const message = createUserMessage({ content: formatTaskNotification(notification), isMeta: true });
+    const message = createUserMessage({
+      content: formatTaskNotification(notification),
+      isMeta: true,
+    });
     this.queue.push(message);
     for (const waiter of this.queueWaiters) waiter();
     this.queueWaiters.clear();
@@ -131,7 +161,9 @@ export class TaskRegistry {
   }
 
   /** Resolves when a notification is queued (at once if one is waiting) or on timeout. */
-  async waitForNotification(options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<boolean> {
+  async waitForNotification(
+    options: { timeoutMs?: number; signal?: AbortSignal } = {},
+  ): Promise<boolean> {
     if (this.queue.length > 0) return true;
     return new Promise<boolean>((resolve) => {
       const done = (): void => {
@@ -147,6 +179,9 @@ export class TaskRegistry {
   }
 
   private mirror(task: TaskState): void {
-    this.setRootState?.((previous) => ({ ...previous, tasks: { ...previous.tasks, [task.id]: { ...task } } }));
+    this.setRootState?.((previous) => ({
+      ...previous,
+      tasks: { ...previous.tasks, [task.id]: { ...task } },
+    }));
   }
 }

@@ -3,9 +3,18 @@ import { z } from 'zod';
 import type { AgentRuntime } from './agent-runtime.js';
 
 const TaskOutputInput = z.object({
-  task_id: z.string().min(1).describe('Id of the task (from the Agent tool result or a notification)'),
+  task_id: z
+    .string()
+    .min(1)
+    .describe('Id of the task (from the Agent tool result or a notification)'),
   block: z.boolean().optional().describe('Wait for the task to finish (default true)'),
-  timeout: z.number().int().min(0).max(600_000).optional().describe('Longest wait in milliseconds (default 30000)'),
+  timeout: z
+    .number()
+    .int()
+    .min(0)
+    .max(600_000)
+    .optional()
+    .describe('Longest wait in milliseconds (default 30000)'),
 });
 type TaskOutputInput = z.infer<typeof TaskOutputInput>;
 
@@ -22,7 +31,9 @@ export function describeTask(task: TaskState): string {
     `description: ${task.description}`,
     ...(task.agentId ? [`agent_id: ${task.agentId}`] : []),
     ...(task.toolUseCount !== undefined ? [`tool_uses: ${task.toolUseCount}`] : []),
-    ...(task.lastActivity && task.status === 'running' ? [`last_activity: ${task.lastActivity}`] : []),
+    ...(task.lastActivity && task.status === 'running'
+      ? [`last_activity: ${task.lastActivity}`]
+      : []),
     ...(task.endTime ? [`duration_ms: ${task.endTime - task.startTime}`] : []),
   ];
   if (task.error) lines.push(`error: ${task.error}`);
@@ -48,8 +59,13 @@ export function createTaskOutputTool(runtime: AgentRuntime): Tool<TaskOutputInpu
               timeoutMs: input.timeout ?? 30_000,
               signal: context.abortController.signal,
             });
-      const note = task.status === 'running' ? '\n(still running; wait for its <task-notification>)' : '';
-      return { content: describeTask(task) + note, data: { ...task }, isError: task.status === 'failed' };
+      const note =
+        task.status === 'running' ? '\n(still running; wait for its <task-notification>)' : '';
+      return {
+        content: describeTask(task) + note,
+        data: { ...task },
+        isError: task.status === 'failed',
+      };
     },
   };
 }
@@ -66,7 +82,10 @@ export function createTaskStopTool(runtime: AgentRuntime): Tool<TaskStopInput, T
     async call(input): Promise<ToolResult<TaskState>> {
       const task = runtime.tasks.require(input.task_id);
       if (task.status !== 'running') {
-        return { content: `Task ${task.id} is not running (status: ${task.status}).`, data: { ...task } };
+        return {
+          content: `Task ${task.id} is not running (status: ${task.status}).`,
+          data: { ...task },
+        };
       }
       task.kill?.();
       await runtime.tasks.waitFor(task.id, { timeoutMs: 5_000 });

@@ -7,5 +7,7 @@ export async function toolsToApiDefinitions(
   tools: readonly Tool[],
   context?: ToolUseContext,
 ): Promise<ApiToolDefinition[]> {
-  return Promise.all(tools.map(async (tool) => (await toolToApiSchema(tool, context)) as ApiToolDefinition));
+  return Promise.all(
+    tools.map(async (tool) => (await toolToApiSchema(tool, context)) as ApiToolDefinition),
+  );
 }

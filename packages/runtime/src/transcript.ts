@@ -18,7 +18,10 @@ const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
 function assertSafeId(kind: string, id: string): void {
   if (!SAFE_ID.test(id)) {
-    throw new DelegateError('PATH_ESCAPE', `Refusing ${kind} "${id}" as a transcript file name: use letters, digits, "-" and "_" only.`);
+    throw new DelegateError(
+      'PATH_ESCAPE',
+      `Refusing ${kind} "${id}" as a transcript file name: use letters, digits, "-" and "_" only.`,
+    );
   }
 }
 
@@ -85,7 +88,11 @@ export class TranscriptStore {
     try {
       return JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
     } catch (error) {
-      throw new DelegateError('NOT_FOUND', `No metadata for agent ${agentId} at ${path}: ${errorMessage(error)}`, { cause: error });
+      throw new DelegateError(
+        'NOT_FOUND',
+        `No metadata for agent ${agentId} at ${path}: ${errorMessage(error)}`,
+        { cause: error },
+      );
     }
   }
 
@@ -145,7 +152,10 @@ export class TranscriptStore {
   async listAgents(): Promise<string[]> {
     try {
       const files = await readdir(join(this.directory, this.sessionId, 'agents'));
-      return files.filter((file) => file.endsWith('.jsonl')).map((file) => file.slice(0, -6)).sort();
+      return files
+        .filter((file) => file.endsWith('.jsonl'))
+        .map((file) => file.slice(0, -6))
+        .sort();
     } catch {
       return [];
     }
@@ -161,7 +171,9 @@ export async function readTranscript(path: string): Promise<TranscriptEntry[]> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new DelegateError('NOT_FOUND', `No transcript at ${path}: ${errorMessage(error)}`, { cause: error });
+    throw new DelegateError('NOT_FOUND', `No transcript at ${path}: ${errorMessage(error)}`, {
+      cause: error,
+    });
   }
   const lines = text.split('\n');
   const entries: TranscriptEntry[] = [];
@@ -174,11 +186,17 @@ export async function readTranscript(path: string): Promise<TranscriptEntry[]> {
       value = JSON.parse(line);
     } catch (error) {
       if (isLast) break;
-      throw new DelegateError('INVALID_ARGUMENT', `${path}:${index + 1}: not valid JSON (${errorMessage(error)})`);
+      throw new DelegateError(
+        'INVALID_ARGUMENT',
+        `${path}:${index + 1}: not valid JSON (${errorMessage(error)})`,
+      );
     }
     const parsed = Message.safeParse(value);
     if (!parsed.success) {
-      throw new DelegateError('INVALID_ARGUMENT', `${path}:${index + 1}: not a transcript message (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+      throw new DelegateError(
+        'INVALID_ARGUMENT',
+        `${path}:${index + 1}: not a transcript message (${parsed.error.issues[0]?.message ?? 'invalid'})`,
+      );
     }
     entries.push(value as TranscriptEntry);
   }

@@ -14,7 +14,11 @@ async function git(cwd: string, args: string[]): Promise<string> {
     return stdout.trim();
   } catch (error) {
     const stderr = (error as { stderr?: string }).stderr?.trim();
-    throw new DelegateError('TOOL_FAILED', `git ${args.join(' ')} failed in ${cwd}: ${stderr || errorMessage(error)}`, { cause: error });
+    throw new DelegateError(
+      'TOOL_FAILED',
+      `git ${args.join(' ')} failed in ${cwd}: ${stderr || errorMessage(error)}`,
+      { cause: error },
+    );
   }
 }
 
@@ -40,15 +44,26 @@ export function defaultWorktreeRoot(gitRoot: string): string {
  * Creates a new worktree on a new branch `delegate/<slug>` from the current HEAD of the
  * repository that holds `cwd`. `slug` must be made of letters, digits, `-` and `_`.
  */
-export async function createAgentWorktree(options: { cwd: string; slug: string; root?: string }): Promise<AgentWorktree> {
+export async function createAgentWorktree(options: {
+  cwd: string;
+  slug: string;
+  root?: string;
+}): Promise<AgentWorktree> {
   if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(options.slug)) {
-    throw new DelegateError('INVALID_ARGUMENT', `Worktree name "${options.slug}" may use letters, digits, "-" and "_" only.`);
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `Worktree name "${options.slug}" may use letters, digits, "-" and "_" only.`,
+    );
   }
   let gitRoot: string;
   try {
     gitRoot = await git(options.cwd, ['rev-parse', '--show-toplevel']);
   } catch (error) {
-    throw new DelegateError('INVALID_ARGUMENT', `isolation "worktree" needs a git repository, and ${options.cwd} is not inside one.`, { cause: error });
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `isolation "worktree" needs a git repository, and ${options.cwd} is not inside one.`,
+      { cause: error },
+    );
   }
   const headCommit = await git(gitRoot, ['rev-parse', 'HEAD']);
   const root = options.root ?? defaultWorktreeRoot(gitRoot);
@@ -60,10 +75,16 @@ export async function createAgentWorktree(options: { cwd: string; slug: string; 
 }
 
 /** True when the worktree has uncommitted changes or commits beyond its start commit. */
-export async function hasWorktreeChanges(worktree: Pick<AgentWorktree, 'worktreePath' | 'headCommit'>): Promise<boolean> {
+export async function hasWorktreeChanges(
+  worktree: Pick<AgentWorktree, 'worktreePath' | 'headCommit'>,
+): Promise<boolean> {
   const status = await git(worktree.worktreePath, ['status', '--porcelain']);
   if (status.length > 0) return true;
-  const ahead = await git(worktree.worktreePath, ['rev-list', '--count', `${worktree.headCommit}..HEAD`]);
+  const ahead = await git(worktree.worktreePath, [
+    'rev-list',
+    '--count',
+    `${worktree.headCommit}..HEAD`,
+  ]);
   return Number(ahead) > 0;
 }
 
@@ -77,8 +98,11 @@ export async function removeAgentWorktree(worktree: AgentWorktree): Promise<void
  * Finishes an agent's worktree: removed when nothing changed (returns undefined), kept
  * and described when something did.
  */
-export async function cleanupAgentWorktree(worktree: AgentWorktree): Promise<{ path: string; branch: string } | undefined> {
-  if (await hasWorktreeChanges(worktree)) return { path: worktree.worktreePath, branch: worktree.worktreeBranch };
+export async function cleanupAgentWorktree(
+  worktree: AgentWorktree,
+): Promise<{ path: string; branch: string } | undefined> {
+  if (await hasWorktreeChanges(worktree))
+    return { path: worktree.worktreePath, branch: worktree.worktreeBranch };
   await removeAgentWorktree(worktree);
   return undefined;
 }
