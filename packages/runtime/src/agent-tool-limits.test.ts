@@ -1,9 +1,10 @@
 import { appendFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type SimRequest, rules } from '@delegate/api-sim';
+import { rules } from '@delegate/api-sim';
 import type { AgentEvent } from '@delegate/core';
 import { readTranscript } from './transcript.js';
+import { isMain, resultText } from './__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession } from './__fixtures__/test-session.js';
 
 let current: TestSession | undefined;
@@ -12,10 +13,6 @@ afterEach(async () => {
   await current?.cleanup();
   current = undefined;
 });
-
-const isMain = (request: SimRequest): boolean => request.agent === undefined;
-const resultText = (request: SimRequest): string =>
-  request.toolResults.map((result) => result.content).join('\n');
 
 describe('Agent tool limits and permissions', () => {
   it('refuses a background agent beyond maxBackgroundAgents', async () => {

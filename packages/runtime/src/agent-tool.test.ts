@@ -3,11 +3,18 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type JournalEntry, type SimRequest, estimateBlockTokens, rules } from '@delegate/api-sim';
-import { parseAgentFromMarkdown } from '@delegate/agent-defs';
-import type { AgentDefinition, AgentEvent } from '@delegate/core';
+import { estimateBlockTokens, rules } from '@delegate/api-sim';
+import type { AgentEvent } from '@delegate/core';
 import { fingerprintRequest, diagnoseCacheBreak } from '@delegate/fork-cache';
 import { readTranscript } from './transcript.js';
+import {
+  agentOf,
+  customAgent,
+  isMain,
+  lastUserBlocks,
+  requestBody,
+  resultText,
+} from './__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession, waitUntil } from './__fixtures__/test-session.js';
 
 let current: TestSession | undefined;
@@ -16,44 +23,6 @@ afterEach(async () => {
   await current?.cleanup();
   current = undefined;
 });
-
-type Body = {
-  tools?: Array<{ name: string }>;
-  messages: Array<{
-    role: string;
-    content: Array<{ type: string; text?: string; content?: unknown; is_error?: boolean }>;
-  }>;
-};
-
-function body(entry: JournalEntry): Body {
-  return entry.body as Body;
-}
-
-function agentOf(entry: JournalEntry): string | undefined {
-  return entry.headers['x-delegate-agent'];
-}
-
-function lastUserBlocks(entry: JournalEntry) {
-  const messages = body(entry).messages;
-  return messages[messages.length - 1]!.content;
-}
-
-function toolResultText(request: SimRequest): string {
-  return request.toolResults.map((result) => result.content).join('\n');
-}
-
-const isMain = (request: SimRequest): boolean => request.agent === undefined;
-
-function customAgent(markdown: string): AgentDefinition {
-  const parsed = parseAgentFromMarkdown({
-    filePath: '/virtual/agent.md',
-    baseDir: '/virtual',
-    content: markdown,
-    source: 'projectSettings',
-  });
-  if (!parsed.ok) throw new Error(parsed.diagnostic.reason);
-  return parsed.agent;
-}
 
 describe('Agent tool', () => {
   it('runs Explore in the foreground with read-only tools and returns its report', async () => {
@@ -83,7 +52,7 @@ describe('Agent tool', () => {
         },
         {
           match: { when: isMain, toolResult: 'Agent' },
-          reply: (request) => `Explore said: ${toolResultText(request)}`,
+          reply: (request) => `Explore said: ${resultText(request)}`,
         },
       ]),
     });
@@ -92,7 +61,7 @@ describe('Agent tool', () => {
     expect(text).toBe('Explore said: The config is loaded in src/config.ts.');
     const exploreRequests = current.sim.journal.filter((entry) => agentOf(entry) === 'Explore');
     expect(exploreRequests.length).toBe(2);
-    const toolNames = body(exploreRequests[0]!)
+    const toolNames = requestBody(exploreRequests[0]!)
       .tools!.map((tool) => tool.name)
       .sort();
     expect(toolNames).toEqual(['Bash', 'Glob', 'Grep', 'Read']);
@@ -137,7 +106,7 @@ describe('Agent tool', () => {
       const diagnosis = diagnoseCacheBreak(fingerprints[0]!, other);
       expect(diagnosis.identical).toBe(false);
       if (!diagnosis.identical) {
-        const lastMessage = body(forks[0]!).messages.length - 1;
+        const lastMessage = requestBody(forks[0]!).messages.length - 1;
         expect(diagnosis.firstDifference).toMatchObject({
           part: 'message',
           messageIndex: lastMessage,
@@ -180,12 +149,12 @@ describe('Agent tool', () => {
         },
         {
           match: { agent: 'general-purpose', toolResult: 'Bash' },
-          reply: (request) => `There are ${toolResultText(request).trim().split('\n')[0]} files.`,
+          reply: (request) => `There are ${resultText(request).trim().split('\n')[0]} files.`,
         },
         {
           match: { when: isMain, toolResult: 'Agent' },
           reply: (request) => {
-            const taskId = /taskId: (\S+)/.exec(toolResultText(request))?.[1] ?? 'missing';
+            const taskId = /taskId: (\S+)/.exec(resultText(request))?.[1] ?? 'missing';
             return [
               { type: 'tool_use', name: 'TaskOutput', input: { task_id: taskId, timeout: 20_000 } },
             ];
@@ -193,7 +162,7 @@ describe('Agent tool', () => {
         },
         {
           match: { when: isMain, toolResult: 'TaskOutput' },
-          reply: (request) => `TaskOutput: ${toolResultText(request)}`,
+          reply: (request) => `TaskOutput: ${resultText(request)}`,
         },
         {
           match: { when: isMain, lastUserText: '<task-notification>' },
@@ -209,7 +178,7 @@ describe('Agent tool', () => {
     // The notification was queued when the agent ended and rides along in the parent's next request.
     const mainRequests = current.sim.journal.filter((entry) => agentOf(entry) === undefined);
     const last = mainRequests.at(-1)!;
-    const lastText = JSON.stringify(body(last).messages.at(-1));
+    const lastText = JSON.stringify(requestBody(last).messages.at(-1));
     expect(lastText).toContain('<task-notification>');
     expect(lastText).toContain('status: completed');
     expect(lastText).toContain('There are 1 files.');
@@ -338,11 +307,11 @@ describe('Agent tool', () => {
         { match: { agent: 'fork', forkDirective: true }, reply: spawn({}) },
         {
           match: { agent: 'fork', toolResult: 'Agent' },
-          reply: (request) => `Scope: x\nResult: ${toolResultText(request)}`,
+          reply: (request) => `Scope: x\nResult: ${resultText(request)}`,
         },
         {
           match: { when: isMain, toolResult: 'Agent' },
-          reply: (request) => `ERR ${toolResultText(request)}`,
+          reply: (request) => `ERR ${resultText(request)}`,
         },
       ]),
       session: {
@@ -384,7 +353,7 @@ describe('Agent tool', () => {
         },
         {
           match: { when: isMain, toolResult: 'Agent' },
-          reply: (request) => `ERR ${toolResultText(request)}`,
+          reply: (request) => `ERR ${resultText(request)}`,
         },
       ]),
     });
@@ -416,7 +385,7 @@ describe('Agent tool', () => {
         },
         {
           match: { when: isMain, toolResult: 'Agent' },
-          reply: (request) => `ERR ${toolResultText(request)}`,
+          reply: (request) => `ERR ${resultText(request)}`,
         },
       ]),
       session: { mcpPollMs: 10, mcpWaitMs: 20_000 },
@@ -490,7 +459,7 @@ describe('Agent tool', () => {
         },
         {
           match: { when: isMain, toolResult: 'Agent' },
-          reply: (request) => toolResultText(request),
+          reply: (request) => resultText(request),
         },
       ]),
       session: { permissionMode: 'acceptEdits' },
@@ -562,7 +531,7 @@ describe('Agent tool', () => {
         },
         {
           match: { when: isMain, toolResult: 'Agent' },
-          reply: (request) => toolResultText(request),
+          reply: (request) => resultText(request),
         },
       ]),
       sim: {
@@ -626,7 +595,7 @@ describe('Agent tool', () => {
         { match: { agent: 'general-purpose', toolResult: 'Bash' }, reply: 'slow job finished' },
         {
           match: { when: isMain, toolResult: 'Agent' },
-          reply: (request) => `moved: ${toolResultText(request)}`,
+          reply: (request) => `moved: ${resultText(request)}`,
         },
       ]),
       session: { permissionMode: 'bypassPermissions', backgroundHintMs: 50 },
@@ -688,7 +657,7 @@ describe('Agent tool', () => {
             `The word was ${/Remember the word (\w+)/.exec(JSON.stringify(request.messages))?.[1] ?? 'lost'}.`,
         },
         { match: { agent: 'general-purpose' }, reply: 'Remembered.' },
-        { match: { when: isMain, toolResult: true }, reply: (request) => toolResultText(request) },
+        { match: { when: isMain, toolResult: true }, reply: (request) => resultText(request) },
       ]),
     });
     const { session } = current;

@@ -1,8 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type SimRequest, rules } from '@delegate/api-sim';
+import { rules } from '@delegate/api-sim';
 import { parseAgentFromMarkdown } from '@delegate/agent-defs';
 import { type McpManager, createMcpManager } from '@delegate/tools';
+import { isMain } from './__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession } from './__fixtures__/test-session.js';
 
 const server = fileURLToPath(
@@ -18,8 +19,6 @@ afterEach(async () => {
   current = undefined;
   manager = undefined;
 });
-
-const isMain = (request: SimRequest): boolean => request.agent === undefined;
 
 describe('agents that need MCP servers', () => {
   it('waits for a connecting server, then the agent uses its tools', async () => {

@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type SimRequest, rules } from '@delegate/api-sim';
+import { rules } from '@delegate/api-sim';
 import { getBuiltInAgents } from '@delegate/agent-defs';
 import type { AgentEvent } from '@delegate/core';
 import { createApiClient } from './model-config.js';
 import { DelegateSession } from './session.js';
+import { isMain } from './__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession, waitUntil } from './__fixtures__/test-session.js';
 
 let current: TestSession | undefined;
@@ -12,8 +13,6 @@ afterEach(async () => {
   await current?.cleanup();
   current = undefined;
 });
-
-const isMain = (request: SimRequest): boolean => request.agent === undefined;
 
 describe('resuming a background agent from its transcript', () => {
   it('restores the conversation in a new session and finishes the task', async () => {

@@ -4,13 +4,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type SimRequest, rules } from '@delegate/api-sim';
+import { rules } from '@delegate/api-sim';
 import { createRootToolUseContext } from '@delegate/context-isolation';
 import { type AssistantMessage, type Tool, createUuid } from '@delegate/core';
 import { z } from 'zod';
 import { resolveAgentPermissionMode } from './agent-tool.js';
 import { type ToolRunUpdate, runToolUses } from './run-tools.js';
 import { TaskRegistry } from './task-registry.js';
+import { isMain, resultText } from './__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession } from './__fixtures__/test-session.js';
 
 let current: TestSession | undefined;
@@ -22,10 +23,6 @@ afterEach(async () => {
   if (outside) await rm(outside, { recursive: true, force: true });
   outside = undefined;
 });
-
-const isMain = (request: SimRequest): boolean => request.agent === undefined;
-const resultText = (request: SimRequest): string =>
-  request.toolResults.map((result) => result.content).join('\n');
 
 describe('sub-agent boundaries', () => {
   it("refuses an Agent cwd outside the caller's allowed directories", async () => {

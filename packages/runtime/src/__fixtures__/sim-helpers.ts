@@ -1,0 +1,43 @@
+import type { JournalEntry, SimRequest } from '@delegate/api-sim';
+import { parseAgentFromMarkdown } from '@delegate/agent-defs';
+import type { AgentDefinition } from '@delegate/core';
+
+/** The request body shape the tests look into. */
+export type RequestBody = {
+  tools?: Array<{ name: string }>;
+  messages: Array<{
+    role: string;
+    content: Array<{ type: string; text?: string; content?: unknown; is_error?: boolean }>;
+  }>;
+};
+
+/** True for requests of the main agent (sub-agents send an `x-delegate-agent` header). */
+export const isMain = (request: SimRequest): boolean => request.agent === undefined;
+
+/** The text of every tool result in the request's last user message. */
+export const resultText = (request: SimRequest): string =>
+  request.toolResults.map((result) => result.content).join('\n');
+
+/** The agent type a journaled request came from (undefined for the main agent). */
+export const agentOf = (entry: JournalEntry): string | undefined => entry.headers['x-delegate-agent'];
+
+/** A journaled request's body. */
+export const requestBody = (entry: JournalEntry): RequestBody => entry.body as RequestBody;
+
+/** The content blocks of a journaled request's last message. */
+export function lastUserBlocks(entry: JournalEntry): RequestBody['messages'][number]['content'] {
+  const messages = requestBody(entry).messages;
+  return messages[messages.length - 1]!.content;
+}
+
+/** Parses a Markdown agent definition for a test, failing loudly on a diagnostic. */
+export function customAgent(markdown: string): AgentDefinition {
+  const parsed = parseAgentFromMarkdown({
+    filePath: '/virtual/agent.md',
+    baseDir: '/virtual',
+    content: markdown,
+    source: 'projectSettings',
+  });
+  if (!parsed.ok) throw new Error(parsed.diagnostic.reason);
+  return parsed.agent;
+}
