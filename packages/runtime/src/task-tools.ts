@@ -1,4 +1,11 @@
-import { type TaskState, type Tool, type ToolResult, TOOL_NAMES } from '@delegate/core';
+import {
+  type TaskState,
+  type Tool,
+  type ToolResult,
+  type ToolUseContext,
+  TOOL_NAMES,
+} from '@delegate/core';
+import { getBackgroundShellOutput } from '@delegate/tools';
 import { z } from 'zod';
 import type { AgentRuntime } from './agent-runtime.js';
 
@@ -52,13 +59,23 @@ export function createTaskOutputTool(runtime: AgentRuntime): Tool<TaskOutputInpu
     isConcurrencySafe: () => true,
     requiresUserInteraction: () => false,
     async call(input, context): Promise<ToolResult<TaskState>> {
+      const timeoutMs = input.timeout ?? 30_000;
+      const signal = context.abortController.signal;
+      if (!runtime.tasks.get(input.task_id)) {
+        // Not an agent: a background shell registered in the root state by the Bash tool.
+        const shell = context.getAppState().tasks[input.task_id];
+        if (shell)
+          return describeShellTask(
+            context,
+            shell.id,
+            input.block === false ? 0 : timeoutMs,
+            signal,
+          );
+      }
       const task =
         input.block === false
           ? runtime.tasks.require(input.task_id)
-          : await runtime.tasks.waitFor(input.task_id, {
-              timeoutMs: input.timeout ?? 30_000,
-              signal: context.abortController.signal,
-            });
+          : await runtime.tasks.waitFor(input.task_id, { timeoutMs, signal });
       const note =
         task.status === 'running' ? '\n(still running; wait for its <task-notification>)' : '';
       return {
@@ -79,7 +96,14 @@ export function createTaskStopTool(runtime: AgentRuntime): Tool<TaskStopInput, T
     isReadOnly: () => false,
     isConcurrencySafe: () => true,
     requiresUserInteraction: () => false,
-    async call(input): Promise<ToolResult<TaskState>> {
+    async call(input, context): Promise<ToolResult<TaskState>> {
+      const shell = runtime.tasks.get(input.task_id)
+        ? undefined
+        : context.getAppState().tasks[input.task_id];
+      if (shell) {
+        if (shell.status === 'running') shell.kill?.();
+        return describeShellTask(context, shell.id, 5_000, context.abortController.signal);
+      }
       const task = runtime.tasks.require(input.task_id);
       if (task.status !== 'running') {
         return {
@@ -92,4 +116,29 @@ export function createTaskStopTool(runtime: AgentRuntime): Tool<TaskStopInput, T
       return { content: `Stopped task ${task.id}.\n${describeTask(task)}`, data: { ...task } };
     },
   };
+}
+
+/** Waits (up to `timeoutMs`) for a background shell to end and describes it with its output. */
+async function describeShellTask(
+  context: ToolUseContext,
+  taskId: string,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<ToolResult<TaskState>> {
+  const deadline = Date.now() + timeoutMs;
+  let task = context.getAppState().tasks[taskId]!;
+  while (task.status === 'running' && Date.now() < deadline && !signal.aborted) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    task = context.getAppState().tasks[taskId] ?? task;
+  }
+  const output = await getBackgroundShellOutput(taskId);
+  const text = [
+    describeTask(task),
+    'output:',
+    output
+      ? output.output +
+        (output.cutBytes > 0 ? `\n(${output.cutBytes} bytes cut from the middle)` : '')
+      : '(no output recorded)',
+  ].join('\n');
+  return { content: text, data: { ...task }, isError: task.status === 'failed' };
 }
