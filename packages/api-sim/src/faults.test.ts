@@ -145,6 +145,27 @@ describe('fault injection', () => {
     expect(sim.journal.entries.map((entry) => entry.status)).toEqual([200, 500]);
   });
 
+  it('draws the same probabilistic faults whatever order the requests arrive in', async () => {
+    const failed = async (order: number[]) => {
+      const { client, sim } = await open({
+        seed: 3,
+        faults: [{ kind: 'api_error', probability: 0.3 }],
+      });
+      for (const index of order) await ask(client, `request ${index}`).catch(() => undefined);
+      const names = sim.journal.entries
+        .filter((entry) => entry.status === 500)
+        .map((entry) => JSON.stringify(entry.body))
+        .sort();
+      await sim.close();
+      return names;
+    };
+    const forward = Array.from({ length: 20 }, (_, index) => index);
+    const failures = await failed(forward);
+    expect(failures.length).toBeGreaterThan(0);
+    expect(failures.length).toBeLessThan(20);
+    expect(await failed([...forward].reverse())).toEqual(failures);
+  });
+
   it('draws probabilistic faults deterministically from the seed', async () => {
     const pattern = async (seed: number) => {
       const { client, sim } = await open({

@@ -1,3 +1,4 @@
+import { sha256Hex } from './hash.js';
 import { matchRequest, type RequestMatcher } from './match-request.js';
 import type { SimRequest } from './policy.js';
 import { seededRandom } from './seeded-random.js';
@@ -40,14 +41,20 @@ export type FaultSpec = {
   errorType?: string;
 };
 
-/** Picks the fault (if any) for each request, deterministically for a given seed and request order. */
+/** Picks the fault (if any) for each request, deterministically for a given seed. */
 export type FaultPicker = (request: SimRequest) => FaultSpec | undefined;
 
-/** Creates a fault picker: the first spec whose conditions hold (and whose draw succeeds) fires. */
+/**
+ * Creates a fault picker: the first spec whose conditions hold (and whose draw succeeds) fires.
+ * A probability draw comes from the seed, the spec, the request's content and agent, and how many
+ * identical requests that spec already drew for, so many requests in flight at once get the same
+ * faults whatever order they arrive in.
+ */
 export function createFaultPicker(specs: readonly FaultSpec[], seed: number | string): FaultPicker {
-  const random = seededRandom(`faults:${seed}`);
   const fired = specs.map(() => 0);
+  const draws = new Map<string, number>();
   return (request) => {
+    let identity: string | undefined;
     for (const [index, spec] of specs.entries()) {
       if (spec.onRequests && !spec.onRequests.includes(request.index)) continue;
       if (spec.times !== undefined && (fired[index] ?? 0) >= spec.times) continue;
@@ -58,7 +65,14 @@ export function createFaultPicker(specs: readonly FaultSpec[], seed: number | st
             : matchRequest(spec.match, request);
         if (!matched) continue;
       }
-      if (spec.probability !== undefined && random() >= spec.probability) continue;
+      if (spec.probability !== undefined) {
+        identity ??= sha256Hex(JSON.stringify(request.body), request.agent ?? '');
+        const key = `${index}:${identity}`;
+        const occurrence = draws.get(key) ?? 0;
+        draws.set(key, occurrence + 1);
+        const draw = seededRandom(`faults:${seed}:${key}:${occurrence}`)();
+        if (draw >= spec.probability) continue;
+      }
       fired[index] = (fired[index] ?? 0) + 1;
       return spec;
     }

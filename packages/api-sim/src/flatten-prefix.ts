@@ -50,6 +50,35 @@ export type FlattenedPrefix = {
   fingerprint: RequestFingerprint;
 };
 
+function sortFields(block: JsonObject): JsonObject {
+  return Object.fromEntries(
+    Object.keys(block)
+      .sort()
+      .map((key) => {
+        const value = block[key];
+        if (key !== 'content' || !Array.isArray(value)) return [key, value];
+        return [
+          key,
+          value.map((item: unknown) =>
+            typeof item === 'object' && item !== null && !Array.isArray(item)
+              ? sortFields(item as JsonObject)
+              : item,
+          ),
+        ];
+      }),
+  );
+}
+
+/**
+ * The cache-key text of a block or tool definition: its JSON without `cache_control`, with the
+ * block's own fields (and those of nested content blocks) in sorted order. The API reads fields by
+ * name, so `{type, text}` and `{text, type}` render the same prompt; user data such as a tool's
+ * `input` or `input_schema` keeps its order.
+ */
+function blockKey(block: JsonObject): string {
+  return stripCacheControl(sortFields(block));
+}
+
 function ttlOf(item: JsonObject): CacheTtl | undefined {
   const control = item.cache_control;
   if (typeof control !== 'object' || control === null) return undefined;
@@ -88,21 +117,25 @@ export function flattenPrefix(request: NormalizedRequest): FlattenedPrefix {
   };
 
   for (const tool of request.tools) {
-    push('tools', undefined, estimateToolTokens(tool), stripCacheControl(tool), ttlOf(tool));
+    push('tools', undefined, estimateToolTokens(tool), blockKey(tool), ttlOf(tool));
   }
   for (const block of request.system) {
     push('system', undefined, estimateBlockTokens(block), blockPayload(block), ttlOf(block));
   }
   const thinkingHash = sha256Hex(
-    stripCacheControl(request.thinking ?? null),
-    stripCacheControl(request.toolChoice ?? null),
+    stripCacheControl(request.thinking ? sortFields(request.thinking) : null),
+    stripCacheControl(
+      typeof request.toolChoice === 'object' && request.toolChoice !== null
+        ? sortFields(request.toolChoice as JsonObject)
+        : (request.toolChoice ?? null),
+    ),
   );
   const messageHashes: string[] = [];
   request.messages.forEach((message, messageIndex) => {
     const messageParts: string[] = [message.role];
     message.content.forEach((block, blockIndex) => {
       const first = blockIndex === 0;
-      const content = `${first ? `${message.role}:` : ''}${block.type}:${stripCacheControl(block)}`;
+      const content = `${first ? `${message.role}:` : ''}${block.type}:${blockKey(block)}`;
       messageParts.push(content);
       // The thinking config keys the message part of the cache: mix it in before the first message block.
       const keyed = messageIndex === 0 && first ? `${thinkingHash}|${content}` : content;
@@ -123,7 +156,7 @@ export function flattenPrefix(request: NormalizedRequest): FlattenedPrefix {
     blocks,
     totalTokens: cumulative,
     fingerprint: {
-      tools: sha256Hex(...request.tools.map((tool) => stripCacheControl(tool))),
+      tools: sha256Hex(...request.tools.map((tool) => blockKey(tool))),
       system: sha256Hex(...request.system.map((block) => blockPayload(block))),
       thinking: thinkingHash,
       messages: messageHashes,

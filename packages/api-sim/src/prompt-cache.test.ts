@@ -376,6 +376,131 @@ describe('prompt-cache accounting through the real SDK', () => {
   });
 });
 
+describe('prompt-cache keys and breakpoints', () => {
+  it('keys blocks by content, not by the order of their fields', async () => {
+    const { client } = await open();
+    const tools = [{ name: 'Read', input_schema: { type: 'object' as const, properties: {} } }];
+    const call = { type: 'tool_use' as const, id: 'toolu_1', name: 'Read', input: { path: 'a' } };
+    const first = await client.messages.create({
+      model: MODEL,
+      max_tokens: 50,
+      tools,
+      system: [{ type: 'text', text: BIG_SYSTEM }],
+      messages: [
+        { role: 'user', content: 'read a' },
+        { role: 'assistant', content: [call] },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'toolu_1', content: 'A', cache_control: ephemeral },
+          ],
+        },
+      ],
+    });
+    // The same request rebuilt by other code: same blocks, fields in another order.
+    const reordered = await client.messages.create({
+      model: MODEL,
+      max_tokens: 50,
+      tools: [{ input_schema: { type: 'object' as const, properties: {} }, name: 'Read' }],
+      system: [{ text: BIG_SYSTEM, type: 'text' }],
+      messages: [
+        { role: 'user', content: [{ text: 'read a', type: 'text' }] },
+        {
+          role: 'assistant',
+          content: [{ input: { path: 'a' }, name: 'Read', id: 'toolu_1', type: 'tool_use' }],
+        },
+        {
+          role: 'user',
+          content: [
+            { cache_control: ephemeral, content: 'A', tool_use_id: 'toolu_1', type: 'tool_result' },
+          ],
+        },
+      ],
+    });
+    expect(first.usage.cache_creation_input_tokens).toBeGreaterThan(0);
+    expect(reordered.usage.cache_read_input_tokens).toBe(first.usage.cache_creation_input_tokens);
+    expect(reordered.usage.cache_creation_input_tokens).toBe(0);
+  });
+
+  it('keeps an earlier breakpoint warm while later requests read past it', async () => {
+    const clock = createManualClock(0);
+    const { client } = await open({ clock });
+    const system = [{ type: 'text' as const, text: BIG_SYSTEM, cache_control: ephemeral }];
+    const turn = (messages: Anthropic.MessageParam[]) =>
+      client.messages.create({
+        model: MODEL,
+        max_tokens: 50,
+        cache_control: ephemeral,
+        system,
+        messages,
+      });
+    const opening = await turn([{ role: 'user', content: 'turn one' }]);
+    const systemTokens = opening.usage.cache_creation_input_tokens ?? 0;
+    clock.advance(4 * MINUTE);
+    const next = await turn([
+      { role: 'user', content: 'turn one' },
+      { role: 'assistant', content: 'answer one' },
+      { role: 'user', content: 'turn two' },
+    ]);
+    expect(next.usage.cache_read_input_tokens).toBe(total(opening.usage));
+    // Minute 8: the system entry was written at minute 0 but read through at minute 4.
+    clock.advance(4 * MINUTE);
+    const fork = await turn([{ role: 'user', content: 'a different task' }]);
+    expect(fork.usage.cache_read_input_tokens).toBeGreaterThan(1500);
+    expect(fork.usage.cache_read_input_tokens).toBeLessThan(systemTokens);
+  });
+
+  it('reads through whichever breakpoint reaches a cached prefix, and writes at each breakpoint', async () => {
+    const { client } = await open();
+    const written = await client.messages.create({
+      model: MODEL,
+      max_tokens: 50,
+      system: [{ type: 'text', text: BIG_SYSTEM, cache_control: ephemeral }],
+      messages: [{ role: 'user', content: 'warm the cache' }],
+    });
+    const blocks = (label: string, marked: number[]) =>
+      Array.from({ length: 30 }, (_, index) => ({
+        type: 'text' as const,
+        text: `${label} block ${index}`,
+        ...(marked.includes(index) ? { cache_control: ephemeral } : {}),
+      }));
+    // Position 0 is the system; the breakpoint on block 9 (position 10) reaches it, the last one cannot.
+    const ask = (label: string) =>
+      client.messages.create({
+        model: MODEL,
+        max_tokens: 50,
+        system: [{ type: 'text', text: BIG_SYSTEM }],
+        messages: [{ role: 'user', content: blocks(label, [9, 29]) }],
+      });
+    const first = await ask('one');
+    expect(first.usage.cache_read_input_tokens).toBe(written.usage.cache_creation_input_tokens);
+    expect(first.usage.cache_creation_input_tokens).toBe(
+      total(first.usage) - (written.usage.cache_creation_input_tokens ?? 0),
+    );
+    expect(first.usage.input_tokens).toBe(0);
+    // The entry written at the intermediate breakpoint serves a request that diverges after it.
+    const diverging = await client.messages.create({
+      model: MODEL,
+      max_tokens: 50,
+      system: [{ type: 'text', text: BIG_SYSTEM }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            ...blocks('one', [29]).slice(0, 10),
+            { type: 'text', text: 'something else', cache_control: ephemeral },
+          ],
+        },
+      ],
+    });
+    expect(diverging.usage.cache_read_input_tokens).toBeGreaterThan(
+      written.usage.cache_creation_input_tokens ?? 0,
+    );
+    expect(diverging.usage.cache_creation_input_tokens).toBeGreaterThan(0);
+    expect(diverging.usage.cache_creation_input_tokens).toBeLessThan(20);
+  });
+});
+
 describe('PromptCache.plan (pure)', () => {
   it('always splits the input into read + written + uncached = total, none negative', async () => {
     const fc = (await import('fast-check')).default;
@@ -398,15 +523,17 @@ describe('PromptCache.plan (pure)', () => {
           });
           for (const blocks of requests) {
             let marks = 0;
+            let shortSeen = false;
             const content = blocks.map((item, index) => {
               const mark = item.marked && marks < 4;
               if (mark) marks += 1;
+              // The API refuses a 1h breakpoint after a 5m one, so once a 5m appears the rest are 5m.
+              const ttl = item.long && !shortSeen ? '1h' : '5m';
+              if (mark && ttl === '5m') shortSeen = true;
               return {
                 type: 'text',
                 text: `block ${index} ${'x'.repeat(item.size * 4)}`,
-                ...(mark
-                  ? { cache_control: { type: 'ephemeral', ttl: item.long ? '1h' : '5m' } }
-                  : {}),
+                ...(mark ? { cache_control: { type: 'ephemeral', ttl } } : {}),
               };
             });
             const prefix = flattenPrefix(

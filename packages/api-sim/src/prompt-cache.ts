@@ -69,7 +69,8 @@ export type PromptCacheOptions = {
 
 /**
  * The simulated prompt cache. Entries are keyed by model and by the hash chain of a prefix; they
- * expire after their TTL on the injected clock, and a read refreshes them.
+ * expire after their TTL on the injected clock; a read refreshes the entry it hits and the live
+ * entries at the request's earlier breakpoints.
  */
 export class PromptCache {
   readonly #entries = new Map<string, CacheEntryInfo>();
@@ -140,6 +141,13 @@ export class PromptCache {
       if (entry) {
         entry.hits += 1;
         entry.expiresAt = now + CACHE_TTL_MS[entry.ttl];
+      }
+      // The read used the whole prefix, so live entries at this request's earlier breakpoints are
+      // refreshed too: a system-prompt entry stays warm while the conversation after it is read.
+      for (const breakpoint of breakpoints) {
+        if (breakpoint.position >= hit.position) break;
+        const inner = this.#live(model, breakpoint.hash, now);
+        if (inner) inner.expiresAt = Math.max(inner.expiresAt, now + CACHE_TTL_MS[inner.ttl]);
       }
     }
 

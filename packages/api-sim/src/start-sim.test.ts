@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { rules } from './rules.js';
 import { script } from './script.js';
 import { startSim, type Sim, type SimOptions } from './start-sim.js';
@@ -283,5 +283,108 @@ describe('startSim with the real SDK', () => {
     expect(body.type).toBe('error');
     expect(body.error.type).toBe('not_found_error');
     expect(body.request_id).toBe(notFound.headers.get('request-id'));
+  });
+});
+
+describe('connections that end early, and many at once', () => {
+  const timers = () => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
+
+  it('records a client that leaves mid-stream and stops writing to it', async () => {
+    const { client, sim } = await open({
+      policy: () => 'word '.repeat(100),
+      pacing: { msPerToken: 20 },
+    });
+    const controller = new AbortController();
+    const stream = client.messages.stream(
+      { model: MODEL, max_tokens: 1000, messages: [{ role: 'user', content: 'talk' }] },
+      { signal: controller.signal },
+    );
+    let received = 0;
+    const outcome = await (async () => {
+      for await (const _event of stream) if (++received === 4) controller.abort();
+    })().catch((error: unknown) => error);
+    expect(outcome).toBeInstanceOf(Anthropic.APIUserAbortError);
+    await vi.waitFor(() => expect(sim.journal.last()?.error?.type).toBe('client_disconnected'));
+    const entry = sim.journal.last();
+    expect(entry?.status).toBe(200);
+    expect(entry?.error?.message).toMatch(/^the connection closed after \d+ of \d+ events$/);
+    // The server carries on serving others.
+    const next = await client.messages.create({
+      model: MODEL,
+      max_tokens: 5,
+      messages: [{ role: 'user', content: 'again' }],
+    });
+    expect(next.type).toBe('message');
+  });
+
+  it('close() ends a request still waiting for its first byte: no timer left, nothing cached', async () => {
+    let reached: () => void = () => undefined;
+    const policyCalled = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    const timersBefore = timers();
+    const { client, sim } = await open({
+      policy: () => {
+        reached();
+        return 'late';
+      },
+      pacing: { timeToFirstTokenMs: 60_000 },
+    });
+    const pending = client.messages
+      .create({
+        model: MODEL,
+        max_tokens: 50,
+        system: [
+          { type: 'text', text: 'rules '.repeat(1000), cache_control: { type: 'ephemeral' } },
+        ],
+        messages: [{ role: 'user', content: 'hi' }],
+      })
+      .catch((error: unknown) => error);
+    await policyCalled;
+    await sim.close();
+    expect(await pending).toBeInstanceOf(Anthropic.APIConnectionError);
+    await vi.waitFor(() => expect(sim.journal.last()?.error?.type).toBe('client_disconnected'));
+    expect(sim.journal.last()?.status).toBe(0);
+    expect(sim.cache.size).toBe(0);
+    expect(timers()).toBeLessThanOrEqual(timersBefore);
+  });
+
+  it('keeps 200 parallel scripted conversations apart', async () => {
+    const { client, sim } = await open({
+      policy: script([
+        (request) => `first answer to ${request.lastUserText}`,
+        (request) => `second answer to ${request.lastUserText}`,
+      ]),
+    });
+    const conversation = async (index: number) => {
+      const opening = `task ${index}`;
+      const first = await client.messages.create({
+        model: MODEL,
+        max_tokens: 100,
+        messages: [{ role: 'user', content: opening }],
+      });
+      const firstText = first.content[0]?.type === 'text' ? first.content[0].text : '';
+      const second = await client.messages
+        .stream({
+          model: MODEL,
+          max_tokens: 100,
+          messages: [
+            { role: 'user', content: opening },
+            { role: 'assistant', content: firstText },
+            { role: 'user', content: `follow-up ${index}` },
+          ],
+        })
+        .finalMessage();
+      return [firstText, second.content[0]?.type === 'text' ? second.content[0].text : ''];
+    };
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, index) => conversation(index)),
+    );
+    answers.forEach(([first, second], index) => {
+      expect(first).toBe(`first answer to task ${index}`);
+      expect(second).toBe(`second answer to follow-up ${index}`);
+    });
+    expect(sim.journal.entries).toHaveLength(400);
+    expect(new Set(sim.journal.entries.map((entry) => entry.conversationKey)).size).toBe(200);
   });
 });

@@ -101,11 +101,21 @@ const HTTP_FAULTS: Partial<
   gateway_timeout: { status: 504, type: 'timeout_error', message: 'Request timed out' },
 };
 
-function sleep(milliseconds: number): Promise<void> {
-  return milliseconds > 0
-    ? new Promise((resolve) => setTimeout(resolve, milliseconds))
-    : Promise.resolve();
+/** Waits, but stops early (clearing its timer) when the signal aborts: a gone client leaves no timer behind. */
+function sleep(milliseconds: number, signal: AbortSignal): Promise<void> {
+  if (milliseconds <= 0 || signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, milliseconds);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
+
+const CLIENT_DISCONNECTED = 'client_disconnected';
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
@@ -252,8 +262,9 @@ export async function startSim(options: SimOptions = {}): Promise<Sim> {
     raw: string,
     entry: JournalEntry,
     headers: Record<string, string>,
-    response: ServerResponse,
+    connection: { response: ServerResponse; gone: AbortSignal },
   ): Promise<void> => {
+    const { response, gone } = connection;
     const body = parseJson(raw, entry);
     if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
       const record = body as Record<string, unknown>;
@@ -317,7 +328,15 @@ export async function startSim(options: SimOptions = {}): Promise<Sim> {
       (fault?.kind === 'slow_first_byte' ? (fault.delayMs ?? 1000) : 0) +
       (pacing.timeToFirstTokenMs ?? 0) +
       (normalized.stream ? 0 : built.outputTokens * (pacing.msPerToken ?? 0));
-    await sleep(firstByteDelay);
+    await sleep(firstByteDelay, gone);
+    if (gone.aborted) {
+      // The client left (or the server closed) before the response started: nothing is written.
+      entry.error = {
+        type: CLIENT_DISCONNECTED,
+        message: 'the connection closed before the response started',
+      };
+      return;
+    }
 
     // The response starts here: from now on later requests can read what this one writes.
     plan.commit();
@@ -350,7 +369,7 @@ export async function startSim(options: SimOptions = {}): Promise<Sim> {
       response.end(JSON.stringify(message));
       return;
     }
-    await writeStream(response, buildStreamEvents(message), { entry, fault, pacing });
+    await writeStream(response, buildStreamEvents(message), { entry, fault, pacing, gone });
   };
 
   const handleCount = async (
@@ -404,13 +423,17 @@ export async function startSim(options: SimOptions = {}): Promise<Sim> {
       error: undefined,
     };
     journal.add(entry);
+    const gone = new AbortController();
+    response.on('close', () => {
+      if (!response.writableFinished) gone.abort();
+    });
     const run = async () => {
       const raw = await readBody(incoming);
       entry.body = raw.length > 0 ? raw : undefined;
       const route = `${entry.method} ${entry.path.replace(/\/+$/, '')}`;
       if (route === 'POST /v1/messages') {
         authenticate(headers);
-        await handleMessages(raw, entry, publicHeaders, response);
+        await handleMessages(raw, entry, publicHeaders, { response, gone: gone.signal });
       } else if (route === 'POST /v1/messages/count_tokens') {
         authenticate(headers);
         await handleCount(raw, entry, response);
@@ -470,9 +493,15 @@ export async function startSim(options: SimOptions = {}): Promise<Sim> {
   };
 }
 
-function write(response: ServerResponse, chunk: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    response.write(chunk, (error) => (error ? reject(error) : resolve()));
+/** Writes one chunk; resolves false when the connection is gone (even if the write never calls back). */
+function write(response: ServerResponse, chunk: string, gone: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    const abandon = () => resolve(false);
+    gone.addEventListener('abort', abandon, { once: true });
+    response.write(chunk, (error) => {
+      gone.removeEventListener('abort', abandon);
+      resolve(!error);
+    });
   });
 }
 
@@ -483,6 +512,7 @@ async function writeStream(
     entry: JournalEntry;
     fault: Omit<FaultSpec, 'probability' | 'onRequests' | 'times' | 'match'> | undefined;
     pacing: Pacing;
+    gone: AbortSignal;
   },
 ): Promise<void> {
   response.writeHead(200, {
@@ -490,7 +520,7 @@ async function writeStream(
     'cache-control': 'no-cache',
     'request-id': context.entry.requestId,
   });
-  const { fault, pacing, entry } = context;
+  const { fault, pacing, entry, gone } = context;
   const failing = fault?.kind === 'stream_error' || fault?.kind === 'connection_reset';
   const perToken = pacing.msPerToken ?? 0;
   if (!failing && perToken <= 0) {
@@ -502,9 +532,16 @@ async function writeStream(
     : Number.POSITIVE_INFINITY;
   for (const [index, item] of events.entries()) {
     if (index === failAt) break;
-    if (perToken > 0 && item.tokens > 0) await sleep(item.tokens * perToken);
-    if (response.destroyed) return;
-    await write(response, item.chunk);
+    if (perToken > 0 && item.tokens > 0) await sleep(item.tokens * perToken, gone);
+    const sent = !gone.aborted && !response.destroyed && (await write(response, item.chunk, gone));
+    if (!sent) {
+      // A client that goes away mid-stream is recorded, not reported as a server failure.
+      entry.error = {
+        type: CLIENT_DISCONNECTED,
+        message: `the connection closed after ${index} of ${events.length} events`,
+      };
+      return;
+    }
   }
   if (fault?.kind === 'stream_error') {
     const type = fault.errorType ?? 'overloaded_error';

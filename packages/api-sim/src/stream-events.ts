@@ -40,8 +40,9 @@ export function splitJson(json: string): string[] {
 }
 
 /**
- * The events of a streamed response, in the order the SDK expects: `message_start` (with usage),
- * a `ping`, then per block `content_block_start`, its deltas and `content_block_stop`, then
+ * The events of a streamed response, in the order the API sends them: `message_start` (with usage),
+ * then per block `content_block_start`, its deltas and `content_block_stop` (one `ping` follows the
+ * first `content_block_start`, or `message_start` when there is no content), then
  * `message_delta` (stop reason and cumulative usage) and `message_stop`.
  */
 export function buildStreamEvents(message: ResponseMessage): StreamEvent[] {
@@ -56,32 +57,32 @@ export function buildStreamEvents(message: ResponseMessage): StreamEvent[] {
         usage: { ...message.usage, output_tokens: 1 },
       },
     }),
-    event('ping', { type: 'ping' }),
   ];
+  const ping = event('ping', { type: 'ping' });
+  if (message.content.length === 0) events.push(ping);
   message.content.forEach((block, index) => {
+    // As in the API's own streams, the ping follows the first content_block_start.
+    const start = (contentBlock: Record<string, unknown>) => {
+      events.push(
+        event('content_block_start', {
+          type: 'content_block_start',
+          index,
+          content_block: contentBlock,
+        }),
+      );
+      if (index === 0) events.push(ping);
+    };
     const delta = (payload: Record<string, unknown>, tokens: number) =>
       event('content_block_delta', { type: 'content_block_delta', index, delta: payload }, tokens);
     switch (block.type) {
       case 'text':
-        events.push(
-          event('content_block_start', {
-            type: 'content_block_start',
-            index,
-            content_block: { type: 'text', text: '', citations: null },
-          }),
-        );
+        start({ type: 'text', text: '', citations: null });
         for (const piece of splitText(block.text)) {
           events.push(delta({ type: 'text_delta', text: piece }, estimateTextTokens(piece)));
         }
         break;
       case 'thinking':
-        events.push(
-          event('content_block_start', {
-            type: 'content_block_start',
-            index,
-            content_block: { type: 'thinking', thinking: '', signature: '' },
-          }),
-        );
+        start({ type: 'thinking', thinking: '', signature: '' });
         for (const piece of splitText(block.thinking)) {
           events.push(
             delta({ type: 'thinking_delta', thinking: piece }, estimateTextTokens(piece)),
@@ -90,13 +91,7 @@ export function buildStreamEvents(message: ResponseMessage): StreamEvent[] {
         events.push(delta({ type: 'signature_delta', signature: block.signature }, 0));
         break;
       case 'tool_use':
-        events.push(
-          event('content_block_start', {
-            type: 'content_block_start',
-            index,
-            content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} },
-          }),
-        );
+        start({ type: 'tool_use', id: block.id, name: block.name, input: {} });
         for (const piece of splitJson(JSON.stringify(block.input))) {
           events.push(
             delta({ type: 'input_json_delta', partial_json: piece }, estimateTextTokens(piece)),

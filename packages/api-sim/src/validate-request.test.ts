@@ -102,6 +102,101 @@ describe('request validation with the real API wording', () => {
     );
   });
 
+  it('refuses a 1h breakpoint after a 5m one, the automatic marker included', async () => {
+    const marked = (text: string, ttl: '5m' | '1h') => ({
+      type: 'text' as const,
+      text,
+      cache_control: { type: 'ephemeral' as const, ttl },
+    });
+    const ordering =
+      "cache_control.ttl: a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block. Note that blocks are processed in the following order: `tools`, `system`, `messages`.";
+    const explicit = await rejection({
+      model: MODEL,
+      max_tokens: 100,
+      system: [marked('rules', '5m')],
+      messages: [user('one'), user([{ type: 'text', text: 'two' }, marked('three', '1h')])],
+    });
+    // The path names the block as sent, before same-role messages are merged.
+    expect(explicit.apiMessage).toBe(`messages.1.content.1.${ordering}`);
+    const automatic = await rejection({
+      model: MODEL,
+      max_tokens: 100,
+      cache_control: { type: 'ephemeral', ttl: '1h' },
+      system: [marked('rules', '5m')],
+      messages: [user('hi')],
+    });
+    expect(automatic.apiMessage).toBe(ordering);
+    const longFirst = await client.messages.create({
+      model: MODEL,
+      max_tokens: 100,
+      cache_control: { type: 'ephemeral' },
+      system: [marked('rules', '1h')],
+      messages: [user([marked('hi', '5m')])],
+    });
+    expect(longFirst.type).toBe('message');
+  });
+
+  it('refuses a final assistant message that ends with whitespace', async () => {
+    const error = await rejection({
+      model: MODEL,
+      max_tokens: 100,
+      messages: [user('hi'), assistant('The answer is ')],
+    });
+    expect(error.apiMessage).toBe(
+      'messages: final assistant content cannot end with trailing whitespace',
+    );
+    // Only the final (prefill) message is checked.
+    const earlier = await client.messages.create({
+      model: MODEL,
+      max_tokens: 100,
+      messages: [user('hi'), assistant('Hello \n'), user('again')],
+    });
+    expect(earlier.type).toBe('message');
+  });
+
+  it('accepts every tool_result content form and refuses bodies over 32 MB', async () => {
+    const image = {
+      type: 'image' as const,
+      source: { type: 'base64' as const, media_type: 'image/png' as const, data: 'iVBORw0KGgo=' },
+    };
+    for (const content of [
+      undefined,
+      'text result',
+      [{ type: 'text' as const, text: 'a' }, image],
+    ]) {
+      const message = await client.messages.create({
+        model: MODEL,
+        max_tokens: 100,
+        tools: [{ name: 'Read', input_schema: { type: 'object', properties: {} } }],
+        messages: [
+          user('hi'),
+          assistant([toolUse('toolu_1')]),
+          user([
+            {
+              type: 'tool_result',
+              tool_use_id: 'toolu_1',
+              ...(content === undefined ? {} : { content }),
+            },
+          ]),
+        ],
+      });
+      expect(message.type).toBe('message');
+    }
+    const response = await fetch(`${sim.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': 'test', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: MODEL,
+        max_tokens: 5,
+        messages: [user('x'.repeat(33 * 1024 * 1024))],
+      }),
+    });
+    expect(response.status).toBe(413);
+    expect(((await response.json()) as { error: { type: string } }).error.type).toBe(
+      'request_too_large',
+    );
+  });
+
   it('requires max_tokens, model and messages', async () => {
     expect((await rejection({ model: MODEL, messages: [user('hi')] })).apiMessage).toBe(
       'max_tokens: Field required',

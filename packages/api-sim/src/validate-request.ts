@@ -270,6 +270,65 @@ function lastCacheableBlock(
   return system.at(-1) ?? tools.at(-1);
 }
 
+function ttlOf(item: JsonObject): CacheTtl | undefined {
+  const control = item.cache_control;
+  if (!isObject(control)) return undefined;
+  return control.ttl === '1h' ? '1h' : '5m';
+}
+
+function checkTtlOrder(options: {
+  tools: JsonObject[];
+  system: WireBlock[];
+  merged: NormalizedMessage[];
+  origins: BlockOrigin[][];
+  automaticTtl: CacheTtl | undefined;
+}): void {
+  // Longer TTLs must come first in tools → system → messages order: a 1h breakpoint after a 5m one is refused.
+  const marked: { ttl: CacheTtl; path: string }[] = [];
+  options.tools.forEach((tool, index) => {
+    const ttl = ttlOf(tool);
+    if (ttl) marked.push({ ttl, path: `tools.${index}` });
+  });
+  options.system.forEach((block, index) => {
+    const ttl = ttlOf(block);
+    if (ttl) marked.push({ ttl, path: `system.${index}` });
+  });
+  options.merged.forEach((message, messageIndex) => {
+    message.content.forEach((block, blockIndex) => {
+      const ttl = ttlOf(block);
+      const origin = options.origins[messageIndex]?.[blockIndex];
+      if (ttl) {
+        marked.push({
+          ttl,
+          path: `messages.${origin?.message ?? messageIndex}.content.${origin?.block ?? blockIndex}`,
+        });
+      }
+    });
+  });
+  if (options.automaticTtl !== undefined) {
+    const last = lastCacheableBlock(options.tools, options.system, options.merged);
+    if (last && ttlOf(last) === undefined) marked.push({ ttl: options.automaticTtl, path: '' });
+  }
+  let seenShort = false;
+  for (const { ttl, path } of marked) {
+    if (ttl === '5m') seenShort = true;
+    else if (seenShort) {
+      throw invalidRequest(
+        `${path === '' ? '' : `${path}.`}cache_control.ttl: a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block. Note that blocks are processed in the following order: \`tools\`, \`system\`, \`messages\`.`,
+      );
+    }
+  }
+}
+
+function checkFinalAssistant(merged: NormalizedMessage[]): void {
+  const last = merged.at(-1);
+  if (last?.role !== 'assistant') return;
+  const block = last.content.at(-1);
+  if (block?.type === 'text' && typeof block.text === 'string' && /\s$/u.test(block.text)) {
+    throw invalidRequest('messages: final assistant content cannot end with trailing whitespace');
+  }
+}
+
 function countBreakpoints(
   tools: JsonObject[],
   system: WireBlock[],
@@ -334,6 +393,8 @@ export function validateMessagesRequest(
       `A maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found ${breakpoints}.`,
     );
   }
+  checkTtlOrder({ tools, system, merged, origins, automaticTtl: automaticCacheTtl });
+  checkFinalAssistant(merged);
   let stopSequences: string[] = [];
   if (body.stop_sequences !== undefined && body.stop_sequences !== null) {
     if (
