@@ -76,7 +76,6 @@ export default async function toolsBench(): Promise<BenchResult[]> {
     const fileCount = await createTree(root);
     const context = createContext(root);
     const grepTool = createGrepTool();
-    const grepToolSyncSlices = createGrepTool({ fileReading: 'sync-slices' });
     const globTool = createGlobTool();
     const extras = { toolUseId: 'bench' };
     const results: BenchResult[] = [];
@@ -117,17 +116,6 @@ export default async function toolsBench(): Promise<BenchResult[]> {
         },
         { runs: 3, warmup: 1 },
       );
-      let oursSync = 0;
-      const oursSyncMs = await medianTime(
-        async () => {
-          const result = await grepToolSyncSlices.call(benchCase.input, context, extras);
-          oursSync =
-            benchCase.input.output_mode === 'content'
-              ? (result.data?.numMatches ?? 0)
-              : (result.data?.numFiles ?? 0);
-        },
-        { runs: 3, warmup: 1 },
-      );
       const grepMs = await medianTime(
         async () => {
           theirs = lineCount(await gnuGrep(benchCase.grepArgs));
@@ -138,15 +126,12 @@ export default async function toolsBench(): Promise<BenchResult[]> {
         name: `tools: Grep ${benchCase.label} over ${fileCount} files`,
         metrics: {
           grepToolMs: oursMs,
-          grepToolSyncSlicesMs: oursSyncMs,
           gnuGrepMs: grepMs,
           ratioToGnuGrep: oursMs / grepMs,
-          ratioSyncSlicesToGnuGrep: oursSyncMs / grepMs,
         },
         notes: {
           files: fileCount,
           resultsGrepTool: ours,
-          resultsGrepToolSyncSlices: oursSync,
           resultsGnuGrep: theirs,
           pattern: benchCase.input.pattern,
         },

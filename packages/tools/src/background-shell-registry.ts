@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdir, open, readFile } from 'node:fs/promises';
+import { type FileHandle, mkdir, open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTaskId, type TaskStatus } from '@delegate/core';
@@ -212,11 +212,41 @@ export class BackgroundShellRegistry {
   ): Promise<BackgroundShellOutput | undefined> {
     const entry = this.entries.get(taskId);
     if (entry === undefined) return undefined;
-    const bytes = await readFile(entry.shell.outputPath).catch(() => Buffer.alloc(0));
     const buffer = new HeadTailBuffer(options.maxBytes ?? 30_000);
-    buffer.write(bytes);
+    const handle = await open(entry.shell.outputPath, 'r').catch(() => undefined);
+    if (handle !== undefined) {
+      try {
+        await readHeadAndTail(handle, buffer, options.maxBytes ?? 30_000);
+      } finally {
+        await handle.close();
+      }
+    }
     return { ...entry.shell, output: buffer.toString(), cutBytes: buffer.cutBytes };
   }
+}
+
+async function readSlice(handle: FileHandle, position: number, length: number): Promise<Buffer> {
+  const bytes = Buffer.alloc(length);
+  const { bytesRead } = await handle.read(bytes, 0, length, position);
+  return bytes.subarray(0, bytesRead);
+}
+
+/** Feeds only the first and last halves of a (possibly huge) output file into `buffer`. */
+async function readHeadAndTail(
+  handle: FileHandle,
+  buffer: HeadTailBuffer,
+  maxBytes: number,
+): Promise<void> {
+  const size = (await handle.stat()).size;
+  if (size <= maxBytes) {
+    buffer.write(await readSlice(handle, 0, size));
+    return;
+  }
+  const headBytes = Math.ceil(maxBytes / 2);
+  const tailBytes = Math.floor(maxBytes / 2);
+  buffer.write(await readSlice(handle, 0, headBytes));
+  buffer.skip(size - headBytes - tailBytes);
+  buffer.write(await readSlice(handle, size - tailBytes, tailBytes));
 }
 
 let defaultRegistry: BackgroundShellRegistry | undefined;

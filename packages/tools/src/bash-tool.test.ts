@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { appendFile, readFile, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -303,5 +303,38 @@ describe('Bash in the background', () => {
     await registry.wait(taskId, 5000);
     expect(store.getAppState().tasks[taskId]?.status).toBe('killed');
     expect(registry.get(taskId)?.status).toBe('killed');
+  });
+});
+
+describe('Bash resource bounds', () => {
+  it('reads only the head and tail of a huge background log instead of loading it whole', async () => {
+    const shell = await registry.start({ command: 'true', cwd: directory, description: 'nothing' });
+    await registry.wait(shell.taskId, 5000);
+    // A 3 GB (sparse) log: more than a Buffer can hold, so a whole-file read cannot work.
+    await writeFile(shell.outputPath, 'first line\n');
+    await truncate(shell.outputPath, 3_000_000_000);
+    await appendFile(shell.outputPath, 'last line\n');
+    const output = await getBackgroundShellOutput(shell.taskId, { registry, maxBytes: 100 });
+    expect(output?.output.startsWith('first line\n')).toBe(true);
+    expect(output?.output.endsWith('last line\n')).toBe(true);
+    expect(output?.cutBytes).toBe(3_000_000_010 - 100);
+  });
+
+  it('keeps memory bounded for a command that prints far more than the cap', async () => {
+    const result = await createBashTool({ maxOutputBytes: 1000 }).call(
+      { command: 'head -c 50000000 /dev/zero | tr "\\0" x; echo; echo end' },
+      createTestContext({ cwd: directory }),
+      testExtras,
+    );
+    expect(result.data?.cutBytes).toBe(50_000_005 - 1000);
+    expect(contentText(result)).toMatch(/end\nExit code: 0$/);
+  });
+
+  it('fails with a DelegateError when the working directory does not exist', async () => {
+    const error = await createBashTool()
+      .call({ command: 'true' }, createTestContext({ cwd: join(directory, 'gone') }), testExtras)
+      .catch((caught: unknown) => caught);
+    expect(DelegateError.hasCode(error, 'TOOL_FAILED')).toBe(true);
+    expect((error as DelegateError).message).toContain(join(directory, 'gone'));
   });
 });

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -162,5 +163,16 @@ describe('Edit', () => {
       testExtras,
     );
     expect(await readFile(join(directory, 'a.txt'), 'utf8')).toBe("$& $1 $'");
+  });
+});
+
+describe('Edit of special files', () => {
+  it('refuses a FIFO instead of blocking forever on it', async () => {
+    execFileSync('mkfifo', [join(directory, 'pipe')]);
+    const context = createTestContext({ cwd: directory });
+    const error = await createEditTool()
+      .call({ file_path: 'pipe', old_string: 'a', new_string: 'b' }, context, testExtras)
+      .catch((caught: unknown) => caught);
+    expect(DelegateError.hasCode(error, 'INVALID_ARGUMENT')).toBe(true);
   });
 });

@@ -1,7 +1,7 @@
-import { stat, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { DelegateError, TOOL_NAMES, type Tool, type ToolUseContext } from '@delegate/core';
 import { assertFileIsFresh, readCurrentFile } from './file-freshness.js';
+import { openConfinedFile } from './open-confined-file.js';
 import { resolveToolPath } from './resolve-path-within-roots.js';
 import { decodeTextFile, hashContent } from './text-file.js';
 
@@ -78,8 +78,8 @@ export function createEditTool(): Tool<EditInput, EditOutput> {
           { details: { path: input.file_path } },
         );
       }
-      const { absolutePath, realPath } = await resolveToolPath(input.file_path, context);
-      const current = await readCurrentFile(realPath);
+      const { absolutePath, realPath, root } = await resolveToolPath(input.file_path, context);
+      const current = await readCurrentFile({ realPath, root });
       if (current === undefined) {
         throw new DelegateError(
           'NOT_FOUND',
@@ -133,12 +133,24 @@ export function createEditTool(): Tool<EditInput, EditOutput> {
           : text.replace(oldString, () => newString);
       const hadBom =
         current.bytes[0] === 0xef && current.bytes[1] === 0xbb && current.bytes[2] === 0xbf;
-      await writeFile(realPath, hadBom ? `\ufeff${updated}` : updated, 'utf8');
-      const stats = await stat(realPath);
+      const previous = context.readFileState.get(absolutePath);
+      const handle = await openConfinedFile({ realPath, root, purpose: 'write' });
+      let stats;
+      try {
+        await handle.truncate(0);
+        await handle.writeFile(hadBom ? `\ufeff${updated}` : updated, 'utf8');
+        stats = await handle.stat();
+      } finally {
+        await handle.close();
+      }
       context.readFileState.set(absolutePath, {
         content: updated,
         timestamp: stats.mtimeMs,
         contentHash: hashContent(hadBom ? `\ufeff${updated}` : updated),
+        // An edit does not show the model the rest of a partly read file.
+        ...(previous?.isPartialView === true
+          ? { offset: previous.offset, limit: previous.limit, isPartialView: true }
+          : {}),
       });
       const snippet = buildSnippet(updated, firstIndex, newString.length);
       const what = count === 1 ? '1 occurrence' : `${count} occurrences`;

@@ -1,5 +1,5 @@
-import { readFile, stat } from 'node:fs/promises';
 import { DelegateError, type FileState, type FileStateCache } from '@delegate/core';
+import { openConfinedFile } from './open-confined-file.js';
 import { hashContent } from './text-file.js';
 
 /** What is on disk now, for a file about to be overwritten. */
@@ -10,26 +10,34 @@ export type CurrentFile = {
   mtimeMs: number;
 };
 
-/** Reads a file's bytes and mtime, or returns undefined when it does not exist. */
-export async function readCurrentFile(realPath: string): Promise<CurrentFile | undefined> {
+/** Reads a checked file's bytes and mtime through `openConfinedFile`, or returns undefined when it does not exist. */
+export async function readCurrentFile(options: {
+  realPath: string;
+  root: string;
+}): Promise<CurrentFile | undefined> {
+  let handle;
   try {
-    const [stats, bytes] = await Promise.all([stat(realPath), readFile(realPath)]);
-    if (stats.isDirectory()) {
-      throw new DelegateError('INVALID_ARGUMENT', `${realPath} is a directory, not a file.`, {
-        details: { path: realPath },
-      });
-    }
-    return { bytes, mtimeMs: stats.mtimeMs };
+    handle = await openConfinedFile({ ...options, purpose: 'read' });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
-    if (code === 'EISDIR') {
-      throw new DelegateError('INVALID_ARGUMENT', `${realPath} is a directory, not a file.`, {
-        cause: error,
-        details: { path: realPath },
-      });
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if ((error as NodeJS.ErrnoException).code === 'EISDIR') {
+      throw new DelegateError(
+        'INVALID_ARGUMENT',
+        `${options.realPath} is a directory, not a file.`,
+        {
+          cause: error,
+          details: { path: options.realPath },
+        },
+      );
     }
     throw error;
+  }
+  try {
+    const stats = await handle.stat();
+    const bytes = await handle.readFile();
+    return { bytes, mtimeMs: stats.mtimeMs };
+  } finally {
+    await handle.close();
   }
 }
 
@@ -43,6 +51,8 @@ export function assertFileIsFresh(options: {
   current: CurrentFile;
   cache: FileStateCache;
   toolName: string;
+  /** Also refuse when the last read showed only part of the file (for whole-file overwrites). */
+  requireFullRead?: boolean;
 }): void {
   const { absolutePath, current, cache, toolName } = options;
   const known: FileState | undefined = cache.get(absolutePath);
@@ -52,6 +62,14 @@ export function assertFileIsFresh(options: {
       `${toolName} refused: ${absolutePath} exists but has not been read in this conversation. ` +
         'Read it first, then retry.',
       { details: { path: absolutePath, tool: toolName, reason: 'not-read' } },
+    );
+  }
+  if (options.requireFullRead === true && known.isPartialView === true) {
+    throw new DelegateError(
+      'FILE_STALE',
+      `${toolName} refused: only part of ${absolutePath} was read (offset/limit), so overwriting it would ` +
+        'drop lines that were never seen. Use Edit to change part of it, or Read the whole file first.',
+      { details: { path: absolutePath, tool: toolName, reason: 'partial-read' } },
     );
   }
   const hashMatches =

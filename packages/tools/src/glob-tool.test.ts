@@ -111,3 +111,30 @@ describe('Glob', () => {
     }
   });
 });
+
+describe('Glob against hostile input', () => {
+  it('stops a pattern that backtracks for ages on a long file name at the time limit', async () => {
+    await createFile('a'.repeat(200));
+    const error = await createGlobTool({ timeoutMs: 300 })
+      .call(
+        { pattern: '*a*a*a*a*a*a*a*a*a*a*b' },
+        createTestContext({ cwd: directory }),
+        testExtras,
+      )
+      .catch((caught: unknown) => caught);
+    expect(DelegateError.hasCode(error, 'LIMIT_EXCEEDED')).toBe(true);
+  });
+
+  it('refuses a pattern or path that leads outside the root', async () => {
+    for (const input of [
+      { pattern: '../*' },
+      { pattern: '/etc/*' },
+      { pattern: '*', path: '..' },
+    ]) {
+      const error = await createGlobTool()
+        .call(input, createTestContext({ cwd: directory }), testExtras)
+        .catch((caught: unknown) => caught);
+      expect(DelegateError.hasCode(error, 'PATH_ESCAPE')).toBe(true);
+    }
+  });
+});

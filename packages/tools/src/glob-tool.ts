@@ -6,6 +6,7 @@ import { displayPath } from './display-path.js';
 import { compileGlob, splitGlobBase } from './glob-pattern.js';
 import { mapWithConcurrency } from './map-with-concurrency.js';
 import { resolveToolPath } from './resolve-path-within-roots.js';
+import { runRegexWorker } from './run-regex-worker.js';
 import { DEFAULT_SKIPPED_DIRECTORIES, walkFiles } from './walk-files.js';
 
 /** Input of the Glob tool. */
@@ -37,6 +38,8 @@ export type GlobOutput = {
 export type GlobToolOptions = {
   /** Most paths returned (default 100). */
   maxResults?: number;
+  /** Longest the pattern may take to match the walked paths (default 30000 ms); then LIMIT_EXCEEDED. */
+  timeoutMs?: number;
 };
 
 async function assertDirectory(realPath: string, absolutePath: string): Promise<void> {
@@ -60,6 +63,7 @@ async function assertDirectory(realPath: string, absolutePath: string): Promise<
 /** Creates the Glob tool: finds files by glob pattern, newest first, skipping node_modules and .git. */
 export function createGlobTool(options: GlobToolOptions = {}): Tool<GlobInput, GlobOutput> {
   const maxResults = options.maxResults ?? 100;
+  const timeoutMs = options.timeoutMs ?? 30_000;
   return {
     name: TOOL_NAMES.glob,
     description: () =>
@@ -92,7 +96,21 @@ export function createGlobTool(options: GlobToolOptions = {}): Tool<GlobInput, G
         signal: context.abortController.signal,
         shouldEnterDirectory: (relativePath) => relativePath.split('/').length <= maxDirectoryDepth,
       });
-      const matched = files.filter((file) => matcher.test(file.relativePath));
+      // Several wildcards in one segment can backtrack for ages on a long name: match off the main thread.
+      const kept = await runRegexWorker({
+        task: {
+          kind: 'filter-paths',
+          regex: { source: matcher.source, flags: matcher.flags },
+          paths: files.map((file) => file.relativePath),
+        },
+        timeoutMs,
+        signal: context.abortController.signal,
+        what: `Glob ${JSON.stringify(input.pattern)}`,
+      });
+      const matched = kept.flatMap((index) => {
+        const file = files[index];
+        return file === undefined ? [] : [file];
+      });
       const withTimes = await mapWithConcurrency(matched, 64, async (file) => {
         const stats = await stat(file.path).catch(() => undefined);
         return {
@@ -103,16 +121,16 @@ export function createGlobTool(options: GlobToolOptions = {}): Tool<GlobInput, G
       withTimes.sort(
         (left, right) => right.mtimeMs - left.mtimeMs || left.path.localeCompare(right.path),
       );
-      const kept = withTimes.slice(0, maxResults).map((entry) => entry.path);
-      const truncated = withTimes.length > kept.length;
-      const data: GlobOutput = { filenames: kept, numFiles: withTimes.length, truncated };
-      if (kept.length === 0) {
+      const shown = withTimes.slice(0, maxResults).map((entry) => entry.path);
+      const truncated = withTimes.length > shown.length;
+      const data: GlobOutput = { filenames: shown, numFiles: withTimes.length, truncated };
+      if (shown.length === 0) {
         return { content: `No files match ${input.pattern} in ${start.absolutePath}.`, data };
       }
-      const lines = kept.map((path) => displayPath(path, context.cwd));
+      const lines = shown.map((path) => displayPath(path, context.cwd));
       if (truncated) {
         lines.push(
-          `(Showing ${kept.length} of ${withTimes.length} matches, newest first. Use a narrower path or pattern to see the rest.)`,
+          `(Showing ${shown.length} of ${withTimes.length} matches, newest first. Use a narrower path or pattern to see the rest.)`,
         );
       }
       return { content: lines.join('\n'), data };

@@ -1,4 +1,5 @@
-import { mkdir, utimes, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, symlink, utimes, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DelegateError } from '@delegate/core';
@@ -29,21 +30,11 @@ async function createFile(
   await utimes(path, time, time);
 }
 
-let fileReading: 'async' | 'sync-slices' = 'async';
-
 function grep(input: Parameters<ReturnType<typeof createGrepTool>['call']>[0]) {
-  return createGrepTool({ fileReading }).call(
-    input,
-    createTestContext({ cwd: directory }),
-    testExtras,
-  );
+  return createGrepTool().call(input, createTestContext({ cwd: directory }), testExtras);
 }
 
-describe.each(['async', 'sync-slices'] as const)('Grep reading files %s', (mode) => {
-  beforeEach(() => {
-    fileReading = mode;
-  });
-
+describe('Grep', () => {
   it('lists matching files newest first by default', async () => {
     await createFile('a.ts', 'const needle = 1;\n', 100);
     await createFile('b.ts', 'no match here\n', 0);
@@ -155,5 +146,58 @@ describe.each(['async', 'sync-slices'] as const)('Grep reading files %s', (mode)
     expect((invalid as Error).message).toMatch(/not a valid regular expression/);
     const escape = await grep({ pattern: 'x', path: '/' }).catch((error: unknown) => error);
     expect(DelegateError.hasCode(escape, 'PATH_ESCAPE')).toBe(true);
+  });
+});
+
+describe('Grep against hostile input', () => {
+  it('stops a catastrophically backtracking pattern at the time limit instead of hanging', async () => {
+    await createFile('evil.txt', `${'a'.repeat(40)}!\n`);
+    const error = await createGrepTool({ timeoutMs: 300 })
+      .call(
+        { pattern: '(a+)+$', output_mode: 'content' },
+        createTestContext({ cwd: directory }),
+        testExtras,
+      )
+      .catch((caught: unknown) => caught);
+    expect(DelegateError.hasCode(error, 'LIMIT_EXCEEDED')).toBe(true);
+    expect((error as DelegateError).message).toMatch(/backtrack/);
+  });
+
+  it('stops a backtracking search when the agent is aborted', async () => {
+    await createFile('evil.txt', `${'a'.repeat(40)}!\n`);
+    const abortController = new AbortController();
+    const pending = createGrepTool()
+      .call(
+        { pattern: '(a+)+$' },
+        createTestContext({ cwd: directory, abortController }),
+        testExtras,
+      )
+      .catch((caught: unknown) => caught);
+    setTimeout(() => abortController.abort(), 100);
+    expect(DelegateError.hasCode(await pending, 'ABORTED')).toBe(true);
+  });
+
+  it('does not hang on a FIFO given as path, nor list it in a tree', async () => {
+    await createFile('real.txt', 'needle\n');
+    execFileSync('mkfifo', [join(directory, 'pipe')]);
+    expect((await grep({ pattern: 'needle', path: 'pipe' })).content).toBe('No files found.');
+    expect(contentText(await grep({ pattern: 'needle' }))).toBe('Found 1 file\nreal.txt');
+  });
+
+  it('does not list files behind a symlinked directory that points outside the root', async () => {
+    const outside = await createTempDirectory();
+    try {
+      await writeFile(join(outside, 'secret.txt'), 'needle\n');
+      await symlink(outside, join(directory, 'escape'));
+      await createFile('inside.txt', 'needle\n');
+      const result = await grep({ pattern: 'needle', glob: '**/*.txt' });
+      expect(contentText(result)).toBe('Found 1 file\ninside.txt');
+      const error = await grep({ pattern: 'needle', path: 'escape' }).catch(
+        (caught: unknown) => caught,
+      );
+      expect(DelegateError.hasCode(error, 'PATH_ESCAPE')).toBe(true);
+    } finally {
+      await removeTempDirectory(outside);
+    }
   });
 });

@@ -1,6 +1,4 @@
-import { readFile as readFileWithCallback, readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { promisify } from 'node:util';
 import { basename, resolve } from 'node:path';
 import { z } from 'zod';
 import { DelegateError, TOOL_NAMES, type Tool, type ToolUseContext } from '@delegate/core';
@@ -9,7 +7,7 @@ import { compileGlob } from './glob-pattern.js';
 import { mapWithConcurrency } from './map-with-concurrency.js';
 import { findRequiredLiteral } from './required-literal.js';
 import { resolveToolPath } from './resolve-path-within-roots.js';
-import { hasNulByte } from './text-file.js';
+import { type FileSearchResult, runRegexWorker } from './run-regex-worker.js';
 import { type WalkedFile, walkFiles } from './walk-files.js';
 
 /** Input of the Grep tool. */
@@ -88,15 +86,19 @@ export type GrepToolOptions = {
   /** Matching lines longer than this are cut in content mode (default 500). */
   maxLineLength?: number;
   /**
-   * How files are read: `async` (default) reads with the async fs API, `concurrency`
-   * files at a time; `sync-slices` reads synchronously in slices of a few milliseconds,
-   * yielding to the event loop between slices (several times faster on local disks,
-   * where the libuv thread pool is the bottleneck, but each slice blocks the loop).
+   * Longest a search may run (default 30000 ms); it then fails with LIMIT_EXCEEDED.
+   * Bounds catastrophic regex backtracking, which nothing else can interrupt.
+   */
+  timeoutMs?: number;
+  /**
+   * @deprecated Ignored: files are now read and searched in a worker thread (with
+   * synchronous reads, which do not block the event loop there). Kept so existing
+   * option objects still type-check.
    */
   fileReading?: 'async' | 'sync-slices';
 };
 
-type FileMatches = { file: WalkedFile; lines: string[]; matchedLines: number[] };
+type FileMatches = FileSearchResult & { file: WalkedFile };
 
 function compilePattern(pattern: string, caseInsensitive: boolean): RegExp {
   try {
@@ -111,53 +113,6 @@ function compilePattern(pattern: string, caseInsensitive: boolean): RegExp {
   }
 }
 
-function matchingLineNumbers(lines: readonly string[], regex: RegExp): number[] {
-  const found: number[] = [];
-  for (let index = 0; index < lines.length; index++)
-    if (regex.test(lines[index] ?? '')) found.push(index);
-  return found;
-}
-
-const readFileCallback = promisify(readFileWithCallback);
-const syncSliceMs = 8;
-
-/** Reads every candidate and runs `search` on its bytes; unreadable files give undefined. */
-async function readAndSearch(options: {
-  candidates: readonly WalkedFile[];
-  fileReading: 'async' | 'sync-slices';
-  concurrency: number;
-  signal: AbortSignal;
-  search: (file: WalkedFile, bytes: Buffer | undefined) => FileMatches | undefined;
-  aborted: () => Error;
-}): Promise<Array<FileMatches | undefined>> {
-  const { candidates, signal, search } = options;
-  if (options.fileReading === 'async') {
-    // The callback API is markedly faster than fs/promises readFile for small files.
-    return mapWithConcurrency(candidates, options.concurrency, async (file) => {
-      if (signal.aborted) throw options.aborted();
-      const bytes = await readFileCallback(file.path).catch(() => undefined);
-      return search(file, bytes);
-    });
-  }
-  const results: Array<FileMatches | undefined> = [];
-  let sliceStart = performance.now();
-  for (const file of candidates) {
-    let bytes: Buffer | undefined;
-    try {
-      bytes = readFileSync(file.path);
-    } catch {
-      bytes = undefined;
-    }
-    results.push(search(file, bytes));
-    if (performance.now() - sliceStart > syncSliceMs) {
-      await new Promise((resolve) => setImmediate(resolve));
-      if (signal.aborted) throw options.aborted();
-      sliceStart = performance.now();
-    }
-  }
-  return results;
-}
-
 function truncateLine(line: string, maxLength: number): string {
   return line.length > maxLength
     ? `${line.slice(0, maxLength)}… [${line.length - maxLength} more characters]`
@@ -170,7 +125,7 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepInput, G
   const concurrency = options.concurrency ?? 64;
   const maxFileBytes = options.maxFileBytes ?? 10 * 1024 * 1024;
   const maxLineLength = options.maxLineLength ?? 500;
-  const fileReading = options.fileReading ?? 'async';
+  const timeoutMs = options.timeoutMs ?? 30_000;
 
   return {
     name: TOOL_NAMES.grep,
@@ -188,9 +143,7 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepInput, G
       const mode = input.output_mode ?? 'files_with_matches';
       const caseInsensitive = input['-i'] === true;
       const regex = compilePattern(input.pattern, caseInsensitive);
-      const multilineRegex = new RegExp(regex.source, `${regex.flags}m`);
       const literal = caseInsensitive ? undefined : findRequiredLiteral(input.pattern);
-      const literalBytes = literal === undefined ? undefined : Buffer.from(literal, 'utf8');
       const headLimit = input.head_limit ?? defaultHeadLimit;
       const signal = context.abortController.signal;
 
@@ -207,42 +160,38 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepInput, G
       } else {
         candidates = [{ path: target.realPath, relativePath: basename(target.realPath) }];
       }
-      if (input.glob !== undefined) {
-        const globMatcher = compileGlob(input.glob, { matchBase: true });
-        candidates = candidates.filter((file) => globMatcher.test(file.relativePath));
-      }
+      const globMatcher =
+        input.glob === undefined ? undefined : compileGlob(input.glob, { matchBase: true });
       const toAbsolute = (file: WalkedFile): string =>
         targetStats.isDirectory()
           ? resolve(target.absolutePath, file.relativePath)
           : target.absolutePath;
 
-      const search = (file: WalkedFile, bytes: Buffer | undefined): FileMatches | undefined => {
-        if (bytes === undefined || bytes.length > maxFileBytes) return undefined;
-        if (literalBytes !== undefined && bytes.indexOf(literalBytes) === -1) return undefined;
-        if (hasNulByte(bytes)) return undefined;
-        const text = bytes.toString('utf8');
-        if (mode === 'files_with_matches') {
-          const match = multilineRegex.exec(text);
-          if (match === null) return undefined;
-          // A match spanning a line break is not a line match; confirm line by line.
-          if (!match[0].includes('\n')) return { file, lines: [], matchedLines: [] };
-        }
-        const lines = text.split(/\r?\n/);
-        if (lines[lines.length - 1] === '') lines.pop();
-        const matchedLines = matchingLineNumbers(lines, regex);
-        return matchedLines.length === 0 ? undefined : { file, lines, matchedLines };
-      };
-      const aborted = (): DelegateError =>
-        new DelegateError('ABORTED', `Grep for ${input.pattern} was aborted.`);
-      const results = await readAndSearch({
-        candidates,
-        fileReading,
-        concurrency,
+      const before = input['-B'] ?? input['-C'] ?? 0;
+      const after = input['-A'] ?? input['-C'] ?? 0;
+      const found = await runRegexWorker({
+        task: {
+          kind: 'search-files',
+          paths: candidates.map((file) => file.path),
+          relativePaths: candidates.map((file) => file.relativePath),
+          ...(globMatcher === undefined
+            ? {}
+            : { glob: { source: globMatcher.source, flags: globMatcher.flags } }),
+          regex: { source: regex.source, flags: regex.flags },
+          ...(literal === undefined ? {} : { literal }),
+          mode,
+          before,
+          after,
+          maxFileBytes,
+        },
+        timeoutMs,
         signal,
-        search,
-        aborted,
+        what: `Grep for ${JSON.stringify(input.pattern)}`,
       });
-      const matches = results.filter((entry): entry is FileMatches => entry !== undefined);
+      const matches: FileMatches[] = found.flatMap((entry) => {
+        const file = candidates[entry.index];
+        return file === undefined ? [] : [{ ...entry, file }];
+      });
       const show = (file: WalkedFile): string => displayPath(toAbsolute(file), context.cwd);
 
       switch (mode) {
@@ -300,8 +249,6 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepInput, G
           matches.sort((left, right) =>
             left.file.relativePath.localeCompare(right.file.relativePath),
           );
-          const before = input['-B'] ?? input['-C'] ?? 0;
-          const after = input['-A'] ?? input['-C'] ?? 0;
           const withNumbers = input['-n'] ?? true;
           const out: string[] = [];
           let truncated = false;
@@ -316,7 +263,7 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepInput, G
             let lastPrinted = -2;
             for (const lineIndex of entry.matchedLines) {
               const from = Math.max(0, lineIndex - before, lastPrinted + 1);
-              const to = Math.min(entry.lines.length - 1, lineIndex + after);
+              const to = Math.min(entry.lineCount - 1, lineIndex + after);
               if (from > lastPrinted + 1 && lastPrinted >= 0 && (before > 0 || after > 0))
                 out.push('--');
               for (let index = from; index <= to; index++) {

@@ -35,6 +35,13 @@ export class HeadTailBuffer {
     }
   }
 
+  /** Counts `byteCount` bytes that follow what was written as seen but not kept (they fall in the cut middle). */
+  skip(byteCount: number): void {
+    this.totalBytes += byteCount;
+    this.tail = [];
+    this.tailBytes = 0;
+  }
+
   /** Number of bytes dropped from the middle. */
   get cutBytes(): number {
     return Math.max(0, this.totalBytes - this.headBytes - Math.min(this.tailBytes, this.tailLimit));

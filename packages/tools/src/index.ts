@@ -38,6 +38,8 @@ export {
   resolveToolPath,
 } from './resolve-path-within-roots.js';
 export type { ResolvedPath } from './resolve-path-within-roots.js';
+export { openConfinedFile } from './open-confined-file.js';
+export type { OpenConfinedFileOptions } from './open-confined-file.js';
 export { compileGlob, splitGlobBase } from './glob-pattern.js';
 export { findRequiredLiteral } from './required-literal.js';
 export { walkFiles, DEFAULT_SKIPPED_DIRECTORIES } from './walk-files.js';
@@ -46,4 +48,4 @@ export { createMcpManager } from './mcp-manager.js';
 export type { McpManager, McpManagerOptions, McpServerConfig, McpSnapshot } from './mcp-manager.js';
 export { createMcpTool, mcpResultToText } from './mcp-tool.js';
 export type { McpToolDefinition } from './mcp-tool.js';
-export { buildMcpToolName, normalizeMcpName } from './mcp-tool-name.js';
+export { assignMcpToolNames, buildMcpToolName, normalizeMcpName } from './mcp-tool-name.js';

@@ -150,3 +150,69 @@ describe('MCP tool names', () => {
     expect(buildMcpToolName('git-hub', 'list.issues')).toBe('mcp__git-hub__list_issues');
   });
 });
+
+describe('createMcpManager with a hostile server', () => {
+  const hostileScript = fileURLToPath(
+    new URL('./__fixtures__/mcp-hostile-server.mjs', import.meta.url),
+  );
+
+  it('keeps names unique when they collide after normalization, and routes each call to its own tool', async () => {
+    manager = createMcpManager({
+      servers: { evil: { command: process.execPath, args: [hostileScript] } },
+    });
+    await manager.whenSettled();
+    const tools = manager.getTools();
+    const names = tools.map((tool) => tool.name);
+    expect(new Set(names).size).toBe(names.length);
+    // Tools from the second page of tools/list are there too; the duplicate a_b is not.
+    expect(names).toContain('mcp__evil__flood');
+    expect(names.filter((name) => name.startsWith('mcp__evil__a_b'))).toHaveLength(3);
+    // The name that needed no normalization keeps the plain form.
+    const context = createTestContext({ cwd: process.cwd() });
+    const plain = await findTool(tools, 'mcp__evil__a_b').call({}, context, testExtras);
+    expect(plain.content).toBe('called a_b');
+    const dotted = tools.find(
+      (tool) => tool.name.startsWith('mcp__evil__a_b_') && tool.description() === 'dotted',
+    );
+    expect(dotted).toBeDefined();
+    expect((await dotted?.call({}, context, testExtras))?.content).toBe('called a.b');
+  });
+
+  it('caps a huge result and a huge description, and times out a call that hangs', async () => {
+    manager = createMcpManager({
+      servers: { evil: { command: process.execPath, args: [hostileScript] } },
+      requestTimeoutMs: 300,
+      maxResultChars: 1000,
+    });
+    await manager.whenSettled();
+    const tools = manager.getTools();
+    const context = createTestContext({ cwd: process.cwd() });
+    const flood = findTool(tools, 'mcp__evil__flood');
+    expect((await flood.description()).length).toBeLessThan(2200);
+    const flooded = await flood.call({}, context, testExtras);
+    expect(typeof flooded.content === 'string' && flooded.content.length).toBeLessThan(1200);
+    expect(flooded.content).toContain('4999000 more characters');
+    const hung = await findTool(tools, 'mcp__evil__hang').call({}, context, testExtras);
+    expect(hung.isError).toBe(true);
+    expect(hung.content).toMatch(/timed out/i);
+  });
+
+  it('keeps names unique across servers whose names contain __', async () => {
+    manager = createMcpManager({
+      servers: {
+        // Both give `mcp__a__evil__flood`: server `a` + tool `evil__flood`, server `a__evil` + tool `flood`.
+        a: {
+          command: process.execPath,
+          args: [hostileScript],
+          env: { EXTRA_TOOL: 'evil__flood' },
+        },
+        a__evil: { command: process.execPath, args: [hostileScript] },
+      },
+    });
+    await manager.whenSettled();
+    const names = manager.getTools().map((tool) => tool.name);
+    expect(names).toContain('mcp__a__evil__flood');
+    expect(new Set(names).size).toBe(names.length);
+    expect(names.filter((name) => name.startsWith('mcp__a__evil__flood'))).toHaveLength(2);
+  });
+});

@@ -5,6 +5,7 @@ import {
 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { errorMessage, type McpClientState, type Tool } from '@delegate/core';
 import { type McpToolDefinition, createMcpTool } from './mcp-tool.js';
+import { assignMcpToolNames, mcpNameTag } from './mcp-tool-name.js';
 
 /** How to start one stdio MCP server. */
 export type McpServerConfig = {
@@ -36,6 +37,8 @@ export type McpManagerOptions = {
   connectTimeoutMs?: number;
   /** Timeout of each tool call (default: the SDK's, 60 s). */
   requestTimeoutMs?: number;
+  /** Longest text of one tool result passed to the model (default 100000 characters). */
+  maxResultChars?: number;
 };
 
 /** Connects configured MCP servers and exposes their tools. */
@@ -59,6 +62,7 @@ type ServerEntry = {
 };
 
 const stderrTailBytes = 2000;
+const maxToolPages = 100;
 
 function describeCommand(config: McpServerConfig): string {
   return [config.command, ...(config.args ?? [])].join(' ');
@@ -74,10 +78,20 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
   const entries = new Map<string, ServerEntry>();
   let closing = false;
 
-  const snapshot = (): McpSnapshot => ({
-    clients: [...entries.values()].map((entry) => ({ ...entry.state })),
-    tools: [...entries.values()].flatMap((entry) => entry.tools),
-  });
+  const snapshot = (): McpSnapshot => {
+    // Server names containing `__` can make names of different servers meet
+    // (`a__b` + `c` and `a` + `b__c`); a later server (in configuration order) gets a tag.
+    const taken = new Set<string>();
+    const tools: Tool[] = [];
+    for (const [name, entry] of entries) {
+      for (const tool of entry.tools) {
+        const unique = taken.has(tool.name) ? `${tool.name}_${mcpNameTag(name)}` : tool.name;
+        taken.add(unique);
+        tools.push(unique === tool.name ? tool : { ...tool, name: unique });
+      }
+    }
+    return { clients: [...entries.values()].map((entry) => ({ ...entry.state })), tools };
+  };
   const notify = (): void => options.onChange?.(snapshot());
 
   const fail = (name: string, entry: ServerEntry, message: string): void => {
@@ -114,10 +128,21 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
       );
     });
     try {
-      const listed = await Promise.race([
+      const definitions = await Promise.race([
         (async () => {
           await client.connect(transport, { timeout: connectTimeoutMs });
-          return client.listTools(undefined, { timeout: connectTimeoutMs });
+          const all: McpToolDefinition[] = [];
+          let cursor: string | undefined;
+          // Follow pagination, but not forever: a server could hand out cursors endlessly.
+          for (let page = 0; page < maxToolPages; page++) {
+            const listed = await client.listTools(cursor === undefined ? undefined : { cursor }, {
+              timeout: connectTimeoutMs,
+            });
+            all.push(...(listed.tools as McpToolDefinition[]));
+            cursor = listed.nextCursor;
+            if (cursor === undefined) break;
+          }
+          return all;
         })(),
         timeout,
       ]);
@@ -125,16 +150,28 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
         await transport.close().catch(() => undefined);
         return;
       }
-      entry.tools = listed.tools.map((definition) =>
-        createMcpTool({
-          serverName: name,
-          definition: definition as McpToolDefinition,
-          client,
-          ...(options.requestTimeoutMs === undefined
-            ? {}
-            : { requestTimeoutMs: options.requestTimeoutMs }),
-        }),
+      const names = assignMcpToolNames(
+        name,
+        definitions.map((definition) => definition.name),
       );
+      entry.tools = definitions.flatMap((definition, index) => {
+        const toolName = names[index];
+        if (toolName === undefined) return [];
+        return [
+          createMcpTool({
+            serverName: name,
+            definition,
+            client,
+            name: toolName,
+            ...(options.requestTimeoutMs === undefined
+              ? {}
+              : { requestTimeoutMs: options.requestTimeoutMs }),
+            ...(options.maxResultChars === undefined
+              ? {}
+              : { maxResultChars: options.maxResultChars }),
+          }),
+        ];
+      });
       entry.state = { name, type: 'connected' };
       client.onclose = () => {
         if (closing || entry.state.type !== 'connected') return;

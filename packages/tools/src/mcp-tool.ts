@@ -46,6 +46,16 @@ function describeContentItem(item: ContentItem): string {
   }
 }
 
+/** Longest tool description taken from a server (a server could otherwise flood the prompt). */
+export const MAX_MCP_DESCRIPTION_CHARS = 2048;
+/** Default cap on the text of one MCP tool result. */
+export const DEFAULT_MCP_RESULT_CHARS = 100_000;
+
+function capText(text: string, maxChars: number, what: string): string {
+  if (text.length <= maxChars) return text;
+  return `${text.slice(0, maxChars)}\n\n[… ${what} cut: ${text.length - maxChars} more characters not shown]`;
+}
+
 /** Maps a `tools/call` result to the text the model sees. */
 export function mcpResultToText(result: Record<string, unknown>): string {
   const content = result['content'];
@@ -63,13 +73,24 @@ export function createMcpTool(options: {
   definition: McpToolDefinition;
   client: Client;
   requestTimeoutMs?: number;
+  /** Name to expose (default `buildMcpToolName(serverName, definition.name)`). */
+  name?: string;
+  /** Longest result text passed on; the rest is cut with a note (default 100000 characters). */
+  maxResultChars?: number;
 }): Tool<McpInput, unknown> {
   const { serverName, definition, client } = options;
   const readOnly = definition.annotations?.readOnlyHint === true;
+  const maxResultChars = options.maxResultChars ?? DEFAULT_MCP_RESULT_CHARS;
+  const description = capText(
+    typeof definition.description === 'string'
+      ? definition.description
+      : `Tool ${definition.name} of MCP server ${serverName}.`,
+    MAX_MCP_DESCRIPTION_CHARS,
+    'description',
+  );
   return {
-    name: buildMcpToolName(serverName, definition.name),
-    description: () =>
-      definition.description ?? `Tool ${definition.name} of MCP server ${serverName}.`,
+    name: options.name ?? buildMcpToolName(serverName, definition.name),
+    description: () => description,
     inputSchema: McpInput,
     inputJSONSchema: definition.inputSchema,
     isMcp: true,
@@ -89,7 +110,7 @@ export function createMcpTool(options: {
               : { timeout: options.requestTimeoutMs }),
           },
         )) as Record<string, unknown>;
-        const text = mcpResultToText(result);
+        const text = capText(mcpResultToText(result), maxResultChars, 'result');
         return {
           content: text,
           ...(result['isError'] === true ? { isError: true } : {}),

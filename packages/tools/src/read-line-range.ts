@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { DelegateError } from '@delegate/core';
 
 /** Lines taken from a file read as a stream. */
@@ -18,6 +19,8 @@ export type LineRange = {
  */
 export async function readLineRange(options: {
   path: string;
+  /** An open descriptor to read instead of opening `path` (left open). */
+  handle?: FileHandle;
   offset: number;
   limit: number;
 }): Promise<LineRange> {
@@ -36,7 +39,11 @@ export async function readLineRange(options: {
     lineNumber++;
   };
 
-  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+  const stream =
+    options.handle === undefined
+      ? createReadStream(path)
+      : options.handle.createReadStream({ start: 0, autoClose: false });
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
     hash.update(chunk);
     if (chunk.includes(0)) {
       throw new DelegateError(

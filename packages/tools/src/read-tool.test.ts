@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -182,5 +183,17 @@ describe('Read', () => {
     expect(
       (await rejection(createReadTool().call({ file_path: 'a.txt' }, context, testExtras))).code,
     ).toBe('LIMIT_EXCEEDED');
+  });
+});
+
+describe('Read of special files', () => {
+  it('refuses a FIFO instead of blocking forever on it', async () => {
+    execFileSync('mkfifo', [join(directory, 'pipe')]);
+    const context = createTestContext({ cwd: directory });
+    const error = await rejection(
+      createReadTool().call({ file_path: 'pipe' }, context, testExtras),
+    );
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.message).toMatch(/not a regular file/);
   });
 });

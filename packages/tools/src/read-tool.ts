@@ -1,6 +1,7 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { DelegateError, TOOL_NAMES, type Tool, type ToolUseContext } from '@delegate/core';
+import { openConfinedFile, readAtMost } from './open-confined-file.js';
 import { readLineRange } from './read-line-range.js';
 import { resolveToolPath } from './resolve-path-within-roots.js';
 import { findSimilarFileNames } from './similar-file-names.js';
@@ -86,51 +87,65 @@ export function createReadTool(options: ReadToolOptions = {}): Tool<ReadInput, R
     async call(input: ReadInput, context: ToolUseContext) {
       const maxBytes = context.fileReadingLimits?.maxBytes ?? options.maxBytes ?? 256 * 1024;
       const lineLimit = context.fileReadingLimits?.maxLines ?? defaultLineLimit;
-      const { absolutePath, realPath } = await resolveToolPath(input.file_path, context);
+      const { absolutePath, realPath, root } = await resolveToolPath(input.file_path, context);
 
-      let stats;
+      let pathStats;
       try {
-        stats = await stat(realPath);
+        pathStats = await stat(realPath);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT')
           throw await notFound(absolutePath, realPath);
         throw error;
       }
-      if (stats.isDirectory()) {
+      if (pathStats.isDirectory()) {
         throw new DelegateError(
           'INVALID_ARGUMENT',
           `${absolutePath} is a directory, not a file. Use Glob to list its files or Bash \`ls\` to look at it.`,
           { details: { path: absolutePath } },
         );
       }
-      const hasRange = input.offset !== undefined || input.limit !== undefined;
-      if (!hasRange && stats.size > maxBytes) {
-        throw new DelegateError(
-          'LIMIT_EXCEEDED',
-          `${absolutePath} is ${stats.size} bytes, over the ${maxBytes}-byte read limit. ` +
-            'Read part of it with offset and limit, or search it with Grep.',
-          { details: { path: absolutePath, size: stats.size, maxBytes } },
-        );
-      }
-
+      const handle = await openConfinedFile({ realPath, root, purpose: 'read' });
       const offset = input.offset ?? 1;
       const limit = input.limit ?? lineLimit;
+      let stats;
       let selected: string[];
       let totalLines: number;
       let contentHash: string;
       let wholeText: string | undefined;
-      if (stats.size > maxBytes) {
-        const range = await readLineRange({ path: realPath, offset, limit });
-        selected = range.lines;
-        totalLines = range.totalLines;
-        contentHash = range.contentHash;
-      } else {
-        const bytes = await readFile(realPath);
-        wholeText = decodeTextFile(bytes, absolutePath);
-        const lines = splitLines(wholeText);
-        selected = lines.slice(offset - 1, offset - 1 + limit);
-        totalLines = lines.length;
-        contentHash = hashContent(bytes);
+      try {
+        stats = await handle.stat();
+        const hasRange = input.offset !== undefined || input.limit !== undefined;
+        if (!hasRange && stats.size > maxBytes) {
+          throw new DelegateError(
+            'LIMIT_EXCEEDED',
+            `${absolutePath} is ${stats.size} bytes, over the ${maxBytes}-byte read limit. ` +
+              'Read part of it with offset and limit, or search it with Grep.',
+            { details: { path: absolutePath, size: stats.size, maxBytes } },
+          );
+        }
+        if (stats.size > maxBytes) {
+          const range = await readLineRange({ path: realPath, handle, offset, limit });
+          selected = range.lines;
+          totalLines = range.totalLines;
+          contentHash = range.contentHash;
+        } else {
+          const { bytes, truncated } = await readAtMost(handle, maxBytes);
+          if (truncated) {
+            throw new DelegateError(
+              'LIMIT_EXCEEDED',
+              `${absolutePath} grew past the ${maxBytes}-byte read limit while it was being read. ` +
+                'Read part of it with offset and limit, or search it with Grep.',
+              { details: { path: absolutePath, maxBytes } },
+            );
+          }
+          wholeText = decodeTextFile(bytes, absolutePath);
+          const lines = splitLines(wholeText);
+          selected = lines.slice(offset - 1, offset - 1 + limit);
+          totalLines = lines.length;
+          contentHash = hashContent(bytes);
+        }
+      } finally {
+        await handle.close();
       }
 
       const isPartialView = offset > 1 || offset - 1 + selected.length < totalLines;

@@ -138,3 +138,44 @@ describe('resolvePathWithinRoots', () => {
     );
   });
 });
+
+describe('resolvePathWithinRoots with odd input', () => {
+  async function expectInvalid(path: string): Promise<DelegateError> {
+    const error = await resolvePathWithinRoots({ path, cwd: root, roots: [root] }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(DelegateError.hasCode(error, 'INVALID_ARGUMENT')).toBe(true);
+    return error as DelegateError;
+  }
+
+  it('refuses a NUL byte with a DelegateError instead of a raw TypeError', async () => {
+    await expectInvalid('a/file.txt\0../../outside/secret.txt');
+  });
+
+  it('refuses a leading ~ instead of creating a directory named ~ in the root', async () => {
+    expect((await expectInvalid('~/.bashrc')).message).toMatch(/not expanded/);
+    await expectInvalid('~');
+    await expectInvalid('~root/.ssh/id_rsa');
+    // Names that merely start with ~ are ordinary files.
+    const lockFile = await resolvePathWithinRoots({
+      path: '~$report.docx',
+      cwd: root,
+      roots: [root],
+    });
+    expect(lockFile.realPath).toBe(join(root, '~$report.docx'));
+  });
+
+  it('reports a symlink loop and an over-long path as INVALID_ARGUMENT', async () => {
+    await symlink(join(root, 'loop-b'), join(root, 'loop-a'));
+    await symlink(join(root, 'loop-a'), join(root, 'loop-b'));
+    expect((await expectInvalid('loop-a/file.txt')).message).toMatch(/loop of symbolic links/);
+    await expectInvalid(`${'x'.repeat(300)}/file.txt`);
+  });
+
+  it('treats trailing slashes and doubled separators like the plain path', async () => {
+    const resolved = await resolvePathWithinRoots({ path: 'a//b/', cwd: root, roots: [root] });
+    expect(resolved.realPath).toBe(join(root, 'a', 'b'));
+    await expectEscape('out/');
+    await expectEscape('..//outside//');
+  });
+});

@@ -20,6 +20,47 @@ function isNotFound(error: unknown): boolean {
 }
 
 /**
+ * Refuses path arguments that the file system would misread: NUL bytes, and a leading
+ * `~` (Node does not expand it, so `~/x` would silently create a directory named `~`
+ * inside the working directory — one a later `rm -rf ~` would turn into a disaster).
+ */
+function assertUsablePath(path: string): void {
+  if (path.includes('\0')) {
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `Path ${JSON.stringify(path)} contains a NUL byte; give a plain file path.`,
+      { details: { path } },
+    );
+  }
+  if (/^~(?:[\w.-]*[/\\]|$)/.test(path)) {
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `Path ${path} starts with ~, which is not expanded here. Give an absolute path or one relative to the working directory.`,
+      { details: { path } },
+    );
+  }
+}
+
+/** Turns file-system errors met while resolving into DelegateErrors that name the path. */
+function resolutionError(error: unknown, path: string): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ELOOP') {
+    return new DelegateError(
+      'INVALID_ARGUMENT',
+      `Path ${path} runs into a loop of symbolic links; give a path that does not go through it.`,
+      { cause: error, details: { path } },
+    );
+  }
+  if (code === 'ENAMETOOLONG') {
+    return new DelegateError('INVALID_ARGUMENT', `Path ${path} is too long for the file system.`, {
+      cause: error,
+      details: { path },
+    });
+  }
+  return error;
+}
+
+/**
  * Follows every symlink of `path`, also when the path (or a tail of it) does not exist
  * yet: the nearest existing ancestor is resolved and the missing tail appended. A
  * dangling symlink is followed to where it points, since writing through it would
@@ -27,9 +68,11 @@ function isNotFound(error: unknown): boolean {
  */
 export async function realPathOfPossiblyMissing(path: string, hops = 0): Promise<string> {
   if (hops > maxSymlinkHops) {
-    throw new DelegateError('PATH_ESCAPE', `Too many symbolic links while resolving ${path}.`, {
-      details: { path },
-    });
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `Path ${path} runs into a loop of symbolic links; give a path that does not go through it.`,
+      { details: { path } },
+    );
   }
   try {
     return await realpath(path);
@@ -64,11 +107,17 @@ export async function resolvePathWithinRoots(options: {
   cwd: string;
   roots: readonly string[];
 }): Promise<ResolvedPath> {
+  assertUsablePath(options.path);
   const absolutePath = resolve(options.cwd, options.path);
   const realRoots = await Promise.all(
     options.roots.map((root) => realPathOfPossiblyMissing(resolve(options.cwd, root))),
   );
-  const realPath = await realPathOfPossiblyMissing(absolutePath);
+  let realPath: string;
+  try {
+    realPath = await realPathOfPossiblyMissing(absolutePath);
+  } catch (error) {
+    throw resolutionError(error, absolutePath);
+  }
   const root = realRoots.find((candidate) => isPathInside(realPath, candidate));
   if (root === undefined) {
     const shown =

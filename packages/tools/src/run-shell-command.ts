@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { DelegateError } from '@delegate/core';
 import { HeadTailBuffer } from './head-tail-buffer.js';
 import { isProcessGroupAlive, killProcessGroup } from './process-group.js';
 
@@ -123,7 +124,13 @@ export function runShellCommand(options: RunShellCommandOptions): Promise<ShellC
       clearTimeout(timeoutTimer);
       clearTimeout(killTimer);
       options.signal?.removeEventListener('abort', onAbort);
-      reject(error);
+      reject(
+        new DelegateError(
+          'TOOL_FAILED',
+          `Could not start /bin/bash in ${options.cwd}: ${error.message}. Check that the working directory exists.`,
+          { cause: error, details: { cwd: options.cwd } },
+        ),
+      );
     });
     child.on('exit', (code, signal) => {
       exited = true;

@@ -1,4 +1,4 @@
-import { readFile, utimes, writeFile } from 'node:fs/promises';
+import { readFile, readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DelegateError } from '@delegate/core';
@@ -8,6 +8,7 @@ import {
   removeTempDirectory,
   testExtras,
 } from './__fixtures__/test-context.js';
+import { createEditTool } from './edit-tool.js';
 import { createReadTool } from './read-tool.js';
 import { hashContent } from './text-file.js';
 import { createWriteTool } from './write-tool.js';
@@ -93,5 +94,58 @@ describe('Write', () => {
       createWriteTool().call({ file_path: '../escaped.txt', content: 'x' }, context, testExtras),
     );
     expect(error.code).toBe('PATH_ESCAPE');
+  });
+});
+
+describe('Write after a partial read', () => {
+  const lines = Array.from({ length: 50 }, (_, index) => `line ${index + 1}`).join('\n');
+
+  it('refuses to overwrite a file of which only a range was read', async () => {
+    await writeFile(join(directory, 'long.txt'), lines);
+    const context = createTestContext({ cwd: directory });
+    await createReadTool().call(
+      { file_path: 'long.txt', offset: 1, limit: 10 },
+      context,
+      testExtras,
+    );
+    const error = await rejection(
+      createWriteTool().call({ file_path: 'long.txt', content: 'short' }, context, testExtras),
+    );
+    expect(error.code).toBe('FILE_STALE');
+    expect(error.message).toMatch(/only part of/);
+    expect(await readFile(join(directory, 'long.txt'), 'utf8')).toBe(lines);
+  });
+
+  it('still refuses after an Edit of the partly read file, and allows Write after a full read', async () => {
+    await writeFile(join(directory, 'long.txt'), lines);
+    const context = createTestContext({ cwd: directory });
+    await createReadTool().call(
+      { file_path: 'long.txt', offset: 1, limit: 10 },
+      context,
+      testExtras,
+    );
+    await createEditTool().call(
+      { file_path: 'long.txt', old_string: 'line 3\n', new_string: 'line three\n' },
+      context,
+      testExtras,
+    );
+    const error = await rejection(
+      createWriteTool().call({ file_path: 'long.txt', content: 'short' }, context, testExtras),
+    );
+    expect(error.code).toBe('FILE_STALE');
+    await createReadTool().call({ file_path: 'long.txt' }, context, testExtras);
+    await createWriteTool().call({ file_path: 'long.txt', content: 'short' }, context, testExtras);
+    expect(await readFile(join(directory, 'long.txt'), 'utf8')).toBe('short');
+  });
+});
+
+describe('Write with odd paths', () => {
+  it('refuses ~/ instead of creating a directory named ~ in the working directory', async () => {
+    const context = createTestContext({ cwd: directory });
+    const error = await rejection(
+      createWriteTool().call({ file_path: '~/.bashrc', content: 'x' }, context, testExtras),
+    );
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(await readdir(directory)).toEqual([]);
   });
 });

@@ -1,8 +1,9 @@
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { TOOL_NAMES, type Tool, type ToolUseContext } from '@delegate/core';
+import { DelegateError, TOOL_NAMES, type Tool, type ToolUseContext } from '@delegate/core';
 import { assertFileIsFresh, readCurrentFile } from './file-freshness.js';
+import { openConfinedFile } from './open-confined-file.js';
 import { resolveToolPath } from './resolve-path-within-roots.js';
 import { splitLines } from './split-lines.js';
 import { hashContent } from './text-file.js';
@@ -40,19 +41,47 @@ export function createWriteTool(): Tool<WriteInput, WriteOutput> {
     requiresUserInteraction: () => false,
 
     async call(input: WriteInput, context: ToolUseContext) {
-      const { absolutePath, realPath } = await resolveToolPath(input.file_path, context);
-      const current = await readCurrentFile(realPath);
+      const { absolutePath, realPath, root } = await resolveToolPath(input.file_path, context);
+      const current = await readCurrentFile({ realPath, root });
       if (current !== undefined) {
         assertFileIsFresh({
           absolutePath,
           current,
           cache: context.readFileState,
           toolName: TOOL_NAMES.write,
+          requireFullRead: true,
         });
       }
       await mkdir(dirname(realPath), { recursive: true });
-      await writeFile(realPath, input.content, 'utf8');
-      const stats = await stat(realPath);
+      let handle;
+      try {
+        handle = await openConfinedFile({
+          realPath,
+          root,
+          purpose: current === undefined ? 'create' : 'write',
+        });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+          throw new DelegateError(
+            'FILE_STALE',
+            `Write refused: ${absolutePath} was created by something else while it was being written. ` +
+              'Read it, then retry.',
+            {
+              cause: error,
+              details: { path: absolutePath, tool: TOOL_NAMES.write, reason: 'created' },
+            },
+          );
+        }
+        throw error;
+      }
+      let stats;
+      try {
+        await handle.truncate(0);
+        await handle.writeFile(input.content, 'utf8');
+        stats = await handle.stat();
+      } finally {
+        await handle.close();
+      }
       context.readFileState.set(absolutePath, {
         content: input.content,
         timestamp: stats.mtimeMs,

@@ -1,0 +1,204 @@
+import { Worker } from 'node:worker_threads';
+import { DelegateError } from '@delegate/core';
+
+/** A regular expression as it crosses into the worker. */
+export type RegexSpec = { source: string; flags: string };
+
+/** Keep the indexes of the paths a regex matches. */
+export type FilterPathsTask = { kind: 'filter-paths'; regex: RegexSpec; paths: string[] };
+
+/** Read files and search them line by line. */
+export type SearchFilesTask = {
+  kind: 'search-files';
+  /** Absolute paths to read. */
+  paths: string[];
+  /** Relative paths the `glob` filter is tested against (same order as `paths`). */
+  relativePaths: string[];
+  /** Files whose relative path does not match are skipped. */
+  glob?: RegexSpec;
+  /** The line regex. */
+  regex: RegexSpec;
+  /** Bytes every matching file must contain (a cheap prefilter), if known. */
+  literal?: string;
+  /** What to return for each matching file. */
+  mode: 'files_with_matches' | 'content' | 'count';
+  /** Context lines kept before and after each match (content mode). */
+  before: number;
+  after: number;
+  /** Larger files are skipped. */
+  maxFileBytes: number;
+};
+
+/** One file with matches, as the worker reports it. */
+export type FileSearchResult = {
+  /** Index into `paths`. */
+  index: number;
+  /** 0-based indexes of matching lines (empty in files_with_matches mode). */
+  matchedLines: number[];
+  /** Number of lines in the file (0 in files_with_matches mode). */
+  lineCount: number;
+  /** Lines shown in content mode (matches and their context), by 0-based index. */
+  lines: Record<number, string>;
+};
+
+type TaskResult<Task> = Task extends FilterPathsTask ? number[] : FileSearchResult[];
+
+// Plain JavaScript, run with `eval: true` so it works from source and from the bundle.
+// Files are opened with O_NOFOLLOW (a symlink swapped in after the walk is skipped) and
+// O_NONBLOCK (a FIFO cannot block the open), checked to be regular files, and read up
+// to the size cap only.
+const workerSource = `
+const { parentPort, workerData } = require('node:worker_threads');
+const fs = require('node:fs');
+const task = workerData;
+
+function readCapped(path, maxBytes) {
+  let fd;
+  try {
+    fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const stats = fs.fstatSync(fd);
+    if (!stats.isFile() || stats.size > maxBytes) return undefined;
+    let buffer = Buffer.allocUnsafe(stats.size + 1);
+    let length = 0;
+    for (;;) {
+      if (length === buffer.length) {
+        if (length > maxBytes) return undefined;
+        const bigger = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
+        buffer.copy(bigger, 0, 0, length);
+        buffer = bigger;
+      }
+      const read = fs.readSync(fd, buffer, length, buffer.length - length, null);
+      if (read === 0) break;
+      length += read;
+    }
+    return length > maxBytes ? undefined : buffer.subarray(0, length);
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function filterPaths() {
+  const regex = new RegExp(task.regex.source, task.regex.flags);
+  const kept = [];
+  for (let index = 0; index < task.paths.length; index++) {
+    if (regex.test(task.paths[index])) kept.push(index);
+  }
+  return kept;
+}
+
+function searchFiles() {
+  const regex = new RegExp(task.regex.source, task.regex.flags);
+  const multiline = new RegExp(task.regex.source, task.regex.flags + 'm');
+  const glob = task.glob === undefined ? undefined : new RegExp(task.glob.source, task.glob.flags);
+  const literal = task.literal === undefined ? undefined : Buffer.from(task.literal, 'utf8');
+  const results = [];
+  for (let index = 0; index < task.paths.length; index++) {
+    if (glob !== undefined && !glob.test(task.relativePaths[index])) continue;
+    const bytes = readCapped(task.paths[index], task.maxFileBytes);
+    if (bytes === undefined) continue;
+    if (literal !== undefined && bytes.indexOf(literal) === -1) continue;
+    if (bytes.subarray(0, 8000).includes(0)) continue;
+    const text = bytes.toString('utf8');
+    if (task.mode === 'files_with_matches') {
+      const match = multiline.exec(text);
+      if (match === null) continue;
+      // A match spanning a line break is not a line match; confirm line by line below.
+      if (!match[0].includes('\\n')) {
+        results.push({ index, matchedLines: [], lineCount: 0, lines: {} });
+        continue;
+      }
+    }
+    const lines = text.split(/\\r?\\n/);
+    if (lines[lines.length - 1] === '') lines.pop();
+    const matchedLines = [];
+    for (let line = 0; line < lines.length; line++) {
+      if (regex.test(lines[line])) matchedLines.push(line);
+    }
+    if (matchedLines.length === 0) continue;
+    const shown = {};
+    if (task.mode === 'content') {
+      for (const line of matchedLines) {
+        const last = Math.min(lines.length - 1, line + task.after);
+        for (let each = Math.max(0, line - task.before); each <= last; each++) shown[each] = lines[each];
+      }
+    }
+    results.push({
+      index,
+      matchedLines: task.mode === 'files_with_matches' ? [] : matchedLines,
+      lineCount: lines.length,
+      lines: shown,
+    });
+  }
+  return results;
+}
+
+parentPort.postMessage(task.kind === 'filter-paths' ? filterPaths() : searchFiles());
+`;
+
+/**
+ * Runs regex work (Glob's path filter, Grep's file search) in a worker thread with a
+ * time limit. JavaScript regexes backtrack, so a pattern such as `(a+)+$` can run for
+ * hours on one line and, on the main thread, nothing could interrupt it; in a worker,
+ * the timeout (LIMIT_EXCEEDED) and the abort signal (ABORTED) terminate it.
+ */
+export function runRegexWorker<Task extends FilterPathsTask | SearchFilesTask>(options: {
+  task: Task;
+  timeoutMs: number;
+  signal: AbortSignal;
+  /** Names the work in error messages, e.g. `Grep for "foo"`. */
+  what: string;
+}): Promise<TaskResult<Task>> {
+  const { task, timeoutMs, signal, what } = options;
+  if (signal.aborted) {
+    return Promise.reject(new DelegateError('ABORTED', `${what} was aborted.`));
+  }
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(workerSource, { eval: true, workerData: task });
+    let settled = false;
+    const settle = (outcome: () => void): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      void worker.terminate();
+      outcome();
+    };
+    const onAbort = (): void =>
+      settle(() => reject(new DelegateError('ABORTED', `${what} was aborted.`)));
+    const timer = setTimeout(
+      () =>
+        settle(() =>
+          reject(
+            new DelegateError(
+              'LIMIT_EXCEEDED',
+              `${what} was stopped after ${timeoutMs} ms. The pattern may backtrack catastrophically ` +
+                '(nested or adjacent quantifiers such as (a+)+ or .*.*.*) or the search is too large; ' +
+                'simplify the pattern or narrow the path or glob.',
+              { details: { timeoutMs } },
+            ),
+          ),
+        ),
+      timeoutMs,
+    );
+    signal.addEventListener('abort', onAbort, { once: true });
+    worker.once('message', (result: TaskResult<Task>) => settle(() => resolve(result)));
+    worker.once('error', (error) =>
+      settle(() =>
+        reject(
+          new DelegateError('TOOL_FAILED', `${what} failed: ${error.message}`, { cause: error }),
+        ),
+      ),
+    );
+    worker.once('exit', (code) =>
+      settle(() =>
+        reject(new DelegateError('TOOL_FAILED', `${what} failed: its worker exited with ${code}.`)),
+      ),
+    );
+  });
+}
