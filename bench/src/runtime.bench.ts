@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -141,6 +142,68 @@ async function forkCacheSavings(): Promise<BenchResult> {
   };
 }
 
+async function abortLatency(): Promise<BenchResult> {
+  const children = 5;
+  const marker = `${8000 + (process.pid % 1000)}.${Date.now() % 1000}5`;
+  const sim = await startSim({
+    policy: rules([
+      {
+        match: { agent: 'general-purpose', toolResult: false },
+        reply: [{ type: 'tool_use', name: 'Bash', input: { command: `sleep ${marker}` } }],
+      },
+      {
+        match: { when: (request) => request.agent === undefined, toolResult: false },
+        reply: Array.from({ length: children }, (_, index) => ({
+          type: 'tool_use' as const,
+          name: 'Agent',
+          input: {
+            description: `sleeper ${index}`,
+            prompt: `sleep ${index}`,
+            subagent_type: 'general-purpose',
+          },
+        })),
+      },
+      { match: {}, reply: 'done' },
+    ]),
+  });
+  const cwd = await mkdtemp(join(tmpdir(), 'delegate-bench-'));
+  const count = (): number => {
+    try {
+      return execFileSync('pgrep', ['-f', `sleep ${marker}`], { encoding: 'utf8' })
+        .trim()
+        .split('\n')
+        .filter(Boolean).length;
+    } catch {
+      return 0;
+    }
+  };
+  try {
+    const session = await DelegateSession.create({
+      cwd,
+      client: createApiClient({ apiKey: 'bench', baseURL: sim.url }),
+      agentDefinitions: { activeAgents: getBuiltInAgents(), allAgents: getBuiltInAgents() },
+      transcriptDir: false,
+      permissionMode: 'bypassPermissions',
+    });
+    const run = session.send('start sleepers');
+    while (count() < children) await new Promise((resolve) => setTimeout(resolve, 10));
+    const start = process.hrtime.bigint();
+    session.abort();
+    await run;
+    const turnEndedMs = Number(process.hrtime.bigint() - start) / 1e6;
+    while (count() > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const processesGoneMs = Number(process.hrtime.bigint() - start) / 1e6;
+    return {
+      name: `runtime: abort the parent of ${children} foreground children running Bash`,
+      metrics: { turnEndedMs, processesGoneMs },
+      notes: { children, target: 'processes gone within 1000 ms' },
+    };
+  } finally {
+    await sim.close();
+    await rm(cwd, { recursive: true, force: true });
+  }
+}
+
 export default async function bench(): Promise<BenchResult[]> {
-  return [await loopOverhead(), await forkCacheSavings()];
+  return [await loopOverhead(), await forkCacheSavings(), await abortLatency()];
 }
