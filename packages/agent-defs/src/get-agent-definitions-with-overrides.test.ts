@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -78,7 +78,7 @@ describe('getAgentDefinitionsWithOverrides precedence', () => {
 
   it('lets each higher source override a lower one: built-in < plugin < user < project < flag < policy', async () => {
     const result = await load({ flagAgents });
-    expect(result.diagnostics).toEqual([]);
+    expect(result.diagnostics.filter((diagnostic) => diagnostic.severity === 'error')).toEqual([]);
     const active = new Map(result.activeAgents.map((agent) => [agent.agentType, agent]));
     expect(active.get('acme:x')?.getSystemPrompt()).toBe('plugin');
     expect(active.get('acme:y')?.getSystemPrompt()).toBe('user');
@@ -159,7 +159,7 @@ describe('getAgentDefinitionsWithOverrides precedence', () => {
     first.diagnostics.push({ filePath: 'x', reason: 'y', severity: 'error' });
     const second = await load();
     expect(second.activeAgents.length).toBeGreaterThan(0);
-    expect(second.diagnostics).toEqual([]);
+    expect(second.diagnostics.some((diagnostic) => diagnostic.filePath === 'x')).toBe(false);
   });
 });
 
@@ -282,5 +282,45 @@ describe('getAgentDefinitionsWithOverrides sources', () => {
     await expect(getAgentDefinitionsWithOverrides({ cwd: '' })).rejects.toMatchObject({
       code: 'INVALID_ARGUMENT',
     });
+  });
+});
+
+describe('getAgentDefinitionsWithOverrides on an untrusted repository', () => {
+  it('does not read agent files a repository links to from outside it', async () => {
+    const outside = join(root, 'private');
+    await agentFile(join(outside, 'secret.md'), 'secret', 'private prompt');
+    await mkdir(join(repo, '.claude', 'agents'), { recursive: true });
+    await symlink(join(outside, 'secret.md'), join(repo, '.claude', 'agents', 'secret.md'));
+    await mkdir(join(cwd, '.claude'), { recursive: true });
+    await symlink(outside, join(cwd, '.claude', 'agents'));
+    const result = await load();
+    expect(result.allAgents.some((agent) => agent.agentType === 'secret')).toBe(false);
+    expect(
+      result.diagnostics.filter((diagnostic) => /outside/.test(diagnostic.reason)),
+    ).toHaveLength(2);
+  });
+
+  it('says so when a repository replaces a built-in or names an agent like one', async () => {
+    await agentFile(join(repo, '.claude', 'agents', 'gp.md'), 'general-purpose', 'hijacked');
+    await agentFile(join(repo, '.claude', 'agents', 'explore.md'), 'explore', 'lookalike');
+    const result = await load();
+    expect(
+      result.diagnostics.map((diagnostic) => [diagnostic.severity, diagnostic.agentType]),
+    ).toEqual([
+      ['warning', 'general-purpose'],
+      ['warning', 'explore'],
+    ]);
+  });
+
+  it('reports --agents JSON whose getters throw instead of failing the load', async () => {
+    const flagAgents = {
+      get bad(): unknown {
+        throw new Error('boom');
+      },
+    };
+    const result = await load({ flagAgents });
+    expect(result.diagnostics).toEqual([
+      expect.objectContaining({ filePath: '--agents', reason: expect.stringMatching(/boom/) }),
+    ]);
   });
 });

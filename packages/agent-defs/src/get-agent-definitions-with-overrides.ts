@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { DelegateError, type AgentDefinitionsResult } from '@delegate/core';
 import { type AgentDiagnostic } from './agent-diagnostic.js';
 import { createLimiter } from './create-limiter.js';
+import { describeAgentOverrides } from './describe-agent-overrides.js';
 import { findProjectRoots } from './find-project-roots.js';
 import { getActiveAgentsFromList } from './get-active-agents-from-list.js';
 import { getBuiltInAgents } from './get-built-in-agents.js';
@@ -89,8 +90,14 @@ async function load(
       limiter,
     }),
     // Each project level is its own layer: a nearer directory overriding a farther one is intended, not a duplicate.
+    // A cloned repository may hold symbolic links to files elsewhere; those are not read.
     ...projectLayers.map((directories) =>
-      loadAgentsFromDirectories({ directories, source: 'projectSettings', limiter }),
+      loadAgentsFromDirectories({
+        directories,
+        source: 'projectSettings',
+        limiter,
+        confineTo: projectRoots[0] ?? cwd,
+      }),
     ),
   ]);
   const flag = loadFlagAgents({ flagAgents: options.flagAgents, baseDir: cwd });
@@ -102,10 +109,14 @@ async function load(
     ),
     ...ordered.flatMap((loaded) => loaded.agents),
   ];
+  const activeAgents = getActiveAgentsFromList(allAgents);
   return {
-    activeAgents: getActiveAgentsFromList(allAgents),
+    activeAgents,
     allAgents,
-    diagnostics: ordered.flatMap((loaded) => loaded.diagnostics),
+    diagnostics: [
+      ...ordered.flatMap((loaded) => loaded.diagnostics),
+      ...describeAgentOverrides(allAgents, activeAgents),
+    ],
   };
 }
 

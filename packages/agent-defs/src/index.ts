@@ -19,7 +19,14 @@ export { FORK_AGENT } from './fork-agent.js';
 export { getBuiltInAgents } from './get-built-in-agents.js';
 export type { BuiltInAgentsOptions } from './get-built-in-agents.js';
 export { splitListValue } from './split-list-value.js';
-export { MAX_AGENT_NAME_LENGTH, validateAgentName } from './validate-agent-name.js';
+export {
+  MAX_AGENT_NAME_LENGTH,
+  RESERVED_AGENT_NAMES,
+  validateAgentName,
+} from './validate-agent-name.js';
+export { agentNameSkeleton } from './agent-name-skeleton.js';
+export { describeAgentOverrides } from './describe-agent-overrides.js';
+export { MAX_AGENT_FILES_PER_DIRECTORY, MAX_AGENT_SUBDIRECTORIES } from './list-markdown-files.js';
 export { KNOWN_AGENT_KEYS } from './normalize-agent-fields.js';
 export { MAX_YAML_ALIAS_COUNT } from './parse-frontmatter-yaml.js';
 export { parseAgentFromMarkdown } from './parse-agent-from-markdown.js';

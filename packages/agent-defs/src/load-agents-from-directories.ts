@@ -15,6 +15,8 @@ export type LoadAgentsFromDirectoriesOptions = {
   source: AgentSource;
   /** Plugin that supplied the directories; agent types become `plugin:name`. */
   plugin?: string;
+  /** Directory that files may not resolve outside of through symbolic links (for repositories). */
+  confineTo?: string;
   /** Shared limiter for file reads; default a new one with {@link DEFAULT_READ_CONCURRENCY}. */
   limiter?: Limiter;
 };
@@ -38,7 +40,12 @@ export async function loadAgentsFromDirectories(
 ): Promise<LoadedAgents> {
   const limiter = options.limiter ?? createLimiter(DEFAULT_READ_CONCURRENCY);
   const listings = await Promise.all(
-    options.directories.map((directory) => listMarkdownFiles(directory)),
+    options.directories.map((directory) =>
+      listMarkdownFiles(
+        directory,
+        options.confineTo === undefined ? {} : { confineTo: options.confineTo },
+      ),
+    ),
   );
   const diagnostics: AgentDiagnostic[] = [];
   const reads: Array<Promise<ParseAgentResult>> = [];

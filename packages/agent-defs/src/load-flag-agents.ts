@@ -37,7 +37,19 @@ export function loadFlagAgents(options: LoadFlagAgentsOptions): LoadedAgents {
     });
     return { agents, diagnostics };
   }
-  for (const [name, definition] of Object.entries(value)) {
+  let entries: Array<[string, unknown]>;
+  try {
+    entries = Object.entries(value);
+  } catch (error) {
+    // An object whose getters throw: report it rather than failing the whole load.
+    diagnostics.push({
+      filePath: FLAG_AGENTS_LABEL,
+      severity: 'error',
+      reason: `--agents could not be read (${error instanceof Error ? error.message : String(error)}); pass plain JSON data`,
+    });
+    return { agents, diagnostics };
+  }
+  for (const [name, definition] of entries) {
     const result = parseAgentFromJson(name, definition, 'flagSettings', {
       filePath: FLAG_AGENTS_LABEL,
       baseDir: options.baseDir,

@@ -7,6 +7,7 @@ import {
   type AgentEffort,
 } from '@delegate/core';
 import { type AgentDiagnostic, type AgentDiagnosticSeverity } from './agent-diagnostic.js';
+import { dropUnsafeKeys } from './drop-unsafe-keys.js';
 import { isHexColor, nearestAgentColor } from './nearest-agent-color.js';
 import { splitListValue } from './split-list-value.js';
 
@@ -54,6 +55,9 @@ export const KNOWN_AGENT_KEYS: readonly string[] = [
   'requiredMcpServers',
   'omitClaudeMd',
 ];
+
+/** Unknown keys noted one by one; the rest of them get a single note with their count. */
+export const MAX_UNKNOWN_KEY_NOTES = 20;
 
 const MODEL_ALIASES = ['inherit', 'sonnet', 'opus', 'haiku'];
 
@@ -242,6 +246,18 @@ function readColor(value: unknown): Outcome<AgentColor> {
   };
 }
 
+// Leaves out keys such as `__proto__` from a mapping the definition keeps, with a note.
+function withoutUnsafeKeys<T>(outcome: Outcome<T>, key: string): Outcome<T> {
+  if (outcome.kind !== 'value' || outcome.value === undefined) return outcome;
+  const { value, dropped } = dropUnsafeKeys(outcome.value);
+  if (dropped === 0) return outcome;
+  return {
+    kind: 'value',
+    value,
+    note: `\`${key}\` holds ${dropped} key(s) named __proto__, constructor or prototype, which were left out; they are never valid there`,
+  };
+}
+
 function readMcpServers(value: unknown): Outcome<Array<string | Record<string, unknown>>> {
   if (value === undefined || value === null) return { kind: 'value', value: undefined };
   if (typeof value === 'string') return { kind: 'value', value: unique(splitListValue(value)) };
@@ -355,13 +371,13 @@ export function normalizeAgentFields(
     () => apply('memory', readMemory(record.memory)),
     () => apply('isolation', readIsolation(record.isolation)),
     () => apply('color', readColor(record.color)),
-    () => apply('mcpServers', readMcpServers(record.mcpServers)),
+    () => apply('mcpServers', withoutUnsafeKeys(readMcpServers(record.mcpServers), 'mcpServers')),
     () =>
       apply(
         'requiredMcpServers',
         readOptionalStringList(record.requiredMcpServers, 'requiredMcpServers'),
       ),
-    () => apply('hooks', readHooks(record.hooks)),
+    () => apply('hooks', withoutUnsafeKeys(readHooks(record.hooks), 'hooks')),
     () => apply('skills', readOptionalStringList(record.skills, 'skills')),
     () => apply('initialPrompt', readText(record.initialPrompt, 'initialPrompt')),
     () => apply('omitClaudeMd', readBoolean(record.omitClaudeMd, 'omitClaudeMd')),
@@ -377,6 +393,7 @@ export function normalizeAgentFields(
   }
 
   const known = new Set([...KNOWN_AGENT_KEYS, ...(context.extraKeys ?? [])]);
+  let unknownKeys = 0;
   for (const key of Object.keys(record)) {
     if (known.has(key)) continue;
     const meant = TOOL_KEY_SPELLINGS.get(key);
@@ -390,10 +407,19 @@ export function normalizeAgentFields(
       });
       continue;
     }
+    unknownKeys += 1;
+    if (unknownKeys > MAX_UNKNOWN_KEY_NOTES) continue;
     warnings.push({
       ...base,
       ...at(key),
-      reason: `unknown key \`${key}\` was ignored`,
+      reason: `unknown key \`${truncate(key)}\` was ignored`,
+      severity: 'info',
+    });
+  }
+  if (unknownKeys > MAX_UNKNOWN_KEY_NOTES) {
+    warnings.push({
+      ...base,
+      reason: `${unknownKeys - MAX_UNKNOWN_KEY_NOTES} more unknown keys were ignored`,
       severity: 'info',
     });
   }

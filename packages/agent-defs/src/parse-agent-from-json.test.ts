@@ -134,3 +134,21 @@ describe('parseAgentFromJson', () => {
     );
   });
 });
+
+describe('parseAgentFromJson on hostile --agents JSON', () => {
+  it('refuses an agent named __proto__ and keeps prototype keys out of hooks', () => {
+    const flag = JSON.parse(
+      '{"__proto__":{"description":"d","prompt":"p"},"ok":{"description":"d","prompt":"p","hooks":{"__proto__":{"polluted":1},"Stop":[]}}}',
+    ) as Record<string, unknown>;
+    expect(parseAgentFromJson('__proto__', flag.__proto__, 'flagSettings')).toMatchObject({
+      ok: false,
+      diagnostic: { reason: expect.stringMatching(/is reserved/) },
+    });
+    const result = parseAgentFromJson('ok', flag.ok, 'flagSettings');
+    if (!result.ok) throw new Error(result.diagnostic.reason);
+    expect(Object.keys(result.agent.hooks ?? {})).toEqual(['Stop']);
+    expect(result.warnings).toEqual([
+      expect.objectContaining({ severity: 'warning', reason: expect.stringMatching(/__proto__/) }),
+    ]);
+  });
+});

@@ -98,3 +98,44 @@ describe('parseFrontmatterYaml', () => {
     );
   });
 });
+
+describe('parseFrontmatterYaml on hostile input', () => {
+  // Each case is close to the 1 MiB file limit. Before the scans were made linear, the first
+  // took minutes and the second over ten seconds, so the per-test timeout catches a regression.
+  it(
+    'reads a frontmatter of 100 000 quoted values, closed or not, in one pass',
+    { timeout: 15_000 },
+    () => {
+      const closed = Array.from({ length: 100_000 }, (_, index) => `k${index}: 'x'`).join('\n');
+      expect(recordOf(closed).record.k99999).toBe('x');
+      const unclosed = Array.from({ length: 100_000 }, (_, index) => `k${index}: "x`).join('\n');
+      const result = parseFrontmatterYaml(unclosed);
+      expect(result.ok).toBe(false);
+    },
+  );
+
+  it(
+    'reads 100 000 distinct keys without comparing each with every other',
+    { timeout: 15_000 },
+    () => {
+      const text = Array.from({ length: 100_000 }, (_, index) => `k${index}: v`).join('\n');
+      expect(Object.keys(recordOf(text).record)).toHaveLength(100_000);
+    },
+  );
+
+  it('still refuses a key repeated in a nested mapping, with its line', () => {
+    const result = parseFrontmatterYaml('name: a\nhooks:\n  Stop: 1\n  Stop: 2\n');
+    expect(result).toMatchObject({ ok: false, line: 4, reason: expect.stringMatching(/unique/) });
+  });
+
+  it('keeps a __proto__ key as plain data, never as the prototype', () => {
+    const { record } = recordOf('name: a\n__proto__:\n  tools: "*"\n');
+    expect(record.tools).toBeUndefined();
+    expect(Object.getPrototypeOf(record)).toBe(Object.prototype);
+  });
+
+  it('refuses frontmatter nested too deeply instead of crashing', () => {
+    const result = parseFrontmatterYaml(`x: ${'['.repeat(50_000)}${']'.repeat(50_000)}`);
+    expect(result.ok).toBe(false);
+  });
+});

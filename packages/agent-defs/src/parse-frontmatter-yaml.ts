@@ -1,4 +1,4 @@
-import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
+import { isMap, isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
 
 /** Most YAML aliases a frontmatter block may expand; more is treated as an alias bomb. */
 export const MAX_YAML_ALIAS_COUNT = 100;
@@ -26,9 +26,31 @@ type Attempt =
   | { ok: true; value: unknown; keyLines: Map<string, number> }
   | { ok: false; line?: number; message: string };
 
+// Offset of the first key that repeats a scalar key of the same mapping, or undefined. The
+// parser's own check compares every key with every earlier one, which takes minutes on a
+// 1 MiB frontmatter of distinct keys; a set per mapping keeps it linear.
+function firstDuplicateKeyOffset(document: Document): number | undefined {
+  let offset: number | undefined;
+  visit(document, {
+    Map(_, map) {
+      const seen = new Set<unknown>();
+      for (const pair of map.items) {
+        if (!isScalar(pair.key)) continue;
+        if (seen.has(pair.key.value)) {
+          offset = pair.key.range?.[0] ?? 0;
+          return visit.BREAK;
+        }
+        seen.add(pair.key.value);
+      }
+      return undefined;
+    },
+  });
+  return offset;
+}
+
 function attempt(text: string): Attempt {
   const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false });
   const [error] = document.errors;
   if (error !== undefined) {
     const position = lineCounter.linePos(error.pos[0]);
@@ -36,6 +58,15 @@ function attempt(text: string): Attempt {
       ok: false,
       line: position.line,
       message: error.message.split('\n')[0] ?? error.message,
+    };
+  }
+  const duplicate = firstDuplicateKeyOffset(document);
+  if (duplicate !== undefined) {
+    const position = lineCounter.linePos(duplicate);
+    return {
+      ok: false,
+      line: position.line,
+      message: `Map keys must be unique at line ${position.line}, column ${position.col}`,
     };
   }
   const keyLines = new Map<string, number>();
@@ -104,39 +135,84 @@ function foldPlainLines(lines: readonly string[]): string {
   return folded;
 }
 
-// Index just past the closing quote of a quoted scalar that opens at `start` of `text`, or -1.
-function closingQuoteEnd(text: string, start: number): number {
-  const quote = text.charAt(start);
-  for (let index = start + 1; index < text.length; index++) {
-    const character = text.charAt(index);
+// Index of the quote that closes a quoted scalar on `line`, searching from `from` as if
+// already inside the quotes, or -1 when the line does not close it.
+function closingQuoteIndex(line: string, quote: string, from: number): number {
+  for (let index = from; index < line.length; index++) {
+    const character = line.charAt(index);
     if (quote === '"' && character === '\\') {
       index += 1;
     } else if (character === quote) {
-      if (quote === "'" && text.charAt(index + 1) === "'") index += 1;
-      else return index + 1;
+      if (quote === "'" && line.charAt(index + 1) === "'") index += 1;
+      else return index;
     }
   }
   return -1;
 }
 
-// A quoted value that runs on over lines starting at column 0, which YAML rejects (the lines
-// of a quoted scalar must be indented under their key). Returns the number of lines it spans
-// when that is the case; indenting those lines keeps the value as folded YAML would read it.
-function unindentedQuotedSpan(lines: readonly string[], start: number, valueStart: number): number {
-  const rest = [(lines[start] ?? '').slice(valueStart), ...lines.slice(start + 1)].join('\n');
-  const end = closingQuoteEnd(rest, 0);
-  if (end === -1) return 0;
-  const spanned = rest.slice(0, end).split('\n').length;
-  if (spanned < 2) return 0;
-  const after = rest.slice(end).split('\n')[0] ?? '';
-  if (!/^\s*(?:#.*)?$/.test(after)) return 0;
-  const continuation = lines.slice(start + 1, start + spanned);
-  return continuation.some((line) => /^\S/.test(line)) ? spanned : 0;
+// Answers, for a quoted value opening on some line, where it closes. Each answer is found in
+// constant time from tables built once, so a frontmatter of thousands of quoted values (or
+// of values that never close) is scanned in linear time rather than once per value.
+type QuotedSpanFinder = (start: number, valueStart: number) => number;
+
+function createQuotedSpanFinder(lines: readonly string[]): QuotedSpanFinder {
+  // For each quote character: the first line at or after L that closes a value open at the
+  // start of L, and the column of its closing quote (-1 when no line does).
+  const tables = new Map<string, { closingLine: Int32Array; closingColumn: Int32Array }>();
+  const tableFor = (quote: string): { closingLine: Int32Array; closingColumn: Int32Array } => {
+    let table = tables.get(quote);
+    if (table === undefined) {
+      const closingLine = new Int32Array(lines.length + 1).fill(-1);
+      const closingColumn = new Int32Array(lines.length + 1).fill(-1);
+      for (let line = lines.length - 1; line >= 0; line--) {
+        const column = closingQuoteIndex(lines[line] ?? '', quote, 0);
+        if (column === -1) {
+          closingLine[line] = closingLine[line + 1] ?? -1;
+          closingColumn[line] = closingColumn[line + 1] ?? -1;
+        } else {
+          closingLine[line] = line;
+          closingColumn[line] = column;
+        }
+      }
+      table = { closingLine, closingColumn };
+      tables.set(quote, table);
+    }
+    return table;
+  };
+  // Number of lines before L that start at column 0 with something other than blank space.
+  let unindentedBefore: Int32Array | undefined;
+  const unindentedBetween = (from: number, to: number): number => {
+    if (unindentedBefore === undefined) {
+      unindentedBefore = new Int32Array(lines.length + 1);
+      lines.forEach((line, index) => {
+        (unindentedBefore as Int32Array)[index + 1] =
+          ((unindentedBefore as Int32Array)[index] ?? 0) + (/^\S/.test(line) ? 1 : 0);
+      });
+    }
+    return (unindentedBefore[to] ?? 0) - (unindentedBefore[from] ?? 0);
+  };
+
+  // A quoted value that runs on over lines starting at column 0, which YAML rejects (the lines
+  // of a quoted scalar must be indented under their key). Returns the number of lines it spans
+  // when that is the case; indenting those lines keeps the value as folded YAML would read it.
+  return (start, valueStart) => {
+    const first = lines[start] ?? '';
+    const quote = first.charAt(valueStart);
+    if (closingQuoteIndex(first, quote, valueStart + 1) !== -1) return 0;
+    const table = tableFor(quote);
+    const closing = table.closingLine[start + 1] ?? -1;
+    if (closing === -1) return 0;
+    const column = table.closingColumn[start + 1] ?? -1;
+    const after = (lines[closing] ?? '').slice(column + 1);
+    if (!/^\s*(?:#.*)?$/.test(after)) return 0;
+    return unindentedBetween(start + 1, closing + 1) > 0 ? closing - start + 1 : 0;
+  };
 }
 
 function quoteProblematicValues(text: string): QuotedText | undefined {
   let first: Omit<QuotedText, 'text'> | undefined;
   const lines = text.split('\n');
+  const quotedSpan = createQuotedSpanFinder(lines);
   const output: string[] = [];
   let index = 0;
   while (index < lines.length) {
@@ -146,7 +222,7 @@ function quoteProblematicValues(text: string): QuotedText | undefined {
     const [, key = '', separator = '', value = ''] = match ?? [];
     const trimmed = value.trim();
     if (match !== null && /^["']/.test(trimmed)) {
-      const spanned = unindentedQuotedSpan(lines, index - 1, key.length + separator.length);
+      const spanned = quotedSpan(index - 1, key.length + separator.length);
       if (spanned > 0) {
         first ??= {
           line: index,

@@ -1,3 +1,4 @@
+import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { type AgentSource } from '@delegate/core';
 import { type ParseAgentResult } from './agent-diagnostic.js';
@@ -22,21 +23,47 @@ function failure(filePath: string, reason: string): ParseAgentResult {
   return { ok: false, diagnostic: { filePath, severity: 'error', reason } };
 }
 
-/** Reads and parses one agent Markdown file, refusing files over 1 MiB and files that are not UTF-8. */
+/**
+ * Reads and parses one agent Markdown file, refusing anything but a regular file (without
+ * blocking on a FIFO), files over 1 MiB and files that are not UTF-8.
+ */
 export async function readAgentFile(options: ReadAgentFileOptions): Promise<ParseAgentResult> {
   const { filePath } = options;
   let bytes: Buffer;
   try {
-    const handle = await open(filePath, 'r');
+    // Non-blocking, so a FIFO swapped in after listing cannot stall the open; it is refused below.
+    const handle = await open(filePath, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
     try {
-      const { size } = await handle.stat();
-      if (size > MAX_AGENT_FILE_BYTES) {
+      const stats = await handle.stat();
+      if (!stats.isFile()) {
         return failure(
           filePath,
-          `file is ${size} bytes, over the ${MAX_AGENT_FILE_BYTES}-byte limit for agent files; shorten it`,
+          'is not a regular file (a FIFO, a device or a directory); agent files must be plain files',
         );
       }
-      bytes = await handle.readFile();
+      if (stats.size > MAX_AGENT_FILE_BYTES) {
+        return failure(
+          filePath,
+          `file is ${stats.size} bytes, over the ${MAX_AGENT_FILE_BYTES}-byte limit for agent files; shorten it`,
+        );
+      }
+      // Never read more than the limit allows: some files (under /proc, for one) report a
+      // size of 0 and then stream far more, and a file may grow after the size check.
+      const limit = MAX_AGENT_FILE_BYTES + 1;
+      let buffer = Buffer.alloc(Math.min(limit, Math.max(stats.size + 1, 64 * 1024)));
+      let length = 0;
+      for (;;) {
+        if (length === buffer.length) {
+          if (buffer.length >= limit) break;
+          const grown = Buffer.alloc(Math.min(limit, buffer.length * 2));
+          buffer.copy(grown, 0, 0, length);
+          buffer = grown;
+        }
+        const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+        if (bytesRead === 0) break;
+        length += bytesRead;
+      }
+      bytes = buffer.subarray(0, length);
     } finally {
       await handle.close();
     }
@@ -46,7 +73,6 @@ export async function readAgentFile(options: ReadAgentFileOptions): Promise<Pars
       `could not be read: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  // The file may have grown between stat and read.
   if (bytes.byteLength > MAX_AGENT_FILE_BYTES) {
     return failure(
       filePath,
