@@ -1,21 +1,15 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type AgentMemoryScope, DelegateError } from '@delegate/core';
-import { fileSystemError, systemErrorCode } from './file-system-error.js';
+import { checkMemoryDirectory } from './check-memory-directory.js';
+import { fileSystemError } from './file-system-error.js';
 import { getAgentMemoryDir } from './get-agent-memory-dir.js';
 import { MEMORY_INDEX_FILE_NAME } from './get-agent-memory-file.js';
+import { getAgentMemoryRoot } from './get-agent-memory-root.js';
 import { withPathLock } from './path-lock.js';
+import { readRegularFile } from './read-regular-file.js';
 import { writeFileAtomic } from './write-file-atomic.js';
 import { type WriteMemoryIndexOptions } from './write-memory-index.js';
-
-async function readIfPresent(file: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    if (systemErrorCode(error) === 'ENOENT') return '';
-    throw error;
-  }
-}
 
 /**
  * Adds one entry (a line or a block) to the end of an agent's MEMORY.md, atomically, and
@@ -38,13 +32,22 @@ export async function appendMemoryEntry(
   const directory = getAgentMemoryDir(agentType, scope, options);
   const file = join(directory, MEMORY_INDEX_FILE_NAME);
   const block = entry.endsWith('\n') ? entry : `${entry}\n`;
+  const check = {
+    scope,
+    root: getAgentMemoryRoot(scope, options),
+    directory,
+    cwd: options.cwd ?? process.cwd(),
+  };
   await withPathLock(file, async () => {
+    checkMemoryDirectory(check);
     try {
       await mkdir(directory, { recursive: true });
-      const current = await readIfPresent(file);
+      checkMemoryDirectory(check);
+      const current = (await readRegularFile(file)) ?? '';
       const separator = current.length === 0 || current.endsWith('\n') ? '' : '\n';
       await writeFileAtomic(file, current + separator + block, { fsync: options.fsync ?? false });
     } catch (cause) {
+      if (cause instanceof DelegateError) throw cause;
       throw fileSystemError({
         action: 'append to the memory index',
         path: file,

@@ -2,6 +2,7 @@ import { lstat, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { type AgentMemoryScope, DelegateError } from '@delegate/core';
 import { assertInsideRoot } from './assert-inside-root.js';
+import { checkMemoryDirectory } from './check-memory-directory.js';
 import { fileSystemError, systemErrorCode } from './file-system-error.js';
 import { getAgentMemoryDir } from './get-agent-memory-dir.js';
 import { type AgentMemoryPathOptions, getAgentMemoryRoot } from './get-agent-memory-root.js';
@@ -26,6 +27,14 @@ export async function clearMemory(
       { details: { root, directory, agentType, scope } },
     );
   }
+  // A root linked out of the project would make `rm` delete a folder elsewhere.
+  checkMemoryDirectory({
+    scope,
+    root,
+    directory,
+    cwd: options.cwd ?? process.cwd(),
+    folderMayBeLink: true,
+  });
   try {
     await lstat(directory);
   } catch (error) {

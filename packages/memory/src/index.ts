@@ -2,6 +2,8 @@ export { appendMemoryEntry } from './append-memory-entry.js';
 export { assertInsideRoot } from './assert-inside-root.js';
 export { buildAgentMemoryPrompt, describeMemoryScope } from './build-agent-memory-prompt.js';
 export type { AgentMemoryPromptParts } from './build-agent-memory-prompt.js';
+export { checkMemoryDirectory } from './check-memory-directory.js';
+export type { MemoryDirectoryCheck } from './check-memory-directory.js';
 export { clearMemory } from './clear-memory.js';
 export { decodeAgentTypeFromPath } from './decode-agent-type-from-path.js';
 export { getAgentMemoryDir } from './get-agent-memory-dir.js';
@@ -25,6 +27,7 @@ export {
 } from './read-bounded-memory-index.js';
 export type { MemoryIndexRead, MemoryIndexTruncation } from './read-bounded-memory-index.js';
 export { readMemory } from './read-memory.js';
+export { MAX_MEMORY_FILE_BYTES } from './read-regular-file.js';
 export type { AgentMemorySnapshot } from './read-memory.js';
 export {
   MAX_AGENT_FOLDER_NAME_LENGTH,

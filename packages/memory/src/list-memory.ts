@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type AgentMemoryScope } from '@delegate/core';
+import { checkMemoryDirectory } from './check-memory-directory.js';
 import { decodeAgentTypeFromPath } from './decode-agent-type-from-path.js';
 import { fileSystemError, systemErrorCode } from './file-system-error.js';
 import {
@@ -50,6 +51,14 @@ export async function listMemory(options: ListMemoryOptions = {}): Promise<Agent
   const result: AgentMemoryEntry[] = [];
   for (const scope of options.scopes ?? AGENT_MEMORY_SCOPES) {
     const root = getAgentMemoryRoot(scope, options);
+    // Never list a project or local root that a link sends outside the project.
+    checkMemoryDirectory({
+      scope,
+      root,
+      directory: root,
+      cwd: options.cwd ?? process.cwd(),
+      folderMayBeLink: true,
+    });
     let entries;
     try {
       entries = await readdir(root, { withFileTypes: true });

@@ -4,7 +4,8 @@ import { buildAgentMemoryPrompt } from './build-agent-memory-prompt.js';
 import { fileSystemError } from './file-system-error.js';
 import { getAgentMemoryDir } from './get-agent-memory-dir.js';
 import { MEMORY_INDEX_FILE_NAME } from './get-agent-memory-file.js';
-import { type AgentMemoryPathOptions } from './get-agent-memory-root.js';
+import { type AgentMemoryPathOptions, getAgentMemoryRoot } from './get-agent-memory-root.js';
+import { checkMemoryDirectory } from './check-memory-directory.js';
 import {
   DEFAULT_MEMORY_INDEX_MAX_BYTES,
   DEFAULT_MEMORY_INDEX_MAX_LINES,
@@ -75,6 +76,35 @@ export function prepareAgentMemory(
   const indexFile = join(directory, MEMORY_INDEX_FILE_NAME);
   const maxLines = positiveLimit('maxLines', options.maxLines, DEFAULT_MEMORY_INDEX_MAX_LINES);
   const maxBytes = positiveLimit('maxBytes', options.maxBytes, DEFAULT_MEMORY_INDEX_MAX_BYTES);
+
+  let escape: DelegateError | undefined;
+  try {
+    checkMemoryDirectory({
+      scope,
+      root: getAgentMemoryRoot(scope, options),
+      directory,
+      cwd: options.cwd ?? process.cwd(),
+    });
+  } catch (cause) {
+    escape =
+      cause instanceof DelegateError
+        ? cause
+        : fileSystemError({
+            action: 'check the memory folder',
+            path: directory,
+            cause,
+            details: { agentType, scope },
+          });
+  }
+  if (escape !== undefined) {
+    // Neither create nor read anything through a link that leaves the memory root.
+    report(options.onError, escape);
+    const ready = Promise.reject(escape);
+    ready.catch(() => undefined);
+    const index = { status: 'unreadable', reason: escape.message, error: escape } as const;
+    const prompt = buildAgentMemoryPrompt({ agentType, scope, directory, index, maxLines });
+    return { prompt, directory, indexFile, ready };
+  }
 
   const ready = mkdir(directory, { recursive: true }).then(
     () => undefined,

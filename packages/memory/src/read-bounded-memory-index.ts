@@ -1,6 +1,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { errorMessage } from '@delegate/core';
 import { systemErrorCode } from './file-system-error.js';
+import { SAFE_READ_FLAGS, describeOpenError } from './read-regular-file.js';
 
 /** The default number of MEMORY.md lines put into the prompt. */
 export const DEFAULT_MEMORY_INDEX_MAX_LINES = 200;
@@ -50,7 +51,8 @@ function completeCharacterEnd(buffer: Buffer, end: number): number {
 /**
  * Reads MEMORY.md synchronously, never more than `maxBytes` of it, and cuts it at
  * `maxLines` lines or `maxBytes` bytes (at a line end when there is one, never inside a
- * UTF-8 character). Never throws: a missing file and an unreadable one are results.
+ * UTF-8 character). A symbolic link, a FIFO or a device is unreadable: it is never followed
+ * or waited on. Never throws: a missing file and an unreadable one are results.
  */
 export function readBoundedMemoryIndex(
   file: string,
@@ -58,11 +60,13 @@ export function readBoundedMemoryIndex(
 ): MemoryIndexRead {
   let descriptor: number;
   try {
-    descriptor = openSync(file, 'r');
+    // Not following a link keeps files outside the memory folder out of the prompt, and not
+    // blocking keeps a FIFO from freezing the process (this read is synchronous).
+    descriptor = openSync(file, SAFE_READ_FLAGS);
   } catch (error) {
     const code = systemErrorCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return { status: 'missing' };
-    return { status: 'unreadable', reason: errorMessage(error), error };
+    return { status: 'unreadable', reason: describeOpenError(error) ?? errorMessage(error), error };
   }
   try {
     const stats = fstatSync(descriptor);

@@ -1,10 +1,12 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type AgentMemoryScope } from '@delegate/core';
 import { fileSystemError, systemErrorCode } from './file-system-error.js';
 import { getAgentMemoryDir } from './get-agent-memory-dir.js';
 import { MEMORY_INDEX_FILE_NAME } from './get-agent-memory-file.js';
-import { type AgentMemoryPathOptions } from './get-agent-memory-root.js';
+import { type AgentMemoryPathOptions, getAgentMemoryRoot } from './get-agent-memory-root.js';
+import { checkMemoryDirectory } from './check-memory-directory.js';
+import { readRegularFile } from './read-regular-file.js';
 import { type MemoryFile, listMemoryFiles } from './list-memory-files.js';
 
 /** An agent's memory in one scope, as stored on disk. */
@@ -25,7 +27,11 @@ export interface AgentMemorySnapshot {
   files: MemoryFile[];
 }
 
-/** Reads an agent's MEMORY.md (in full) and lists the files in its memory folder. */
+/**
+ * Reads an agent's MEMORY.md (in full, up to 4 MiB) and lists the files in its memory folder.
+ * Throws PATH_ESCAPE when the folder is a symbolic link or a project root leaves the project,
+ * and a FILE_SYSTEM_ERROR when MEMORY.md is a link, a FIFO, a device or too big.
+ */
 export async function readMemory(
   agentType: string,
   scope: AgentMemoryScope,
@@ -33,6 +39,12 @@ export async function readMemory(
 ): Promise<AgentMemorySnapshot> {
   const directory = getAgentMemoryDir(agentType, scope, options);
   const indexFile = join(directory, MEMORY_INDEX_FILE_NAME);
+  checkMemoryDirectory({
+    scope,
+    root: getAgentMemoryRoot(scope, options),
+    directory,
+    cwd: options.cwd ?? process.cwd(),
+  });
   let exists: boolean;
   try {
     exists = (await stat(directory)).isDirectory();
@@ -53,16 +65,14 @@ export async function readMemory(
 
   let index: string | undefined;
   try {
-    index = await readFile(indexFile, 'utf8');
+    index = await readRegularFile(indexFile);
   } catch (error) {
-    if (systemErrorCode(error) !== 'ENOENT') {
-      throw fileSystemError({
-        action: 'read the memory index',
-        path: indexFile,
-        cause: error,
-        details: { agentType, scope },
-      });
-    }
+    throw fileSystemError({
+      action: 'read the memory index',
+      path: indexFile,
+      cause: error,
+      details: { agentType, scope },
+    });
   }
   const files = await listMemoryFiles(directory);
   return { agentType, scope, directory, indexFile, exists, index, files };

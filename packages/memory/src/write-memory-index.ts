@@ -4,7 +4,8 @@ import { type AgentMemoryScope, DelegateError } from '@delegate/core';
 import { fileSystemError } from './file-system-error.js';
 import { getAgentMemoryDir } from './get-agent-memory-dir.js';
 import { MEMORY_INDEX_FILE_NAME } from './get-agent-memory-file.js';
-import { type AgentMemoryPathOptions } from './get-agent-memory-root.js';
+import { type AgentMemoryPathOptions, getAgentMemoryRoot } from './get-agent-memory-root.js';
+import { checkMemoryDirectory } from './check-memory-directory.js';
 import { writeFileAtomic } from './write-file-atomic.js';
 
 /** Options for writing MEMORY.md. */
@@ -33,10 +34,20 @@ export async function writeMemoryIndex(
   }
   const directory = getAgentMemoryDir(agentType, scope, options);
   const file = join(directory, MEMORY_INDEX_FILE_NAME);
+  const check = {
+    scope,
+    root: getAgentMemoryRoot(scope, options),
+    directory,
+    cwd: options.cwd ?? process.cwd(),
+  };
+  checkMemoryDirectory(check);
   try {
     await mkdir(directory, { recursive: true });
+    // Checked again now that the folder exists, to narrow the window for a swapped-in link.
+    checkMemoryDirectory(check);
     await writeFileAtomic(file, content, { fsync: options.fsync ?? false });
   } catch (cause) {
+    if (cause instanceof DelegateError) throw cause;
     throw fileSystemError({
       action: 'write the memory index',
       path: file,
