@@ -9,6 +9,7 @@ import {
   removeTempDirectory,
   testExtras,
 } from './__fixtures__/test-context.js';
+import { rejection } from './__fixtures__/expect-delegate-error.js';
 import { createEditTool } from './edit-tool.js';
 import { createReadTool } from './read-tool.js';
 import { hashContent } from './text-file.js';
@@ -18,15 +19,6 @@ beforeEach(async () => {
   directory = await createTempDirectory();
 });
 afterEach(() => removeTempDirectory(directory));
-
-async function rejection(promise: Promise<unknown>): Promise<DelegateError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(DelegateError.isInstance(error)).toBe(true);
-  return error as DelegateError;
-}
 
 async function readFirst(name: string, content: string) {
   await writeFile(join(directory, name), content);

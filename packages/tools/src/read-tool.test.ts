@@ -2,13 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DelegateError } from '@delegate/core';
 import {
   createTempDirectory,
   createTestContext,
   removeTempDirectory,
   testExtras,
 } from './__fixtures__/test-context.js';
+import { rejection } from './__fixtures__/expect-delegate-error.js';
 import { createReadTool } from './read-tool.js';
 import { hashContent } from './text-file.js';
 
@@ -17,15 +17,6 @@ beforeEach(async () => {
   directory = await createTempDirectory();
 });
 afterEach(() => removeTempDirectory(directory));
-
-async function rejection(promise: Promise<unknown>): Promise<DelegateError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(DelegateError.isInstance(error)).toBe(true);
-  return error as DelegateError;
-}
 
 describe('Read', () => {
   it('shows numbered lines and records content, hash and mtime in the cache', async () => {

@@ -1,13 +1,13 @@
 import { readFile, readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DelegateError } from '@delegate/core';
 import {
   createTempDirectory,
   createTestContext,
   removeTempDirectory,
   testExtras,
 } from './__fixtures__/test-context.js';
+import { rejection } from './__fixtures__/expect-delegate-error.js';
 import { createEditTool } from './edit-tool.js';
 import { createReadTool } from './read-tool.js';
 import { hashContent } from './text-file.js';
@@ -18,15 +18,6 @@ beforeEach(async () => {
   directory = await createTempDirectory();
 });
 afterEach(() => removeTempDirectory(directory));
-
-async function rejection(promise: Promise<unknown>): Promise<DelegateError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(DelegateError.isInstance(error)).toBe(true);
-  return error as DelegateError;
-}
 
 describe('Write', () => {
   it('creates a new file and its parent directories without a prior read, and caches it', async () => {
