@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseAgentFromJson } from './parse-agent-from-json.js';
+import { KNOWN_AGENT_KEYS } from './normalize-agent-fields.js';
 
 describe('parseAgentFromJson', () => {
   it('reads an --agents entry: description, prompt and the same fields as Markdown', () => {
@@ -100,24 +101,8 @@ describe('parseAgentFromJson', () => {
 
   it('never throws for objects shaped like definitions with values of any JSON type', () => {
     const keys = fc.constantFrom(
-      'description',
+      ...KNOWN_AGENT_KEYS.filter((key) => key !== 'name'),
       'prompt',
-      'tools',
-      'disallowedTools',
-      'model',
-      'effort',
-      'permissionMode',
-      'maxTurns',
-      'background',
-      'memory',
-      'isolation',
-      'color',
-      'mcpServers',
-      'hooks',
-      'skills',
-      'initialPrompt',
-      'requiredMcpServers',
-      'omitClaudeMd',
       '__proto__',
     );
     fc.assert(
