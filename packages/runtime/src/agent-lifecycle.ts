@@ -22,6 +22,8 @@ type RunOptions = {
   isAsync: boolean;
   mode: AgentRunMode;
   onFirstResponse?: () => void;
+  /** Leading `newMessages` the agent's transcript already holds (a resume in the same session). */
+  alreadyRecorded?: number;
 };
 
 type CompletedOutput = Extract<AgentToolOutput, { status: 'completed' }>;
@@ -178,7 +180,23 @@ async function settle(
     const waiting = record.inbox.splice(0, record.inbox.length);
     const [first, ...rest] = waiting;
     record.inbox.push(...rest);
-    if (first) void continueAgent(runtime, record, first, runtime.rootAbortController);
+    if (first) {
+      const next = continueAgent(runtime, record, first, runtime.rootAbortController);
+      if (next !== 'queued') {
+        // The continuation could not start (a fresh worktree failed, say): tell the parent
+        // rather than lose the message or crash on an unhandled rejection.
+        next.catch((error: unknown) => {
+          const taskId = record.taskId ?? 'unknown';
+          runtime.tasks.notify({
+            taskId,
+            agentId: record.agentId,
+            status: 'failed',
+            description: record.description,
+            error: `A message sent to agent ${record.agentId} could not be delivered: ${errorMessage(error)}`,
+          });
+        });
+      }
+    }
   }
   return finished;
 }
@@ -257,6 +275,7 @@ export async function startAgentRun(
   const generator = driveAgent(runtime, record, {
     newMessages: options.newMessages,
     ...(options.onFirstResponse ? { onFirstResponse: options.onFirstResponse } : {}),
+    ...(options.alreadyRecorded ? { alreadyRecorded: options.alreadyRecorded } : {}),
     onProgress: (progress) =>
       runtime.tasks.update(task.id, {
         usage: progress.usage,
@@ -376,7 +395,7 @@ export async function startAgentRun(
   if (finished.status === 'killed') {
     throw new DelegateError(
       'ABORTED',
-      `Agent ${record.agentId} (${record.agentType}) was stopped before it produced a report.`,
+      `Agent ${record.agentId} (${record.agentType}) was stopped before it produced a report. Start it again if the work is still needed.`,
     );
   }
   throw finished.error;
@@ -425,9 +444,9 @@ async function continueInNewWorktree(
     ...(runtime.options.worktreeRoot ? { root: runtime.options.worktreeRoot } : {}),
   });
   record.worktree = worktree;
-  record.context = { ...record.context, cwd: worktree.worktreePath };
+  record.context = { ...record.context, cwd: worktree.cwd };
   const notice = createUserMessage({
-    content: `Your previous worktree had no changes and was removed. You now work in a fresh worktree at ${worktree.worktreePath} (branch ${worktree.worktreeBranch}); use paths under it.`,
+    content: `Your previous worktree had no changes and was removed. You now work in a fresh worktree at ${worktree.worktreePath} (branch ${worktree.worktreeBranch}), in ${worktree.cwd}; use paths under it.`,
     isMeta: true,
   });
   return startAgentRun(runtime, record, {

@@ -179,7 +179,7 @@ async function resolveCwd(context: ToolUseContext, requested: string | undefined
   if (!isDirectory) {
     throw new DelegateError(
       'INVALID_ARGUMENT',
-      `The Agent tool's cwd "${requested}" is not an existing directory (resolved to ${resolved.absolutePath}).`,
+      `The Agent tool's cwd "${requested}" is not an existing directory (resolved to ${resolved.absolutePath}). Pass an existing directory, or leave cwd out to use the caller's.`,
     );
   }
   return resolved.absolutePath;
@@ -318,7 +318,7 @@ async function spawnAgent(
       if (!parentAssistant)
         throw new DelegateError(
           'INVALID_ARGUMENT',
-          'A fork needs the assistant message that called it.',
+          `A fork needs the assistant message that called it, and ${context.agentType ? `agent ${context.agentType}` : 'the main agent'} has none. Call Agent from a model turn, or pass subagent_type to start a fresh agent.`,
         );
     }
 
@@ -348,7 +348,7 @@ async function spawnAgent(
         ...(runtime.options.worktreeRoot ? { root: runtime.options.worktreeRoot } : {}),
       });
     }
-    const cwd = worktree ? worktree.worktreePath : requestedCwd;
+    const cwd = worktree ? worktree.cwd : requestedCwd;
 
     let systemPrompt: string[];
     let userContext: Record<string, string> | undefined;
@@ -385,7 +385,7 @@ async function spawnAgent(
       // The worktree notice joins the directive (the one block that differs per sibling),
       // so the placeholders before it stay a shared, cacheable prefix.
       const directive = worktree
-        ? `${input.prompt}\n\n${buildWorktreeNotice(context.cwd, worktree.worktreePath)}`
+        ? `${input.prompt}\n\n${buildWorktreeNotice(context.cwd, worktree.cwd)}`
         : input.prompt;
       newMessages = [...history, ...buildForkedMessages(directive, parentAssistant)];
     } else {
@@ -464,8 +464,9 @@ async function spawnAgent(
 /**
  * The permission mode a sub-agent runs with: a parent that bypasses permissions or
  * accepts edits passes that on (the person chose it for the session); a fork bubbles its
- * questions up; otherwise the definition's mode, else the parent's (so a parent in plan
- * mode cannot edit by delegating).
+ * questions up (to the parent's check, judged by the parent's mode); a parent in plan mode
+ * keeps its sub-agents in plan mode; a parent in `dontAsk` keeps any sub-agent that would
+ * ask in `dontAsk`; otherwise the definition's mode, else the parent's.
  */
 export function resolveAgentPermissionMode(
   parentMode: PermissionMode,
@@ -475,5 +476,9 @@ export function resolveAgentPermissionMode(
   if (parentMode === 'bypassPermissions' || parentMode === 'acceptEdits') return parentMode;
   if (isFork) return 'bubble';
   if (parentMode === 'plan') return 'plan';
-  return agent.permissionMode ?? parentMode;
+  const own = agent.permissionMode ?? parentMode;
+  // The person chose not to be asked: a sub-agent may approve more on its own, but it may
+  // not start asking (`default`) or forward questions up to them (`bubble`).
+  if (parentMode === 'dontAsk' && (own === 'default' || own === 'bubble')) return 'dontAsk';
+  return own;
 }

@@ -200,4 +200,34 @@ describe('runForkedAgent', () => {
       forks[0]!.usage!.cache_read_input_tokens,
     );
   });
+
+  it('counts the usage of a retried response once', async () => {
+    sim = await startSim({
+      policy: rules([], { fallback: 'ok' }),
+      // The fork's first stream fails after its last event; the retry succeeds.
+      faults: [
+        {
+          kind: 'stream_error',
+          times: 1,
+          afterEvents: 100,
+          match: { lastUserText: 'one line, please' },
+        },
+      ],
+    });
+    const { client, params } = await parentTurn();
+    const result = await runForkedAgent({
+      client,
+      promptMessages: [createUserMessage({ content: 'one line, please' })],
+      cacheSafeParams: params,
+      canUseTool: createCanUseTool(),
+      querySource: 'summary',
+      forkLabel: 'summary',
+    });
+    const answers = result.messages.filter((message) => message.type === 'assistant');
+    expect(answers).toHaveLength(1);
+    expect(result.messages.some((message) => message.type === 'system')).toBe(true);
+    const usage = answers[0]!.type === 'assistant' ? answers[0]!.message.usage : undefined;
+    expect(result.totalUsage.input_tokens).toBe(usage!.input_tokens);
+    expect(result.totalUsage.output_tokens).toBe(usage!.output_tokens);
+  });
 });

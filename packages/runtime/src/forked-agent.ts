@@ -74,7 +74,7 @@ export type ForkedAgentParams = {
 export type ForkedAgentResult = {
   /** Messages the fork produced (not including the inherited ones). */
   messages: Message[];
-  /** Usage summed over every response. */
+  /** Usage summed over every response the run kept (a retried stream's failed attempt is not counted). */
   totalUsage: CompleteUsage;
   /** Id of the fork's transcript, when one was written. */
   agentId: string | undefined;
@@ -99,7 +99,6 @@ export async function runForkedAgent(params: ForkedAgentParams): Promise<ForkedA
   const initialMessages: Message[] = [...forkContextMessages, ...params.promptMessages];
   const outputMessages: Message[] = [];
   let totalUsage = emptyUsage();
-  let turnUsage: CompleteUsage | undefined;
 
   const agentId =
     params.skipTranscript || !params.transcript ? undefined : createAgentId(params.forkLabel);
@@ -122,19 +121,13 @@ export async function runForkedAgent(params: ForkedAgentParams): Promise<ForkedA
       ...(params.skipCacheWrite ? { skipCacheWrite: true } : {}),
       ...(params.toolDefinitions ? { toolDefinitions: params.toolDefinitions } : {}),
     })) {
-      if (event.type === 'stream_event') {
-        const raw = event.event;
-        if (raw.type === 'message_start') turnUsage = completeUsage(raw.message.usage);
-        else if (raw.type === 'message_delta') {
-          turnUsage = mergeUsage(turnUsage, raw.usage as unknown as Record<string, unknown>);
-        } else if (raw.type === 'message_stop' && turnUsage) {
-          totalUsage = addUsage(totalUsage, turnUsage);
-          turnUsage = undefined;
-        }
-        continue;
-      }
+      // Usage comes from the finished responses, not the stream: a stream that failed
+      // mid-way is retried, and its events (message_stop included) were already yielded.
+      if (event.type === 'stream_event') continue;
       if (event.type === 'stream_request_start') continue;
       outputMessages.push(event);
+      if (event.type === 'assistant')
+        totalUsage = addUsage(totalUsage, completeUsage(event.message.usage));
       params.onMessage?.(event);
       if (agentId && params.transcript && event.type !== 'system')
         await params.transcript.append([event], agentId);
@@ -155,15 +148,4 @@ export async function runForkedAgent(params: ForkedAgentParams): Promise<ForkedA
     queryTracking: toolUseContext.queryTracking,
   });
   return { messages: outputMessages, totalUsage, agentId };
-}
-
-function mergeUsage(
-  base: CompleteUsage | undefined,
-  delta: Record<string, unknown>,
-): CompleteUsage {
-  const merged: Record<string, unknown> = { ...(base ?? emptyUsage()) };
-  for (const [key, value] of Object.entries(delta)) {
-    if (value !== null && value !== undefined) merged[key] = value;
-  }
-  return completeUsage(merged as CompleteUsage);
 }

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type Sim, rules, script, startSim } from '@delegate/api-sim';
 import { createRootToolUseContext } from '@delegate/context-isolation';
 import {
@@ -388,5 +388,94 @@ describe('query', () => {
     const results = JSON.stringify(messagesOf(events).filter((message) => message.type === 'user'));
     expect(results).toContain('Permission denied');
     await expect(readFile(join(dir, 'x.txt'), 'utf8')).rejects.toThrow();
+  });
+
+  it('retries a stream that fails mid-way and keeps one response with its own usage', async () => {
+    // The error arrives after every event of the first attempt, message_stop included.
+    sim = await startSim({
+      policy: script(['all good']),
+      faults: [{ kind: 'stream_error', onRequests: [1], afterEvents: 100 }],
+    });
+    const { events, outcome } = await collect(
+      query({
+        client: createApiClient({ apiKey: 'k', baseURL: sim.url }),
+        messages: [createUserMessage({ content: 'hi' })],
+        systemPrompt: SYSTEM,
+        toolUseContext: rootContext([]),
+        canUseTool: createCanUseTool(),
+        querySource: 'test',
+      }),
+    );
+    expect(outcome.reason).toBe('completed');
+    const retryIndex = events.findIndex(
+      (event) => event.type === 'system' && event.subtype === 'api_retry',
+    );
+    expect(retryIndex).toBeGreaterThan(0);
+    // The failed attempt's events come before the retry notice; one assistant message after.
+    const stops = events.filter(
+      (event) => event.type === 'stream_event' && event.event.type === 'message_stop',
+    );
+    expect(stops).toHaveLength(2);
+    const assistants = events.filter((event) => event.type === 'assistant');
+    expect(assistants).toHaveLength(1);
+    expect(events.indexOf(assistants[0]!)).toBeGreaterThan(retryIndex);
+  });
+
+  it('stops at once when aborted while waiting to retry a failed stream', async () => {
+    sim = await startSim({
+      policy: script(['never reached']),
+      faults: [{ kind: 'stream_error', afterEvents: 2 }],
+    });
+    const context = rootContext([]);
+    const generator = query({
+      client: createApiClient({ apiKey: 'k', baseURL: sim.url }),
+      messages: [createUserMessage({ content: 'hi' })],
+      systemPrompt: SYSTEM,
+      toolUseContext: context,
+      canUseTool: createCanUseTool(),
+      querySource: 'test',
+    });
+    for (;;) {
+      const next = await generator.next();
+      expect(next.done).toBe(false);
+      if (!next.done && next.value.type === 'system') break;
+    }
+    // The backoff timer is frozen: only the abort can end the wait.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const ending = generator.next();
+      context.abortController.abort();
+      const last = await ending;
+      expect(last).toEqual({ done: true, value: { reason: 'aborted', turns: 1 } });
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(sim.journal.entries).toHaveLength(1);
+  });
+
+  it('ends a run at its turn limit as completed and leaves a late message queued', async () => {
+    sim = await startSim({ policy: script(['first answer', 'second answer']) });
+    const queue: UserMessage[] = [];
+    let drains = 0;
+    const { events, outcome } = await collect(
+      query({
+        client: createApiClient({ apiKey: 'k', baseURL: sim.url }),
+        messages: [createUserMessage({ content: 'hi' })],
+        systemPrompt: SYSTEM,
+        toolUseContext: rootContext([]),
+        canUseTool: createCanUseTool(),
+        querySource: 'test',
+        maxTurns: 1,
+        drainQueuedMessages: () => {
+          // A message arrives while the only allowed response streams.
+          if (++drains === 1) queue.push(createUserMessage({ content: 'one more thing' }));
+          else return queue.splice(0, queue.length);
+          return [];
+        },
+      }),
+    );
+    expect(outcome).toEqual({ reason: 'completed', turns: 1 });
+    expect(getText(messagesOf(events).at(-1)!.message.content)).toBe('first answer');
+    expect(queue.map((message) => getText(message.message.content))).toEqual(['one more thing']);
   });
 });

@@ -195,12 +195,29 @@ function isRetryableStreamError(error: unknown): boolean {
   );
 }
 
+/** Waits `ms`, or less when `signal` aborts; leaves no timer or listener behind. */
+function backoff(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    if (signal.aborted) done();
+  });
+}
+
 /**
  * The agent loop: sends the conversation to the Messages API (streaming), yields every
  * stream event and message, runs the tool calls the model makes (concurrency-safe ones
  * in parallel, the rest in order), and repeats until the model stops calling tools.
  * Dangling tool calls are repaired before each request; an abort ends the loop cleanly
  * with results recorded for interrupted calls; `maxTurns` ends it with a typed error.
+ * A stream that fails after it started is retried: its events already yielded are
+ * followed by a `system` message with subtype `api_retry`, and only the retried
+ * response becomes an assistant message (sum usage from assistant messages, not events).
  */
 export async function* query(params: QueryParams): AsyncGenerator<QueryEvent, QueryOutcome> {
   const context = params.toolUseContext;
@@ -233,7 +250,7 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent, Qu
       yield note;
       throw new DelegateError(
         'MAX_TURNS',
-        `The agent reached its limit of ${params.maxTurns} turns before finishing.`,
+        `The agent (${params.querySource}) reached its limit of ${params.maxTurns} turns before finishing. Raise maxTurns in its definition, or give it a smaller task.`,
         {
           details: { maxTurns: params.maxTurns, querySource: params.querySource },
         },
@@ -307,7 +324,8 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent, Qu
             `The API stream failed (${errorMessage(error)}); retrying (${attempt + 1}/${retries}).`,
             'api_retry',
           );
-          await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 200 * 2 ** attempt)));
+          await backoff(Math.min(2000, 200 * 2 ** attempt), signal);
+          if (signal.aborted) return { reason: 'aborted', turns };
           continue;
         }
         throw new DelegateError(
@@ -331,6 +349,10 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent, Qu
       (block): block is ToolUseBlock => block.type === 'tool_use',
     );
     if (toolUses.length === 0) {
+      // At the turn limit the run ends as completed and queued messages stay queued (the
+      // caller can start a new run for them) rather than failing a finished task.
+      if (params.maxTurns !== undefined && turns >= params.maxTurns)
+        return { reason: 'completed', turns };
       // Messages queued while the last response streamed are answered, not dropped.
       const late = params.drainQueuedMessages?.() ?? [];
       if (late.length === 0) return { reason: 'completed', turns };

@@ -13,6 +13,8 @@ import { query } from './query.js';
 export type DriveAgentOptions = {
   /** Messages to add to the agent's conversation before it runs. */
   newMessages: readonly Message[];
+  /** Leading messages of the starting conversation its transcript already holds (a resume). */
+  alreadyRecorded?: number;
   /** Called once, when the first response of the run begins streaming. */
   onFirstResponse?: () => void;
   /** Called after each message, with the running totals. */
@@ -47,10 +49,8 @@ export async function* driveAgent(
   if (runtime.transcript) {
     // The first run records the whole starting conversation (a fork's inherited history
     // included), so the transcript alone is enough to resume the agent.
-    await runtime.transcript.append(
-      start === 0 ? record.messages : options.newMessages,
-      record.agentId,
-    );
+    const fresh = start === 0 ? record.messages : options.newMessages;
+    await runtime.transcript.append(fresh.slice(options.alreadyRecorded ?? 0), record.agentId);
   }
   let firstResponse = false;
   let toolUseCount = 0;

@@ -42,7 +42,7 @@ export function createSendMessageTool(
       if (record.status === 'killed') {
         throw new DelegateError(
           'INVALID_ARGUMENT',
-          `Agent ${record.agentId} was stopped and cannot be continued.`,
+          `Agent ${record.agentId} was stopped and cannot be continued. Start a new agent with the Agent tool instead.`,
         );
       }
       const outcome = continueAgent(

@@ -280,12 +280,20 @@ export class DelegateSession {
   /**
    * Runs one main-agent turn for `prompt`: yields stream events and messages until the
    * model stops calling tools. Notifications of finished background agents are added
-   * before each request.
+   * before each request. An empty prompt with nothing waiting (no notification, no
+   * unanswered user message) sends no request and returns `turns: 0`.
    */
   async *run(
     prompt: string,
     options: { maxTurns?: number } = {},
   ): AsyncGenerator<QueryEvent, QueryOutcome> {
+    // Nothing new to answer (no prompt, no notification, and the model spoke last): a
+    // request would end with the assistant's own message, so none is sent.
+    const last = this.messages
+      .filter((message) => message.type === 'user' || message.type === 'assistant')
+      .at(-1);
+    if (prompt.length === 0 && this.tasks.pendingNotifications === 0 && last?.type !== 'user')
+      return { reason: 'completed', turns: 0 };
     this.runtime.refreshMcp?.();
     const added: Message[] = [];
     if (this.runtime.options.agentListInMessages) {
@@ -382,11 +390,20 @@ export class DelegateSession {
     if (!store)
       throw new DelegateError(
         'INVALID_ARGUMENT',
-        'Resuming needs transcripts; this session was created with transcriptDir: false.',
+        'Resuming needs transcripts, and this session was created with transcriptDir: false. Create the session with a transcriptDir (the one the agent was recorded in).',
       );
+    const running = this.runtime.agents.get(options.agentId);
+    if (running?.status === 'running') {
+      throw new DelegateError(
+        'INVALID_ARGUMENT',
+        `Agent ${options.agentId} is still running in this session; send it a message with SendMessage instead of resuming it.`,
+      );
+    }
     const source = options.sessionId
       ? new TranscriptStore({ directory: store.directory, sessionId: options.sessionId })
       : store;
+    // Resuming in the same session continues the same file: the history is already there.
+    const sameFile = source.agentPath(options.agentId) === store.agentPath(options.agentId);
     const spec = parseAgentSpec(
       await source.readAgentMeta(options.agentId),
       source.agentMetaPath(options.agentId),
@@ -413,7 +430,7 @@ export class DelegateSession {
       if (!definition) {
         throw new DelegateError(
           'AGENT_NOT_FOUND',
-          `Cannot resume ${spec.agentId}: agent type "${spec.agentType}" is no longer defined.`,
+          `Cannot resume ${spec.agentId}: agent type "${spec.agentType}" is no longer defined. Restore its definition file, or start a new agent.`,
         );
       }
       const agentTool = this.runtime.agentTools().filter((tool) => tool.name === TOOL_NAMES.agent);
@@ -451,8 +468,11 @@ export class DelegateSession {
         'Your previous run was interrupted. Continue the task from where you left off, then give your report.',
       agentId: spec.agentId,
     });
+    const lastWritten = history.filter((message) => message.type !== 'progress').at(-1);
+    if (sameFile && lastWritten) store.continueAfter(options.agentId, lastWritten.uuid);
     return startAgentRun(this.runtime, record, {
       newMessages: [...history, note],
+      ...(sameFile ? { alreadyRecorded: history.length } : {}),
       isAsync: isBackground,
       mode: isBackground ? 'background' : 'foreground',
     });

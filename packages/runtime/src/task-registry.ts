@@ -117,13 +117,16 @@ export class TaskRegistry {
     return true;
   }
 
-  /** Resolves when the task finishes or `timeoutMs` passes; returns the task either way. */
+  /**
+   * Resolves when the task finishes, `timeoutMs` passes or `signal` aborts (at once if it
+   * already has); returns the task either way.
+   */
   async waitFor(
     taskId: string,
     options: { timeoutMs?: number; signal?: AbortSignal } = {},
   ): Promise<TaskState> {
     const task = this.require(taskId);
-    if (task.status !== 'running') return task;
+    if (task.status !== 'running' || options.signal?.aborted) return task;
     await new Promise<void>((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
@@ -165,6 +168,8 @@ export class TaskRegistry {
     options: { timeoutMs?: number; signal?: AbortSignal } = {},
   ): Promise<boolean> {
     if (this.queue.length > 0) return true;
+    // An abort event that has already fired never fires again: do not wait out the timeout.
+    if (options.signal?.aborted) return false;
     return new Promise<boolean>((resolve) => {
       const done = (): void => {
         clearTimeout(timer);

@@ -101,6 +101,15 @@ export class TranscriptStore {
     this.parents.set(agentId, parentAgentId);
   }
 
+  /**
+   * Continues `agentId`'s transcript after the message `uuid`, for a file written by an
+   * earlier run (a resume in the same session); ignored once this store has written to it.
+   */
+  continueAfter(agentId: string, uuid: string): void {
+    assertSafeId('agent id', agentId);
+    if (!this.lastUuid.has(agentId)) this.lastUuid.set(agentId, uuid);
+  }
+
   /** Write failures so far (a transcript failure never stops an agent). */
   get writeErrors(): readonly string[] {
     return this.errors;

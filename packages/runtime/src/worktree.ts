@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, isAbsolute, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { DelegateError, errorMessage } from '@delegate/core';
 
@@ -32,6 +33,8 @@ export type AgentWorktree = {
   headCommit: string;
   /** Top level of the repository it belongs to. */
   gitRoot: string;
+  /** The directory in the worktree that matches the `cwd` it was made from (its root or a subdirectory). */
+  cwd: string;
 };
 
 /** Default parent directory of agent worktrees: outside the repository, under the OS temp dir. */
@@ -41,8 +44,11 @@ export function defaultWorktreeRoot(gitRoot: string): string {
 }
 
 /**
- * Creates a new worktree on a new branch `delegate/<slug>` from the current HEAD of the
- * repository that holds `cwd`. `slug` must be made of letters, digits, `-` and `_`.
+ * Creates a new worktree on a new branch `delegate/<slug>` from the current HEAD commit of
+ * the repository that holds `cwd`. `slug` must be made of letters, digits, `-` and `_`.
+ * Uncommitted changes of that repository are not in the worktree (it starts from the
+ * commit). Fails clearly when the repository has no commit yet, or when the path or
+ * branch is already taken (nothing existing is overwritten).
  */
 export async function createAgentWorktree(options: {
   cwd: string;
@@ -61,17 +67,45 @@ export async function createAgentWorktree(options: {
   } catch (error) {
     throw new DelegateError(
       'INVALID_ARGUMENT',
-      `isolation "worktree" needs a git repository, and ${options.cwd} is not inside one.`,
+      `isolation "worktree" needs a git repository, and ${options.cwd} is not inside one. Run from inside a repository, or leave isolation out.`,
       { cause: error },
     );
   }
-  const headCommit = await git(gitRoot, ['rev-parse', 'HEAD']);
+  let headCommit: string;
+  try {
+    headCommit = await git(gitRoot, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
+  } catch (error) {
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `isolation "worktree" starts from the current commit, and the repository at ${gitRoot} has no commits yet. Make a first commit, then try again.`,
+      { cause: error },
+    );
+  }
   const root = options.root ?? defaultWorktreeRoot(gitRoot);
   await mkdir(root, { recursive: true });
   const worktreePath = join(root, options.slug);
   const worktreeBranch = `delegate/${options.slug}`;
+  if (existsSync(worktreePath)) {
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `Cannot create the worktree at ${worktreePath}: something is already there. Remove it (\`git worktree remove\` if it is a worktree) or pick another worktree root.`,
+    );
+  }
+  const taken = await git(gitRoot, ['branch', '--list', worktreeBranch]);
+  if (taken.length > 0) {
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `Cannot create the worktree branch ${worktreeBranch} in ${gitRoot}: a branch of that name exists (left by an earlier agent?). Delete it with \`git branch -D ${worktreeBranch}\` once its work is merged, then try again.`,
+    );
+  }
   await git(gitRoot, ['worktree', 'add', '-b', worktreeBranch, worktreePath, headCommit]);
-  return { worktreePath, worktreeBranch, headCommit, gitRoot };
+  // An agent started from a subdirectory works in the same subdirectory of its worktree.
+  const inside = relative(await realpath(gitRoot), await realpath(options.cwd));
+  const cwd =
+    inside && !inside.startsWith('..') && !isAbsolute(inside)
+      ? join(worktreePath, inside)
+      : worktreePath;
+  return { worktreePath, worktreeBranch, headCommit, gitRoot, cwd };
 }
 
 /** True when the worktree has uncommitted changes or commits beyond its start commit. */
