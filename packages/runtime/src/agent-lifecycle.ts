@@ -136,9 +136,11 @@ async function settle(
       timestamp: now(),
       taskId,
       error: errorText ?? 'failed',
-      ...(finished.status === 'failed' && DelegateError.isInstance(finished.error)
-        ? { code: finished.error.code }
-        : { code: 'ABORTED' }),
+      ...(finished.status === 'killed'
+        ? { code: 'ABORTED' }
+        : DelegateError.isInstance(finished.error)
+          ? { code: finished.error.code }
+          : {}),
     });
   }
 

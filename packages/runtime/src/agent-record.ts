@@ -33,6 +33,8 @@ export type AgentSpec = {
   maxTurns?: number;
   effort?: ApiEffort;
   parentAgentId?: string;
+  /** Thinking budget in tokens, from a numeric `effort` in the definition. */
+  thinkingBudget?: number;
   /** Runs in a git worktree (recreated when a finished agent whose worktree was removed is continued). */
   isolation?: 'worktree';
 };
@@ -64,6 +66,7 @@ const AgentSpecSchema = z.object({
   effort: z.enum(['low', 'medium', 'high', 'xhigh', 'max']).optional(),
   parentAgentId: z.string().optional(),
   isolation: z.literal('worktree').optional(),
+  thinkingBudget: z.number().int().positive().optional(),
 });
 
 /** Validates agent metadata read from a transcript folder. */
@@ -134,7 +137,13 @@ export function createAgentRecord(options: {
       querySource: spec.querySource,
       agentDefinitions: options.definitions,
       // Forks keep the parent's thinking configuration: it is part of the cache key.
-      ...(spec.isFork ? {} : { thinking: undefined }),
+      ...(spec.isFork
+        ? {}
+        : {
+            thinking: spec.thinkingBudget
+              ? { type: 'enabled' as const, budgetTokens: spec.thinkingBudget }
+              : undefined,
+          }),
     },
     agentId: spec.agentId,
     agentType: spec.agentType,

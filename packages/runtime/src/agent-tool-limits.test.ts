@@ -308,3 +308,36 @@ describe('TaskOutput and TaskStop on background shells', () => {
     expect(text).toMatch(/status: completed[\s\S]*status: killed/);
   });
 });
+
+describe('effort', () => {
+  it("turns a numeric effort in the definition into the agent's thinking budget", async () => {
+    const thinker = customAgent(
+      '---\nname: thinker\ndescription: Thinks hard\neffort: 4096\n---\nYou think.',
+    );
+    current = await createTestSession({
+      agents: [thinker],
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'Agent',
+              input: { description: 'x', prompt: 'think', subagent_type: 'thinker' },
+            },
+          ],
+        },
+        { match: { agent: 'thinker' }, reply: 'thought' },
+        { match: { when: isMain }, reply: 'done' },
+      ]),
+    });
+    await current.session.send('go');
+    const request = current.sim.journal.filter(
+      (entry) => entry.headers['x-delegate-agent'] === 'thinker',
+    )[0]!;
+    expect((request.body as { thinking?: unknown }).thinking).toEqual({
+      type: 'enabled',
+      budget_tokens: 4096,
+    });
+  });
+});

@@ -560,7 +560,7 @@ describe('Agent tool', () => {
     expect(doomed.text).toContain('status: failed');
     expect(doomed.text).toContain('500');
     const failed = events.find((event) => event.type === 'agent.failed');
-    expect(failed).toBeDefined();
+    expect(failed).toMatchObject({ code: 'API_ERROR' });
     const lines = await readTranscript(session.transcript!.agentPath(failed!.agentId));
     expect(lines.map((line) => line.type)).toEqual(['user', 'assistant', 'user']);
     expect(JSON.stringify(lines[1])).toContain('echo step one');

@@ -29,10 +29,10 @@ import {
   resolveAgentTools,
 } from '@delegate/tool-filter';
 import { createAgentRecord } from './agent-record.js';
+import { delay } from './delay.js';
 import type { AgentRuntime } from './agent-runtime.js';
 import { AgentToolInput } from './agent-tool-input.js';
 import { getAgentToolPrompt } from './agent-tool-prompt.js';
-import type { ApiEffort } from './api-request.js';
 import type { AgentToolResult } from './finalize-agent-result.js';
 import { resolveAgentModel } from './model-config.js';
 import { getRenderedRequestParts } from './rendered-request.js';
@@ -57,20 +57,6 @@ export type AgentToolOutput =
       agentType: string;
       description: string;
     };
-
-/** Sleeps `ms`, or less when `signal` aborts or `until` settles; never leaves a listener behind. */
-function sleep(ms: number, signal: AbortSignal, until?: Promise<unknown>): Promise<void> {
-  return new Promise((resolveSleep) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolveSleep();
-    }
-    signal.addEventListener('abort', done, { once: true });
-    until?.then(done, done);
-  });
-}
 
 /** The agents the caller may pick: allowed types, deny rules, and MCP requirements applied. */
 export function visibleAgents(
@@ -134,7 +120,7 @@ async function waitForRequiredMcpServers(
   if (state.mcp.clients.some((client) => client.type === 'pending' && matches(client.name))) {
     const deadline = Date.now() + runtime.options.mcpWaitMs;
     while (Date.now() < deadline && !context.abortController.signal.aborted) {
-      await sleep(runtime.options.mcpPollMs, context.abortController.signal);
+      await delay(runtime.options.mcpPollMs, { signal: context.abortController.signal });
       runtime.refreshMcp?.();
       state = context.getAppState();
       if (state.mcp.clients.some((client) => client.type === 'failed' && matches(client.name)))
@@ -156,10 +142,6 @@ async function waitForRequiredMcpServers(
       ' Configure and connect the required servers, then try again.',
     { details: { missing, serversWithTools: servers } },
   );
-}
-
-function effortOf(agent: AgentDefinition): ApiEffort | undefined {
-  return typeof agent.effort === 'string' ? agent.effort : undefined;
 }
 
 /**
@@ -324,20 +306,9 @@ async function spawnAgent(
 
     // Tools: a fork gets the parent's exact pool and definitions (cache-identical); a
     // normal agent's pool is assembled afresh, independent of the parent's restrictions.
-    let tools: Tool[];
-    let allowedAgentTypes: string[] | undefined;
-    if (isFork) {
-      tools = context.options.tools;
-    } else {
-      const state = context.getAppState();
-      // TaskOutput, TaskStop and SendMessage are the main thread's; the Agent tool stays in
-      // the pool so `Agent(type, …)` specs resolve, and the gates decide whether it is kept.
-      const agentTool = runtime.agentTools().filter((tool) => tool.name === TOOL_NAMES.agent);
-      const pool = [...runtime.baseTools(), ...state.mcp.tools, ...agentTool];
-      const resolved = resolveAgentTools(agent, pool, { isAsync, isMainThread: false });
-      tools = resolved.resolvedTools;
-      allowedAgentTypes = resolved.allowedAgentTypes;
-    }
+    const { tools, allowedAgentTypes } = isFork
+      ? { tools: context.options.tools, allowedAgentTypes: undefined }
+      : assembleWorkerTools(runtime, context, agent, isAsync);
 
     // The worktree comes last but one: anything that fails after it must remove it.
     const requestedCwd = await resolveCwd(context, input.cwd);
@@ -354,7 +325,15 @@ async function spawnAgent(
     let userContext: Record<string, string> | undefined;
     let systemContext: Record<string, string> | undefined;
     if (isFork) {
-      systemPrompt = parentParts?.systemPrompt ?? context.renderedSystemPrompt ?? [];
+      // Without the parent's rendered request there is no prefix to share, and rebuilding
+      // it could differ byte for byte: refuse rather than fork with a different prompt.
+      if (!parentParts) {
+        throw new DelegateError(
+          'CACHE_UNSAFE',
+          'A fork needs the request its parent last sent, and this agent has not sent one yet. Name a subagent_type instead.',
+        );
+      }
+      systemPrompt = parentParts.systemPrompt;
       if (parentParts?.userContext) userContext = { ...parentParts.userContext };
       if (parentParts?.systemContext) systemContext = { ...parentParts.systemContext };
     } else {
@@ -414,7 +393,9 @@ async function spawnAgent(
         ...(userContext ? { userContext } : {}),
         ...(systemContext ? { systemContext } : {}),
         ...(isFork && parentParts ? { toolDefinitions: [...parentParts.toolDefinitions] } : {}),
-        ...(effortOf(agent) ? { effort: effortOf(agent) } : {}),
+        ...(typeof agent.effort === 'string' ? { effort: agent.effort } : {}),
+        // A numeric effort is a thinking budget.
+        ...(typeof agent.effort === 'number' ? { thinkingBudget: agent.effort } : {}),
         ...(agent.maxTurns !== undefined ? { maxTurns: agent.maxTurns } : {}),
         ...(context.agentId ? { parentAgentId: context.agentId } : {}),
         ...(worktree ? { isolation: 'worktree' as const } : {}),
@@ -434,7 +415,7 @@ async function spawnAgent(
       const key = parentAssistant.uuid;
       const gate = runtime.forkWarmups.get(key);
       if (gate) {
-        await sleep(15_000, context.abortController.signal, gate);
+        await delay(15_000, { signal: context.abortController.signal, until: gate });
       } else {
         let open!: () => void;
         runtime.forkWarmups.set(key, new Promise<void>((resolveGate) => (open = resolveGate)));
@@ -459,6 +440,24 @@ async function spawnAgent(
   } finally {
     release();
   }
+}
+
+/**
+ * A sub-agent's tools, assembled independently of its caller's: the base tools, the MCP
+ * tools and the Agent tool (so `Agent(type, …)` specs resolve; the gates decide whether it
+ * stays), resolved against the definition. TaskOutput, TaskStop and SendMessage are the
+ * main thread's and never offered.
+ */
+export function assembleWorkerTools(
+  runtime: AgentRuntime,
+  context: ToolUseContext,
+  agent: AgentDefinition,
+  isAsync: boolean,
+): { tools: Tool[]; allowedAgentTypes: string[] | undefined } {
+  const agentTool = runtime.agentTools().filter((tool) => tool.name === TOOL_NAMES.agent);
+  const pool = [...runtime.baseTools(), ...context.getAppState().mcp.tools, ...agentTool];
+  const resolved = resolveAgentTools(agent, pool, { isAsync, isMainThread: false });
+  return { tools: resolved.resolvedTools, allowedAgentTypes: resolved.allowedAgentTypes };
 }
 
 /**

@@ -22,6 +22,7 @@ import {
 import { type ApiEffort, type ApiToolDefinition, buildMessagesRequest } from './api-request.js';
 import { ensureToolResultPairing, toWireMessages } from './normalize-messages.js';
 import { runToolUses } from './run-tools.js';
+import { delay } from './delay.js';
 import { setRenderedRequestParts } from './rendered-request.js';
 import { toolsToApiDefinitions } from './tool-schemas.js';
 
@@ -182,6 +183,7 @@ function safeJsonParse(text: string): unknown {
 
 function isRetryableStreamError(error: unknown): boolean {
   if (isAbortError(error)) return false;
+  if (DelegateError.isInstance(error) && error.details?.['streamEndedEarly'] === true) return true;
   const status = (error as { status?: number }).status;
   if (status === 529 || status === 500 || status === 503 || status === 504) return true;
   const name = (error as { name?: string }).name ?? '';
@@ -189,24 +191,11 @@ function isRetryableStreamError(error: unknown): boolean {
   return (
     name === 'APIConnectionError' ||
     message.includes('overloaded') ||
+    // undici's error when the connection is cut mid-body.
     message.includes('terminated') ||
     message.includes('socket') ||
     message.includes('econnreset')
   );
-}
-
-/** Waits `ms`, or less when `signal` aborts; leaves no timer or listener behind. */
-function backoff(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    if (signal.aborted) done();
-  });
 }
 
 /**
@@ -301,7 +290,8 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent, Qu
         if (!acc.message || !stopped) {
           throw new DelegateError(
             'API_ERROR',
-            'The response stream ended before message_stop (connection terminated).',
+            'The response stream ended before message_stop (the connection was cut).',
+            { details: { streamEndedEarly: true } },
           );
         }
         acc.message.content = acc.blocks.filter(
@@ -324,7 +314,7 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent, Qu
             `The API stream failed (${errorMessage(error)}); retrying (${attempt + 1}/${retries}).`,
             'api_retry',
           );
-          await backoff(Math.min(2000, 200 * 2 ** attempt), signal);
+          await delay(Math.min(2000, 200 * 2 ** attempt), { signal });
           if (signal.aborted) return { reason: 'aborted', turns };
           continue;
         }

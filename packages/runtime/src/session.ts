@@ -14,7 +14,6 @@ import {
   type Tool,
   type ToolUseContext,
   DelegateError,
-  TOOL_NAMES,
   createUserMessage,
   createUuid,
   getLastAssistantMessage,
@@ -26,13 +25,13 @@ import {
   type AgentDefinitionsOptions,
 } from '@delegate/agent-defs';
 import { createRootToolUseContext } from '@delegate/context-isolation';
-import { resolveAgentTools } from '@delegate/tool-filter';
 import { getBuiltinTools, resolveToolPath } from '@delegate/tools';
 import { startAgentRun } from './agent-lifecycle.js';
 import { createAgentRecord, parseAgentSpec } from './agent-record.js';
 import type { AgentRuntime, AgentRuntimeOptions } from './agent-runtime.js';
 import {
   type AgentToolOutput,
+  assembleWorkerTools,
   createAgentTool,
   resolveAgentPermissionMode,
   visibleAgents,
@@ -343,12 +342,8 @@ export class DelegateSession {
       onEvent?: (event: QueryEvent) => void;
     } = {},
   ): Promise<{ text: string; outcome: QueryOutcome }> {
-    let outcome: QueryOutcome = { reason: 'completed', turns: 0 };
-    // An empty prompt only makes sense to deliver notifications; never send a request
-    // that ends with the assistant's own last message.
-    if (prompt.length > 0 || this.tasks.pendingNotifications > 0) {
-      outcome = await this.consume(this.run(prompt, options), options.onEvent);
-    }
+    // run() itself sends nothing when there is nothing to answer.
+    let outcome = await this.consume(this.run(prompt, options), options.onEvent);
     while (options.waitForBackground && !this.context.abortController.signal.aborted) {
       if (this.tasks.pendingNotifications === 0) {
         if (this.tasks.runningBackground().length === 0) break;
@@ -421,6 +416,7 @@ export class DelegateSession {
     });
     const definitions = this.runtime.getAgentDefinitions();
     let tools: Tool[];
+    let resumeDefinitions: AgentDefinitionsResult = definitions;
     if (spec.isFork) {
       tools = this.context.options.tools;
     } else {
@@ -433,16 +429,11 @@ export class DelegateSession {
           `Cannot resume ${spec.agentId}: agent type "${spec.agentType}" is no longer defined. Restore its definition file, or start a new agent.`,
         );
       }
-      const agentTool = this.runtime.agentTools().filter((tool) => tool.name === TOOL_NAMES.agent);
-      const pool = [
-        ...this.runtime.baseTools(),
-        ...this.context.getAppState().mcp.tools,
-        ...agentTool,
-      ];
-      tools = resolveAgentTools(definition, pool, {
-        isAsync: true,
-        isMainThread: false,
-      }).resolvedTools;
+      const assembled = assembleWorkerTools(this.runtime, this.context, definition, true);
+      tools = assembled.tools;
+      if (assembled.allowedAgentTypes) {
+        resumeDefinitions = { ...definitions, allowedAgentTypes: assembled.allowedAgentTypes };
+      }
     }
     // What the old session allowed does not carry over: the mode comes from this session,
     // and the agent's directory must exist and lie inside this session's roots.
@@ -459,7 +450,7 @@ export class DelegateSession {
       parent: this.context,
       spec,
       tools,
-      definitions,
+      definitions: resumeDefinitions,
       isBackground,
     });
     const note = createUserMessage({
