@@ -82,11 +82,12 @@ function describeType(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
-  if (typeof value === 'string') return `the text ${JSON.stringify(truncate(value))}`;
+  if (typeof value === 'string') return `the text ${JSON.stringify(truncateForDiagnostic(value))}`;
   return `${typeof value} ${String(value)}`;
 }
 
-function truncate(text: string): string {
+/** Cuts a value quoted in a diagnostic to 40 characters, so diagnostics never echo a file. */
+export function truncateForDiagnostic(text: string): string {
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
@@ -412,7 +413,7 @@ export function normalizeAgentFields(
     warnings.push({
       ...base,
       ...at(key),
-      reason: `unknown key \`${truncate(key)}\` was ignored`,
+      reason: `unknown key \`${truncateForDiagnostic(key)}\` was ignored`,
       severity: 'info',
     });
   }

@@ -137,3 +137,12 @@ describe('parseAgentFromJson on hostile --agents JSON', () => {
     ]);
   });
 });
+
+describe('diagnostics for long names', () => {
+  it('quote at most 40 characters of a bad name', () => {
+    const name = `bad/${'x'.repeat(5000)}`;
+    const result = parseAgentFromJson(name, { description: 'd', prompt: 'p' }, 'flagSettings');
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.diagnostic.reason.length).toBeLessThan(200);
+  });
+});

@@ -1,6 +1,6 @@
 import { type AgentSource } from '@delegate/core';
 import { type AgentDiagnostic, type ParseAgentResult } from './agent-diagnostic.js';
-import { normalizeAgentFields } from './normalize-agent-fields.js';
+import { normalizeAgentFields, truncateForDiagnostic } from './normalize-agent-fields.js';
 import { validateAgentName } from './validate-agent-name.js';
 
 /** Label used as `filePath` for definitions given on the command line. */
@@ -38,7 +38,7 @@ function parse(
   if (nameProblem !== undefined) {
     return fail({
       severity: 'error',
-      reason: `agent name ${JSON.stringify(agentType)} ${nameProblem}; use letters, digits and dashes`,
+      reason: `agent name ${JSON.stringify(truncateForDiagnostic(agentType))} ${nameProblem}; use letters, digits and dashes`,
     });
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

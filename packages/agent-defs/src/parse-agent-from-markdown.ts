@@ -1,6 +1,6 @@
 import { type AgentSource } from '@delegate/core';
 import { type AgentDiagnostic, type ParseAgentResult } from './agent-diagnostic.js';
-import { normalizeAgentFields } from './normalize-agent-fields.js';
+import { normalizeAgentFields, truncateForDiagnostic } from './normalize-agent-fields.js';
 import { parseFrontmatterYaml } from './parse-frontmatter-yaml.js';
 import { splitFrontmatter } from './split-frontmatter.js';
 import { validateAgentName } from './validate-agent-name.js';
@@ -86,7 +86,7 @@ function parse(options: ParseAgentFromMarkdownOptions): ParseAgentResult {
     return fail({
       ...at('name'),
       severity: 'error',
-      reason: `\`name\` ${JSON.stringify(name)} ${nameProblem}; use letters, digits and dashes`,
+      reason: `\`name\` ${JSON.stringify(truncateForDiagnostic(name))} ${nameProblem}; use letters, digits and dashes`,
     });
   }
   const agentType = options.plugin === undefined ? name : `${options.plugin}:${name}`;
