@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rules } from '@delegate/api-sim';
@@ -192,5 +192,35 @@ describe('permission modes of sub-agents', () => {
     expect(text).toMatch(/needs approval and no one can be asked here \(permission mode dontAsk\)/);
     expect(existsSync(join(current.cwd, 'out.txt'))).toBe(false);
     await expect(readFile(join(current.cwd, 'out.txt'), 'utf8')).rejects.toThrow();
+  });
+});
+
+describe('loading agents from disk', () => {
+  it('finds user agents under homeDir and project agents under cwd', async () => {
+    current = await createTestSession({ policy: rules([], { fallback: 'ok' }) });
+    const home = join(current.cwd, '..', 'home');
+    await mkdir(join(home, '.claude', 'agents'), { recursive: true });
+    await mkdir(join(current.cwd, '.claude', 'agents'), { recursive: true });
+    await writeFile(
+      join(home, '.claude', 'agents', 'mine.md'),
+      '---\nname: mine\ndescription: My own helper\n---\nYou help me.',
+    );
+    await writeFile(
+      join(current.cwd, '.claude', 'agents', 'team.md'),
+      '---\nname: team\ndescription: The team helper\n---\nYou help the team.',
+    );
+    const session = await DelegateSession.create({
+      cwd: current.cwd,
+      homeDir: home,
+      client: createApiClient({ apiKey: 'k', baseURL: current.sim.url }),
+      transcriptDir: false,
+    });
+    const types = session.runtime
+      .getAgentDefinitions()
+      .activeAgents.map((agent) => agent.agentType);
+    expect(types).toEqual(
+      expect.arrayContaining(['general-purpose', 'Explore', 'Plan', 'mine', 'team']),
+    );
+    session.abort();
   });
 });

@@ -161,7 +161,11 @@ export class DelegateSession {
       });
     const definitions =
       options.agentDefinitions ??
-      (await getAgentDefinitionsWithOverrides({ cwd: options.cwd, ...options.agentLoading }));
+      (await getAgentDefinitionsWithOverrides({
+        cwd: options.cwd,
+        ...(options.homeDir ? { homeDir: options.homeDir } : {}),
+        ...options.agentLoading,
+      }));
     const agentDefinitions: AgentDefinitionsResult = {
       activeAgents: definitions.activeAgents,
       allAgents: definitions.allAgents,
