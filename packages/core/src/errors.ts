@@ -1,4 +1,4 @@
-/** Every error code Delegate raises, with the HTTP-like class it falls into. */
+/** Every error code Delegate raises. */
 export const DelegateErrorCode = {
   /** A value did not match what was expected (bad option, bad input). */
   INVALID_ARGUMENT: 'INVALID_ARGUMENT',

@@ -40,7 +40,7 @@ export const AgentProgressEvent = z.object({
   messageCount: z.number().int().nonnegative(),
   /** Tool calls so far. */
   toolUseCount: z.number().int().nonnegative(),
-  /** Tokens so far. */
+  /** Context size of the latest response (all its input and output tokens). */
   tokens: z.number().int().nonnegative(),
   /** Last thing the agent did. */
   lastActivity: z.string().optional(),

@@ -16,7 +16,7 @@ export const PermissionMode = z.enum([
 ]);
 export type PermissionMode = z.infer<typeof PermissionMode>;
 
-/** Where a setting or an agent definition comes from, lowest precedence first. */
+/** Where a setting or permission rule comes from (agent definitions use `AgentSource`). */
 export const SettingSource = z.enum([
   'userSettings',
   'projectSettings',

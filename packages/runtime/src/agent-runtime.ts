@@ -17,7 +17,7 @@ import type { AgentWorktree } from './worktree.js';
 
 /** Limits and switches of sub-agent spawning. */
 export type AgentRuntimeOptions = {
-  /** Leaving out `subagent_type` forks the caller (default false in the library, on in the CLI). */
+  /** Leaving out `subagent_type` forks the caller (default false). */
   forkEnabled: boolean;
   /** Every spawn runs in the background while forking is on (the fork experiment's mode). */
   forkForceAsync: boolean;

@@ -100,13 +100,12 @@ export function renderUserContext(context: Readonly<Record<string, string>>): st
   return `<system-reminder>\nUse this context where it is relevant to the task:\n\n${body}\n</system-reminder>`;
 }
 
-function prependUserContext(
-  messages: readonly Message[],
+/** The user-context reminder that opens the conversation, or undefined when there is none. */
+function userContextReminder(
   userContext: Readonly<Record<string, string>> | undefined,
-): readonly Message[] {
-  if (!userContext || Object.keys(userContext).length === 0) return messages;
-  const reminder = createUserMessage({ content: renderUserContext(userContext), isMeta: true });
-  return [reminder, ...messages];
+): UserMessage | undefined {
+  if (!userContext || Object.keys(userContext).length === 0) return undefined;
+  return createUserMessage({ content: renderUserContext(userContext), isMeta: true });
 }
 
 type Accumulator = {
@@ -224,6 +223,8 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent, Qu
     ...(thinking ? { thinking } : {}),
   });
   let turns = 0;
+  // Built once: its bytes open every request of this loop.
+  const reminder = userContextReminder(params.userContext);
 
   for (;;) {
     if (signal.aborted) return { reason: 'aborted', turns };
@@ -247,7 +248,7 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent, Qu
     }
     turns++;
     const wire = ensureToolResultPairing(
-      toWireMessages(prependUserContext(conversation, params.userContext)),
+      toWireMessages(reminder ? [reminder, ...conversation] : conversation),
     );
     const request = buildMessagesRequest({
       model: context.options.model,

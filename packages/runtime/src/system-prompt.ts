@@ -107,7 +107,7 @@ export function getMainSystemPrompt(options: {
   return blocks;
 }
 
-/** Appends the environment block (and optional notes) to an agent's own prompt. */
+/** Appends notes on reporting and the environment block to an agent's own prompt. */
 export function enhanceSystemPromptWithEnvDetails(
   prompt: readonly string[],
   environment: EnvironmentDetails,

@@ -36,6 +36,7 @@ export class TranscriptStore {
   /** Session id. */
   readonly sessionId: string;
   private readonly chains = new Map<string, Promise<void>>();
+  private readonly madeDirectories = new Set<string>();
   private readonly lastUuid = new Map<string, string | null>();
   private readonly parents = new Map<string, string | undefined>();
   private readonly errors: string[] = [];
@@ -68,12 +69,18 @@ export class TranscriptStore {
     const path = this.agentMetaPath(agentId);
     return this.enqueue(agentId, async () => {
       try {
-        await mkdir(join(path, '..'), { recursive: true });
+        await this.ensureDirectory(join(path, '..'));
         await writeFile(path, `${JSON.stringify(meta, null, 2)}\n`, 'utf8');
       } catch (error) {
         this.errors.push(`${path}: ${errorMessage(error)}`);
       }
     });
+  }
+
+  private async ensureDirectory(directory: string): Promise<void> {
+    if (this.madeDirectories.has(directory)) return;
+    await mkdir(directory, { recursive: true });
+    this.madeDirectories.add(directory);
   }
 
   private enqueue(key: string, work: () => Promise<void>): Promise<void> {
@@ -139,7 +146,7 @@ export class TranscriptStore {
       this.lastUuid.set(key, parentUuid);
       if (lines.length === 0) return;
       try {
-        await mkdir(join(path, '..'), { recursive: true });
+        await this.ensureDirectory(join(path, '..'));
         await appendFile(path, `${lines.join('\n')}\n`, 'utf8');
       } catch (error) {
         this.errors.push(`${path}: ${errorMessage(error)}`);
@@ -185,11 +192,13 @@ export async function readTranscript(path: string): Promise<TranscriptEntry[]> {
     });
   }
   const lines = text.split('\n');
+  let lastLine = lines.length - 1;
+  while (lastLine >= 0 && lines[lastLine]!.trim() === '') lastLine--;
   const entries: TranscriptEntry[] = [];
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index]!;
     if (line.trim() === '') continue;
-    const isLast = lines.slice(index + 1).every((rest) => rest.trim() === '');
+    const isLast = index === lastLine;
     let value: unknown;
     try {
       value = JSON.parse(line);
