@@ -19,8 +19,8 @@ import { cleanupAgentWorktree, createAgentWorktree } from './worktree.js';
 
 type RunOptions = {
   newMessages: readonly Message[];
-  isAsync: boolean;
-  mode: AgentRunMode;
+  /** How the run is reported in `agent.started`; default from `record.isBackground`. */
+  mode?: AgentRunMode;
   onFirstResponse?: () => void;
   /** Leading `newMessages` the agent's transcript already holds (a resume in the same session). */
   alreadyRecorded?: number;
@@ -253,7 +253,7 @@ export async function startAgentRun(
     description: record.description,
     agentId: record.agentId,
     agentType: record.agentType,
-    isBackgrounded: options.isAsync,
+    isBackgrounded: record.isBackground,
     toolUseCount: 0,
     kill: () =>
       record.context.abortController.abort(
@@ -268,7 +268,7 @@ export async function startAgentRun(
     timestamp: now(),
     agentType: record.agentType,
     description: record.description,
-    mode: options.mode,
+    mode: options.mode ?? (record.isBackground ? 'background' : 'foreground'),
     model: record.model,
     taskId: task.id,
     ...(record.parentAgentId ? { parentAgentId: record.parentAgentId } : {}),
@@ -318,7 +318,7 @@ export async function startAgentRun(
     track(runtime, settled);
   };
 
-  if (options.isAsync) {
+  if (record.isBackground) {
     runInBackground();
     return launched;
   }
@@ -429,8 +429,6 @@ export function continueAgent(
     return continueInNewWorktree(runtime, record, message);
   return startAgentRun(runtime, record, {
     newMessages: [message],
-    isAsync: record.isBackground,
-    mode: record.isBackground ? 'background' : 'foreground',
   });
 }
 
@@ -453,7 +451,5 @@ async function continueInNewWorktree(
   });
   return startAgentRun(runtime, record, {
     newMessages: [notice, message],
-    isAsync: record.isBackground,
-    mode: record.isBackground ? 'background' : 'foreground',
   });
 }

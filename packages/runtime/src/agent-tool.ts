@@ -427,8 +427,7 @@ async function spawnAgent(
     // startAgentRun registers the task before its first await, so the reservation can go.
     const run = startAgentRun(runtime, record, {
       newMessages,
-      isAsync,
-      mode: isFork ? 'fork' : isAsync ? 'background' : 'foreground',
+      ...(isFork ? { mode: 'fork' as const } : {}),
       ...(onFirstResponse ? { onFirstResponse } : {}),
     });
     worktree = undefined;

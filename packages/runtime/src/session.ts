@@ -468,8 +468,6 @@ export class DelegateSession {
     return startAgentRun(this.runtime, record, {
       newMessages: [...history, note],
       ...(sameFile ? { alreadyRecorded: history.length } : {}),
-      isAsync: isBackground,
-      mode: isBackground ? 'background' : 'foreground',
     });
   }
 
