@@ -1,6 +1,7 @@
 import {
   type AgentRunMode,
   type Message,
+  type UserMessage,
   DelegateError,
   createUserMessage,
   errorMessage,
@@ -45,13 +46,15 @@ function hasAssistant(messages: readonly Message[]): boolean {
  * Settles a finished run: the result (or partial result), the task status, the worktree,
  * events, and — for background runs — the `<task-notification>` queued for the parent.
  */
-async function settle(
-  runtime: AgentRuntime,
-  record: AgentRecord,
-  outcome: { reason?: 'completed' | 'aborted'; error?: unknown },
-  runStart: number,
-  startTime: number,
-): Promise<Finished> {
+async function settle(options: {
+  runtime: AgentRuntime;
+  record: AgentRecord;
+  outcome: { reason?: 'completed' | 'aborted'; error?: unknown };
+  /** Index in `record.messages` of the run's first own message. */
+  runStart: number;
+  startTime: number;
+}): Promise<Finished> {
+  const { runtime, record, outcome, runStart, startTime } = options;
   const runMessages = record.messages.slice(runStart);
   const taskId = record.taskId!;
   let finished: Finished;
@@ -183,7 +186,12 @@ async function settle(
     const [first, ...rest] = waiting;
     record.inbox.push(...rest);
     if (first) {
-      const next = continueAgent(runtime, record, first, runtime.rootAbortController);
+      const next = continueAgent({
+        runtime,
+        record,
+        message: first,
+        parentController: runtime.rootAbortController,
+      });
       if (next !== 'queued') {
         // The continuation could not start (a fresh worktree failed, say): tell the parent
         // rather than lose the message or crash on an unhandled rejection.
@@ -298,8 +306,8 @@ export async function startAgentRun(
   ): void => {
     const settled = drain(generator, pending)
       .then(
-        (reason) => settle(runtime, record, { reason }, runStart, startTime),
-        (error: unknown) => settle(runtime, record, { error }, runStart, startTime),
+        (reason) => settle({ runtime, record, outcome: { reason }, runStart, startTime }),
+        (error: unknown) => settle({ runtime, record, outcome: { error }, runStart, startTime }),
       )
       .catch((error: unknown) => {
         // Settling itself failed (a host callback threw): the task must still end and the
@@ -382,13 +390,13 @@ export async function startAgentRun(
     runtime.foreground.delete(record.agentId);
   }
 
-  const settling = settle(
+  const settling = settle({
     runtime,
     record,
-    failure === undefined ? { reason: reason! } : { error: failure },
+    outcome: failure === undefined ? { reason: reason! } : { error: failure },
     runStart,
     startTime,
-  );
+  });
   track(runtime, settling);
   const finished = await settling;
   if (finished.status === 'completed') return finished.output;
@@ -408,14 +416,16 @@ export async function startAgentRun(
  * to its conversation and it runs again in the background. A running agent gets the
  * message at its next turn instead.
  */
-export function continueAgent(
-  runtime: AgentRuntime,
-  record: AgentRecord,
-  message: Message,
-  parentController: AbortController,
-): Promise<AgentToolOutput> | 'queued' {
+export function continueAgent(options: {
+  runtime: AgentRuntime;
+  record: AgentRecord;
+  message: UserMessage;
+  /** The caller's abort controller (a foreground continuation stops with it). */
+  parentController: AbortController;
+}): Promise<AgentToolOutput> | 'queued' {
+  const { runtime, record, message, parentController } = options;
   if (record.status === 'running') {
-    if (message.type === 'user') record.inbox.push(message);
+    record.inbox.push(message);
     return 'queued';
   }
   // The previous run released its abort link; link a fresh controller. A background
@@ -426,18 +436,19 @@ export function continueAgent(
   );
   record.context = { ...record.context, abortController: controller };
   if (record.isolation === 'worktree' && !record.worktree)
-    return continueInNewWorktree(runtime, record, message);
+    return continueInNewWorktree({ runtime, record, message });
   return startAgentRun(runtime, record, {
     newMessages: [message],
   });
 }
 
 /** Continues an agent whose worktree was removed (it had made no changes) in a fresh one. */
-async function continueInNewWorktree(
-  runtime: AgentRuntime,
-  record: AgentRecord,
-  message: Message,
-): Promise<AgentToolOutput> {
+async function continueInNewWorktree(options: {
+  runtime: AgentRuntime;
+  record: AgentRecord;
+  message: UserMessage;
+}): Promise<AgentToolOutput> {
+  const { runtime, record, message } = options;
   const worktree = await createAgentWorktree({
     cwd: runtime.rootCwd,
     slug: `agent-${record.agentId.slice(1, 9)}-${Date.now().toString(36)}`,

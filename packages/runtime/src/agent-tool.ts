@@ -287,11 +287,11 @@ async function spawnAgent(
       defaultSubagentModel: runtime.options.defaultSubagentModel,
       isFork,
     });
-    const permissionMode = resolveAgentPermissionMode(
-      context.getAppState().toolPermissionContext.mode,
+    const permissionMode = resolveAgentPermissionMode({
+      parentMode: context.getAppState().toolPermissionContext.mode,
       agent,
       isFork,
-    );
+    });
     const agentId = createAgentId();
     const parentParts = getRenderedRequestParts(context);
     let parentAssistant: AssistantMessage | undefined;
@@ -466,11 +466,12 @@ export function assembleWorkerTools(
  * keeps its sub-agents in plan mode; a parent in `dontAsk` keeps any sub-agent that would
  * ask in `dontAsk`; otherwise the definition's mode, else the parent's.
  */
-export function resolveAgentPermissionMode(
-  parentMode: PermissionMode,
-  agent: Pick<AgentDefinition, 'permissionMode'>,
-  isFork: boolean,
-): PermissionMode {
+export function resolveAgentPermissionMode(options: {
+  parentMode: PermissionMode;
+  agent: Pick<AgentDefinition, 'permissionMode'>;
+  isFork: boolean;
+}): PermissionMode {
+  const { parentMode, agent, isFork } = options;
   if (parentMode === 'bypassPermissions' || parentMode === 'acceptEdits') return parentMode;
   if (isFork) return 'bubble';
   if (parentMode === 'plan') return 'plan';

@@ -93,18 +93,36 @@ describe('sub-agent boundaries', () => {
   });
 
   it('picks the sub-agent permission mode from the parent first', () => {
-    expect(resolveAgentPermissionMode('bypassPermissions', { permissionMode: 'plan' }, false)).toBe(
-      'bypassPermissions',
-    );
-    expect(resolveAgentPermissionMode('acceptEdits', {}, true)).toBe('acceptEdits');
-    expect(resolveAgentPermissionMode('default', {}, true)).toBe('bubble');
-    expect(resolveAgentPermissionMode('plan', { permissionMode: 'acceptEdits' }, false)).toBe(
-      'plan',
-    );
-    expect(resolveAgentPermissionMode('default', { permissionMode: 'acceptEdits' }, false)).toBe(
+    expect(
+      resolveAgentPermissionMode({
+        parentMode: 'bypassPermissions',
+        agent: { permissionMode: 'plan' },
+        isFork: false,
+      }),
+    ).toBe('bypassPermissions');
+    expect(resolveAgentPermissionMode({ parentMode: 'acceptEdits', agent: {}, isFork: true })).toBe(
       'acceptEdits',
     );
-    expect(resolveAgentPermissionMode('default', {}, false)).toBe('default');
+    expect(resolveAgentPermissionMode({ parentMode: 'default', agent: {}, isFork: true })).toBe(
+      'bubble',
+    );
+    expect(
+      resolveAgentPermissionMode({
+        parentMode: 'plan',
+        agent: { permissionMode: 'acceptEdits' },
+        isFork: false,
+      }),
+    ).toBe('plan');
+    expect(
+      resolveAgentPermissionMode({
+        parentMode: 'default',
+        agent: { permissionMode: 'acceptEdits' },
+        isFork: false,
+      }),
+    ).toBe('acceptEdits');
+    expect(resolveAgentPermissionMode({ parentMode: 'default', agent: {}, isFork: false })).toBe(
+      'default',
+    );
   });
 });
 

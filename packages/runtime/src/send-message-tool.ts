@@ -45,12 +45,12 @@ export function createSendMessageTool(
           `Agent ${record.agentId} was stopped and cannot be continued. Start a new agent with the Agent tool instead.`,
         );
       }
-      const outcome = continueAgent(
+      const outcome = continueAgent({
         runtime,
         record,
-        createUserMessage({ content: input.message, agentId: record.agentId }),
-        context.abortController,
-      );
+        message: createUserMessage({ content: input.message, agentId: record.agentId }),
+        parentController: context.abortController,
+      });
       if (outcome === 'queued') {
         return {
           content: `Agent ${record.agentId} is running; it will read your message at its next turn.`,

@@ -135,17 +135,37 @@ describe('DelegateSession', () => {
 
 describe('permission modes of sub-agents', () => {
   it('keeps a sub-agent that would ask in dontAsk under a dontAsk parent', () => {
-    expect(resolveAgentPermissionMode('dontAsk', {}, false)).toBe('dontAsk');
-    expect(resolveAgentPermissionMode('dontAsk', { permissionMode: 'default' }, false)).toBe(
+    expect(resolveAgentPermissionMode({ parentMode: 'dontAsk', agent: {}, isFork: false })).toBe(
       'dontAsk',
     );
-    expect(resolveAgentPermissionMode('dontAsk', { permissionMode: 'bubble' }, false)).toBe(
-      'dontAsk',
-    );
-    expect(resolveAgentPermissionMode('dontAsk', { permissionMode: 'plan' }, false)).toBe('plan');
-    expect(resolveAgentPermissionMode('dontAsk', { permissionMode: 'acceptEdits' }, false)).toBe(
-      'acceptEdits',
-    );
+    expect(
+      resolveAgentPermissionMode({
+        parentMode: 'dontAsk',
+        agent: { permissionMode: 'default' },
+        isFork: false,
+      }),
+    ).toBe('dontAsk');
+    expect(
+      resolveAgentPermissionMode({
+        parentMode: 'dontAsk',
+        agent: { permissionMode: 'bubble' },
+        isFork: false,
+      }),
+    ).toBe('dontAsk');
+    expect(
+      resolveAgentPermissionMode({
+        parentMode: 'dontAsk',
+        agent: { permissionMode: 'plan' },
+        isFork: false,
+      }),
+    ).toBe('plan');
+    expect(
+      resolveAgentPermissionMode({
+        parentMode: 'dontAsk',
+        agent: { permissionMode: 'acceptEdits' },
+        isFork: false,
+      }),
+    ).toBe('acceptEdits');
   });
 
   it('never asks the person for a sub-agent of a dontAsk session', async () => {

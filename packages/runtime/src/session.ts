@@ -442,11 +442,11 @@ export class DelegateSession {
     // What the old session allowed does not carry over: the mode comes from this session,
     // and the agent's directory must exist and lie inside this session's roots.
     const definition = definitions.activeAgents.find((agent) => agent.agentType === spec.agentType);
-    spec.permissionMode = resolveAgentPermissionMode(
-      this.context.getAppState().toolPermissionContext.mode,
-      definition ?? {},
-      spec.isFork,
-    );
+    spec.permissionMode = resolveAgentPermissionMode({
+      parentMode: this.context.getAppState().toolPermissionContext.mode,
+      agent: definition ?? {},
+      isFork: spec.isFork,
+    });
     spec.cwd = await this.resumableCwd(spec.cwd);
     const isBackground = !this.runtime.options.backgroundTasksDisabled;
     const record = createAgentRecord({

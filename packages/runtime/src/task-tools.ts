@@ -65,12 +65,12 @@ export function createTaskOutputTool(runtime: AgentRuntime): Tool<TaskOutputInpu
         // Not an agent: a background shell registered in the root state by the Bash tool.
         const shell = context.getAppState().tasks[input.task_id];
         if (shell)
-          return describeShellTask(
+          return describeShellTask({
             context,
-            shell.id,
-            input.block === false ? 0 : timeoutMs,
+            taskId: shell.id,
+            timeoutMs: input.block === false ? 0 : timeoutMs,
             signal,
-          );
+          });
       }
       const task =
         input.block === false
@@ -102,7 +102,12 @@ export function createTaskStopTool(runtime: AgentRuntime): Tool<TaskStopInput, T
         : context.getAppState().tasks[input.task_id];
       if (shell) {
         if (shell.status === 'running') shell.kill?.();
-        return describeShellTask(context, shell.id, 5_000, context.abortController.signal);
+        return describeShellTask({
+          context,
+          taskId: shell.id,
+          timeoutMs: 5_000,
+          signal: context.abortController.signal,
+        });
       }
       const task = runtime.tasks.require(input.task_id);
       if (task.status !== 'running') {
@@ -119,12 +124,13 @@ export function createTaskStopTool(runtime: AgentRuntime): Tool<TaskStopInput, T
 }
 
 /** Waits (up to `timeoutMs`) for a background shell to end and describes it with its output. */
-async function describeShellTask(
-  context: ToolUseContext,
-  taskId: string,
-  timeoutMs: number,
-  signal: AbortSignal,
-): Promise<ToolResult<TaskState>> {
+async function describeShellTask(options: {
+  context: ToolUseContext;
+  taskId: string;
+  timeoutMs: number;
+  signal: AbortSignal;
+}): Promise<ToolResult<TaskState>> {
+  const { context, taskId, timeoutMs, signal } = options;
   const deadline = Date.now() + timeoutMs;
   let task = context.getAppState().tasks[taskId]!;
   while (task.status === 'running' && Date.now() < deadline && !signal.aborted) {
