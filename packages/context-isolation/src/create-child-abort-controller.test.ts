@@ -80,6 +80,38 @@ describe('createChildAbortController', () => {
     expect(parent.signal.aborted).toBe(true);
   });
 
+  it("starts aborted when created while the parent's abort is being dispatched", () => {
+    const parent = new AbortController();
+    const reason = new Error('user pressed Escape');
+    let lateChild: AbortController | undefined;
+    parent.signal.addEventListener('abort', () => {
+      lateChild = createChildAbortController(parent);
+    });
+    parent.abort(reason);
+    expect(lateChild?.signal.aborted).toBe(true);
+    expect(lateChild?.signal.reason).toBe(reason);
+    expect(countLinkedChildren(parent)).toBe(0);
+  });
+
+  it("keeps a child's own abort reason when the parent aborts later", () => {
+    const parent = new AbortController();
+    const child = createChildAbortController(parent);
+    const own = new Error('child timed out');
+    child.abort(own);
+    parent.abort(new Error('parent stopped'));
+    expect(child.signal.reason).toBe(own);
+  });
+
+  it('reports a link only on the first of two releases', () => {
+    const parent = new AbortController();
+    const child = createChildAbortController(parent);
+    expect(releaseChildAbortController(child)).toBe(true);
+    expect(releaseChildAbortController(child)).toBe(false);
+    expect(countLinkedChildren(parent)).toBe(0);
+    parent.abort();
+    expect(child.signal.aborted).toBe(false);
+  });
+
   it("sets the child's listener limit (default 50)", () => {
     const parent = new AbortController();
     expect(getMaxListeners(createChildAbortController(parent).signal)).toBe(50);

@@ -120,6 +120,19 @@ describe('createSubagentContext: app state', () => {
     expect(createSubagentContext(root).getAppState()).toBe(root.getAppState());
   });
 
+  it('returns the same object on every read through a chain until the state changes', () => {
+    const root = createRoot();
+    const grandchild = createSubagentContext(createSubagentContext(createSubagentContext(root)));
+    const first = grandchild.getAppState();
+    expect(grandchild.getAppState()).toBe(first);
+    root.setAppState((previous) => ({ ...previous, theme: 'dark' }));
+    const changed = grandchild.getAppState();
+    expect(changed).not.toBe(first);
+    expect(changed.theme).toBe('dark');
+    expect(changed.toolPermissionContext.shouldAvoidPermissionPrompts).toBe(true);
+    expect(grandchild.getAppState()).toBe(changed);
+  });
+
   it('follows later parent state changes', () => {
     const parent = createRoot();
     const child = createSubagentContext(parent);
@@ -170,6 +183,14 @@ describe('createSubagentContext: app state', () => {
     registerTask(grandchild, 't1');
     expect(root.getAppState().tasks.t1?.description).toBe('task t1');
     expect(root.getAppState().theme).toBeUndefined();
+  });
+
+  it('reaches the root from three levels down when the root has no task setter', () => {
+    const root = createRoot();
+    const bareRoot: ToolUseContext = { ...root, setAppStateForTasks: undefined };
+    const level3 = createSubagentContext(createSubagentContext(createSubagentContext(bareRoot)));
+    registerTask(level3, 't3');
+    expect(root.getAppState().tasks.t3?.description).toBe('task t3');
   });
 
   it('falls back to the parent setAppState for tasks when the parent has no task setter', () => {

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import type { FileState } from '@delegate/core';
@@ -93,6 +94,26 @@ describe('LruFileStateCache', () => {
     expect(createFileStateCache({ maxBytes: Number.POSITIVE_INFINITY }).maxBytes).toBe(
       Number.POSITIVE_INFINITY,
     );
+  });
+
+  it('lets a caller read every entry while walking keys(), visiting each once', () => {
+    const walkAndRead = (cache: LruFileStateCache): string[] => {
+      const visited: string[] = [];
+      for (const path of cache.keys()) {
+        cache.get(path);
+        visited.push(path);
+        if (visited.length > 10) break; // without a snapshot this loop never ends
+      }
+      return visited;
+    };
+    const original = new LruFileStateCache();
+    for (const path of ['/a', '/b', '/c']) original.set(path, state(path));
+    // Sole owner: reads reorder the map in place.
+    expect(walkAndRead(original)).toEqual(['/a', '/b', '/c']);
+    // A clone: reads of shared entries are deferred.
+    const clone = original.clone();
+    expect(walkAndRead(clone)).toEqual(['/a', '/b', '/c']);
+    expect([...clone.keys()]).toEqual(['/a', '/b', '/c']);
   });
 
   it('clear() empties the cache', () => {
@@ -231,7 +252,8 @@ describe('LruFileStateCache against a deep-copy reference model', () => {
       kind: fc.constant('set' as const),
       target: fc.nat(),
       key: fc.constantFrom('/a', '/b', '/c', '/d', '/e'),
-      content: fc.string({ maxLength: 6 }),
+      // Any code point: multi-byte text must be counted in UTF-8 bytes, not characters.
+      content: fc.string({ unit: 'binary', maxLength: 6 }),
     }),
     fc.record({
       kind: fc.constant('get' as const),
@@ -292,6 +314,11 @@ describe('LruFileStateCache against a deep-copy reference model', () => {
             for (const [position, each] of caches.entries()) {
               expect([...each.keys()]).toEqual(models[position]?.order);
               expect(each.size).toBe(models[position]?.order.length);
+              const modelBytes = [...(models[position]?.values.values() ?? [])].reduce(
+                (sum, value) => sum + Buffer.byteLength(value.content, 'utf8'),
+                0,
+              );
+              expect(each.byteSize).toBe(modelBytes);
             }
           }
         },

@@ -145,9 +145,14 @@ export class LruFileStateCache implements FileStateCache {
     return copy;
   }
 
-  /** Iterates the keys from least to most recently used. */
+  /**
+   * Iterates the keys from least to most recently used, as they were when called. The
+   * list is a snapshot: a `get` moves its key to the end, so walking the live order
+   * while reading each entry (`for (const path of cache.keys()) cache.get(path)`) would
+   * meet every key again and never finish.
+   */
   keys(): IterableIterator<string> {
-    if (this.#touches === undefined) return this.#store.entries.keys();
+    if (this.#touches === undefined) return [...this.#store.entries.keys()].values();
     return keysWithTouches(this.#store.entries, touchedOldestFirst(this.#touches));
   }
 
@@ -206,13 +211,10 @@ function compactTouches(touches: Touch): Touch | undefined {
   return compacted;
 }
 
-function* keysWithTouches(
-  entries: Map<string, Entry>,
-  touched: string[],
-): IterableIterator<string> {
+function keysWithTouches(entries: Map<string, Entry>, touched: string[]): IterableIterator<string> {
   const moved = new Set(touched);
-  for (const key of entries.keys()) if (!moved.has(key)) yield key;
-  yield* touched;
+  const keys = [...entries.keys()].filter((key) => !moved.has(key));
+  return [...keys, ...touched].values();
 }
 
 function checkLimit(

@@ -52,7 +52,7 @@ export function assertSharedPrefix(
       : 'every cache-key part';
     throw new DelegateError(
       'CACHE_UNSAFE',
-      `Request ${requestIndex} does not share request 0's cache prefix (expected to match in ${expected}): ` +
+      `Request ${requestIndex} does not match request 0 in ${expected}: ` +
         `${formatCacheBreak(diagnosis)}. Make the forks reuse the parent's exact tools, system prompt, model, thinking config and history.`,
       {
         details: {

@@ -5,7 +5,11 @@ import { assertSharedPrefix } from './assert-shared-prefix.js';
 import { buildChildMessage } from './build-child-message.js';
 import { buildForkedMessages } from './build-forked-messages.js';
 import { diagnoseCacheBreak } from './diagnose-cache-break.js';
-import { MESSAGE_PREFIX_OFFSET, fingerprintRequest } from './fingerprint-request.js';
+import {
+  type CacheKeyRequest,
+  MESSAGE_PREFIX_OFFSET,
+  fingerprintRequest,
+} from './fingerprint-request.js';
 import { FORK_PLACEHOLDER_RESULT } from './fork-constants.js';
 import {
   assistantMessage,
@@ -124,6 +128,42 @@ describe('buildForkedMessages', () => {
     if (lastBlock?.type === 'tool_use') lastBlock.cache_control = { type: 'ephemeral' };
     forkedAssistant.message.content.push({ type: 'text', text: 'extra' });
     expect(parentTurn).toEqual(before);
+  });
+
+  it("drops the parent's cache breakpoints from the copy without changing its cache key", () => {
+    const parentTurn = assistantMessage([
+      { type: 'thinking', thinking: 'Split the work.', signature: 'sig-1' },
+      { type: 'redacted_thinking', data: 'opaque-payload' },
+      { type: 'text', text: 'Forking.', cache_control: { type: 'ephemeral' } },
+      {
+        type: 'tool_use',
+        id: 'toolu_a',
+        name: 'Agent',
+        input: { prompt: 'a', cache_control: 'kept: this is tool input' },
+        cache_control: { type: 'ephemeral', ttl: '1h' },
+      },
+    ]);
+    const before = structuredClone(parentTurn);
+    const [forked] = buildForkedMessages('Étudier le cache 🚀', parentTurn);
+    if (forked?.type !== 'assistant') throw new Error('expected an assistant message');
+    const content = forked.message.content;
+    expect(content.map((block) => block.type)).toEqual([
+      'thinking',
+      'redacted_thinking',
+      'text',
+      'tool_use',
+    ]);
+    expect(content.filter((block) => 'cache_control' in block)).toEqual([]);
+    expect(content[3]).toMatchObject({ input: { cache_control: 'kept: this is tool input' } });
+    expect(parentTurn).toEqual(before);
+    // The breakpoints were never part of the key: both turns fingerprint alike.
+    const asRequest = (blocks: unknown[]): CacheKeyRequest => ({
+      model: 'm',
+      messages: [{ role: 'assistant', content: blocks }],
+    });
+    expect(fingerprintRequest(asRequest(content)).prefixHash).toEqual(
+      fingerprintRequest(asRequest(parentTurn.message.content)).prefixHash,
+    );
   });
 
   it('returns a single user message with the directive when there is no tool_use', () => {

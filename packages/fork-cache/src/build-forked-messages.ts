@@ -15,8 +15,10 @@ import { FORK_PLACEHOLDER_RESULT } from './fork-constants.js';
  * parent's whole assistant message (new uuid; thinking, text and every `tool_use` kept),
  * then one user message with an identical placeholder `tool_result` per `tool_use` and,
  * last, the directive block. Children of one parent therefore send requests that are
- * byte-identical up to that final text block. Without any `tool_use` the result is a
- * single user message holding the directive. The input message is never changed.
+ * byte-identical up to that final text block. `cache_control` markers on the copied
+ * blocks are removed (they are not part of the cache key). Without any `tool_use` the
+ * result is a single user message holding the directive. The input message is never
+ * changed.
  */
 export function buildForkedMessages(
   directive: string,
@@ -26,6 +28,12 @@ export function buildForkedMessages(
   // A deep copy: callers add cache_control markers to the child's last blocks, and
   // those must not leak into the parent's history (and so into the parent's requests).
   const copiedMessage = structuredClone(assistantMessage.message);
+  // Breakpoints the parent's blocks carried are dropped: they say where to write a cache
+  // entry, not what is cached (so the shared prefix is unchanged), while the runtime
+  // places the child's own breakpoints and the API refuses a request with more than four.
+  for (const block of copiedMessage.content) {
+    if ('cache_control' in block) delete block.cache_control;
+  }
   const toolUseBlocks = copiedMessage.content.filter(
     (block): block is ToolUseBlock => block.type === 'tool_use',
   );

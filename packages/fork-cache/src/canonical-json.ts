@@ -42,6 +42,17 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(canonicalValue(value)) ?? 'null';
 }
 
+/**
+ * Serializes a value as JSON keeping the key order it was built in (plain
+ * `JSON.stringify`), for payloads whose text reaches the prompt as written.
+ */
+export function orderedJson(value: unknown): string {
+  // Like canonicalJson, a bigint is written as its digits instead of throwing.
+  const replacer = (_key: string, item: unknown): unknown =>
+    typeof item === 'bigint' ? item.toString() : item;
+  return JSON.stringify(value, replacer) ?? 'null';
+}
+
 /** Returns a short sha256 hex digest of the given parts, each length-prefixed. */
 export function hashParts(...parts: string[]): string {
   const hash = createHash('sha256');

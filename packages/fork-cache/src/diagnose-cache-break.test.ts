@@ -160,6 +160,55 @@ describe('diagnoseCacheBreak', () => {
     });
   });
 
+  it('reports a request that only appends to the other as an extension, not a break', () => {
+    const base = baseRequest();
+    const shorter = { ...base, messages: base.messages.slice(0, 2) };
+    const forward = diagnoseCacheBreak(shorter, base);
+    expect(forward).toMatchObject({
+      identical: false,
+      longerRequest: 'b',
+      sharedPrefixMessages: 2,
+      firstDifference: { part: 'message', messageIndex: 2 },
+    });
+    expect(diagnoseCacheBreak(base, shorter)).toMatchObject({ longerRequest: 'a' });
+
+    // More blocks in the shorter request's last message count too.
+    const fewerBlocks = structuredClone(base);
+    (fewerBlocks.messages[3]!.content as unknown[]).splice(2);
+    expect(diagnoseCacheBreak(fewerBlocks, base)).toMatchObject({
+      longerRequest: 'b',
+      firstDifference: { messageIndex: 3, blockIndex: 2 },
+    });
+  });
+
+  it('keeps calling it a break when the shorter request does not end where they part', () => {
+    const base = baseRequest();
+    const edited = structuredClone(base);
+    (edited.messages[1]!.content as { text: string }[])[0]!.text = 'Different.';
+    const editedAndShorter = { ...edited, messages: edited.messages.slice(0, 2) };
+    expect(diagnoseCacheBreak(editedAndShorter, base)).not.toHaveProperty('longerRequest');
+
+    // Same number of blocks, last one different (sibling forks): a break at that block.
+    const sibling = structuredClone(base);
+    (sibling.messages[3]!.content as { type: string }[]).splice(-1, 1, { type: 'text' });
+    expect(diagnoseCacheBreak(base, sibling)).not.toHaveProperty('longerRequest');
+
+    // An extra message after a shorter last message that is not a prefix of the other's.
+    const trimmed = structuredClone(base);
+    (trimmed.messages[3]!.content as unknown[]).splice(2);
+    const fewerBlocksMore = {
+      ...trimmed,
+      messages: [...trimmed.messages, { role: 'user', content: 'next' }],
+    };
+    expect(diagnoseCacheBreak(fewerBlocksMore, base)).not.toHaveProperty('longerRequest');
+
+    // Extensions still fail an exact comparison in the messages part.
+    const shorter = { ...base, messages: base.messages.slice(0, 2) };
+    expect(diagnoseCacheBreak(shorter, { ...base, model: 'other' })).not.toHaveProperty(
+      'longerRequest',
+    );
+  });
+
   it('reports the earliest part in cache order when several differ', () => {
     const changed = structuredClone(baseRequest());
     changed.messages[0]!.content = 'another prompt';
@@ -184,6 +233,14 @@ describe('formatCacheBreak', () => {
     const line = formatCacheBreak(diagnoseCacheBreak(baseRequest(), changed));
     expect(line).toBe(
       'cache break in message: message 1 (assistant) block 0 (text) has different content; 1 leading message still shared',
+    );
+  });
+
+  it('says an extension is no break', () => {
+    const base = baseRequest();
+    const shorter = { ...base, messages: base.messages.slice(0, 2) };
+    expect(formatCacheBreak(diagnoseCacheBreak(shorter, base))).toBe(
+      'no cache break: request b extends request a, whose whole prompt it shares (2 leading messages identical); first extra content: message 2 (user) is only in request b',
     );
   });
 

@@ -40,6 +40,12 @@ export type CacheBreakDiagnosis =
       firstDifference: CacheBreakLocation;
       /** Number of leading messages whose cached prefix the two requests still share. */
       sharedPrefixMessages: number;
+      /**
+       * Set when the difference is no break: one request is the other with more content
+       * appended (more messages, or more blocks in its last message), so the longer one
+       * can read everything the shorter one cached. Names the longer request.
+       */
+      longerRequest?: 'a' | 'b';
     };
 
 function toFingerprint(value: CacheKeyRequest | RequestFingerprint): RequestFingerprint {
@@ -174,7 +180,9 @@ function countSharedMessages(a: RequestFingerprint, b: RequestFingerprint): numb
 /**
  * Compares the cache keys of two requests (bodies or fingerprints) and names the first
  * part that differs, in cache order, with the tool, block or message index, plus the
- * number of leading messages whose cached prefix the two still share.
+ * number of leading messages whose cached prefix the two still share. When one request
+ * only appends to the other (a fork after its parent's request, the next turn after
+ * this one), `longerRequest` says so: that is a cache read, not a break.
  */
 export function diagnoseCacheBreak(
   a: CacheKeyRequest | RequestFingerprint,
@@ -185,7 +193,48 @@ export function diagnoseCacheBreak(
   const sharedPrefixMessages = countSharedMessages(left, right);
   const difference = firstDifference(left, right);
   if (difference === undefined) return { identical: true, sharedPrefixMessages };
-  return { identical: false, firstDifference: difference, sharedPrefixMessages };
+  const longerRequest = extendingRequest(left, right, difference);
+  if (longerRequest === undefined) {
+    return { identical: false, firstDifference: difference, sharedPrefixMessages };
+  }
+  return { identical: false, firstDifference: difference, sharedPrefixMessages, longerRequest };
+}
+
+/** True when `shorter` is `longer` with blocks missing at the end (same role, same leading blocks). */
+function isBlockPrefix(shorter: MessageFingerprint, longer: MessageFingerprint): boolean {
+  return (
+    shorter.role === longer.role &&
+    shorter.blocks.length < longer.blocks.length &&
+    shorter.blocks.every((block, index) => block.hash === longer.blocks[index]?.hash)
+  );
+}
+
+/**
+ * Names the request that merely continues the other one, when the first difference is
+ * in the messages and the shorter request ends there: either it has no message at that
+ * index, or that is its last message and holds a leading part of the longer one's blocks.
+ */
+function extendingRequest(
+  a: RequestFingerprint,
+  b: RequestFingerprint,
+  difference: CacheBreakLocation,
+): 'a' | 'b' | undefined {
+  if (difference.part !== 'message' || difference.messageIndex === undefined) return undefined;
+  const index = difference.messageIndex;
+  const continues = (shorter: RequestFingerprint, longer: RequestFingerprint): boolean => {
+    const longerMessage = longer.messages[index];
+    if (longerMessage === undefined) return false;
+    if (shorter.messages.length === index) return true;
+    const shorterMessage = shorter.messages[index];
+    return (
+      shorter.messages.length === index + 1 &&
+      shorterMessage !== undefined &&
+      isBlockPrefix(shorterMessage, longerMessage)
+    );
+  };
+  if (continues(a, b)) return 'b';
+  if (continues(b, a)) return 'a';
+  return undefined;
 }
 
 function firstDifference(

@@ -15,14 +15,24 @@ function baseRequest(): CacheKeyRequest {
   return toRequest([...parentHistory(), forkingAssistantMessage()]);
 }
 
-/** Rebuilds every object with its keys rotated by `shift`, leaving the JSON value the same. */
-function reorderKeys(value: unknown, shift: number): unknown {
-  if (Array.isArray(value)) return value.map((item) => reorderKeys(item, shift));
+/** Payloads the prompt shows as written (tool schemas, tool-call inputs): their key order counts. */
+const PAYLOAD_KEYS: ReadonlySet<string> = new Set(['input', 'input_schema']);
+
+/**
+ * Rebuilds every object with its keys rotated by `shift`, leaving the JSON value the
+ * same; with `intoPayloads` false, tool schemas and tool-call inputs keep their order.
+ */
+function reorderKeys(value: unknown, shift: number, intoPayloads = false): unknown {
+  if (Array.isArray(value)) return value.map((item) => reorderKeys(item, shift, intoPayloads));
   if (value === null || typeof value !== 'object') return value;
   const keys = Object.keys(value);
   const rotated = keys.map((_, index) => keys[(index + shift) % keys.length] as string).reverse();
   return Object.fromEntries(
-    rotated.map((key) => [key, reorderKeys((value as Record<string, unknown>)[key], shift)]),
+    rotated.map((key) => {
+      const item = (value as Record<string, unknown>)[key];
+      const keep = PAYLOAD_KEYS.has(key) && !intoPayloads;
+      return [key, keep ? item : reorderKeys(item, shift, intoPayloads)];
+    }),
   );
 }
 
@@ -68,7 +78,7 @@ const request: fc.Arbitrary<CacheKeyRequest> = fc.record(
 );
 
 describe('fingerprintRequest', () => {
-  it('is deterministic and independent of key order (property)', () => {
+  it('is deterministic and independent of the key order of the envelope (property)', () => {
     fc.assert(
       fc.property(request, fc.nat({ max: 7 }), (body, shift) => {
         const fingerprint = fingerprintRequest(body);
@@ -79,6 +89,31 @@ describe('fingerprintRequest', () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('counts the key order of tool schemas and tool-call inputs, which the prompt shows as written', () => {
+    const plain = baseRequest();
+    const reordered = reorderKeys(plain, 1, true) as CacheKeyRequest;
+    const before = fingerprintRequest(plain);
+    const after = fingerprintRequest(reordered);
+    const schemaKeys = (request: CacheKeyRequest): string[] =>
+      Object.keys((request.tools?.[0] as { input_schema: object }).input_schema);
+    expect(schemaKeys(reordered)).not.toEqual(schemaKeys(plain));
+    expect(after.tools.items[0]?.hash).not.toBe(before.tools.items[0]?.hash);
+    expect(after.prefixHash[0]).not.toBe(before.prefixHash[0]);
+
+    // Only a tool call's input reordered: that block differs, its neighbours do not.
+    const toolUseOf = (request: CacheKeyRequest): { input: Record<string, unknown> } =>
+      (request.messages[1]!.content as { input: Record<string, unknown> }[])[1]!;
+    const readCall = structuredClone(plain);
+    toolUseOf(readCall).input = { file_path: '/repo/src/config.ts', limit: 40 };
+    const readCallReordered = structuredClone(readCall);
+    toolUseOf(readCallReordered).input = { limit: 40, file_path: '/repo/src/config.ts' };
+    const [first, second] = [readCall, readCallReordered].map(
+      (request) => fingerprintRequest(request).messages[1]?.blocks,
+    );
+    expect(second?.[1]?.hash).not.toBe(first?.[1]?.hash);
+    expect(second?.[0]?.hash).toBe(first?.[0]?.hash);
   });
 
   it('has one prefix link for tools, one for system and one per message', () => {

@@ -1,4 +1,4 @@
-import { canonicalJson, hashParts } from './canonical-json.js';
+import { canonicalJson, hashParts, orderedJson } from './canonical-json.js';
 
 /** A message of a Messages API request body, as far as the cache key is concerned. */
 export type CacheKeyMessage = {
@@ -159,6 +159,28 @@ function normalizeBlocks(content: string | readonly unknown[] | null | undefined
   return content.map((block) => normalizeBlock(block));
 }
 
+/**
+ * Hashes a tool definition or a content block. The envelope (`type`, `name`, `id`, …)
+ * is read by field name, so its key order is ignored; but a JSON payload that the model
+ * sees as text (a tool's `input_schema`, a tool call's `input`) is rendered with its
+ * keys in the order sent, so there key order is part of the key: `{a, b}` and `{b, a}`
+ * are different prompt bytes. `payloadField` names that payload, if the value has one.
+ */
+function hashWithPayload(value: unknown, payloadField: string | undefined): string {
+  if (payloadField === undefined || !isRecord(value) || !(payloadField in value)) {
+    return hashParts(canonicalJson(value));
+  }
+  const { [payloadField]: payload, ...envelope } = value;
+  return hashParts(canonicalJson(envelope), payloadField, orderedJson(payload));
+}
+
+/** The field of a block whose JSON reaches the prompt as written: `input` of any tool call. */
+function blockPayloadField(block: unknown): string | undefined {
+  return isRecord(block) && typeof block.type === 'string' && block.type.endsWith('tool_use')
+    ? 'input'
+    : undefined;
+}
+
 function blockType(block: unknown): string {
   return isRecord(block) && typeof block.type === 'string' ? block.type : typeof block;
 }
@@ -172,7 +194,7 @@ function toolName(tool: unknown): string {
 function fingerprintMessage(message: CacheKeyMessage): MessageFingerprint {
   const blocks = normalizeBlocks(message.content).map((block): BlockFingerprint => ({
     type: blockType(block),
-    hash: hashParts(canonicalJson(block)),
+    hash: hashWithPayload(block, blockPayloadField(block)),
   }));
   return {
     role: message.role,
@@ -186,13 +208,14 @@ function fingerprintMessage(message: CacheKeyMessage): MessageFingerprint {
  * (model, tools, system, thinking, other key options, each message and each block) and
  * the prefix chain. Hashes are taken over canonical JSON (sorted keys) without
  * `cache_control` markers, since breakpoints move from turn to turn without changing
- * what is cached; fields outside the cache key (`max_tokens`, `stream`, `metadata`,
+ * what is cached; a tool's `input_schema` and a tool call's `input` keep their key
+ * order, since they reach the prompt as written; fields outside the cache key (`max_tokens`, `stream`, `metadata`,
  * `temperature`, `top_p`, `top_k`, `stop_sequences`, `service_tier`) are ignored.
  */
 export function fingerprintRequest(request: CacheKeyRequest): RequestFingerprint {
   const toolItems = (request.tools ?? []).map((tool) => ({
     name: toolName(tool),
-    hash: hashParts(canonicalJson(withoutCacheControl(tool))),
+    hash: hashWithPayload(withoutCacheControl(tool), 'input_schema'),
   }));
   const systemBlocks = normalizeBlocks(request.system).map((block) =>
     hashParts(canonicalJson(block)),

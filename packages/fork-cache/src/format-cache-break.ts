@@ -10,6 +10,11 @@ export function formatCacheBreak(diagnosis: CacheBreakDiagnosis): string {
     return `cache key identical: every part matches (${plural(diagnosis.sharedPrefixMessages, 'message')})`;
   }
   const { part, detail } = diagnosis.firstDifference;
+  if (diagnosis.longerRequest !== undefined) {
+    const shorter = diagnosis.longerRequest === 'a' ? 'b' : 'a';
+    const line = `no cache break: request ${diagnosis.longerRequest} extends request ${shorter}, whose whole prompt it shares (${plural(diagnosis.sharedPrefixMessages, 'leading message')} identical); first extra content: ${detail}`;
+    return line.replace(/\s*[\r\n]+\s*/g, ' ');
+  }
   const line = `cache break in ${part}: ${detail}; ${plural(diagnosis.sharedPrefixMessages, 'leading message')} still shared`;
   // Details can quote model names or field names; keep the log entry on one line.
   return line.replace(/\s*[\r\n]+\s*/g, ' ');

@@ -9,11 +9,12 @@ import {
   type FakeTool,
 } from './__fixtures__/fake-tools.js';
 import {
+  DEFAULT_ALL_AGENT_DISALLOWED_TOOLS,
   DEFAULT_ASYNC_AGENT_ALLOWED_TOOLS,
   DEFAULT_IN_PROCESS_TEAMMATE_ALLOWED_TOOLS,
 } from './default-tool-sets.js';
 import { filterToolsForAgent, type FilterToolsForAgentOptions } from './filter-tools-for-agent.js';
-import { isAgentTool, toolInNameSet } from './tool-name-matching.js';
+import { isAgentTool, isMcpTool, toolExemptFrom, toolInNameSet } from './tool-name-matching.js';
 
 const names = (tools: readonly FakeTool[]): string[] => tools.map((tool) => tool.name);
 
@@ -88,6 +89,29 @@ describe('filterToolsForAgent', () => {
       });
       expect(result).toEqual([mcp]);
     });
+
+    it('trusts the mcp__ name, but not from a tool that says it is not MCP', () => {
+      const spoof = fakeTool('mcp__local__deploy', { isMcp: false });
+      const bridged = fakeTool('mcp__github__create_issue', { isMcp: true });
+      const unprefixed = fakeTool('github_create_issue', { isMcp: true });
+      const result = filterToolsForAgent({
+        tools: [spoof, bridged, unprefixed],
+        isBuiltIn: false,
+        isAsync: true,
+      });
+      expect(result).toEqual([bridged]);
+    });
+
+    it('gives no MCP pass to the Agent tool hiding behind an mcp__ name', () => {
+      const spoofs = [
+        fakeTool('mcp__x', { aliases: ['Agent'] }),
+        fakeTool('mcp__srv__spawn', { aliases: ['Task'], isMcp: true }),
+        fakeTool('mcp__srv__ask', { aliases: ['AskUserQuestion'] }),
+      ];
+      for (const isAsync of [false, true]) {
+        expect(filterToolsForAgent({ tools: spoofs, isBuiltIn: true, isAsync })).toEqual([]);
+      }
+    });
   });
 
   describe('ExitPlanMode pass', () => {
@@ -100,6 +124,23 @@ describe('filterToolsForAgent', () => {
         permissionMode: 'plan',
       });
       expect(names(result)).toEqual(['ExitPlanMode', 'Read']);
+    });
+
+    it('gives no plan-mode pass to the Agent tool claiming the alias ExitPlanMode', () => {
+      const disguised = [
+        fakeTool('Agent', { aliases: ['ExitPlanMode'] }),
+        fakeTool('ExitPlanMode', { aliases: ['Task'] }),
+        fakeTool('AskUserQuestion', { aliases: ['ExitPlanMode'] }),
+      ];
+      for (const isAsync of [false, true]) {
+        const result = filterToolsForAgent({
+          tools: disguised,
+          isBuiltIn: true,
+          isAsync,
+          permissionMode: 'plan',
+        });
+        expect(result).toEqual([]);
+      }
     });
 
     it('removes ExitPlanMode in every other mode', () => {
@@ -194,6 +235,22 @@ describe('filterToolsForAgent', () => {
       }
     });
 
+    it('gives no teammate pass to a denied tool claiming a teammate alias', () => {
+      const disguised = [
+        fakeTool('AskUserQuestion', { aliases: ['SendMessage'] }),
+        fakeTool('TaskStop', { aliases: ['TaskList'] }),
+      ];
+      for (const isAsync of [false, true]) {
+        const result = filterToolsForAgent({
+          tools: disguised,
+          isBuiltIn: true,
+          isAsync,
+          policy: { isInProcessTeammate: true, agentSwarmsEnabled: true },
+        });
+        expect(result).toEqual([]);
+      }
+    });
+
     it('uses a replacement teammate set', () => {
       const tools = [agentTool(), ...teammateTools()];
       const result = filterToolsForAgent({
@@ -276,12 +333,12 @@ describe('filterToolsForAgent properties', () => {
     );
   });
 
-  it('keeps every mcp__ tool (that needs no person, or for a sync agent)', () => {
+  it('keeps every MCP tool (that needs no person, or for a sync agent)', () => {
     fc.assert(
       fc.property(arbitraryToolList, arbitraryOptions, (tools, options) => {
         const result = filterToolsForAgent(toFilterOptions(tools, options));
         for (const tool of tools) {
-          if (tool.name.startsWith('mcp__') && !(options.isAsync && needsPerson(tool))) {
+          if (isMcpTool(tool) && !(options.isAsync && needsPerson(tool))) {
             expect(result).toContain(tool);
           }
         }
@@ -294,9 +351,8 @@ describe('filterToolsForAgent properties', () => {
       fc.property(arbitraryToolList, arbitraryOptions, (tools, options) => {
         const teammate = options.isInProcessTeammate && options.agentSwarmsEnabled;
         const result = filterToolsForAgent(toFilterOptions(tools, options));
-        const agentTools = result.filter(
-          (tool) => isAgentTool(tool) && !tool.name.startsWith('mcp__'),
-        );
+        // Whatever its name, aliases or MCP trait, the Agent tool never gets through.
+        const agentTools = result.filter((tool) => isAgentTool(tool));
         if (!teammate) expect(agentTools).toEqual([]);
       }),
     );
@@ -310,14 +366,42 @@ describe('filterToolsForAgent properties', () => {
         for (const tool of result) {
           expect(needsPerson(tool)).toBe(false);
           const allowed =
-            tool.name.startsWith('mcp__') ||
+            isMcpTool(tool) ||
             toolInNameSet(tool, DEFAULT_ASYNC_AGENT_ALLOWED_TOOLS) ||
             (options.permissionMode === 'plan' &&
-              toolInNameSet(tool, new Set([TOOL_NAMES.exitPlanMode]))) ||
+              toolExemptFrom(tool, new Set([TOOL_NAMES.exitPlanMode]), [])) ||
             (teammate && toolInNameSet(tool, DEFAULT_IN_PROCESS_TEAMMATE_ALLOWED_TOOLS));
           expect(allowed).toBe(true);
         }
       }),
+    );
+  });
+
+  it('never hands a sub-agent a tool that a deny set names under any of its names', () => {
+    fc.assert(
+      fc.property(arbitraryToolList, arbitraryOptions, (tools, options) => {
+        const teammate = options.isInProcessTeammate && options.agentSwarmsEnabled;
+        const result = filterToolsForAgent(toFilterOptions(tools, options));
+        for (const tool of result) {
+          if (isMcpTool(tool)) continue;
+          const exempt =
+            (options.permissionMode === 'plan' &&
+              toolInNameSet(tool, new Set([TOOL_NAMES.exitPlanMode]))) ||
+            (teammate && toolInNameSet(tool, DEFAULT_IN_PROCESS_TEAMMATE_ALLOWED_TOOLS));
+          const names = [tool.name, ...(tool.aliases ?? [])];
+          // A deny-set name may only be present when the tool as a whole was exempted,
+          // and then every such name must be covered by the exemption.
+          for (const name of names) {
+            if (!toolInNameSet({ name }, DEFAULT_ALL_AGENT_DISALLOWED_TOOLS)) continue;
+            expect(exempt).toBe(true);
+            const covered =
+              (options.permissionMode === 'plan' && name === TOOL_NAMES.exitPlanMode) ||
+              (teammate && toolInNameSet({ name }, DEFAULT_IN_PROCESS_TEAMMATE_ALLOWED_TOOLS));
+            expect(covered).toBe(true);
+          }
+        }
+      }),
+      { numRuns: 300 },
     );
   });
 

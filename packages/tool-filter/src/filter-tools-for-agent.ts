@@ -1,6 +1,13 @@
-import { TOOL_NAMES, toolMatchesName, type PermissionMode } from '@delegate/core';
+import { TOOL_NAMES, type PermissionMode } from '@delegate/core';
 import { resolveToolFilterPolicy, type ToolFilterPolicy } from './tool-filter-policy.js';
-import { isMcpToolName, toolInNameSet, type FilterableTool } from './tool-name-matching.js';
+import {
+  isMcpTool,
+  toolExemptFrom,
+  toolInNameSet,
+  type FilterableTool,
+} from './tool-name-matching.js';
+
+const EXIT_PLAN_MODE_ONLY: ReadonlySet<string> = new Set([TOOL_NAMES.exitPlanMode]);
 
 /** What `filterToolsForAgent` needs to know about the agent. */
 export type FilterToolsForAgentOptions<T extends FilterableTool> = {
@@ -18,11 +25,13 @@ export type FilterToolsForAgentOptions<T extends FilterableTool> = {
 
 /**
  * Removes the tools a sub-agent may not use, keeping input order. Gates, in order:
- * `mcp__*` tools pass; ExitPlanMode passes in `plan` mode; an in-process teammate (with
- * the agent-teams gate on) keeps its teammate set; the all-agents deny set is removed;
- * the custom-agents deny set is removed for agents that are not built in; async agents
- * keep only the async allow-list. Before every gate, a tool whose
- * `requiresUserInteraction()` is true is removed for async agents.
+ * MCP tools (see `isMcpTool`) pass; ExitPlanMode passes in `plan` mode; an in-process
+ * teammate (with the agent-teams gate on) keeps its teammate set; the all-agents deny
+ * set is removed; the custom-agents deny set is removed for agents that are not built
+ * in; async agents keep only the async allow-list. Before every gate, a tool whose
+ * `requiresUserInteraction()` is true is removed for async agents. The plan-mode and
+ * teammate passes never apply to a tool that a deny set names under another of its
+ * names (an alias).
  */
 export function filterToolsForAgent<T extends FilterableTool>(
   options: FilterToolsForAgentOptions<T>,
@@ -30,14 +39,19 @@ export function filterToolsForAgent<T extends FilterableTool>(
   const { tools, isBuiltIn, permissionMode } = options;
   const isAsync = options.isAsync ?? false;
   const policy = resolveToolFilterPolicy(options.policy);
+  const denySets = isBuiltIn
+    ? [policy.allAgentDisallowed]
+    : [policy.allAgentDisallowed, policy.customAgentDisallowed];
   return tools.filter((tool) => {
     // Nobody can answer a question for a background agent, so this wins over every pass below.
     if (isAsync && tool.requiresUserInteraction?.() === true) return false;
     // MCP tools are governed by their server, not by these sets.
-    if (isMcpToolName(tool.name)) return true;
+    if (isMcpTool(tool)) return true;
     // An agent in plan mode can only leave it through this tool.
-    if (permissionMode === 'plan' && toolMatchesName(tool, TOOL_NAMES.exitPlanMode)) return true;
-    if (toolInNameSet(tool, policy.teammateExempt)) return true;
+    if (permissionMode === 'plan' && toolExemptFrom(tool, EXIT_PLAN_MODE_ONLY, denySets)) {
+      return true;
+    }
+    if (toolExemptFrom(tool, policy.teammateExempt, denySets)) return true;
     if (toolInNameSet(tool, policy.allAgentDisallowed)) return false;
     if (!isBuiltIn && toolInNameSet(tool, policy.customAgentDisallowed)) return false;
     if (isAsync && !toolInNameSet(tool, policy.asyncAllowed)) return false;

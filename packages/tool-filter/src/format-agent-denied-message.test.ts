@@ -27,6 +27,13 @@ describe('formatAgentDeniedMessage', () => {
     expect(message).toContain('policySettings');
   });
 
+  it('says a policy rule cannot be removed, instead of sending the user to edit it', () => {
+    const message = formatAgentDeniedMessage('Plan', { ...rule, source: 'policySettings' });
+    expect(message).toContain('policySettings');
+    expect(message).not.toMatch(/Remove/);
+    expect(message).toMatch(/cannot be overridden/);
+  });
+
   it('still explains itself without a rule', () => {
     expect(formatAgentDeniedMessage('Explore', undefined)).toMatch(/Explore.*deny rule/);
   });

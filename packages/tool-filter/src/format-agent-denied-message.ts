@@ -13,5 +13,8 @@ export function formatAgentDeniedMessage(
     return `Agent type '${agentType}' is blocked by a deny rule in the settings. Remove that rule to use this agent type, or pick another one.`;
   }
   const ruleText = permissionRuleValueToString(rule.ruleValue);
+  if (rule.source === 'policySettings') {
+    return `Agent type '${agentType}' is blocked by the deny rule '${ruleText}' (source: policySettings), which is managed by policy and cannot be overridden in user or project settings. Pick another agent type, or ask the administrator of that policy.`;
+  }
   return `Agent type '${agentType}' is blocked by the deny rule '${ruleText}' (source: ${rule.source}). Remove '${ruleText}' from the ${rule.source} deny rules to use this agent type, or pick another one.`;
 }

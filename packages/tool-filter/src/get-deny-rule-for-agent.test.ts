@@ -52,4 +52,25 @@ describe('getDenyRuleForAgent', () => {
     expect(getDenyRuleForAgent({ denyRules: [rule] }, 'Spawn', 'Explore')).toBe(rule);
     expect(getDenyRuleForAgent({ denyRules: [rule] }, 'Agent', 'Explore')).toBeUndefined();
   });
+
+  it('reports the policy rule when rules from several sources match, else the first', () => {
+    const project = deny('Agent(Explore)', 'projectSettings');
+    const user = deny('Agent', 'userSettings');
+    const policy = deny('Task(Plan, Explore)', 'policySettings');
+    expect(getDenyRuleForAgent({ denyRules: [project, user, policy] }, 'Agent', 'Explore')).toBe(
+      policy,
+    );
+    expect(getDenyRuleForAgent({ denyRules: [user, project] }, 'Agent', 'Explore')).toBe(user);
+  });
+
+  it('reads spaced and trailing-comma lists, and a * entry as every type', () => {
+    expect(
+      getDenyRuleForAgent({ denyRules: [deny('Agent( Explore )')] }, 'Agent', 'Explore'),
+    ).toBeDefined();
+    const trailing = { denyRules: [deny('Agent(Explore,)')] };
+    expect(getDenyRuleForAgent(trailing, 'Agent', 'Explore')).toBeDefined();
+    expect(getDenyRuleForAgent(trailing, 'Agent', 'Plan')).toBeUndefined();
+    const starred = deny('Agent(Explore, *)');
+    expect(getDenyRuleForAgent({ denyRules: [starred] }, 'Agent', 'my-agent')).toBe(starred);
+  });
 });

@@ -12,22 +12,31 @@ function ruleNamesAgentTool(ruleToolName: string, agentToolName: string): boolea
 function ruleCoversAgentType(ruleContent: string | undefined, agentType: string): boolean {
   const content = ruleContent?.trim() ?? '';
   if (content === '' || content === '*') return true;
-  return content.split(',').some((listed) => listed.trim() === agentType);
+  // A `*` anywhere in the list (`Agent(Explore, *)`) denies every type: reading it as a
+  // type literally called `*` would let every other type through a rule meant to block.
+  return content.split(',').some((listed) => {
+    const type = listed.trim();
+    return type === '*' || type === agentType;
+  });
 }
 
 /**
- * Finds the first deny rule that hides `agentType`: `Agent(<type>)` (also written
- * `Task(<type>)` or as a comma list `Agent(a, b)`) or the whole-tool rule `Agent`, which
- * denies every type. Returns the rule with its `source`, or `undefined` when none applies.
+ * Finds the deny rule that hides `agentType`: `Agent(<type>)` (also written
+ * `Task(<type>)` or as a comma list `Agent(a, b)`, where a `*` entry covers every type)
+ * or the whole-tool rule `Agent`, which denies every type. When several rules match, a
+ * `policySettings` rule is reported first (the user cannot remove it, so naming another
+ * rule would send them to fix the wrong file); otherwise the first in list order.
+ * Returns the rule with its `source`, or `undefined` when none applies.
  */
 export function getDenyRuleForAgent(
   permissionContext: DenyRulesContext,
   agentToolName: string,
   agentType: string,
 ): PermissionRule | undefined {
-  return permissionContext.denyRules.find(
+  const matching = permissionContext.denyRules.filter(
     (rule) =>
       ruleNamesAgentTool(rule.ruleValue.toolName, agentToolName) &&
       ruleCoversAgentType(rule.ruleValue.ruleContent, agentType),
   );
+  return matching.find((rule) => rule.source === 'policySettings') ?? matching[0];
 }

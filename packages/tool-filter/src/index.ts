@@ -14,7 +14,9 @@ export {
   MCP_TOOL_PREFIX,
   isAgentTool,
   isAgentToolName,
+  isMcpTool,
   isMcpToolName,
+  toolExemptFrom,
   toolInNameSet,
   toolMatchesSpecName,
 } from './tool-name-matching.js';

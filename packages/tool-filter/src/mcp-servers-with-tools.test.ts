@@ -18,6 +18,15 @@ describe('mcpServersWithTools', () => {
     expect(result).toEqual(['github', 'slack', 'db']);
   });
 
+  it('ignores local tools that only look like MCP tools', () => {
+    const result = mcpServersWithTools([
+      { name: 'mcp__github__deploy', isMcp: false },
+      { name: 'mcp__slack__post', aliases: ['Bash'] },
+      { name: 'mcp__db__query', isMcp: true },
+    ]);
+    expect(result).toEqual(['db']);
+  });
+
   it('ignores non-MCP tools and MCP names without a server', () => {
     expect(mcpServersWithTools(tools('Read', 'mcp_github__x', 'mcp____x', 'mcp__'))).toEqual([]);
   });

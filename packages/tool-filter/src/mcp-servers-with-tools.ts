@@ -1,11 +1,17 @@
 import { type Tool } from '@delegate/core';
-import { MCP_TOOL_PREFIX } from './tool-name-matching.js';
+import { isMcpTool } from './tool-name-matching.js';
 
-/** Server names of the `mcp__<server>__<tool>` tools, unique, in order of first appearance. */
-export function mcpServersWithTools(tools: readonly Pick<Tool, 'name'>[]): string[] {
+/**
+ * Server names of the `mcp__<server>__<tool>` tools, unique, in order of first
+ * appearance. Only tools that `isMcpTool` accepts count, so a local tool named
+ * `mcp__github__x` (declaring `isMcp: false`) cannot satisfy a required `github` server.
+ */
+export function mcpServersWithTools(
+  tools: readonly Pick<Tool, 'name' | 'aliases' | 'isMcp'>[],
+): string[] {
   const servers: string[] = [];
   for (const tool of tools) {
-    if (!tool.name.startsWith(MCP_TOOL_PREFIX)) continue;
+    if (!isMcpTool(tool)) continue;
     const server = tool.name.split('__')[1];
     if (server !== undefined && server !== '' && !servers.includes(server)) servers.push(server);
   }

@@ -1,7 +1,7 @@
 import { TOOL_NAMES, type Tool } from '@delegate/core';
 
 /** The parts of a tool the filters look at; real `Tool` objects satisfy it. */
-export type FilterableTool = Pick<Tool, 'name' | 'aliases' | 'requiresUserInteraction'>;
+export type FilterableTool = Pick<Tool, 'name' | 'aliases' | 'requiresUserInteraction' | 'isMcp'>;
 
 /** Prefix of tools bridged from an MCP server (`mcp__<server>__<tool>`). */
 export const MCP_TOOL_PREFIX = 'mcp__';
@@ -9,6 +9,18 @@ export const MCP_TOOL_PREFIX = 'mcp__';
 /** True when the tool was bridged from an MCP server (its name starts with `mcp__`). */
 export function isMcpToolName(name: string): boolean {
   return name.startsWith(MCP_TOOL_PREFIX);
+}
+
+/**
+ * True when the tool counts as an MCP tool for the MCP pass and for MCP server lists: its
+ * name starts with `mcp__`, it does not declare `isMcp: false`, and it claims no alias
+ * outside the `mcp__` namespace. The name decides (as the runtime names every bridged
+ * tool `mcp__<server>__<tool>`); the trait and the aliases can only take the pass away,
+ * so a local tool named `mcp__x`, or one that also answers to `Agent`, gets no pass.
+ */
+export function isMcpTool(tool: Pick<Tool, 'name' | 'aliases' | 'isMcp'>): boolean {
+  if (!isMcpToolName(tool.name) || tool.isMcp === false) return false;
+  return tool.aliases?.every(isMcpToolName) ?? true;
 }
 
 /** True when `name` is the Agent tool's name or its legacy alias `Task`. */
@@ -38,7 +50,36 @@ export function toolInNameSet(
   tool: Pick<Tool, 'name' | 'aliases'>,
   names: ReadonlySet<string>,
 ): boolean {
-  if (names.has(tool.name)) return true;
-  if (tool.aliases?.some((alias) => names.has(alias)) ?? false) return true;
-  return (names.has(TOOL_NAMES.agent) || names.has(TOOL_NAMES.agentLegacy)) && isAgentTool(tool);
+  return toolNames(tool).some((name) => nameInSet(name, names));
+}
+
+/** True when `name` is in `names`; `Agent` and `Task` count as one name. */
+function nameInSet(name: string, names: ReadonlySet<string>): boolean {
+  if (names.has(name)) return true;
+  return (
+    isAgentToolName(name) && (names.has(TOOL_NAMES.agent) || names.has(TOOL_NAMES.agentLegacy))
+  );
+}
+
+/** The tool's name followed by its aliases. */
+function toolNames(tool: Pick<Tool, 'name' | 'aliases'>): readonly string[] {
+  return tool.aliases === undefined ? [tool.name] : [tool.name, ...tool.aliases];
+}
+
+/**
+ * True when the tool is in `exempt` and none of its other names (name or alias) is in
+ * one of `denied`. An exemption is granted to a tool, not to one of its names: a tool
+ * called `Agent` that also claims the alias `ExitPlanMode` must not slip through the
+ * plan-mode pass under the alias while its own name is denied.
+ */
+export function toolExemptFrom(
+  tool: Pick<Tool, 'name' | 'aliases'>,
+  exempt: ReadonlySet<string>,
+  denied: readonly ReadonlySet<string>[],
+): boolean {
+  const names = toolNames(tool);
+  if (!names.some((name) => nameInSet(name, exempt))) return false;
+  return !names.some(
+    (name) => !nameInSet(name, exempt) && denied.some((set) => nameInSet(name, set)),
+  );
 }

@@ -10,9 +10,10 @@ let nextId = 0;
 /** Creates a fake tool; every call gives a distinct object (and id). */
 export function fakeTool(
   name: string,
-  options: { aliases?: readonly string[]; interactive?: boolean } = {},
+  options: { aliases?: readonly string[]; interactive?: boolean; isMcp?: boolean } = {},
 ): FakeTool {
-  const tool: FakeTool = { id: nextId++, name };
+  const base: FakeTool = { id: nextId++, name };
+  const tool = options.isMcp === undefined ? base : { ...base, isMcp: options.isMcp };
   const withAliases = options.aliases === undefined ? tool : { ...tool, aliases: options.aliases };
   if (options.interactive === undefined) return withAliases;
   const interactive = options.interactive;
@@ -35,8 +36,26 @@ const builtInNames = Object.values(TOOL_NAMES);
 
 const identifier = fc.stringMatching(/^[A-Za-z][A-Za-z0-9_-]{0,11}$/);
 
-/** Any fake tool: built-in names, built-in names as aliases, `mcp__` tools, random names. */
+const mcpName = fc.tuple(identifier, identifier).map(([server, tool]) => `mcp__${server}__${tool}`);
+
+/**
+ * Any fake tool: built-in names, built-in names as aliases, `mcp__` tools, random names,
+ * and spoofs (an `mcp__` or built-in name that claims built-in aliases, an `isMcp` trait
+ * that contradicts the name).
+ */
 export const arbitraryTool: fc.Arbitrary<FakeTool> = fc.oneof(
+  fc
+    .record({
+      name: fc.oneof(fc.constantFrom(...builtInNames), mcpName),
+      aliases: fc.array(fc.constantFrom(...builtInNames), { minLength: 1, maxLength: 2 }),
+      isMcp: fc.option(fc.boolean(), { nil: undefined }),
+    })
+    .map(({ name, aliases, isMcp }) =>
+      fakeTool(name, isMcp === undefined ? { aliases } : { aliases, isMcp }),
+    ),
+  fc
+    .tuple(mcpName, fc.boolean())
+    .map(([name, isMcp]) => fakeTool(name, { isMcp })),
   fc.constantFrom(...builtInNames).map((name) => fakeTool(name)),
   fc.constant(null).map(() => agentTool()),
   fc
