@@ -18,7 +18,7 @@ import { getBuiltinTools } from '@delegate/tools';
 import { z } from 'zod';
 import { createApiClient } from './model-config.js';
 import { createCanUseTool } from './permissions.js';
-import { type QueryEvent, type QueryOutcome, query } from './query.js';
+import { type QueryEvent, type QueryOutcome, type QueryParams, query } from './query.js';
 
 const SYSTEM = ['You are a test agent. '.repeat(400)];
 
@@ -52,6 +52,19 @@ function rootContext(
         additionalWorkingDirectories: [],
       },
     },
+  });
+}
+
+/** Runs `query` against the simulator with the defaults every test here shares. */
+function testQuery(
+  params: Pick<QueryParams, 'messages' | 'toolUseContext'> & Partial<QueryParams>,
+) {
+  return query({
+    client: createApiClient({ apiKey: 'k', baseURL: sim!.url, maxRetries: 3 }),
+    systemPrompt: SYSTEM,
+    canUseTool: createCanUseTool(),
+    querySource: 'test',
+    ...params,
   });
 }
 
@@ -93,13 +106,9 @@ describe('query', () => {
     });
     const context = rootContext(getBuiltinTools());
     const { events, outcome } = await collect(
-      query({
-        client: createApiClient({ apiKey: 'k', baseURL: sim.url }),
+      testQuery({
         messages: [createUserMessage({ content: 'Change beta to gamma in notes.txt' })],
-        systemPrompt: SYSTEM,
         toolUseContext: context,
-        canUseTool: createCanUseTool(),
-        querySource: 'test',
       }),
     );
     expect(outcome).toEqual({ reason: 'completed', turns: 3 });
@@ -146,13 +155,9 @@ describe('query', () => {
       mode: 'bypassPermissions',
     });
     const { events } = await collect(
-      query({
-        client: createApiClient({ apiKey: 'k', baseURL: sim.url }),
+      testQuery({
         messages: [createUserMessage({ content: 'go' })],
-        systemPrompt: SYSTEM,
         toolUseContext: context,
-        canUseTool: createCanUseTool(),
-        querySource: 'test',
       }),
     );
     // a, b and c overlapped; d and e ran one after the other, after the reads.
@@ -175,13 +180,9 @@ describe('query', () => {
   it('ends cleanly when aborted mid-stream', async () => {
     sim = await startSim({ policy: script(['x'.repeat(4000)]), pacing: { msPerToken: 5 } });
     const context = rootContext([]);
-    const generator = query({
-      client: createApiClient({ apiKey: 'k', baseURL: sim.url }),
+    const generator = testQuery({
       messages: [createUserMessage({ content: 'long answer please' })],
-      systemPrompt: SYSTEM,
       toolUseContext: context,
-      canUseTool: createCanUseTool(),
-      querySource: 'test',
     });
     const events: QueryEvent[] = [];
     let outcome: QueryOutcome | undefined;
@@ -215,13 +216,9 @@ describe('query', () => {
       ]),
     });
     const context = rootContext(getBuiltinTools(), { mode: 'bypassPermissions' });
-    const generator = query({
-      client: createApiClient({ apiKey: 'k', baseURL: sim.url }),
+    const generator = testQuery({
       messages: [createUserMessage({ content: 'sleep' })],
-      systemPrompt: SYSTEM,
       toolUseContext: context,
-      canUseTool: createCanUseTool(),
-      querySource: 'test',
     });
     const running = (): boolean => {
       try {
@@ -259,13 +256,9 @@ describe('query', () => {
       ],
     });
     const { outcome } = await collect(
-      query({
-        client: createApiClient({ apiKey: 'k', baseURL: sim.url, maxRetries: 3 }),
+      testQuery({
         messages: [createUserMessage({ content: 'hi' })],
-        systemPrompt: SYSTEM,
         toolUseContext: rootContext([]),
-        canUseTool: createCanUseTool(),
-        querySource: 'test',
       }),
     );
     expect(outcome.reason).toBe('completed');
@@ -293,17 +286,13 @@ describe('query', () => {
       },
     };
     const { outcome } = await collect(
-      query({
-        client: createApiClient({ apiKey: 'k', baseURL: sim.url }),
+      testQuery({
         messages: [
           createUserMessage({ content: 'read /x' }),
           dangling,
           createUserMessage({ content: 'and then?' }),
         ],
-        systemPrompt: SYSTEM,
         toolUseContext: rootContext([]),
-        canUseTool: createCanUseTool(),
-        querySource: 'test',
       }),
     );
     expect(outcome.reason).toBe('completed');
@@ -322,13 +311,9 @@ describe('query', () => {
       policy: script([[{ type: 'tool_use', name: 'Glob', input: { pattern: '*' } }], 'done']),
     });
     await collect(
-      query({
-        client: createApiClient({ apiKey: 'k', baseURL: sim.url }),
+      testQuery({
         messages: [createUserMessage({ content: 'list files' })],
-        systemPrompt: SYSTEM,
         toolUseContext: rootContext(getBuiltinTools()),
-        canUseTool: createCanUseTool(),
-        querySource: 'test',
       }),
     );
     const [first, second] = sim.journal.entries;
@@ -346,13 +331,9 @@ describe('query', () => {
       }),
     });
     const attempt = collect(
-      query({
-        client: createApiClient({ apiKey: 'k', baseURL: sim.url }),
+      testQuery({
         messages: [createUserMessage({ content: 'loop forever' })],
-        systemPrompt: SYSTEM,
         toolUseContext: rootContext(getBuiltinTools()),
-        canUseTool: createCanUseTool(),
-        querySource: 'test',
         maxTurns: 2,
       }),
     );
@@ -376,13 +357,9 @@ describe('query', () => {
       ]),
     });
     const { events } = await collect(
-      query({
-        client: createApiClient({ apiKey: 'k', baseURL: sim.url }),
+      testQuery({
         messages: [createUserMessage({ content: 'write' })],
-        systemPrompt: SYSTEM,
         toolUseContext: rootContext(getBuiltinTools(), { mode: 'default' }),
-        canUseTool: createCanUseTool(),
-        querySource: 'test',
       }),
     );
     const results = JSON.stringify(messagesOf(events).filter((message) => message.type === 'user'));
@@ -397,13 +374,9 @@ describe('query', () => {
       faults: [{ kind: 'stream_error', onRequests: [1], afterEvents: 100 }],
     });
     const { events, outcome } = await collect(
-      query({
-        client: createApiClient({ apiKey: 'k', baseURL: sim.url }),
+      testQuery({
         messages: [createUserMessage({ content: 'hi' })],
-        systemPrompt: SYSTEM,
         toolUseContext: rootContext([]),
-        canUseTool: createCanUseTool(),
-        querySource: 'test',
       }),
     );
     expect(outcome.reason).toBe('completed');
@@ -427,13 +400,9 @@ describe('query', () => {
       faults: [{ kind: 'stream_error', afterEvents: 2 }],
     });
     const context = rootContext([]);
-    const generator = query({
-      client: createApiClient({ apiKey: 'k', baseURL: sim.url }),
+    const generator = testQuery({
       messages: [createUserMessage({ content: 'hi' })],
-      systemPrompt: SYSTEM,
       toolUseContext: context,
-      canUseTool: createCanUseTool(),
-      querySource: 'test',
     });
     for (;;) {
       const next = await generator.next();
@@ -458,13 +427,9 @@ describe('query', () => {
     const queue: UserMessage[] = [];
     let drains = 0;
     const { events, outcome } = await collect(
-      query({
-        client: createApiClient({ apiKey: 'k', baseURL: sim.url }),
+      testQuery({
         messages: [createUserMessage({ content: 'hi' })],
-        systemPrompt: SYSTEM,
         toolUseContext: rootContext([]),
-        canUseTool: createCanUseTool(),
-        querySource: 'test',
         maxTurns: 1,
         drainQueuedMessages: () => {
           // A message arrives while the only allowed response streams.
