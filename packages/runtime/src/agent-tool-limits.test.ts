@@ -5,7 +5,13 @@ import { rules } from '@delegate/api-sim';
 import type { AgentEvent } from '@delegate/core';
 import { readTranscript } from './transcript.js';
 import { getBuiltInAgents } from '@delegate/agent-defs';
-import { customAgent, isMain, requestBody, resultText } from './__fixtures__/sim-helpers.js';
+import {
+  customAgent,
+  isMain,
+  requestBody,
+  resultText,
+  agentCall,
+} from './__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession } from './__fixtures__/test-session.js';
 
 let current: TestSession | undefined;
@@ -22,16 +28,14 @@ describe('Agent tool limits and permissions', () => {
       policy: rules([
         {
           match: { when: isMain, toolResult: false },
-          reply: [1, 2, 3].map((index) => ({
-            type: 'tool_use' as const,
-            name: 'Agent',
-            input: {
+          reply: [1, 2, 3].map((index) =>
+            agentCall({
               description: `job ${index}`,
               prompt: `job ${index}`,
               subagent_type: 'general-purpose',
               run_in_background: true,
-            },
-          })),
+            }),
+          ),
         },
         {
           match: { agent: 'general-purpose', toolResult: false },
@@ -51,13 +55,7 @@ describe('Agent tool limits and permissions', () => {
       policy: rules([
         {
           match: { when: isMain, toolResult: false },
-          reply: [
-            {
-              type: 'tool_use',
-              name: 'Agent',
-              input: { description: 'x', prompt: 'x', subagent_type: 'general-purpose' },
-            },
-          ],
+          reply: [agentCall({ description: 'x', prompt: 'x', subagent_type: 'general-purpose' })],
         },
         { match: { when: isMain, toolResult: 'Agent' }, reply: (request) => resultText(request) },
       ]),
@@ -87,13 +85,7 @@ describe('Agent tool limits and permissions', () => {
         },
         {
           match: { when: isMain, toolResult: false },
-          reply: [
-            {
-              type: 'tool_use',
-              name: 'Agent',
-              input: { description: 'echo', prompt: 'echo something' },
-            },
-          ],
+          reply: [agentCall({ description: 'echo', prompt: 'echo something' })],
         },
         { match: { when: isMain, toolResult: 'Agent' }, reply: (request) => resultText(request) },
       ]),
@@ -122,16 +114,12 @@ describe('Agent tool limits and permissions', () => {
         {
           match: { when: isMain, toolResult: false },
           reply: [
-            {
-              type: 'tool_use',
-              name: 'Agent',
-              input: {
-                description: 'bg',
-                prompt: 'run it',
-                subagent_type: 'general-purpose',
-                run_in_background: true,
-              },
-            },
+            agentCall({
+              description: 'bg',
+              prompt: 'run it',
+              subagent_type: 'general-purpose',
+              run_in_background: true,
+            }),
           ],
         },
         {
@@ -165,11 +153,7 @@ describe('Agent tool limits and permissions', () => {
         {
           match: { when: isMain, toolResult: false },
           reply: [
-            {
-              type: 'tool_use',
-              name: 'Agent',
-              input: { description: 'hello', prompt: 'say hi', subagent_type: 'general-purpose' },
-            },
+            agentCall({ description: 'hello', prompt: 'say hi', subagent_type: 'general-purpose' }),
           ],
         },
         { match: { agent: 'general-purpose' }, reply: 'hi' },
@@ -319,13 +303,7 @@ describe('effort', () => {
       policy: rules([
         {
           match: { when: isMain, toolResult: false },
-          reply: [
-            {
-              type: 'tool_use',
-              name: 'Agent',
-              input: { description: 'x', prompt: 'think', subagent_type: 'thinker' },
-            },
-          ],
+          reply: [agentCall({ description: 'x', prompt: 'think', subagent_type: 'thinker' })],
         },
         { match: { agent: 'thinker' }, reply: 'thought' },
         { match: { when: isMain }, reply: 'done' },

@@ -14,6 +14,7 @@ import {
   lastUserBlocks,
   requestBody,
   resultText,
+  agentCall,
 } from './__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession, waitUntil } from './__fixtures__/test-session.js';
 
@@ -31,15 +32,11 @@ describe('Agent tool', () => {
         {
           match: { when: isMain, toolResult: false },
           reply: [
-            {
-              type: 'tool_use',
-              name: 'Agent',
-              input: {
-                description: 'find config',
-                prompt: 'Where is the config loaded?',
-                subagent_type: 'Explore',
-              },
-            },
+            agentCall({
+              description: 'find config',
+              prompt: 'Where is the config loaded?',
+              subagent_type: 'Explore',
+            }),
           ],
         },
         {
@@ -82,11 +79,7 @@ describe('Agent tool', () => {
           match: { when: isMain, toolResult: false },
           reply: [
             { type: 'text', text: 'Forking three audits.' },
-            ...directives.map((prompt) => ({
-              type: 'tool_use' as const,
-              name: 'Agent',
-              input: { description: prompt, prompt },
-            })),
+            ...directives.map((prompt) => agentCall({ description: prompt, prompt })),
           ],
         },
         { match: { when: isMain, toolResult: 'Agent' }, reply: 'All three audits are back.' },
@@ -131,16 +124,12 @@ describe('Agent tool', () => {
         {
           match: { when: isMain, toolResult: false, lastUserText: 'Count the files' },
           reply: [
-            {
-              type: 'tool_use',
-              name: 'Agent',
-              input: {
-                description: 'count files',
-                prompt: 'Count the files',
-                subagent_type: 'general-purpose',
-                run_in_background: true,
-              },
-            },
+            agentCall({
+              description: 'count files',
+              prompt: 'Count the files',
+              subagent_type: 'general-purpose',
+              run_in_background: true,
+            }),
           ],
         },
         {
@@ -196,15 +185,13 @@ describe('Agent tool', () => {
       policy: rules([
         {
           match: { when: isMain, toolResult: false },
-          reply: Array.from({ length: 5 }, (_, index) => ({
-            type: 'tool_use' as const,
-            name: 'Agent',
-            input: {
+          reply: Array.from({ length: 5 }, (_, index) =>
+            agentCall({
               description: `sleeper ${index}`,
               prompt: `sleep ${index}`,
               subagent_type: 'general-purpose',
-            },
-          })),
+            }),
+          ),
         },
         {
           match: { agent: 'general-purpose', toolResult: false },
@@ -244,16 +231,12 @@ describe('Agent tool', () => {
         {
           match: { when: isMain, toolResult: false },
           reply: [
-            {
-              type: 'tool_use',
-              name: 'Agent',
-              input: {
-                description: 'sleeper',
-                prompt: 'sleep',
-                subagent_type: 'general-purpose',
-                run_in_background: true,
-              },
-            },
+            agentCall({
+              description: 'sleeper',
+              prompt: 'sleep',
+              subagent_type: 'general-purpose',
+              run_in_background: true,
+            }),
           ],
         },
         {
@@ -282,11 +265,7 @@ describe('Agent tool', () => {
       '---\nname: gh-helper\ndescription: Works with GitHub\nrequiredMcpServers: [github]\n---\nYou use GitHub.',
     );
     const spawn = (input: Record<string, unknown>) => [
-      {
-        type: 'tool_use' as const,
-        name: 'Agent',
-        input: { description: 'x', prompt: 'x', ...input },
-      },
+      agentCall({ description: 'x', prompt: 'x', ...input }),
     ];
     current = await createTestSession({
       agents: [needsGithub],
@@ -343,13 +322,7 @@ describe('Agent tool', () => {
       policy: rules([
         {
           match: { when: isMain, toolResult: false },
-          reply: [
-            {
-              type: 'tool_use',
-              name: 'Agent',
-              input: { description: 'x', prompt: 'x', subagent_type: 'general-purpose' },
-            },
-          ],
+          reply: [agentCall({ description: 'x', prompt: 'x', subagent_type: 'general-purpose' })],
         },
         {
           match: { when: isMain, toolResult: 'Agent' },
@@ -375,13 +348,7 @@ describe('Agent tool', () => {
       policy: rules([
         {
           match: { when: isMain, toolResult: false },
-          reply: [
-            {
-              type: 'tool_use',
-              name: 'Agent',
-              input: { description: 'x', prompt: 'x', subagent_type: 'gh-helper' },
-            },
-          ],
+          reply: [agentCall({ description: 'x', prompt: 'x', subagent_type: 'gh-helper' })],
         },
         {
           match: { when: isMain, toolResult: 'Agent' },
@@ -430,31 +397,23 @@ describe('Agent tool', () => {
         {
           match: { when: isMain, lastUserText: 'edit', toolResult: false },
           reply: [
-            {
-              type: 'tool_use',
-              name: 'Agent',
-              input: {
-                description: 'edit',
-                prompt: 'add a file',
-                subagent_type: 'general-purpose',
-                isolation: 'worktree',
-              },
-            },
+            agentCall({
+              description: 'edit',
+              prompt: 'add a file',
+              subagent_type: 'general-purpose',
+              isolation: 'worktree',
+            }),
           ],
         },
         {
           match: { when: isMain, lastUserText: 'read', toolResult: false },
           reply: [
-            {
-              type: 'tool_use',
-              name: 'Agent',
-              input: {
-                description: 'read',
-                prompt: 'look only',
-                subagent_type: 'general-purpose',
-                isolation: 'worktree',
-              },
-            },
+            agentCall({
+              description: 'read',
+              prompt: 'look only',
+              subagent_type: 'general-purpose',
+              isolation: 'worktree',
+            }),
           ],
         },
         {
@@ -498,30 +457,22 @@ describe('Agent tool', () => {
         {
           match: { when: isMain, lastUserText: 'flaky', toolResult: false },
           reply: [
-            {
-              type: 'tool_use',
-              name: 'Agent',
-              input: {
-                description: 'flaky',
-                prompt: 'flaky job',
-                subagent_type: 'general-purpose',
-              },
-            },
+            agentCall({
+              description: 'flaky',
+              prompt: 'flaky job',
+              subagent_type: 'general-purpose',
+            }),
           ],
         },
         {
           match: { when: isMain, lastUserText: 'doomed', toolResult: false },
           reply: [
-            {
-              type: 'tool_use',
-              name: 'Agent',
-              input: {
-                description: 'doomed',
-                prompt: 'doomed job',
-                subagent_type: 'general-purpose',
-                run_in_background: true,
-              },
-            },
+            agentCall({
+              description: 'doomed',
+              prompt: 'doomed job',
+              subagent_type: 'general-purpose',
+              run_in_background: true,
+            }),
           ],
         },
         { match: { agent: 'general-purpose', lastUserText: 'flaky job' }, reply: 'flaky job done' },
@@ -577,15 +528,11 @@ describe('Agent tool', () => {
         {
           match: { when: isMain, toolResult: false },
           reply: [
-            {
-              type: 'tool_use',
-              name: 'Agent',
-              input: {
-                description: 'slow job',
-                prompt: 'slow job',
-                subagent_type: 'general-purpose',
-              },
-            },
+            agentCall({
+              description: 'slow job',
+              prompt: 'slow job',
+              subagent_type: 'general-purpose',
+            }),
           ],
         },
         {
@@ -629,16 +576,12 @@ describe('Agent tool', () => {
         {
           match: { when: isMain, lastUserText: 'start', toolResult: false },
           reply: [
-            {
-              type: 'tool_use',
-              name: 'Agent',
-              input: {
-                description: 'remember',
-                prompt: 'Remember the word kiwi',
-                subagent_type: 'general-purpose',
-                name: 'keeper',
-              },
-            },
+            agentCall({
+              description: 'remember',
+              prompt: 'Remember the word kiwi',
+              subagent_type: 'general-purpose',
+              name: 'keeper',
+            }),
           ],
         },
         {

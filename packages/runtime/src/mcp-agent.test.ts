@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { rules } from '@delegate/api-sim';
 import { parseAgentFromMarkdown } from '@delegate/agent-defs';
 import { type McpManager, createMcpManager } from '@delegate/tools';
-import { isMain } from './__fixtures__/sim-helpers.js';
+import { agentCall, isMain } from './__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession } from './__fixtures__/test-session.js';
 
 const server = fileURLToPath(
@@ -42,11 +42,11 @@ describe('agents that need MCP servers', () => {
         {
           match: { when: isMain, toolResult: false },
           reply: [
-            {
-              type: 'tool_use',
-              name: 'Agent',
-              input: { description: 'add', prompt: 'What is 2 + 3?', subagent_type: 'calculator' },
-            },
+            agentCall({
+              description: 'add',
+              prompt: 'What is 2 + 3?',
+              subagent_type: 'calculator',
+            }),
           ],
         },
         {

@@ -4,7 +4,7 @@ import { getBuiltInAgents } from '@delegate/agent-defs';
 import type { AgentEvent } from '@delegate/core';
 import { createApiClient } from './model-config.js';
 import { DelegateSession } from './session.js';
-import { isMain } from './__fixtures__/sim-helpers.js';
+import { agentCall, isMain } from './__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession, waitUntil } from './__fixtures__/test-session.js';
 
 let current: TestSession | undefined;
@@ -26,16 +26,12 @@ describe('resuming a background agent from its transcript', () => {
         {
           match: { when: isMain, toolResult: false },
           reply: [
-            {
-              type: 'tool_use',
-              name: 'Agent',
-              input: {
-                description: 'long job',
-                prompt: 'Do the long job',
-                subagent_type: 'general-purpose',
-                run_in_background: true,
-              },
-            },
+            agentCall({
+              description: 'long job',
+              prompt: 'Do the long job',
+              subagent_type: 'general-purpose',
+              run_in_background: true,
+            }),
           ],
         },
         { match: { when: isMain, toolResult: 'Agent' }, reply: 'started' },

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { resolveAgentPermissionMode } from './agent-tool.js';
 import { type ToolRunUpdate, runToolUses } from './run-tools.js';
 import { TaskRegistry } from './task-registry.js';
-import { isMain, resultText } from './__fixtures__/sim-helpers.js';
+import { agentCall, isMain, resultText } from './__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession } from './__fixtures__/test-session.js';
 
 let current: TestSession | undefined;
@@ -32,16 +32,12 @@ describe('sub-agent boundaries', () => {
         {
           match: { when: isMain, toolResult: false },
           reply: [
-            {
-              type: 'tool_use',
-              name: 'Agent',
-              input: {
-                description: 'x',
-                prompt: 'write there',
-                subagent_type: 'general-purpose',
-                cwd: outside,
-              },
-            },
+            agentCall({
+              description: 'x',
+              prompt: 'write there',
+              subagent_type: 'general-purpose',
+              cwd: outside,
+            }),
           ],
         },
         {
@@ -66,11 +62,7 @@ describe('sub-agent boundaries', () => {
         {
           match: { when: isMain, toolResult: false },
           reply: [
-            {
-              type: 'tool_use',
-              name: 'Agent',
-              input: { description: 'x', prompt: 'edit it', subagent_type: 'general-purpose' },
-            },
+            agentCall({ description: 'x', prompt: 'edit it', subagent_type: 'general-purpose' }),
           ],
         },
         {
@@ -137,17 +129,13 @@ describe('messages and listeners', () => {
         {
           match: { when: isMain, toolResult: false },
           reply: [
-            {
-              type: 'tool_use',
-              name: 'Agent',
-              input: {
-                description: 'slow',
-                prompt: 'first task',
-                subagent_type: 'general-purpose',
-                name: 'slowpoke',
-                run_in_background: true,
-              },
-            },
+            agentCall({
+              description: 'slow',
+              prompt: 'first task',
+              subagent_type: 'general-purpose',
+              name: 'slowpoke',
+              run_in_background: true,
+            }),
           ],
         },
         {

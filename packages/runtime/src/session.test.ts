@@ -9,7 +9,7 @@ import { resolveAgentPermissionMode } from './agent-tool.js';
 import { createApiClient } from './model-config.js';
 import { DelegateSession } from './session.js';
 import { readTranscript } from './transcript.js';
-import { customAgent, isMain, resultText } from './__fixtures__/sim-helpers.js';
+import { agentCall, customAgent, isMain, resultText } from './__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession, waitUntil } from './__fixtures__/test-session.js';
 
 let current: TestSession | undefined;
@@ -45,16 +45,12 @@ describe('DelegateSession', () => {
         {
           match: { when: isMain, toolResult: false },
           reply: [
-            {
-              type: 'tool_use',
-              name: 'Agent',
-              input: {
-                description: 'job',
-                prompt: 'Do the job',
-                subagent_type: 'general-purpose',
-                run_in_background: true,
-              },
-            },
+            agentCall({
+              description: 'job',
+              prompt: 'Do the job',
+              subagent_type: 'general-purpose',
+              run_in_background: true,
+            }),
           ],
         },
         { match: { when: isMain }, reply: 'ok' },
@@ -98,16 +94,12 @@ describe('DelegateSession', () => {
         {
           match: { when: isMain, toolResult: false },
           reply: [
-            {
-              type: 'tool_use',
-              name: 'Agent',
-              input: {
-                description: 'slow',
-                prompt: 'Wait',
-                subagent_type: 'general-purpose',
-                run_in_background: true,
-              },
-            },
+            agentCall({
+              description: 'slow',
+              prompt: 'Wait',
+              subagent_type: 'general-purpose',
+              run_in_background: true,
+            }),
           ],
         },
         { match: { when: isMain }, reply: 'ok' },
@@ -179,13 +171,7 @@ describe('permission modes of sub-agents', () => {
       policy: rules([
         {
           match: { when: isMain, toolResult: false },
-          reply: [
-            {
-              type: 'tool_use',
-              name: 'Agent',
-              input: { description: 'write', prompt: 'write it', subagent_type: 'writer' },
-            },
-          ],
+          reply: [agentCall({ description: 'write', prompt: 'write it', subagent_type: 'writer' })],
         },
         { match: { when: isMain, toolResult: 'Agent' }, reply: (request) => resultText(request) },
         {

@@ -41,3 +41,12 @@ export function customAgent(markdown: string): AgentDefinition {
   if (!parsed.ok) throw new Error(parsed.diagnostic.reason);
   return parsed.agent;
 }
+
+/** A scripted `Agent` tool call with the given input. */
+export function agentCall(input: Record<string, unknown>): {
+  type: 'tool_use';
+  name: string;
+  input: Record<string, unknown>;
+} {
+  return { type: 'tool_use', name: 'Agent', input };
+}
