@@ -32,6 +32,14 @@ export {
 } from './usage.js';
 export type { CompleteUsage } from './usage.js';
 export {
+  DEFAULT_PRICE_TABLE,
+  ModelPrice,
+  PRICE_TABLE_DATE,
+  PriceTable,
+  costOfUsage,
+  findModelPrice,
+} from './pricing.js';
+export {
   PermissionMode,
   PermissionRule,
   PermissionRuleValue,
