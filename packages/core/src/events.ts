@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { AgentColor } from './agent-definition.js';
+import { Message } from './message.js';
 import { Usage } from './usage.js';
 
 const EventBase = {
@@ -29,6 +31,19 @@ export const AgentStartedEvent = z.object({
   model: z.string(),
   /** Task id, for background agents. */
   taskId: z.string().optional(),
+  /** Id of the `Agent` tool call that started it (absent for a resumed agent). */
+  toolUseId: z.string().optional(),
+  /** Display color from its definition (absent for agents without one, such as general-purpose). */
+  color: AgentColor.optional(),
+});
+
+/** A sub-agent's conversation gained a message: a model response, or the tool results it got. */
+export const AgentMessageEvent = z.object({
+  ...EventBase,
+  /** Event discriminator. */
+  type: z.literal('agent.message'),
+  /** The message, as added to the agent's conversation. */
+  message: Message,
 });
 
 /** A sub-agent made progress (a message arrived). */
@@ -124,6 +139,7 @@ export const AgentNotificationEvent = z.object({
 export const AgentEvent = z.discriminatedUnion('type', [
   AgentStartedEvent,
   AgentProgressEvent,
+  AgentMessageEvent,
   AgentToolUseEvent,
   AgentBackgroundedEvent,
   AgentBackgroundHintEvent,

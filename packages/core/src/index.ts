@@ -79,6 +79,7 @@ export {
   AgentCompletedEvent,
   AgentEvent,
   AgentFailedEvent,
+  AgentMessageEvent,
   AgentNotificationEvent,
   AgentProgressEvent,
   AgentRunMode,

@@ -1,4 +1,5 @@
 import {
+  type AgentColor,
   type AgentRunMode,
   type Message,
   type UserMessage,
@@ -25,6 +26,10 @@ type RunOptions = {
   onFirstResponse?: () => void;
   /** Leading `newMessages` the agent's transcript already holds (a resume in the same session). */
   alreadyRecorded?: number;
+  /** Id of the `Agent` tool call that started the run, for `agent.started`. */
+  toolUseId?: string;
+  /** Display color of the agent's definition, for `agent.started`. */
+  color?: AgentColor;
 };
 
 type CompletedOutput = Extract<AgentToolOutput, { status: 'completed' }>;
@@ -280,6 +285,8 @@ export async function startAgentRun(
     model: record.model,
     taskId: task.id,
     ...(record.parentAgentId ? { parentAgentId: record.parentAgentId } : {}),
+    ...(options.toolUseId ? { toolUseId: options.toolUseId } : {}),
+    ...(options.color ? { color: options.color } : {}),
   });
 
   const generator = driveAgent(runtime, record, {

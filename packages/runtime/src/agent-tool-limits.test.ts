@@ -170,7 +170,7 @@ describe('Agent tool limits and permissions', () => {
     })();
     const { text } = await current.session.send('say hi through an agent');
     await reading;
-    expect(seen).toEqual(['agent.started', 'agent.progress', 'agent.completed']);
+    expect(seen).toEqual(['agent.started', 'agent.message', 'agent.progress', 'agent.completed']);
     // general-purpose is not one-shot: the result names the agent and its usage.
     expect(text).toMatch(/^hi\n\nagentId: a[0-9a-f]+ \(use SendMessage/);
     expect(text).toContain('<usage>total_tokens:');

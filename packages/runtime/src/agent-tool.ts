@@ -429,6 +429,8 @@ async function spawnAgent(
       newMessages,
       ...(isFork ? { mode: 'fork' as const } : {}),
       ...(onFirstResponse ? { onFirstResponse } : {}),
+      toolUseId: extras.toolUseId,
+      ...(agent.color ? { color: agent.color } : {}),
     });
     worktree = undefined;
     release();

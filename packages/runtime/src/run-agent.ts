@@ -89,6 +89,14 @@ export async function* driveAgent(
       messageCount++;
       if (runtime.transcript && event.type !== 'system')
         await runtime.transcript.append([event], record.agentId);
+      if (event.type === 'assistant' || event.type === 'user') {
+        runtime.events.emit({
+          type: 'agent.message',
+          agentId: record.agentId,
+          timestamp: new Date().toISOString(),
+          message: event,
+        });
+      }
       if (event.type === 'assistant') {
         usage = addUsage(usage, completeUsage(event.message.usage));
         toolUseCount += event.message.content.filter((block) => block.type === 'tool_use').length;

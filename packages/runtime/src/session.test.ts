@@ -230,3 +230,35 @@ describe('loading agents from disk', () => {
     session.abort();
   });
 });
+
+describe('lifecycle events for renderers', () => {
+  it('names the Agent call and the color in agent.started, and sends each sub-agent message as agent.message', async () => {
+    const reviewer = customAgent(
+      '---\nname: reviewer\ndescription: Reviews.\ncolor: green\ntools: Read\n---\nReview it.',
+    );
+    current = await createTestSession({
+      agents: [reviewer],
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            agentCall({ description: 'review', prompt: 'Review', subagent_type: 'reviewer' }),
+          ],
+        },
+        { match: { when: isMain }, reply: (request) => `Reviewer: ${resultText(request)}` },
+        { match: { agent: 'reviewer' }, reply: 'Looks good.' },
+      ]),
+    });
+    const events: AgentEvent[] = [];
+    current.session.events.on((event) => events.push(event));
+    await current.session.send('review it');
+    const started = events.find((event) => event.type === 'agent.started');
+    const call = current.session.messages
+      .flatMap((message) => (message.type === 'assistant' ? message.message.content : []))
+      .find((block) => block.type === 'tool_use');
+    expect(started).toMatchObject({ agentType: 'reviewer', color: 'green', toolUseId: call?.id });
+    const messages = events.filter((event) => event.type === 'agent.message');
+    expect(messages.map((event) => event.message.type)).toEqual(['assistant']);
+    expect(messages[0]?.agentId).toBe(started?.agentId);
+  });
+});
