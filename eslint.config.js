@@ -10,6 +10,7 @@ export default tseslint.config(
       '**/.turbo/**',
       '**/coverage/**',
       '**/__fixtures__/**',
+      'apps/cli/demo-project/**',
       '*.config.ts',
       '*.config.js',
       'vitest.shared.ts',

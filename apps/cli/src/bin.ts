@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+import { processIo } from './cli-io.js';
+import { runCli } from './program.js';
+
+const code = await runCli(process.argv.slice(2), processIo());
+// Exit even when a library left a handle open (a keep-alive socket, a timer); wait for
+// stdout to take what was written first.
+process.stdout.write('', () => process.exit(code));

@@ -1,0 +1,230 @@
+import { stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import type { AgentDiagnostic, getAgentDefinitionsWithOverrides } from '@delegate/agent-defs';
+import type { AgentDefinition, Tool } from '@delegate/core';
+import type { CliIo } from '../cli-io.js';
+import { EXIT_CODES, type ExitCode, UsageError } from '../exit-codes.js';
+import { formatDiagnostic } from '../output/report-diagnostics.js';
+import { readAgentsFlag } from '../session/load-flag-agents.js';
+import { colorsFor } from '../terminal/colors.js';
+import { formatTable, oneLine } from '../terminal/format.js';
+
+type Loaded = Awaited<ReturnType<typeof getAgentDefinitionsWithOverrides>>;
+
+async function loadDefinitions(options: {
+  io: CliIo;
+  cwd?: string;
+  agents?: string;
+}): Promise<{ loaded: Loaded; cwd: string }> {
+  const cwd = resolve(options.io.cwd, options.cwd ?? '.');
+  const { getAgentDefinitionsWithOverrides } = await import('@delegate/agent-defs');
+  const flagAgents = options.agents ? readAgentsFlag(options.agents, options.io.cwd) : undefined;
+  const homeDir = options.io.env['HOME'];
+  const loaded = await getAgentDefinitionsWithOverrides({
+    cwd,
+    ...(homeDir ? { homeDir } : {}),
+    ...(flagAgents ? { flagAgents } : {}),
+  });
+  return { loaded, cwd };
+}
+
+/** The tools an agent gets after the three gates and its own lists, in the foreground and the background. */
+async function resolvedTools(
+  agent: AgentDefinition,
+): Promise<{ foreground: string[]; background: string[] }> {
+  const [{ getBuiltinTools }, { resolveAgentTools }] = await Promise.all([
+    import('@delegate/tools'),
+    import('@delegate/tool-filter'),
+  ]);
+  // The runtime offers sub-agents the built-in tools and the Agent tool (the gates decide whether it stays).
+  const pool: Array<Pick<Tool, 'name' | 'aliases'>> = [
+    ...getBuiltinTools(),
+    { name: 'Agent', aliases: ['Task'] },
+  ];
+  const names = (isAsync: boolean) =>
+    resolveAgentTools(agent, pool, { isAsync, isMainThread: false }).resolvedTools.map(
+      (tool) => tool.name,
+    );
+  return { foreground: names(false), background: names(true) };
+}
+
+function overrideNote(agent: AgentDefinition, loaded: Loaded): string {
+  const same = loaded.allAgents.filter(
+    (other) => other.agentType === agent.agentType && other !== agent,
+  );
+  const active = loaded.activeAgents.find((other) => other.agentType === agent.agentType);
+  if (active !== agent) return `overridden by ${active?.source ?? '?'}`;
+  if (same.length === 0) return '';
+  return `overrides ${same.map((other) => other.source).join(', ')}`;
+}
+
+function location(agent: AgentDefinition): string {
+  return agent.filePath ?? agent.source;
+}
+
+/** `delegate agents list`. */
+export async function agentsListCommand(options: {
+  io: CliIo;
+  cwd?: string;
+  agents?: string;
+  json?: boolean;
+}): Promise<ExitCode> {
+  const { io } = options;
+  const { loaded } = await loadDefinitions(options);
+  const rows = await Promise.all(
+    loaded.allAgents.map(async (agent) => ({
+      name: agent.agentType,
+      source: agent.source,
+      file: agent.filePath ?? null,
+      active: loaded.activeAgents.includes(agent),
+      overrides: overrideNote(agent, loaded),
+      model: agent.model ?? '(default)',
+      ...(agent.color ? { color: agent.color } : {}),
+      ...(agent.background ? { background: true } : {}),
+      tools: await resolvedTools(agent),
+    })),
+  );
+  if (options.json) {
+    io.stdout.write(
+      `${JSON.stringify({ agents: rows, diagnostics: loaded.diagnostics }, null, 2)}\n`,
+    );
+    return EXIT_CODES.success;
+  }
+  const colors = colorsFor(io.stdout, io.env);
+  const width = io.stdout.columns || 120;
+  const table = formatTable([
+    ['agent', 'source', 'overrides', 'model', 'tools (foreground)', 'tools (background)'],
+    ...rows.map((row) => [
+      row.active ? row.name : colors.dim(row.name),
+      row.source,
+      row.overrides,
+      row.model,
+      oneLine(row.tools.foreground.join(', ') || '(none)', Math.max(20, Math.floor(width / 4))),
+      oneLine(row.tools.background.join(', ') || '(none)', Math.max(20, Math.floor(width / 4))),
+    ]),
+  ]);
+  io.stdout.write(`${table.join('\n')}\n`);
+  const problems = loaded.diagnostics.filter((diagnostic) => diagnostic.severity !== 'info').length;
+  if (problems > 0)
+    io.stdout.write(
+      colors.yellow(
+        `\n${problems} problem${problems === 1 ? '' : 's'} in agent files: delegate agents validate\n`,
+      ),
+    );
+  return EXIT_CODES.success;
+}
+
+/** `delegate agents show <name>`. */
+export async function agentsShowCommand(options: {
+  io: CliIo;
+  name: string;
+  cwd?: string;
+  agents?: string;
+  json?: boolean;
+}): Promise<ExitCode> {
+  const { io } = options;
+  const { loaded, cwd } = await loadDefinitions(options);
+  const agent = loaded.activeAgents.find((candidate) => candidate.agentType === options.name);
+  if (!agent) {
+    const failed = loaded.diagnostics.filter(
+      (diagnostic) => diagnostic.severity === 'error' && diagnostic.agentType === options.name,
+    );
+    const hint =
+      failed.length > 0 ? ` Its file did not load: ${failed.map(formatDiagnostic).join('; ')}` : '';
+    throw new UsageError(
+      `No agent "${options.name}". Available: ${loaded.activeAgents.map((candidate) => candidate.agentType).join(', ')}.${hint}`,
+    );
+  }
+  const tools = await resolvedTools(agent);
+  const { getSystemPrompt: _prompt, ...fields } = agent;
+  const systemPrompt = agent.getSystemPrompt({ cwd });
+  const overrides = overrideNote(agent, loaded);
+  if (options.json) {
+    io.stdout.write(
+      `${JSON.stringify({ ...fields, overrides, resolvedTools: tools, systemPrompt }, null, 2)}\n`,
+    );
+    return EXIT_CODES.success;
+  }
+  const colors = colorsFor(io.stdout, io.env);
+  const lines = [
+    colors.bold(agent.agentType),
+    `source:      ${agent.source}${overrides ? ` (${overrides})` : ''}`,
+    `location:    ${location(agent)}`,
+    `model:       ${agent.model ?? '(default sub-agent model)'}`,
+    ...(agent.permissionMode ? [`permission:  ${agent.permissionMode}`] : []),
+    ...(agent.maxTurns ? [`max turns:   ${agent.maxTurns}`] : []),
+    ...(agent.memory ? [`memory:      ${agent.memory}`] : []),
+    ...(agent.isolation ? [`isolation:   ${agent.isolation}`] : []),
+    ...(agent.color ? [`color:       ${agent.color}`] : []),
+    ...(agent.background ? ['background:  always'] : []),
+    `tools:       ${agent.tools ? agent.tools.join(', ') : '* (all)'}${agent.disallowedTools?.length ? `; not: ${agent.disallowedTools.join(', ')}` : ''}`,
+    `foreground:  ${tools.foreground.join(', ') || '(none)'}`,
+    `background:  ${tools.background.join(', ') || '(none)'}`,
+    '',
+    colors.dim('when to use:'),
+    agent.whenToUse,
+    '',
+    colors.dim('system prompt:'),
+    systemPrompt,
+  ];
+  io.stdout.write(`${lines.join('\n')}\n`);
+  return EXIT_CODES.success;
+}
+
+async function validatePaths(paths: readonly string[], cwd: string): Promise<AgentDiagnostic[]> {
+  const { loadAgentsFromDirectories, readAgentFile } = await import('@delegate/agent-defs');
+  const diagnostics: AgentDiagnostic[] = [];
+  for (const path of paths) {
+    const absolute = resolve(cwd, path);
+    let isDirectory: boolean;
+    try {
+      isDirectory = (await stat(absolute)).isDirectory();
+    } catch {
+      diagnostics.push({ filePath: absolute, severity: 'error', reason: 'no such file or folder' });
+      continue;
+    }
+    if (isDirectory) {
+      const loaded = await loadAgentsFromDirectories({
+        directories: [absolute],
+        source: 'projectSettings',
+      });
+      diagnostics.push(...loaded.diagnostics);
+    } else {
+      const result = await readAgentFile({
+        filePath: absolute,
+        baseDir: dirname(absolute),
+        source: 'projectSettings',
+      });
+      diagnostics.push(...(result.ok ? result.warnings : [result.diagnostic]));
+    }
+  }
+  return diagnostics;
+}
+
+/** `delegate agents validate [paths…]`: every diagnostic; exit 1 when any file has an error. */
+export async function agentsValidateCommand(options: {
+  io: CliIo;
+  paths: string[];
+  cwd?: string;
+  json?: boolean;
+}): Promise<ExitCode> {
+  const { io } = options;
+  const cwd = resolve(io.cwd, options.cwd ?? '.');
+  const diagnostics =
+    options.paths.length > 0
+      ? await validatePaths(options.paths, io.cwd)
+      : (await loadDefinitions({ io, cwd })).loaded.diagnostics;
+  const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
+  const warnings = diagnostics.filter((diagnostic) => diagnostic.severity === 'warning').length;
+  if (options.json) {
+    io.stdout.write(
+      `${JSON.stringify({ ok: errors === 0, errors, warnings, diagnostics }, null, 2)}\n`,
+    );
+  } else {
+    for (const diagnostic of diagnostics) io.stdout.write(`${formatDiagnostic(diagnostic)}\n`);
+    io.stderr.write(
+      `${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}\n`,
+    );
+  }
+  return errors > 0 ? EXIT_CODES.runFailed : EXIT_CODES.success;
+}

@@ -1,0 +1,149 @@
+import { DelegateError, errorMessage, isAbortError } from '@delegate/core';
+import type { CliIo } from '../cli-io.js';
+import { EXIT_CODES, type ExitCode } from '../exit-codes.js';
+import { listenForInterrupts } from '../live/interrupt-keys.js';
+import type { LiveView } from '../live/live-view.js';
+import type { RunExitReason, RunRenderer, RunResult } from '../output/run-renderer.js';
+import type { CliSession } from '../session/create-cli-session.js';
+import type { AgentTree } from '../usage/agent-tree.js';
+
+/** Exit code of a run that ended for `reason`. */
+export function exitCodeFor(reason: RunExitReason): ExitCode {
+  if (reason === 'completed') return EXIT_CODES.success;
+  if (reason === 'interrupted') return EXIT_CODES.interrupted;
+  return EXIT_CODES.runFailed;
+}
+
+function classifyFailure(error: unknown, interrupted: boolean): RunExitReason {
+  if (interrupted) return 'interrupted';
+  if (DelegateError.hasCode(error, 'MAX_TURNS')) return 'max_turns';
+  if (isAbortError(error) || DelegateError.hasCode(error, 'ABORTED')) return 'aborted';
+  return 'error';
+}
+
+/** Options of `runTurn`. */
+export type TurnOptions = {
+  cli: CliSession;
+  /** The user's message ('' to answer waiting notifications only). */
+  prompt: string;
+  maxTurns?: number | undefined;
+  /** Keep going while background agents run (each notification starts another turn). */
+  waitForBackground: boolean;
+  tree: AgentTree;
+  renderer: RunRenderer;
+  /** Whether the person stopped the run (decides `interrupted` over `aborted`). */
+  interrupted: () => boolean;
+};
+
+/** One turn of the main agent (and, with `waitForBackground`, the turns notifications start). */
+export async function runTurn(
+  options: TurnOptions,
+): Promise<Omit<RunResult, 'tree' | 'sessionId'>> {
+  const { cli, tree, renderer } = options;
+  const startedAt = Date.now();
+  let durationApiMs = 0;
+  let requestStartedAt: number | undefined;
+  let numTurns = 0;
+  let text = '';
+  let exitReason: RunExitReason = 'completed';
+  let failure: string | undefined;
+  tree.setMainStatus('running');
+  try {
+    const answer = await cli.session.send(options.prompt, {
+      waitForBackground: options.waitForBackground,
+      ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
+      onEvent: (event) => {
+        if (event.type === 'stream_request_start') requestStartedAt = Date.now();
+        if (event.type === 'assistant') {
+          numTurns++;
+          if (requestStartedAt !== undefined) durationApiMs += Date.now() - requestStartedAt;
+          requestStartedAt = undefined;
+        }
+        if (event.type === 'assistant' || event.type === 'user') tree.addMainMessage(event);
+        renderer.onMainEvent(event);
+      },
+    });
+    text = answer.text;
+    if (answer.outcome.reason === 'aborted')
+      exitReason = options.interrupted() ? 'interrupted' : 'aborted';
+  } catch (error) {
+    failure = errorMessage(error);
+    exitReason = classifyFailure(error, options.interrupted());
+  }
+  tree.setMainStatus(
+    exitReason === 'completed' ? 'completed' : exitReason === 'interrupted' ? 'killed' : 'failed',
+    failure,
+  );
+  return {
+    text,
+    exitReason,
+    ...(failure !== undefined ? { error: failure } : {}),
+    durationMs: Date.now() - startedAt,
+    durationApiMs,
+    numTurns,
+  };
+}
+
+/**
+ * Runs `prompt` on a CLI session to the end, background agents included (their
+ * notifications start further turns), feeding the tree and the renderer, with Ctrl-C
+ * (stop everything; twice within 2 s: quit at once) and Ctrl-B (background the running
+ * sub-agent). Whatever still runs afterwards is stopped, and the session's resources closed.
+ */
+export async function executeRun(options: {
+  cli: CliSession;
+  prompt: string;
+  maxTurns?: number | undefined;
+  renderer: RunRenderer;
+  tree: AgentTree;
+  io: CliIo;
+  /** The live view, when there is one: keys come through raw terminal input and notes go above it. */
+  liveView?: LiveView | undefined;
+  /** A second Ctrl-C within two seconds (default: exit 130 at once). */
+  forceExit?: () => void;
+}): Promise<RunResult> {
+  const { cli, renderer, tree, liveView } = options;
+  const { session } = cli;
+  const stopEvents = session.events.on((event) => {
+    tree.handleEvent(event);
+    renderer.onAgentEvent(event);
+  });
+  let interrupted = false;
+  const stopKeys = listenForInterrupts(
+    options.io.stdin,
+    {
+      onInterrupt: () => {
+        interrupted = true;
+        liveView?.note('Stopping every agent… (Ctrl-C again to quit at once)');
+        session.abort(new DelegateError('ABORTED', 'Stopped by Ctrl-C.'));
+      },
+      onForce: options.forceExit ?? (() => process.exit(EXIT_CODES.interrupted)),
+      onBackground: () => {
+        const current = session.foregroundAgents().at(-1);
+        if (current && session.backgroundAgent(current)) {
+          liveView?.note(`Moved ${tree.get(current)?.agentType ?? current} to the background.`);
+        }
+      },
+    },
+    { raw: liveView !== undefined },
+  );
+  try {
+    const result = await runTurn({
+      cli,
+      prompt: options.prompt,
+      maxTurns: options.maxTurns,
+      waitForBackground: true,
+      tree,
+      renderer,
+      interrupted: () => interrupted,
+    });
+    return { ...result, sessionId: cli.sessionId, tree };
+  } finally {
+    stopKeys();
+    // Whatever still runs (a background shell, an agent a failed turn left) stops with the run.
+    session.abort();
+    await session.flush();
+    stopEvents();
+    await cli.close();
+  }
+}

@@ -1,0 +1,295 @@
+import { type AgentEvent, DelegateError } from '@delegate/core';
+import type { CliIo } from '../cli-io.js';
+import { EXIT_CODES, type ExitCode, UsageError } from '../exit-codes.js';
+import { InteractiveScreen } from '../interactive/interactive-screen.js';
+import type { EditorAction } from '../interactive/prompt-editor.js';
+import { FORCE_WINDOW_MS } from '../live/interrupt-keys.js';
+import { reportLoadDiagnostics } from '../output/report-diagnostics.js';
+import type { RunRenderer } from '../output/run-renderer.js';
+import { formatCacheTable } from '../output/run-summary.js';
+import {
+  type CliSession,
+  type CliSessionOptions,
+  createCliSession,
+} from '../session/create-cli-session.js';
+import { resolveConfig } from '../settings/resolve-config.js';
+import { type Colors, colorsFor } from '../terminal/colors.js';
+import { formatDuration, formatTable, formatUsd, oneLine } from '../terminal/format.js';
+import { AgentTree } from '../usage/agent-tree.js';
+import { runTurn } from './execute-run.js';
+import { type RunFlags, configFlags } from './run-flags.js';
+
+/** The slash commands of the interactive session, with what each does. */
+export const SLASH_COMMANDS: ReadonlyArray<readonly [string, string]> = [
+  ['/agents', 'the agent types the main agent can start'],
+  ['/tasks', 'background agents and shell commands, with their status'],
+  [
+    '/bg <agent-id>',
+    'move a running foreground sub-agent to the background (Ctrl-B: the latest one)',
+  ],
+  ['/stop <task-id|agent-id>', 'stop a task'],
+  ['/cost', 'tokens and cost per agent so far'],
+  ['/help', 'this list'],
+  ['/exit', 'end the session (Ctrl-D does too)'],
+];
+
+const silent: RunRenderer = {
+  start: () => undefined,
+  onMainEvent: () => undefined,
+  onAgentEvent: () => undefined,
+  finish: async () => undefined,
+};
+
+/** The state of one interactive session. */
+class InteractiveSession {
+  private cli!: CliSession;
+  private stopEvents: (() => void) | undefined;
+  private busy = false;
+  private interrupted = false;
+  private lastIdleInterrupt = 0;
+  private readonly queue: string[] = [];
+  private finish!: (code: ExitCode) => void;
+  readonly done = new Promise<ExitCode>((resolve) => (this.finish = resolve));
+  readonly screen: InteractiveScreen;
+
+  constructor(
+    private readonly io: CliIo,
+    private readonly colors: Colors,
+    private readonly tree: AgentTree,
+    private readonly sessionOptions: CliSessionOptions,
+  ) {
+    this.screen = new InteractiveScreen(
+      { stdin: io.stdin, stdout: io.stdout, tree: () => this.tree, colors, prompt: '› ' },
+      (action) => this.onAction(action),
+    );
+  }
+
+  async open(continueFrom?: CliSessionOptions['continueFrom']): Promise<void> {
+    this.cli = await createCliSession({
+      ...this.sessionOptions,
+      ...(continueFrom ? { continueFrom } : {}),
+      ask: async ({ message }) => {
+        const answer = await this.screen.ask(`${message} Allow? [y/N]`);
+        return /^y(es)?$/i.test(answer.trim())
+          ? { behavior: 'allow' }
+          : { behavior: 'deny', message: 'The person at the terminal said no.' };
+      },
+    });
+    this.stopEvents = this.cli.session.events.on((event) => this.onEvent(event));
+  }
+
+  get sessionId(): string {
+    return this.cli.sessionId;
+  }
+
+  private onEvent(event: AgentEvent): void {
+    this.tree.handleEvent(event);
+    const node = this.tree.get(event.agentId);
+    if (!node || node.mode !== 'background') return;
+    if (event.type === 'agent.completed' || event.type === 'agent.failed') {
+      const mark = event.type === 'agent.completed' ? this.colors.green('✓') : this.colors.red('✗');
+      this.screen.print(
+        `${mark} background ${node.agentType} "${oneLine(node.description, 50)}" ${event.type === 'agent.completed' ? 'finished' : `failed: ${oneLine(event.error, 80)}`}`,
+      );
+    }
+    // A notification queued while nothing runs starts a turn, as the library does.
+    if (event.type === 'agent.notification') queueMicrotask(() => this.next());
+  }
+
+  private onAction(action: Exclude<EditorAction, { type: 'none' }>): void {
+    switch (action.type) {
+      case 'submit':
+        if (action.text === '') return;
+        if (action.text.startsWith('/')) return void this.slash(action.text);
+        if (this.busy) {
+          this.queue.push(action.text);
+          this.screen.print(
+            this.colors.dim(`(queued until the current turn ends) ${oneLine(action.text, 60)}`),
+          );
+          return;
+        }
+        void this.turn(action.text);
+        return;
+      case 'interrupt':
+        return this.interrupt();
+      case 'background': {
+        const current = this.cli.session.foregroundAgents().at(-1);
+        if (current && this.cli.session.backgroundAgent(current))
+          this.screen.print(this.colors.dim(`Moved ${current} to the background.`));
+        return;
+      }
+      case 'eof':
+        return void this.exit(EXIT_CODES.success);
+    }
+  }
+
+  private interrupt(): void {
+    if (this.busy) {
+      this.interrupted = true;
+      this.screen.setStatus('Stopping every agent…');
+      this.cli.session.abort(new DelegateError('ABORTED', 'Stopped by Ctrl-C.'));
+      return;
+    }
+    if (this.screen.editor.text !== '') {
+      this.screen.editor.clear();
+      return;
+    }
+    const now = Date.now();
+    if (now - this.lastIdleInterrupt <= FORCE_WINDOW_MS)
+      return void this.exit(EXIT_CODES.interrupted);
+    this.lastIdleInterrupt = now;
+    this.screen.setStatus('Press Ctrl-C again to exit, or type /exit.');
+  }
+
+  private async turn(prompt: string): Promise<void> {
+    this.busy = true;
+    this.interrupted = false;
+    if (prompt !== '') this.screen.print(`${this.colors.cyan('›')} ${prompt}`);
+    this.screen.setStatus('');
+    const result = await runTurn({
+      cli: this.cli,
+      prompt,
+      waitForBackground: false,
+      tree: this.tree,
+      renderer: silent,
+      interrupted: () => this.interrupted,
+    });
+    if (result.text && result.exitReason === 'completed') this.screen.print(result.text);
+    const total = this.tree.totals();
+    const outcome =
+      result.exitReason === 'completed'
+        ? ''
+        : ` · ${result.exitReason}${result.error ? `: ${oneLine(result.error, 100)}` : ''}`;
+    this.screen.print(
+      this.colors.dim(
+        `${formatDuration(result.durationMs)} · session ${formatUsd(total.costUsd)}${outcome}`,
+      ),
+    );
+    if (this.interrupted) {
+      // The stopped session cannot run again; a fresh one continues the same conversation.
+      const messages = [...this.cli.session.messages];
+      await this.close();
+      await this.open({ sessionId: this.cli.sessionId, messages });
+    }
+    this.busy = false;
+    this.screen.setStatus('');
+    this.next();
+  }
+
+  /** Starts the next turn: a queued prompt, else waiting notifications. */
+  private next(): void {
+    if (this.busy) return;
+    const queued = this.queue.shift();
+    if (queued !== undefined) void this.turn(queued);
+    else if (this.cli.session.tasks.pendingNotifications > 0) void this.turn('');
+  }
+
+  private slash(line: string): void {
+    const [command, ...rest] = line.trim().split(/\s+/);
+    const argument = rest.join(' ');
+    const { session } = this.cli;
+    switch (command ?? '') {
+      case '/help':
+        return this.screen.print(
+          formatTable(SLASH_COMMANDS.map(([name, text]) => [name, text])).join('\n'),
+        );
+      case '/agents': {
+        const agents = session.context.options.agentDefinitions?.activeAgents ?? [];
+        return this.screen.print(
+          formatTable([
+            ['agent', 'source', 'model'],
+            ...agents.map((agent) => [agent.agentType, agent.source, agent.model ?? '(default)']),
+          ]).join('\n'),
+        );
+      }
+      case '/tasks': {
+        const tasks = session.tasks.list();
+        if (tasks.length === 0) return this.screen.print('No tasks yet.');
+        return this.screen.print(
+          formatTable([
+            ['task', 'agent', 'type', 'status', 'description'],
+            ...tasks.map((task) => [
+              task.id,
+              task.agentId ?? '',
+              task.type,
+              task.status,
+              oneLine(task.description, 50),
+            ]),
+          ]).join('\n'),
+        );
+      }
+      case '/bg':
+        if (!argument)
+          return this.screen.print(
+            'Usage: /bg <agent-id> (Ctrl-B moves the latest foreground agent).',
+          );
+        return this.screen.print(
+          session.backgroundAgent(argument)
+            ? `Moved ${argument} to the background.`
+            : `${argument} is not a running foreground agent.`,
+        );
+      case '/stop': {
+        const task = session.tasks
+          .list()
+          .find((candidate) => candidate.id === argument || candidate.agentId === argument);
+        if (!task) return this.screen.print(`No task or agent "${argument}"; /tasks lists them.`);
+        if (task.status !== 'running')
+          return this.screen.print(`${task.id} is already ${task.status}.`);
+        session.stopTask(task.id);
+        return this.screen.print(`Stopping ${task.id}.`);
+      }
+      case '/cost':
+        return this.screen.print(formatCacheTable(this.tree).join('\n'));
+      case '/exit':
+        return void this.exit(EXIT_CODES.success);
+      default:
+        return this.screen.print(`Unknown command ${command}; /help lists them.`);
+    }
+  }
+
+  private async close(): Promise<void> {
+    this.cli.session.abort();
+    await this.cli.session.flush();
+    this.stopEvents?.();
+    await this.cli.close();
+  }
+
+  private async exit(code: ExitCode): Promise<void> {
+    this.screen.stop();
+    await this.close();
+    this.finish(code);
+  }
+}
+
+/** `delegate` in a terminal: a session with a prompt line, the live agent tree and slash commands. */
+export async function interactiveCommand(options: {
+  flags: RunFlags;
+  io: CliIo;
+}): Promise<ExitCode> {
+  const { flags, io } = options;
+  if (io.stdin.isTTY !== true || io.stdout.isTTY !== true) {
+    throw new UsageError(
+      'The interactive session needs a terminal. Pass a prompt instead: delegate run "<prompt>" (or delegate -p, which reads stdin).',
+    );
+  }
+  const config = resolveConfig({ flags: configFlags(flags), env: io.env, processCwd: io.cwd });
+  const colors = colorsFor(io.stdout, io.env);
+  const sessionOptions: CliSessionOptions = {
+    config,
+    processCwd: io.cwd,
+    ...(flags.agent ? { agent: flags.agent } : {}),
+    ...(flags.agents ? { agents: flags.agents } : {}),
+    ...(flags.resume ? { resume: flags.resume } : {}),
+    ...(flags.sim !== undefined ? { sim: flags.sim } : {}),
+    onDiagnostics: (diagnostics) =>
+      reportLoadDiagnostics(diagnostics, (line) => io.stderr.write(`${line}\n`)),
+  };
+  const tree = new AgentTree({ mainModel: config.model.value, prices: config.prices.value });
+  const session = new InteractiveSession(io, colors, tree, sessionOptions);
+  await session.open();
+  io.stdout.write(
+    `${colors.bold('delegate')} · ${config.cwd}${flags.sim !== undefined ? ' · simulator' : ''} · session ${session.sessionId}\n${colors.dim('Type a task and press Enter. /help lists commands; Ctrl-B backgrounds the running agent; Ctrl-C stops.')}\n`,
+  );
+  await session.screen.start();
+  return session.done;
+}

@@ -1,0 +1,96 @@
+import type { CliIo } from '../cli-io.js';
+import type { ExitCode } from '../exit-codes.js';
+import { JsonRenderer } from '../output/json-renderer.js';
+import { reportLoadDiagnostics } from '../output/report-diagnostics.js';
+import type { RunRenderer } from '../output/run-renderer.js';
+import { StreamJsonRenderer } from '../output/stream-json-renderer.js';
+import { TextRenderer } from '../output/text-renderer.js';
+import { type CliSession, createCliSession } from '../session/create-cli-session.js';
+import { resolveConfig } from '../settings/resolve-config.js';
+import { colorsFor } from '../terminal/colors.js';
+import { AgentTree } from '../usage/agent-tree.js';
+import { executeRun, exitCodeFor } from './execute-run.js';
+import { type OutputFormat, type RunFlags, configFlags } from './run-flags.js';
+
+/** A renderer for an output format; `text` draws the live tree when stderr is a terminal. */
+export async function createRenderer(options: {
+  format: OutputFormat;
+  io: CliIo;
+  tree: AgentTree;
+}): Promise<RunRenderer & { liveView?: TextRenderer['liveView'] }> {
+  const { io, tree } = options;
+  const write = (text: string): void => void io.stdout.write(text);
+  switch (options.format) {
+    case 'json':
+      return new JsonRenderer(write);
+    case 'stream-json':
+      return new StreamJsonRenderer(write, tree);
+    case 'text': {
+      const renderer = new TextRenderer({
+        stdout: write,
+        stderr: io.stderr,
+        tree,
+        colors: colorsFor(io.stderr, io.env),
+        live: io.stderr.isTTY === true && io.env['TERM'] !== 'dumb',
+      });
+      await renderer.open();
+      return renderer;
+    }
+  }
+}
+
+/** What a renderer's `start` is told about a CLI session. */
+export function describeSession(cli: CliSession): Parameters<RunRenderer['start']>[0] {
+  const { session } = cli;
+  return {
+    sessionId: cli.sessionId,
+    model: session.context.options.model,
+    cwd: session.context.cwd,
+    tools: session.context.options.tools.map((tool) => tool.name),
+    agents: (session.context.options.agentDefinitions?.activeAgents ?? []).map(
+      (agent) => agent.agentType,
+    ),
+    permissionMode: session.context.getAppState().toolPermissionContext.mode,
+    mcpServers: cli.mcpServers(),
+    apiKeySource: cli.apiKeySource,
+  };
+}
+
+/** `delegate run`: a main agent on `prompt`, to the end, in the chosen output format. */
+export async function runCommand(options: {
+  prompt: string;
+  flags: RunFlags;
+  io: CliIo;
+}): Promise<ExitCode> {
+  const { flags, io } = options;
+  const config = resolveConfig({ flags: configFlags(flags), env: io.env, processCwd: io.cwd });
+  const cli = await createCliSession({
+    config,
+    processCwd: io.cwd,
+    ...(flags.agent ? { agent: flags.agent } : {}),
+    ...(flags.agents ? { agents: flags.agents } : {}),
+    ...(flags.resume ? { resume: flags.resume } : {}),
+    ...(flags.sim !== undefined ? { sim: flags.sim } : {}),
+    onDiagnostics: (diagnostics) =>
+      reportLoadDiagnostics(diagnostics, (line) => io.stderr.write(`${line}\n`)),
+  });
+  const tree = new AgentTree({
+    mainModel: cli.session.context.options.model,
+    prices: config.prices.value,
+  });
+  const renderer = await createRenderer({ format: flags.outputFormat, io, tree });
+  renderer.start(describeSession(cli));
+  const result = await executeRun({
+    cli,
+    prompt: options.prompt,
+    maxTurns: config.maxTurns.value,
+    renderer,
+    tree,
+    io,
+    liveView: renderer.liveView,
+  });
+  await renderer.finish(result);
+  if (result.error !== undefined && flags.outputFormat !== 'text')
+    io.stderr.write(`delegate: ${result.error}\n`);
+  return exitCodeFor(result.exitReason);
+}

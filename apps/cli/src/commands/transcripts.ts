@@ -1,0 +1,160 @@
+import { readdir, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { type Message, getText } from '@delegate/core';
+import type { CliIo } from '../cli-io.js';
+import { EXIT_CODES, type ExitCode, UsageError } from '../exit-codes.js';
+import { colorsFor } from '../terminal/colors.js';
+import { formatTable, oneLine } from '../terminal/format.js';
+
+function transcriptDirectory(io: CliIo, flag: string | undefined): string {
+  if (flag) return resolve(io.cwd, flag);
+  if (io.env['DELEGATE_TRANSCRIPT_DIR']) return resolve(io.cwd, io.env['DELEGATE_TRANSCRIPT_DIR']);
+  return join(io.env['HOME'] || homedir(), '.delegate', 'transcripts');
+}
+
+const SESSION_FILE = /^([A-Za-z0-9][A-Za-z0-9_-]{0,127})\.jsonl$/;
+
+/** Sessions in a transcript folder: id, last change, size and number of sub-agents, newest first. */
+async function listSessions(directory: string): Promise<
+  Array<{
+    sessionId: string;
+    modified: string;
+    bytes: number;
+    agents: number;
+    firstPrompt?: string;
+  }>
+> {
+  let names: string[];
+  try {
+    names = await readdir(directory);
+  } catch {
+    return [];
+  }
+  const { readTranscript } = await import('@delegate/runtime');
+  const sessions = [];
+  for (const name of names) {
+    const match = SESSION_FILE.exec(name);
+    if (!match) continue;
+    const sessionId = match[1]!;
+    const stats = await stat(join(directory, name));
+    const agents = await readdir(join(directory, sessionId, 'agents')).then(
+      (files) => files.filter((file) => file.endsWith('.jsonl')).length,
+      () => 0,
+    );
+    const entries = await readTranscript(join(directory, name)).catch(() => []);
+    const prompt = entries.find((entry) => entry.type === 'user' && !entry.isMeta);
+    sessions.push({
+      sessionId,
+      modified: stats.mtime.toISOString(),
+      bytes: stats.size,
+      agents,
+      ...(prompt?.type === 'user' ? { firstPrompt: getText(prompt.message.content) } : {}),
+    });
+  }
+  return sessions.sort((a, b) => b.modified.localeCompare(a.modified));
+}
+
+/** `delegate transcripts list`. */
+export async function transcriptsListCommand(options: {
+  io: CliIo;
+  transcriptDir?: string;
+  json?: boolean;
+}): Promise<ExitCode> {
+  const { io } = options;
+  const directory = transcriptDirectory(io, options.transcriptDir);
+  const sessions = await listSessions(directory);
+  if (options.json) {
+    io.stdout.write(`${JSON.stringify({ directory, sessions }, null, 2)}\n`);
+    return EXIT_CODES.success;
+  }
+  if (sessions.length === 0) {
+    io.stdout.write(`No sessions in ${directory}.\n`);
+    return EXIT_CODES.success;
+  }
+  const rows = sessions.map((session) => [
+    session.sessionId,
+    session.modified.slice(0, 19).replace('T', ' '),
+    String(session.agents),
+    oneLine(session.firstPrompt ?? '', 50),
+  ]);
+  io.stdout.write(
+    `${formatTable([['session', 'modified (UTC)', 'sub-agents', 'first prompt'], ...rows]).join('\n')}\n`,
+  );
+  return EXIT_CODES.success;
+}
+
+function describeMessage(message: Message): string[] {
+  switch (message.type) {
+    case 'user': {
+      if (typeof message.message.content === 'string')
+        return [`${message.isMeta ? 'note' : 'user'}: ${message.message.content}`];
+      return message.message.content.map((block) => {
+        if (block.type === 'tool_result') {
+          const text =
+            typeof block.content === 'string' ? block.content : getText(block.content ?? []);
+          return `  result${block.is_error ? ' (error)' : ''}: ${oneLine(text, 200)}`;
+        }
+        return block.type === 'text'
+          ? `${message.isMeta ? 'note' : 'user'}: ${block.text}`
+          : `  [${block.type}]`;
+      });
+    }
+    case 'assistant':
+      return message.message.content.map((block) => {
+        if (block.type === 'text') return `assistant: ${block.text}`;
+        if (block.type === 'tool_use')
+          return `  ${block.name} ${oneLine(JSON.stringify(block.input), 200)}`;
+        return `  [${block.type}]`;
+      });
+    case 'system':
+      return [`system (${message.subtype}): ${message.content}`];
+    case 'progress':
+      return [];
+  }
+}
+
+/** `delegate transcripts show <session> [--agent <id>]`. */
+export async function transcriptsShowCommand(options: {
+  io: CliIo;
+  sessionId: string;
+  agent?: string;
+  transcriptDir?: string;
+  json?: boolean;
+}): Promise<ExitCode> {
+  const { io } = options;
+  const directory = transcriptDirectory(io, options.transcriptDir);
+  const { TranscriptStore, readTranscript } = await import('@delegate/runtime');
+  let store;
+  try {
+    store = new TranscriptStore({ directory, sessionId: options.sessionId });
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}`);
+  }
+  const path = options.agent ? store.agentPath(options.agent) : store.sessionPath();
+  let entries;
+  try {
+    entries = await readTranscript(path);
+  } catch (error) {
+    throw new UsageError(
+      `${(error as Error).message}. \`delegate transcripts list\` shows the sessions in ${directory}.`,
+    );
+  }
+  if (options.json) {
+    io.stdout.write(`${JSON.stringify(entries, null, 2)}\n`);
+    return EXIT_CODES.success;
+  }
+  const colors = colorsFor(io.stdout, io.env);
+  io.stdout.write(colors.dim(`${path}\n`));
+  for (const entry of entries) {
+    for (const line of describeMessage(entry)) io.stdout.write(`${line}\n`);
+  }
+  if (!options.agent) {
+    const agents = await store.listAgents();
+    if (agents.length > 0)
+      io.stdout.write(
+        colors.dim(`\nsub-agents: ${agents.join(', ')} (show one with --agent <id>)\n`),
+      );
+  }
+  return EXIT_CODES.success;
+}

@@ -1,0 +1,110 @@
+import { emitKeypressEvents } from 'node:readline';
+import { renderTree } from '../live/render-tree.js';
+import type { Colors } from '../terminal/colors.js';
+import type { AgentTree } from '../usage/agent-tree.js';
+import { type EditorAction, type Keypress, PromptEditor } from './prompt-editor.js';
+
+/** Fastest redraw: about ten frames a second. */
+const FRAME_MS = 100;
+
+type Draw = ((text: string) => void) & { done(): void; clear(): void; persist(text: string): void };
+
+/**
+ * The interactive session's screen on a terminal: output scrolls above, and below it a
+ * frame redrawn in place with the agents that are running and the prompt line. Keys are read
+ * in raw mode, so Ctrl-C and Ctrl-B reach the session while agents run.
+ */
+export class InteractiveScreen {
+  readonly editor = new PromptEditor();
+  private draw!: Draw;
+  private timer: NodeJS.Timeout | undefined;
+  private status = '';
+  private question: { text: string; resolve: (answer: string) => void } | undefined;
+  private readonly onKeypress = (input: string | undefined, key: Keypress | undefined): void => {
+    const action = this.editor.press(input, key ?? { sequence: input });
+    if (action.type === 'submit' && this.question) {
+      const { resolve } = this.question;
+      this.question = undefined;
+      resolve(action.text);
+    } else if (action.type !== 'none') {
+      this.onAction(action);
+    }
+    this.render();
+  };
+
+  constructor(
+    private readonly options: {
+      stdin: NodeJS.ReadStream;
+      stdout: NodeJS.WriteStream;
+      tree: () => AgentTree;
+      colors: Colors;
+      prompt: string;
+    },
+    private readonly onAction: (action: Exclude<EditorAction, { type: 'none' }>) => void,
+  ) {}
+
+  /** Takes over the terminal. */
+  async start(): Promise<void> {
+    const { createLogUpdate } = await import('log-update');
+    this.draw = createLogUpdate(this.options.stdout, { showCursor: false }) as Draw;
+    emitKeypressEvents(this.options.stdin);
+    this.options.stdin.setRawMode(true);
+    this.options.stdin.on('keypress', this.onKeypress);
+    this.options.stdin.resume();
+    this.timer = setInterval(() => this.render(), FRAME_MS);
+    this.render();
+  }
+
+  /** A line under the agents, above the prompt (what the session is doing). */
+  setStatus(text: string): void {
+    this.status = text;
+    this.render();
+  }
+
+  /** Writes text that stays in the scrollback, above the frame. */
+  print(text: string): void {
+    this.draw.persist(text.endsWith('\n') ? text.slice(0, -1) : text);
+    this.render();
+  }
+
+  /** Asks a question on the prompt line; resolves with the next submitted line. */
+  ask(text: string): Promise<string> {
+    return new Promise((resolve) => {
+      this.question = { text, resolve };
+      this.render();
+    });
+  }
+
+  private render(): void {
+    const { colors } = this.options;
+    const tree = this.options.tree();
+    const running = tree.nodes().some((node) => node.status === 'running');
+    const lines = running
+      ? renderTree(tree, {
+          colors,
+          width: this.options.stdout.columns || 100,
+          now: Date.now(),
+          frame: Math.floor(Date.now() / FRAME_MS),
+        })
+      : [];
+    if (this.status) lines.push(colors.dim(this.status));
+    const { text, cursor } = this.editor;
+    const shown = `${text.slice(0, cursor)}${colors.inverse(text[cursor] ?? ' ')}${text.slice(cursor + 1)}`;
+    lines.push(
+      this.question
+        ? `${colors.yellow(this.question.text)} ${shown}`
+        : `${colors.cyan(this.options.prompt)}${shown}`,
+    );
+    this.draw(lines.join('\n'));
+  }
+
+  /** Gives the terminal back. */
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.options.stdin.off('keypress', this.onKeypress);
+    this.options.stdin.setRawMode(false);
+    this.options.stdin.pause();
+    this.draw.clear();
+    this.draw.done();
+  }
+}

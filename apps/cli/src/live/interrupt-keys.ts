@@ -1,0 +1,59 @@
+/** What the keys do during a run. */
+export type InterruptHandlers = {
+  /** Ctrl-C (or SIGINT/SIGTERM): the first press. */
+  onInterrupt: () => void;
+  /** A second Ctrl-C within `forceWindowMs` of the first. */
+  onForce: () => void;
+  /** Ctrl-B: move the running foreground sub-agent to the background. */
+  onBackground?: () => void;
+};
+
+/** How soon a second Ctrl-C forces the exit. */
+export const FORCE_WINDOW_MS = 2_000;
+
+/**
+ * Listens for Ctrl-C and Ctrl-B: in a terminal through raw keyboard input (so Ctrl-B
+ * reaches the program), otherwise through SIGINT. SIGTERM counts as Ctrl-C. Returns a
+ * function that stops listening and restores the terminal.
+ */
+export function listenForInterrupts(
+  stdin: NodeJS.ReadStream,
+  handlers: InterruptHandlers,
+  options: { raw: boolean; now?: () => number } = { raw: false },
+): () => void {
+  const now = options.now ?? Date.now;
+  let firstAt: number | undefined;
+  const interrupt = (): void => {
+    const time = now();
+    if (firstAt !== undefined && time - firstAt <= FORCE_WINDOW_MS) {
+      handlers.onForce();
+      return;
+    }
+    firstAt = time;
+    handlers.onInterrupt();
+  };
+  const onData = (chunk: Buffer | string): void => {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    for (const byte of bytes) {
+      if (byte === 0x03) interrupt();
+      else if (byte === 0x02) handlers.onBackground?.();
+    }
+  };
+  const raw = options.raw && stdin.isTTY === true;
+  if (raw) {
+    stdin.setRawMode(true);
+    stdin.on('data', onData);
+    stdin.resume();
+  }
+  process.on('SIGINT', interrupt);
+  process.on('SIGTERM', interrupt);
+  return () => {
+    process.off('SIGINT', interrupt);
+    process.off('SIGTERM', interrupt);
+    if (raw) {
+      stdin.off('data', onData);
+      stdin.setRawMode(false);
+      stdin.pause();
+    }
+  };
+}

@@ -1,0 +1,74 @@
+import type { Colors } from '../terminal/colors.js';
+import type { AgentTree } from '../usage/agent-tree.js';
+import { renderTree } from './render-tree.js';
+
+/** Fastest redraw: about ten frames a second. */
+const FRAME_MS = 100;
+
+/**
+ * The agent tree drawn in place on a terminal stream, redrawn at most ten times a second
+ * (and only when something changed or a spinner is turning). `log-update` is imported
+ * only here, so runs without a terminal never load it.
+ */
+export class LiveView {
+  private timer: NodeJS.Timeout | undefined;
+  private frame = 0;
+  private drawnVersion = -1;
+
+  private constructor(
+    private readonly draw: ((text: string) => void) & {
+      done(): void;
+      persist?(text: string): void;
+    },
+    private readonly stream: NodeJS.WriteStream,
+    private readonly tree: AgentTree,
+    private readonly colors: Colors,
+  ) {}
+
+  /** Starts drawing `tree` on `stream`. */
+  static async start(options: {
+    stream: NodeJS.WriteStream;
+    tree: AgentTree;
+    colors: Colors;
+  }): Promise<LiveView> {
+    const { createLogUpdate } = await import('log-update');
+    const draw = createLogUpdate(options.stream, { showCursor: false });
+    const view = new LiveView(draw, options.stream, options.tree, options.colors);
+    view.timer = setInterval(() => view.tick(), FRAME_MS);
+    view.timer.unref();
+    view.render();
+    return view;
+  }
+
+  private tick(): void {
+    const running = this.tree.nodes().some((node) => node.status === 'running');
+    if (!running && this.tree.version === this.drawnVersion) return;
+    this.frame++;
+    this.render();
+  }
+
+  private render(): void {
+    this.drawnVersion = this.tree.version;
+    const lines = renderTree(this.tree, {
+      colors: this.colors,
+      width: this.stream.columns || 100,
+      now: Date.now(),
+      frame: this.frame,
+    });
+    this.draw(lines.join('\n'));
+  }
+
+  /** Writes a line above the tree that stays in the scrollback. */
+  note(text: string): void {
+    if (this.draw.persist) this.draw.persist(text);
+    this.render();
+  }
+
+  /** Draws the final frame and leaves it on screen. */
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.render();
+    this.draw.done();
+  }
+}

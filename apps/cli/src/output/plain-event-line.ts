@@ -1,0 +1,34 @@
+import type { AgentEvent } from '@delegate/core';
+import { formatDuration, formatTokens, oneLine } from '../terminal/format.js';
+
+function clock(timestamp: string): string {
+  return timestamp.slice(11, 23);
+}
+
+/**
+ * One plain line (no escape codes) for a lifecycle event, or undefined for events that are
+ * not lifecycle steps (`agent.message` carries whole messages and is left to other outputs).
+ */
+export function formatPlainEventLine(event: AgentEvent): string | undefined {
+  const head = `${clock(event.timestamp)} ${event.agentId}`;
+  switch (event.type) {
+    case 'agent.started':
+      return `${head} started ${event.agentType} "${oneLine(event.description, 60)}" (${event.mode}, ${event.model}${event.parentAgentId ? `, under ${event.parentAgentId}` : ''})`;
+    case 'agent.tool_use':
+      return `${head} tool ${event.toolName}`;
+    case 'agent.progress':
+      return `${head} progress ${event.messageCount} messages, ${event.toolUseCount} tool calls, ${formatTokens(event.tokens)} tokens`;
+    case 'agent.background_hint':
+      return `${head} has run ${formatDuration(event.elapsedMs)} and can be moved to the background`;
+    case 'agent.backgrounded':
+      return `${head} moved to the background (task ${event.taskId})`;
+    case 'agent.completed':
+      return `${head} completed in ${formatDuration(event.durationMs)} with ${event.toolUseCount} tool calls: ${oneLine(event.result, 80)}`;
+    case 'agent.failed':
+      return `${head} ${event.code === 'ABORTED' ? 'stopped' : 'failed'}: ${oneLine(event.error, 120)}`;
+    case 'agent.notification':
+      return `${head} notification queued for its parent (task ${event.taskId}, ${event.status})`;
+    case 'agent.message':
+      return undefined;
+  }
+}

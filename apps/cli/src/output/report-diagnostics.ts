@@ -1,0 +1,28 @@
+import type { AgentDiagnostic } from '@delegate/agent-defs';
+
+/** `path:line: severity: message`, the form editors and CI logs link. */
+export function formatDiagnostic(diagnostic: AgentDiagnostic): string {
+  const where =
+    diagnostic.line === undefined
+      ? diagnostic.filePath
+      : `${diagnostic.filePath}:${diagnostic.line}`;
+  return `${where}: ${diagnostic.severity}: ${diagnostic.reason}`;
+}
+
+/**
+ * Tells the person, before a run, about agent files that did not load (each with its line)
+ * and how many warnings the others have; notes (`info`) are left to `delegate agents validate`.
+ */
+export function reportLoadDiagnostics(
+  diagnostics: readonly AgentDiagnostic[],
+  write: (line: string) => void,
+): void {
+  const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
+  const warnings = diagnostics.filter((diagnostic) => diagnostic.severity === 'warning');
+  for (const error of errors) write(formatDiagnostic(error));
+  if (errors.length > 0 || warnings.length > 0) {
+    write(
+      `${errors.length} agent file${errors.length === 1 ? '' : 's'} not loaded, ${warnings.length} warning${warnings.length === 1 ? '' : 's'}; \`delegate agents validate\` lists every problem.`,
+    );
+  }
+}

@@ -1,0 +1,104 @@
+import { type AgentEvent, type Message, createUuid } from '@delegate/core';
+import type { QueryEvent } from '@delegate/runtime';
+import type { AgentTree } from '../usage/agent-tree.js';
+import { agentSummaries, resultSubtype, usageFields } from './result-fields.js';
+import type { RunRenderer, RunResult, RunStartInfo } from './run-renderer.js';
+
+/**
+ * NDJSON in the shape `claude -p --output-format stream-json --verbose` prints: a
+ * `system`/`init` line first, `assistant` and `user` lines (sub-agent messages carry the
+ * id of the `Agent` call that started them in `parent_tool_use_id`), one `delegate_event`
+ * line per lifecycle event, and a `result` line last.
+ */
+export class StreamJsonRenderer implements RunRenderer {
+  private sessionId = '';
+
+  constructor(
+    private readonly write: (line: string) => void,
+    private readonly tree: AgentTree,
+  ) {}
+
+  private emit(value: Record<string, unknown>): void {
+    this.write(`${JSON.stringify(value)}\n`);
+  }
+
+  start(info: RunStartInfo): void {
+    this.sessionId = info.sessionId;
+    this.emit({
+      type: 'system',
+      subtype: 'init',
+      cwd: info.cwd,
+      session_id: info.sessionId,
+      tools: info.tools,
+      mcp_servers: info.mcpServers,
+      model: info.model,
+      permissionMode: info.permissionMode,
+      slash_commands: [],
+      apiKeySource: info.apiKeySource,
+      output_style: 'default',
+      agents: info.agents,
+      uuid: createUuid(),
+    });
+  }
+
+  onMainEvent(event: QueryEvent): void {
+    if (event.type === 'assistant' || event.type === 'user') this.message(event, null);
+  }
+
+  onAgentEvent(event: AgentEvent): void {
+    if (event.type === 'agent.message') {
+      const node = this.tree.get(event.agentId);
+      this.message(event.message, node?.toolUseId ?? null);
+      return;
+    }
+    this.emit({ type: 'delegate_event', event, session_id: this.sessionId, uuid: createUuid() });
+  }
+
+  private message(message: Message, parentToolUseId: string | null): void {
+    if (message.type === 'assistant') {
+      this.emit({
+        type: 'assistant',
+        message: { type: 'message', stop_sequence: null, ...message.message },
+        parent_tool_use_id: parentToolUseId,
+        session_id: this.sessionId,
+        uuid: message.uuid,
+      });
+    } else if (message.type === 'user' && hasToolResult(message)) {
+      this.emit({
+        type: 'user',
+        message: message.message,
+        parent_tool_use_id: parentToolUseId,
+        session_id: this.sessionId,
+        uuid: message.uuid,
+      });
+    }
+  }
+
+  async finish(result: RunResult): Promise<void> {
+    const totals = result.tree.totals();
+    this.emit({
+      type: 'result',
+      subtype: resultSubtype(result.exitReason),
+      is_error: result.exitReason !== 'completed',
+      duration_ms: result.durationMs,
+      duration_api_ms: result.durationApiMs,
+      num_turns: result.numTurns,
+      result: result.text,
+      session_id: result.sessionId,
+      total_cost_usd: totals.costUsd,
+      usage: usageFields(totals.usage),
+      exit_reason: result.exitReason,
+      ...(result.error !== undefined ? { error: result.error } : {}),
+      agents: agentSummaries(result.tree),
+      uuid: createUuid(),
+    });
+  }
+}
+
+function hasToolResult(message: Message): boolean {
+  return (
+    message.type === 'user' &&
+    Array.isArray(message.message.content) &&
+    message.message.content.some((block) => block.type === 'tool_result')
+  );
+}

@@ -1,0 +1,77 @@
+import type { AgentEvent } from '@delegate/core';
+import type { QueryEvent } from '@delegate/runtime';
+import type { LiveView } from '../live/live-view.js';
+import type { Colors } from '../terminal/colors.js';
+import type { AgentTree } from '../usage/agent-tree.js';
+import { formatPlainEventLine } from './plain-event-line.js';
+import type { RunRenderer, RunResult, RunStartInfo } from './run-renderer.js';
+import { formatRunSummary } from './run-summary.js';
+
+/**
+ * The `text` format: the final answer on stdout; on stderr, the live agent tree when stderr
+ * is a terminal, else one plain line per lifecycle event; a short summary at the end.
+ */
+export class TextRenderer implements RunRenderer {
+  private live: LiveView | undefined;
+
+  constructor(
+    private readonly options: {
+      stdout: (text: string) => void;
+      stderr: NodeJS.WriteStream;
+      tree: AgentTree;
+      colors: Colors;
+      /** Draw the live tree (stderr is a terminal). */
+      live: boolean;
+    },
+  ) {}
+
+  /** Starts the live view, when there is one. */
+  async open(): Promise<void> {
+    if (!this.options.live) return;
+    const { LiveView } = await import('../live/live-view.js');
+    this.live = await LiveView.start({
+      stream: this.options.stderr,
+      tree: this.options.tree,
+      colors: this.options.colors,
+    });
+  }
+
+  /** The live view, for notes that must appear above it. */
+  get liveView(): LiveView | undefined {
+    return this.live;
+  }
+
+  start(info: RunStartInfo): void {
+    if (this.live) return;
+    this.plain(
+      `session ${info.sessionId} · ${info.model} · ${info.cwd}${info.apiKeySource === 'sim' ? ' · simulator' : ''}`,
+    );
+  }
+
+  onMainEvent(event: QueryEvent): void {
+    if (this.live || event.type !== 'assistant') return;
+    for (const block of event.message.content) {
+      if (block.type === 'tool_use')
+        this.plain(`${event.timestamp.slice(11, 23)} main tool ${block.name}`);
+    }
+  }
+
+  onAgentEvent(event: AgentEvent): void {
+    if (this.live) return;
+    const line = formatPlainEventLine(event);
+    if (line !== undefined) this.plain(line);
+  }
+
+  private plain(line: string): void {
+    this.options.stderr.write(`${line}\n`);
+  }
+
+  async finish(result: RunResult): Promise<void> {
+    this.live?.stop();
+    this.options.stderr.write(
+      `${formatRunSummary(result, { colors: this.options.colors, showTree: !this.live }).join('\n')}\n`,
+    );
+    if (result.text)
+      this.options.stdout(result.text.endsWith('\n') ? result.text : `${result.text}\n`);
+  }
+}

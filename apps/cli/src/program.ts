@@ -1,0 +1,417 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import type { CliIo } from './cli-io.js';
+import { EXIT_CODES, type ExitCode, UsageError } from './exit-codes.js';
+import { CLI_PERMISSION_MODES, OUTPUT_FORMATS, parseRunFlags } from './commands/run-flags.js';
+
+declare const __DELEGATE_CLI_VERSION__: string | undefined;
+
+/** The CLI's version (set when the bundle is built). */
+export const CLI_VERSION =
+  typeof __DELEGATE_CLI_VERSION__ === 'string' ? __DELEGATE_CLI_VERSION__ : '0.0.0-dev';
+
+function positiveInteger(value: string): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(number) || number < 1) {
+    throw new InvalidArgumentError('expected a whole number of 1 or more.');
+  }
+  return number;
+}
+
+function port(value: string): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value.trim()) || number > 65_535)
+    throw new InvalidArgumentError('expected a port number (0 to 65535).');
+  return number;
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+function examples(lines: string[]): string {
+  return `\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}\n`;
+}
+
+/** Adds the options of a run (shared by `delegate run`, `delegate -p` and interactive mode). */
+function addRunOptions(command: Command): Command {
+  return command
+    .option('--model <model>', 'main model: sonnet, opus, haiku or a model id')
+    .option(
+      '--agent <name>',
+      "run the main thread as this agent's definition (prompt, tools, model)",
+    )
+    .option(
+      '--agents <json|file>',
+      'extra agent definitions as JSON, as `claude --agents` takes (text or a file)',
+    )
+    .addOption(
+      new Option('--permission-mode <mode>', 'how tool calls are approved').choices(
+        CLI_PERMISSION_MODES,
+      ),
+    )
+    .option(
+      '--allowed-tools <rules>',
+      'rules that approve calls, e.g. "Bash(git diff:*) Edit" (repeatable)',
+      collect,
+    )
+    .option(
+      '--disallowed-tools <rules>',
+      'rules that refuse calls, e.g. "Bash(rm:*)" (repeatable)',
+      collect,
+    )
+    .option('--max-turns <n>', 'turn limit of each main-agent run', positiveInteger)
+    .option('--cwd <dir>', 'working directory of the main agent (default: the current one)')
+    .option('--add-dir <dir>', 'another directory the file tools may touch (repeatable)', collect)
+    .option('--fork', 'an Agent call without subagent_type forks the caller (the default)')
+    .option('--no-fork', 'every Agent call starts a fresh agent')
+    .option('--mcp-config <file>', 'stdio MCP servers, in the .mcp.json shape')
+    .option('--transcript-dir <dir>', 'where transcripts go (default ~/.delegate/transcripts)')
+    .option('--resume <session-id>', 'continue a recorded session')
+    .addOption(
+      new Option(
+        '--output-format <format>',
+        'text, json (one object at the end) or stream-json (NDJSON)',
+      )
+        .choices(OUTPUT_FORMATS)
+        .default('text'),
+    )
+    .option(
+      '--sim [policy-module]',
+      'answer from the bundled simulator instead of the API (echo, or a policy module)',
+    )
+    .option('--verbose', 'accepted for compatibility with `claude -p --verbose`');
+}
+
+/**
+ * `--sim` takes an optional policy module, so in `delegate run --sim "hi"` the prompt would
+ * be taken for a module. A value that is neither a script file name nor an existing file is
+ * the start of the prompt.
+ */
+function splitSimValue(
+  options: Record<string, unknown>,
+  cwd: string,
+): { options: Record<string, unknown>; promptStart?: string } {
+  const sim = options['sim'];
+  if (typeof sim !== 'string' || /\.(?:m?js|cjs|m?ts)$/.test(sim) || existsSync(resolve(cwd, sim)))
+    return { options };
+  return { options: { ...options, sim: true }, promptStart: sim };
+}
+
+async function readStdin(stdin: NodeJS.ReadStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stdin)
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8').trim();
+}
+
+/** Builds the `delegate` command tree; each action records its exit code in `result`. */
+export function createProgram(io: CliIo, result: { exitCode: ExitCode }): Command {
+  const program = new Command('delegate');
+  const done = (code: ExitCode): void => {
+    result.exitCode = code;
+  };
+  const run = async (prompt: string, rawOptions: Record<string, unknown>): Promise<void> => {
+    const { options, promptStart } = splitSimValue(rawOptions, io.cwd);
+    const text = promptStart === undefined ? prompt : `${promptStart} ${prompt}`.trim();
+    if (text.trim() === '')
+      throw new UsageError('The prompt is empty. Pass it as an argument: delegate run "<prompt>".');
+    const { runCommand } = await import('./commands/run.js');
+    done(await runCommand({ prompt: text, flags: parseRunFlags(options), io }));
+  };
+
+  program
+    .description(
+      'Delegate: a main agent that hands work to sub-agents (foreground, background, forks).',
+    )
+    .version(CLI_VERSION, '-v, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({
+      writeOut: (text) => void io.stdout.write(text),
+      writeErr: (text) => void io.stderr.write(text),
+    })
+    .exitOverride()
+    // Options after a subcommand belong to it, even when the root has an option of that name.
+    .enablePositionalOptions();
+
+  addRunOptions(
+    program.option(
+      '-p, --print [prompt]',
+      'run one prompt and exit (same as `delegate run`); reads stdin when the prompt is left out',
+    ),
+  )
+    .addHelpText(
+      'after',
+      examples([
+        'delegate demo                                    # offline: forks, a background agent and Plan',
+        'delegate                                         # interactive session in a terminal',
+        'delegate -p "Where is the config loaded?"',
+        'delegate run --sim "hi" --output-format json',
+        'delegate agents list',
+      ]),
+    )
+    .action(async (options: Record<string, unknown>) => {
+      const { print, ...rest } = options;
+      if (typeof print === 'string') return run(print, rest);
+      if (print === true || io.stdin.isTTY !== true) return run(await readStdin(io.stdin), rest);
+      const { interactiveCommand } = await import('./commands/interactive.js');
+      done(await interactiveCommand({ flags: parseRunFlags(rest), io }));
+    });
+
+  addRunOptions(program.command('run').argument('[prompt...]', 'what the main agent should do'))
+    .description(
+      'run a main agent on a prompt (with the Agent tool, the built-in tools and the task tools) and exit',
+    )
+    .addHelpText(
+      'after',
+      examples([
+        'delegate run "Review the changes on this branch"',
+        'delegate run --permission-mode acceptEdits --allowed-tools "Bash(npm test:*)" "Fix the failing test"',
+        'delegate run --agent code-reviewer "Review src/"',
+        'delegate run --sim ./policy.mjs --output-format stream-json "hi"',
+      ]),
+    )
+    .action(async (words: string[], options: Record<string, unknown>) =>
+      run(words.join(' '), options),
+    );
+
+  program
+    .command('demo')
+    .description(
+      'run an offline demo on the bundled simulator: forks, a background agent, Plan, and the cache they share',
+    )
+    .option('--json', 'print the result as JSON instead of tables')
+    .option('--keep', 'keep the temporary copy of the sample project')
+    .option('--no-compare', 'skip the comparison run with fresh sub-agents')
+    .option('--fast', 'no simulated model latency')
+    .addHelpText('after', examples(['delegate demo', 'delegate demo --json --fast']))
+    .action(
+      async (options: { json?: boolean; keep?: boolean; compare: boolean; fast?: boolean }) => {
+        const { demoCommand } = await import('./commands/demo.js');
+        done(
+          await demoCommand({
+            io,
+            json: options.json === true,
+            keep: options.keep === true,
+            compare: options.compare,
+            fast: options.fast === true,
+          }),
+        );
+      },
+    );
+
+  const agents = program
+    .command('agents')
+    .description('the agents a run can use, and problems in agent files');
+  agents
+    .command('list')
+    .description(
+      'the effective agents with source, overrides, model and tools (foreground and background)',
+    )
+    .option('--cwd <dir>', 'project directory (default: the current one)')
+    .option(
+      '--agents <json|file>',
+      'include flag-source definitions, as `delegate run --agents` takes',
+    )
+    .option('--json', 'print JSON')
+    .addHelpText('after', examples(['delegate agents list', 'delegate agents list --json']))
+    .action(async (options: { cwd?: string; agents?: string; json?: boolean }) => {
+      const { agentsListCommand } = await import('./commands/agents.js');
+      done(await agentsListCommand({ io, ...options }));
+    });
+  agents
+    .command('show')
+    .argument('<name>', 'agent type')
+    .description('the resolved definition and system prompt of one agent')
+    .option('--cwd <dir>', 'project directory (default: the current one)')
+    .option('--agents <json|file>', 'include flag-source definitions')
+    .option('--json', 'print JSON')
+    .addHelpText(
+      'after',
+      examples(['delegate agents show Explore', 'delegate agents show code-reviewer --json']),
+    )
+    .action(async (name: string, options: { cwd?: string; agents?: string; json?: boolean }) => {
+      const { agentsShowCommand } = await import('./commands/agents.js');
+      done(await agentsShowCommand({ io, name, ...options }));
+    });
+  agents
+    .command('validate')
+    .argument('[paths...]', 'agent files or folders (default: every agent source of the project)')
+    .description(
+      'print every diagnostic as path:line: severity: message; exit 1 when a file has an error',
+    )
+    .option('--cwd <dir>', 'project directory (default: the current one)')
+    .option('--json', 'print JSON')
+    .addHelpText(
+      'after',
+      examples(['delegate agents validate', 'delegate agents validate .claude/agents/reviewer.md']),
+    )
+    .action(async (paths: string[], options: { cwd?: string; json?: boolean }) => {
+      const { agentsValidateCommand } = await import('./commands/agents.js');
+      done(await agentsValidateCommand({ io, paths, ...options }));
+    });
+
+  const transcripts = program.command('transcripts').description('recorded sessions');
+  transcripts
+    .command('list')
+    .description('sessions in the transcript folder, newest first')
+    .option('--transcript-dir <dir>', 'transcript folder (default ~/.delegate/transcripts)')
+    .option('--json', 'print JSON')
+    .addHelpText('after', examples(['delegate transcripts list']))
+    .action(async (options: { transcriptDir?: string; json?: boolean }) => {
+      const { transcriptsListCommand } = await import('./commands/transcripts.js');
+      done(await transcriptsListCommand({ io, ...options }));
+    });
+  transcripts
+    .command('show')
+    .argument('<session>', 'session id')
+    .description("a session's conversation, or one sub-agent's with --agent")
+    .option('--agent <id>', 'a sub-agent of the session')
+    .option('--transcript-dir <dir>', 'transcript folder (default ~/.delegate/transcripts)')
+    .option('--json', 'print the JSONL entries as a JSON array')
+    .addHelpText(
+      'after',
+      examples([
+        'delegate transcripts show 3f2a…',
+        'delegate transcripts show 3f2a… --agent a1b2c3d4e5f60718',
+      ]),
+    )
+    .action(
+      async (
+        sessionId: string,
+        options: { agent?: string; transcriptDir?: string; json?: boolean },
+      ) => {
+        const { transcriptsShowCommand } = await import('./commands/transcripts.js');
+        done(await transcriptsShowCommand({ io, sessionId, ...options }));
+      },
+    );
+
+  const memory = program
+    .command('memory')
+    .description("agents' persistent memory (user, project and local scopes)");
+  const scopeOption = (): Option =>
+    new Option('--scope <scope>', 'memory scope').choices(['user', 'project', 'local']);
+  memory
+    .command('list')
+    .description('agents with memory, per scope')
+    .addOption(scopeOption())
+    .option('--cwd <dir>', 'project directory (default: the current one)')
+    .option('--json', 'print JSON')
+    .addHelpText(
+      'after',
+      examples(['delegate memory list', 'delegate memory list --scope project']),
+    )
+    .action(
+      async (options: { scope?: 'user' | 'project' | 'local'; cwd?: string; json?: boolean }) => {
+        const { memoryListCommand } = await import('./commands/memory.js');
+        done(await memoryListCommand({ io, ...options }));
+      },
+    );
+  memory
+    .command('show')
+    .argument('<agent>', 'agent type')
+    .description("an agent's MEMORY.md and topic files")
+    .addOption(scopeOption())
+    .option('--cwd <dir>', 'project directory (default: the current one)')
+    .option('--json', 'print JSON')
+    .addHelpText('after', examples(['delegate memory show code-reviewer --scope project']))
+    .action(
+      async (
+        agent: string,
+        options: { scope?: 'user' | 'project' | 'local'; cwd?: string; json?: boolean },
+      ) => {
+        const { memoryShowCommand } = await import('./commands/memory.js');
+        done(await memoryShowCommand({ io, agent, ...options }));
+      },
+    );
+  memory
+    .command('clear')
+    .argument('<agent>', 'agent type')
+    .description("delete an agent's memory folder (one scope, or every scope)")
+    .addOption(scopeOption())
+    .option('--cwd <dir>', 'project directory (default: the current one)')
+    .option('--json', 'print JSON')
+    .addHelpText('after', examples(['delegate memory clear code-reviewer --scope local']))
+    .action(
+      async (
+        agent: string,
+        options: { scope?: 'user' | 'project' | 'local'; cwd?: string; json?: boolean },
+      ) => {
+        const { memoryClearCommand } = await import('./commands/memory.js');
+        done(await memoryClearCommand({ io, agent, ...options }));
+      },
+    );
+
+  program
+    .command('sim')
+    .description(
+      'run the bundled Messages API simulator as a server (prints its URL on the first line)',
+    )
+    .option('--port <port>', 'port (default: any free one)', port, 0)
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--policy <module>', 'a module whose default export is a policy (default: echo)')
+    .option('--json', 'print {"url": …} instead of the bare URL')
+    .addHelpText(
+      'after',
+      examples([
+        'delegate sim --port 8787',
+        'ANTHROPIC_BASE_URL=http://127.0.0.1:8787 ANTHROPIC_API_KEY=sim delegate run "hi"',
+      ]),
+    )
+    .action(async (options: { port: number; host: string; policy?: string; json?: boolean }) => {
+      const { simCommand } = await import('./commands/sim.js');
+      done(await simCommand({ io, ...options }));
+    });
+
+  program
+    .command('config')
+    .description('the effective settings and where each came from (files, environment, flags)')
+    .option('--cwd <dir>', 'project directory (default: the current one)')
+    .option('--json', 'print JSON')
+    .addHelpText(
+      'after',
+      `\nSettings files (JSON; later ones win, permission lists add up):\n  ~/.delegate/settings.json                user\n  <project>/.delegate/settings.json        project (commit it)\n  <project>/.delegate/settings.local.json  local (keep it out of git)\nFields: model, subagentModel, permissionMode, permissions.{allow,deny,ask,additionalDirectories},\n        fork, maxTurns, transcriptDir, mcpConfig, prices.\n${examples(['delegate config', 'delegate config --json'])}`,
+    )
+    .action(async (options: { cwd?: string; json?: boolean }) => {
+      const { configCommand } = await import('./commands/config.js');
+      done(await configCommand({ io, ...options }));
+    });
+
+  return program;
+}
+
+/** Runs `delegate` with `argv` (without the node and script paths) and returns the exit code. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCode> {
+  const result: { exitCode: ExitCode } = { exitCode: EXIT_CODES.success };
+  const program = createProgram(io, result);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return result.exitCode;
+  } catch (error) {
+    return reportError(error, io);
+  }
+}
+
+function reportError(error: unknown, io: CliIo): ExitCode {
+  const commander = error as { code?: string; exitCode?: number };
+  if (typeof commander.code === 'string' && commander.code.startsWith('commander.')) {
+    // Commander has printed its own message; help and version are not errors.
+    if (
+      commander.code === 'commander.helpDisplayed' ||
+      commander.code === 'commander.version' ||
+      commander.code === 'commander.help'
+    ) {
+      return EXIT_CODES.success;
+    }
+    return EXIT_CODES.usage;
+  }
+  if (error instanceof UsageError) {
+    io.stderr.write(`delegate: ${error.message}\n`);
+    return EXIT_CODES.usage;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  io.stderr.write(`delegate: ${message}\n`);
+  return EXIT_CODES.runFailed;
+}

@@ -1,0 +1,22 @@
+import picocolors from 'picocolors';
+
+/** The color functions the CLI uses; each is the identity when colors are off. */
+export type Colors = ReturnType<typeof picocolors.createColors>;
+
+/**
+ * Colors for one output stream: on for a terminal, off when `NO_COLOR` is set (any
+ * value), when `TERM=dumb`, or when the stream is not a terminal; `FORCE_COLOR` (not `0`)
+ * turns them on anyway.
+ */
+export function colorsFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): Colors {
+  return picocolors.createColors(colorsEnabled(stream, env));
+}
+
+/** Whether colors are on for `stream` under `env` (see `colorsFor`). */
+export function colorsEnabled(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
+  const force = env['FORCE_COLOR'];
+  if (force !== undefined && force !== '' && force !== '0') return true;
+  if (env['NO_COLOR'] !== undefined) return false;
+  if (env['TERM'] === 'dumb') return false;
+  return stream.isTTY === true;
+}

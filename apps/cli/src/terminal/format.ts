@@ -1,0 +1,63 @@
+/** `1234` → `1.2k`, `1234567` → `1.23M`; small counts stay whole. */
+export function formatTokens(count: number): string {
+  if (count < 1_000) return String(count);
+  if (count < 100_000) return `${(count / 1_000).toFixed(1)}k`;
+  if (count < 1_000_000) return `${Math.round(count / 1_000)}k`;
+  return `${(count / 1_000_000).toFixed(2)}M`;
+}
+
+/** A dollar amount with enough digits to tell small amounts apart (`$0.0042`). */
+export function formatUsd(amount: number): string {
+  if (amount === 0) return '$0';
+  if (amount < 0.01) return `$${amount.toFixed(4)}`;
+  if (amount < 1) return `$${amount.toFixed(3)}`;
+  return `$${amount.toFixed(2)}`;
+}
+
+/** `850` → `850ms`, `4200` → `4.2s`, `192000` → `3m12s`. */
+export function formatDuration(ms: number): string {
+  if (ms < 1_000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${(ms / 1_000).toFixed(1)}s`;
+  const minutes = Math.floor(ms / 60_000);
+  const seconds = Math.round((ms % 60_000) / 1_000);
+  return `${minutes}m${String(seconds).padStart(2, '0')}s`;
+}
+
+/** Cuts `text` to one line of at most `width` characters, ending in `…` when cut. */
+export function oneLine(text: string, width: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length <= width) return flat;
+  return `${flat.slice(0, Math.max(0, width - 1))}…`;
+}
+
+/** Pads or cuts every cell so the columns line up; the first row is the header. */
+export function formatTable(
+  rows: readonly (readonly string[])[],
+  options: { rightAlign?: readonly number[] } = {},
+): string[] {
+  const widths: number[] = [];
+  for (const row of rows) {
+    row.forEach((cell, index) => {
+      widths[index] = Math.max(widths[index] ?? 0, visibleLength(cell));
+    });
+  }
+  const right = new Set(options.rightAlign ?? []);
+  return rows.map((row) =>
+    row
+      .map((cell, index) => {
+        const pad = ' '.repeat((widths[index] ?? 0) - visibleLength(cell));
+        return right.has(index) ? pad + cell : cell + pad;
+      })
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+// ANSI color sequences take no room on screen.
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+/** Length of `text` on screen (color escapes excluded). */
+export function visibleLength(text: string): number {
+  return text.replace(ANSI, '').length;
+}

@@ -1,0 +1,42 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'tsup';
+
+const packagesDir = fileURLToPath(new URL('../../packages/', import.meta.url));
+const { version } = JSON.parse(readFileSync(new URL('package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
+// The CLI ships as one ESM bundle (plus lazily loaded chunks): start-up time is part of the
+// product (`delegate run` should cost little more than `node` itself), and a bundle needs no
+// module resolution across hundreds of files. Workspace packages are bundled from their
+// source, so building the CLI needs no prior build of the libraries.
+export default defineConfig({
+  entry: { bin: 'src/bin.ts' },
+  format: ['esm'],
+  platform: 'node',
+  target: 'node20',
+  splitting: true,
+  sourcemap: true,
+  clean: true,
+  dts: false,
+  minify: true,
+  keepNames: true,
+  keepNames: true,
+  noExternal: [/.*/],
+  define: { __DELEGATE_CLI_VERSION__: JSON.stringify(version) },
+  banner: {
+    // Bundled CommonJS dependencies call require() for Node built-ins.
+    js: "import { createRequire as __delegateCreateRequire } from 'node:module'; const require = __delegateCreateRequire(import.meta.url);",
+  },
+  esbuildPlugins: [
+    {
+      name: 'delegate-workspace-source',
+      setup(build) {
+        build.onResolve({ filter: /^@delegate\/[a-z-]+$/ }, (args) => ({
+          path: `${packagesDir}${args.path.slice('@delegate/'.length)}/src/index.ts`,
+        }));
+      },
+    },
+  ],
+});
