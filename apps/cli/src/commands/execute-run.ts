@@ -64,8 +64,9 @@ export async function runTurn(
       },
     });
     text = answer.text;
-    if (answer.outcome.reason === 'aborted')
-      exitReason = options.interrupted() ? 'interrupted' : 'aborted';
+    // Ctrl-C while the main agent waits for a background agent ends a completed turn too.
+    if (options.interrupted()) exitReason = 'interrupted';
+    else if (answer.outcome.reason === 'aborted') exitReason = 'aborted';
   } catch (error) {
     failure = errorMessage(error);
     exitReason = classifyFailure(error, options.interrupted());

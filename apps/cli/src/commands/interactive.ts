@@ -4,7 +4,6 @@ import { EXIT_CODES, type ExitCode, UsageError } from '../exit-codes.js';
 import { InteractiveScreen } from '../interactive/interactive-screen.js';
 import type { EditorAction } from '../interactive/prompt-editor.js';
 import { FORCE_WINDOW_MS } from '../live/interrupt-keys.js';
-import { reportLoadDiagnostics } from '../output/report-diagnostics.js';
 import type { RunRenderer } from '../output/run-renderer.js';
 import { formatCacheTable } from '../output/run-summary.js';
 import {
@@ -17,6 +16,7 @@ import { type Colors, colorsFor } from '../terminal/colors.js';
 import { formatDuration, formatTable, formatUsd, oneLine } from '../terminal/format.js';
 import { AgentTree } from '../usage/agent-tree.js';
 import { runTurn } from './execute-run.js';
+import { sessionOptionsFor } from './run.js';
 import { type RunFlags, configFlags } from './run-flags.js';
 
 /** The slash commands of the interactive session, with what each does. */
@@ -274,16 +274,8 @@ export async function interactiveCommand(options: {
   }
   const config = resolveConfig({ flags: configFlags(flags), env: io.env, processCwd: io.cwd });
   const colors = colorsFor(io.stdout, io.env);
-  const sessionOptions: CliSessionOptions = {
-    config,
-    processCwd: io.cwd,
-    ...(flags.agent ? { agent: flags.agent } : {}),
-    ...(flags.agents ? { agents: flags.agents } : {}),
-    ...(flags.resume ? { resume: flags.resume } : {}),
-    ...(flags.sim !== undefined ? { sim: flags.sim } : {}),
-    onDiagnostics: (diagnostics) =>
-      reportLoadDiagnostics(diagnostics, (line) => io.stderr.write(`${line}\n`)),
-  };
+  const sessionOptions = sessionOptionsFor({ flags, config, io });
+
   const tree = new AgentTree({ mainModel: config.model.value, prices: config.prices.value });
   const session = new InteractiveSession(io, colors, tree, sessionOptions);
   await session.open();

@@ -5,8 +5,12 @@ import { reportLoadDiagnostics } from '../output/report-diagnostics.js';
 import type { RunRenderer } from '../output/run-renderer.js';
 import { StreamJsonRenderer } from '../output/stream-json-renderer.js';
 import { TextRenderer } from '../output/text-renderer.js';
-import { type CliSession, createCliSession } from '../session/create-cli-session.js';
-import { resolveConfig } from '../settings/resolve-config.js';
+import {
+  type CliSession,
+  type CliSessionOptions,
+  createCliSession,
+} from '../session/create-cli-session.js';
+import { type EffectiveConfig, resolveConfig } from '../settings/resolve-config.js';
 import { colorsFor } from '../terminal/colors.js';
 import { AgentTree } from '../usage/agent-tree.js';
 import { executeRun, exitCodeFor } from './execute-run.js';
@@ -56,6 +60,26 @@ export function describeSession(cli: CliSession): Parameters<RunRenderer['start'
   };
 }
 
+/** The session options the run flags ask for; problems loading agents and MCP servers go to stderr. */
+export function sessionOptionsFor(options: {
+  flags: RunFlags;
+  config: EffectiveConfig;
+  io: CliIo;
+}): CliSessionOptions {
+  const { flags, config, io } = options;
+  const warn = (line: string): void => void io.stderr.write(`${line}\n`);
+  return {
+    config,
+    processCwd: io.cwd,
+    ...(flags.agent ? { agent: flags.agent } : {}),
+    ...(flags.agents ? { agents: flags.agents } : {}),
+    ...(flags.resume ? { resume: flags.resume } : {}),
+    ...(flags.sim !== undefined ? { sim: flags.sim } : {}),
+    onDiagnostics: (diagnostics) => reportLoadDiagnostics(diagnostics, warn),
+    onWarning: (message) => warn(`delegate: ${message}`),
+  };
+}
+
 /** `delegate run`: a main agent on `prompt`, to the end, in the chosen output format. */
 export async function runCommand(options: {
   prompt: string;
@@ -64,16 +88,7 @@ export async function runCommand(options: {
 }): Promise<ExitCode> {
   const { flags, io } = options;
   const config = resolveConfig({ flags: configFlags(flags), env: io.env, processCwd: io.cwd });
-  const cli = await createCliSession({
-    config,
-    processCwd: io.cwd,
-    ...(flags.agent ? { agent: flags.agent } : {}),
-    ...(flags.agents ? { agents: flags.agents } : {}),
-    ...(flags.resume ? { resume: flags.resume } : {}),
-    ...(flags.sim !== undefined ? { sim: flags.sim } : {}),
-    onDiagnostics: (diagnostics) =>
-      reportLoadDiagnostics(diagnostics, (line) => io.stderr.write(`${line}\n`)),
-  });
+  const cli = await createCliSession(sessionOptionsFor({ flags, config, io }));
   const tree = new AgentTree({
     mainModel: cli.session.context.options.model,
     prices: config.prices.value,

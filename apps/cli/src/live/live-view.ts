@@ -47,13 +47,14 @@ export class LiveView {
     this.render();
   }
 
-  private render(): void {
+  private render(final = false): void {
     this.drawnVersion = this.tree.version;
     const lines = renderTree(this.tree, {
       colors: this.colors,
       width: this.stream.columns || 100,
       now: Date.now(),
       frame: this.frame,
+      final,
     });
     this.draw(lines.join('\n'));
   }
@@ -68,7 +69,7 @@ export class LiveView {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    this.render();
+    this.render(true);
     this.draw.done();
   }
 }

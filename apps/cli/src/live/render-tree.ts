@@ -16,6 +16,8 @@ export type RenderTreeOptions = {
   now: number;
   /** Spinner frame counter. */
   frame: number;
+  /** The last frame of a run: no key hints. */
+  final?: boolean;
 };
 
 function paintAgentColor(colors: Colors, color: AgentColor | undefined, text: string): string {
@@ -107,7 +109,7 @@ export function renderTree(tree: AgentTree, options: RenderTreeOptions): string[
   lines.push(
     colors.dim(
       cut(
-        `total ${formatUsd(totals.costUsd)}${totals.priced ? '' : ' (some models unpriced)'} · ${formatCacheSplit(totals)} · Ctrl-B: background the running agent · Ctrl-C: stop`,
+        `total ${formatUsd(totals.costUsd)}${totals.priced ? '' : ' (some models unpriced)'} · ${formatCacheSplit(totals)}${options.final ? '' : ' · Ctrl-B: background the running agent · Ctrl-C: stop'}`,
         options.width,
       ),
     ),

@@ -16,6 +16,7 @@ import type { SettingOrigin } from '../settings/settings-schema.js';
 import { readAgentsFlag } from './load-flag-agents.js';
 import { loadMcpConfig } from './load-mcp-config.js';
 import { loadPolicyModule } from './load-policy-module.js';
+import { splitToolRules } from './split-tool-rules.js';
 
 /** Options of `createCliSession` that are not settings. */
 export type CliSessionOptions = {
@@ -41,6 +42,8 @@ export type CliSessionOptions = {
   ask?: DelegateSessionOptions['ask'];
   /** Agent-file problems are reported here. */
   onDiagnostics?: (diagnostics: AgentDiagnostic[]) => void;
+  /** Other problems worth telling the person (an MCP server that did not connect). */
+  onWarning?: (message: string) => void;
   /** Extra session options (the demo's). */
   session?: Partial<DelegateSessionOptions>;
 };
@@ -70,25 +73,6 @@ const RULE_SOURCES: Record<SettingOrigin, PermissionRule['source']> = {
   env: 'session',
   flag: 'cliArg',
 };
-
-/** Splits `--allowed-tools "Bash(git add, git commit) Edit,Read"` into rules (commas and spaces outside parentheses separate). */
-export function splitToolRules(values: readonly string[]): string[] {
-  const rules: string[] = [];
-  for (const value of values) {
-    let depth = 0;
-    let current = '';
-    for (const character of value) {
-      if (character === '(') depth++;
-      else if (character === ')') depth = Math.max(0, depth - 1);
-      if (depth === 0 && (character === ',' || /\s/.test(character))) {
-        if (current.trim()) rules.push(current.trim());
-        current = '';
-      } else current += character;
-    }
-    if (current.trim()) rules.push(current.trim());
-  }
-  return rules;
-}
 
 async function toRules(
   sourced: readonly Sourced<string>[],
@@ -215,6 +199,14 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
     if (mcpServers && Object.keys(mcpServers).length > 0) {
       const { createMcpManager } = await import('@delegate/tools');
       mcp = createMcpManager({ servers: mcpServers });
+      // The first request should offer the servers' tools: wait until each has connected or failed.
+      const states = await mcp.whenSettled();
+      for (const state of states) {
+        if (state.type === 'failed')
+          options.onWarning?.(
+            `MCP server "${state.name}" did not connect: ${state.error ?? 'unknown error'}`,
+          );
+      }
     }
     let tools: Tool[] = getBuiltinTools();
     if (mainAgent) {

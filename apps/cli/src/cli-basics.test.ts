@@ -1,0 +1,130 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type Scratch, makeScratch, runCli } from './__fixtures__/run-cli.js';
+
+let scratch: Scratch;
+beforeEach(async () => {
+  scratch = await makeScratch();
+});
+afterEach(async () => {
+  await scratch.cleanup();
+});
+
+const run = (args: string[], env?: Record<string, string | undefined>) =>
+  runCli(args, { cwd: scratch.project, home: scratch.home, ...(env ? { env } : {}) });
+
+describe('delegate: help, version and usage errors', () => {
+  it('prints the version and help with examples for every command', async () => {
+    const version = await run(['--version']);
+    expect(version.code).toBe(0);
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    for (const command of [
+      [],
+      ['run'],
+      ['demo'],
+      ['agents', 'list'],
+      ['agents', 'show'],
+      ['agents', 'validate'],
+      ['transcripts', 'list'],
+      ['transcripts', 'show'],
+      ['memory', 'list'],
+      ['memory', 'show'],
+      ['memory', 'clear'],
+      ['sim'],
+      ['config'],
+    ]) {
+      const help = await run([...command, '--help']);
+      expect(help.code, command.join(' ')).toBe(0);
+      expect(help.stdout, command.join(' ')).toContain('Usage: delegate');
+      expect(help.stdout, command.join(' ')).toMatch(/Examples:|Settings files/);
+    }
+  });
+
+  it('exits 2 without an API key or --sim, saying what to set', async () => {
+    const result = await run(['run', 'hello']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('ANTHROPIC_API_KEY');
+    expect(result.stderr).toContain('--sim');
+    expect(result.stdout).toBe('');
+  });
+
+  it('exits 2 for an unknown option, a bad choice and a bad number', async () => {
+    expect((await run(['run', '--sim', '--bogus', 'x'])).code).toBe(2);
+    const mode = await run(['run', '--sim', '--permission-mode', 'yolo', 'x']);
+    expect(mode.code).toBe(2);
+    expect(mode.stderr).toContain('yolo');
+    const turns = await run(['run', '--sim', '--max-turns', '0', 'x']);
+    expect(turns.code).toBe(2);
+    expect(turns.stderr).toContain('--max-turns');
+  });
+
+  it('exits 2 for an empty prompt and for a working directory that does not exist', async () => {
+    expect((await run(['run', '--sim', '   '])).code).toBe(2);
+    const missing = await run(['run', '--sim', '--cwd', join(scratch.root, 'nope'), 'hi']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('nope');
+  });
+
+  it('names a bad settings file with its path and field, and refuses to run', async () => {
+    await mkdir(join(scratch.project, '.delegate'), { recursive: true });
+    const path = join(scratch.project, '.delegate', 'settings.json');
+    await writeFile(
+      path,
+      JSON.stringify({ permissionMode: 'sometimes', permissions: { allow: 'Bash' } }),
+    );
+    const result = await run(['run', '--sim', 'hi']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(path);
+    expect(result.stderr).toContain('permissionMode');
+    expect(result.stderr).toContain('permissions.allow');
+    await writeFile(path, '{ "model": ');
+    const broken = await run(['config']);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toContain(`${path}: not valid JSON`);
+    await writeFile(path, JSON.stringify({ modle: 'opus' }));
+    const typo = await run(['config']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('unknown field "modle"');
+  });
+
+  it('shows each effective setting with where it came from, and hides the API key', async () => {
+    await mkdir(join(scratch.home, '.delegate'), { recursive: true });
+    await writeFile(
+      join(scratch.home, '.delegate', 'settings.json'),
+      JSON.stringify({ model: 'haiku', permissions: { deny: ['Bash(rm:*)'] } }),
+    );
+    await mkdir(join(scratch.project, '.delegate'), { recursive: true });
+    await writeFile(
+      join(scratch.project, '.delegate', 'settings.local.json'),
+      JSON.stringify({ model: 'opus', permissions: { deny: ['Write'] } }),
+    );
+    const result = await run(['config', '--json'], {
+      ANTHROPIC_API_KEY: 'sk-secret-value',
+      DELEGATE_TRANSCRIPT_DIR: 'logs',
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toContain('sk-secret-value');
+    const { settings, files } = JSON.parse(result.stdout) as {
+      settings: Array<{ setting: string; value: unknown; origin: string }>;
+      files: Array<{ origin: string; found: boolean }>;
+    };
+    const find = (name: string) => settings.filter((row) => row.setting === name);
+    expect(find('model')[0]).toMatchObject({
+      value: 'opus',
+      origin: expect.stringContaining('local'),
+    });
+    expect(find('permissions.deny').map((row) => row.value)).toEqual(['Bash(rm:*)', 'Write']);
+    expect(find('permissions.deny')[0]?.origin).toContain('user');
+    expect(find('ANTHROPIC_API_KEY')[0]?.value).toBe('set (hidden)');
+    expect(find('transcriptDir')[0]).toMatchObject({
+      value: join(scratch.project, 'logs'),
+      origin: expect.stringContaining('env'),
+    });
+    expect(files.map((file) => [file.origin, file.found])).toEqual([
+      ['user', true],
+      ['project', false],
+      ['local', true],
+    ]);
+  });
+});

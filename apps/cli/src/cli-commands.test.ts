@@ -1,0 +1,226 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import Anthropic from '@anthropic-ai/sdk';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CLI_BIN, type Scratch, makeScratch, policy, runCli } from './__fixtures__/run-cli.js';
+
+let scratch: Scratch;
+beforeEach(async () => {
+  scratch = await makeScratch();
+});
+afterEach(async () => {
+  await scratch.cleanup();
+});
+
+const run = (args: string[]) => runCli(args, { cwd: scratch.project, home: scratch.home });
+
+async function writeAgent(name: string, content: string): Promise<string> {
+  const directory = join(scratch.project, '.claude', 'agents');
+  await mkdir(directory, { recursive: true });
+  const path = join(directory, name);
+  await writeFile(path, content);
+  return path;
+}
+
+describe('delegate agents', () => {
+  it('lists the effective agents with source, model and tools after the gates, foreground and background', async () => {
+    await writeAgent(
+      'reviewer.md',
+      '---\nname: reviewer\ndescription: Reviews.\nmodel: haiku\ntools: Read, Grep, Bash\n---\nReview.',
+    );
+    const result = await run(['agents', 'list', '--json']);
+    expect(result.code).toBe(0);
+    const { agents } = JSON.parse(result.stdout) as {
+      agents: Array<{
+        name: string;
+        source: string;
+        model: string;
+        active: boolean;
+        tools: { foreground: string[]; background: string[] };
+      }>;
+    };
+    const byName = new Map(agents.map((agent) => [agent.name, agent]));
+    expect(byName.get('reviewer')).toMatchObject({
+      source: 'projectSettings',
+      model: 'haiku',
+      active: true,
+    });
+    expect(byName.get('reviewer')?.tools.foreground.sort()).toEqual(['Bash', 'Grep', 'Read']);
+    expect(byName.get('Explore')?.tools.foreground).not.toContain('Write');
+    expect(byName.get('general-purpose')?.tools.foreground).toContain('Write');
+    const text = await run(['agents', 'list']);
+    expect(text.stdout).toMatch(/reviewer\s+projectSettings/);
+    expect(text.stdout).toContain('tools (background)');
+  });
+
+  it('shows one agent with its resolved definition and system prompt', async () => {
+    await writeAgent(
+      'reviewer.md',
+      '---\nname: reviewer\ndescription: Reviews diffs.\ncolor: green\n---\nYou review diffs carefully.',
+    );
+    const shown = await run(['agents', 'show', 'reviewer']);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain('You review diffs carefully.');
+    expect(shown.stdout).toContain('color:       green');
+    const json = JSON.parse((await run(['agents', 'show', 'reviewer', '--json'])).stdout) as Record<
+      string,
+      unknown
+    >;
+    expect(json).toMatchObject({
+      agentType: 'reviewer',
+      whenToUse: 'Reviews diffs.',
+      systemPrompt: 'You review diffs carefully.',
+    });
+    const missing = await run(['agents', 'show', 'nobody']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('Available:');
+  });
+
+  it('validates agent files: each problem as path:line: severity: message, exit 1 on an error', async () => {
+    const good = await writeAgent('good.md', '---\nname: good\ndescription: Fine.\n---\nOk.');
+    const noName = await writeAgent('no-name.md', '---\ndescription: Has no name.\n---\nBody');
+    const badYaml = await writeAgent(
+      'bad-yaml.md',
+      '---\nname: broken\ndescription: [unclosed\n---\nBody',
+    );
+    const result = await run(['agents', 'validate']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      new RegExp(`${noName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(:\\d+)?: error: `),
+    );
+    expect(result.stdout).toMatch(
+      new RegExp(`${badYaml.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+: error: `),
+    );
+    expect(result.stdout).not.toContain(`${good}:`);
+    const json = JSON.parse((await run(['agents', 'validate', '--json'])).stdout) as {
+      ok: boolean;
+      errors: number;
+    };
+    expect(json).toMatchObject({ ok: false, errors: 2 });
+    const one = await run(['agents', 'validate', good]);
+    expect(one.code).toBe(0);
+    const folder = await run(['agents', 'validate', join(scratch.project, '.claude', 'agents')]);
+    expect(folder.code).toBe(1);
+  });
+});
+
+describe('delegate transcripts', () => {
+  it('lists sessions and shows the main conversation and a sub-agent', async () => {
+    const transcripts = join(scratch.root, 'transcripts');
+    const result = await runCli(
+      [
+        'run',
+        '--sim',
+        policy('spawn-general'),
+        '--transcript-dir',
+        transcripts,
+        '--output-format',
+        'json',
+        'say hi via a helper',
+      ],
+      {
+        cwd: scratch.project,
+        home: scratch.home,
+      },
+    );
+    const { session_id: sessionId, agents } = JSON.parse(result.stdout) as {
+      session_id: string;
+      agents: Array<{ agent_id: string }>;
+    };
+    const listed = JSON.parse(
+      (await run(['transcripts', 'list', '--transcript-dir', transcripts, '--json'])).stdout,
+    ) as {
+      sessions: Array<{ sessionId: string; agents: number; firstPrompt: string }>;
+    };
+    expect(listed.sessions).toEqual([
+      expect.objectContaining({ sessionId, agents: 1, firstPrompt: 'say hi via a helper' }),
+    ]);
+    const shown = await run(['transcripts', 'show', sessionId, '--transcript-dir', transcripts]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain('user: say hi via a helper');
+    expect(shown.stdout).toContain('assistant: The sub-agent said: hi from the sub-agent');
+    const subId = agents[1]!.agent_id;
+    const sub = await run([
+      'transcripts',
+      'show',
+      sessionId,
+      '--agent',
+      subId,
+      '--transcript-dir',
+      transcripts,
+      '--json',
+    ]);
+    const entries = JSON.parse(sub.stdout) as Array<{ type: string; isSidechain: boolean }>;
+    expect(entries.map((entry) => entry.type)).toEqual(['user', 'assistant']);
+    expect(entries.every((entry) => entry.isSidechain)).toBe(true);
+    const missing = await run([
+      'transcripts',
+      'show',
+      '../escape',
+      '--transcript-dir',
+      transcripts,
+    ]);
+    expect(missing.code).toBe(2);
+  });
+});
+
+describe('delegate memory', () => {
+  it('lists, shows and clears an agent memory per scope', async () => {
+    const projectMemory = join(scratch.project, '.claude', 'agent-memory', 'reviewer');
+    const userMemory = join(scratch.home, '.claude', 'agent-memory', 'reviewer');
+    await mkdir(projectMemory, { recursive: true });
+    await mkdir(userMemory, { recursive: true });
+    await writeFile(join(projectMemory, 'MEMORY.md'), '- style: tabs, not spaces\n');
+    await writeFile(join(userMemory, 'MEMORY.md'), '- prefers short reports\n');
+    const listed = JSON.parse((await run(['memory', 'list', '--json'])).stdout) as {
+      memory: Array<{ agentType: string; scope: string }>;
+    };
+    expect(listed.memory.map((entry) => [entry.agentType, entry.scope]).sort()).toEqual([
+      ['reviewer', 'project'],
+      ['reviewer', 'user'],
+    ]);
+    const shown = await run(['memory', 'show', 'reviewer', '--scope', 'project']);
+    expect(shown.stdout).toContain('tabs, not spaces');
+    expect(shown.stdout).not.toContain('short reports');
+    const cleared = JSON.parse(
+      (await run(['memory', 'clear', 'reviewer', '--scope', 'project', '--json'])).stdout,
+    ) as { cleared: string[] };
+    expect(cleared.cleared).toEqual(['project']);
+    expect(existsSync(projectMemory)).toBe(false);
+    expect(existsSync(userMemory)).toBe(true);
+    const bad = await run(['memory', 'list', '--scope', 'team']);
+    expect(bad.code).toBe(2);
+  });
+});
+
+describe('delegate sim', () => {
+  it('serves the simulator until SIGTERM, printing its URL first', async () => {
+    const child = spawn(
+      process.execPath,
+      [CLI_BIN, 'sim', '--port', '0', '--policy', policy('spawn-general')],
+      {
+        cwd: scratch.project,
+        env: { ...process.env, HOME: scratch.home },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const lines = createInterface({ input: child.stdout });
+    const url = await new Promise<string>((resolve) => lines.once('line', resolve));
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const client = new Anthropic({ apiKey: 'any', baseURL: url, maxRetries: 0 });
+    const message = await client.messages.create(
+      { model: 'claude-sonnet-5-5', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] },
+      { headers: { 'x-delegate-agent': 'general-purpose' } },
+    );
+    expect(message.content[0]).toMatchObject({ type: 'text', text: 'hi from the sub-agent' });
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const missing = await run(['sim', '--policy', join(scratch.root, 'missing.mjs')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('missing.mjs');
+  });
+});

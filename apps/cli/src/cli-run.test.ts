@@ -1,0 +1,363 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type Scratch, makeScratch, policy, runCli } from './__fixtures__/run-cli.js';
+
+let scratch: Scratch;
+beforeEach(async () => {
+  scratch = await makeScratch();
+});
+afterEach(async () => {
+  await scratch.cleanup();
+});
+
+const run = (
+  args: string[],
+  options: { input?: string; env?: Record<string, string | undefined> } = {},
+) => runCli(args, { cwd: scratch.project, home: scratch.home, ...options });
+
+type Line = Record<string, unknown> & { type: string };
+
+function parseLines(stdout: string): Line[] {
+  return stdout
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Line);
+}
+
+describe('delegate run', () => {
+  it('prints one JSON object with the answer, session, usage, cost and agents', async () => {
+    const result = await run([
+      'run',
+      '--sim',
+      policy('spawn-general'),
+      '--output-format',
+      'json',
+      'hi',
+    ]);
+    expect(result.code).toBe(0);
+    const value = JSON.parse(result.stdout) as Record<string, unknown> & {
+      agents: Array<{
+        agent_type: string;
+        usage: { cache_creation_input_tokens: number };
+        cost_usd: number;
+        parent_agent_id: string | null;
+      }>;
+      usage: { output_tokens: number };
+    };
+    expect(value).toMatchObject({
+      type: 'result',
+      subtype: 'success',
+      is_error: false,
+      exit_reason: 'completed',
+    });
+    expect(value['result']).toBe('The sub-agent said: hi from the sub-agent');
+    expect(value['session_id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(value['num_turns']).toBe(2);
+    expect(value.agents.map((agent) => agent.agent_type)).toEqual(['main', 'general-purpose']);
+    expect(value.agents[1]?.parent_agent_id).toBe('main');
+    for (const agent of value.agents) {
+      expect(agent.usage.cache_creation_input_tokens).toBeGreaterThan(0);
+      expect(agent.cost_usd).toBeGreaterThan(0);
+    }
+    const sum = value.agents.reduce((total, agent) => total + agent.cost_usd, 0);
+    expect(value['total_cost_usd']).toBeCloseTo(sum, 10);
+  });
+
+  it('streams NDJSON in the claude -p stream-json shape: init first, result last, sub-agent lines under their Agent call', async () => {
+    const result = await run([
+      'run',
+      '--sim',
+      policy('spawn-general'),
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      'hi',
+    ]);
+    expect(result.code).toBe(0);
+    const lines = parseLines(result.stdout);
+    expect(lines[0]).toMatchObject({
+      type: 'system',
+      subtype: 'init',
+      model: 'claude-sonnet-5-5',
+      permissionMode: 'default',
+    });
+    expect(lines[0]?.['tools']).toEqual(
+      expect.arrayContaining(['Read', 'Bash', 'Agent', 'TaskOutput']),
+    );
+    expect(lines[0]?.['agents']).toEqual(
+      expect.arrayContaining(['general-purpose', 'Explore', 'Plan']),
+    );
+    expect(lines.at(-1)).toMatchObject({
+      type: 'result',
+      subtype: 'success',
+      result: 'The sub-agent said: hi from the sub-agent',
+    });
+    expect(typeof lines.at(-1)?.['total_cost_usd']).toBe('number');
+    expect(lines.at(-1)?.['usage']).toMatchObject({ output_tokens: expect.any(Number) });
+    const types = new Set(lines.map((line) => line.type));
+    expect([...types].sort()).toEqual(['assistant', 'delegate_event', 'result', 'system', 'user']);
+    // The main agent's Agent call, and the sub-agent's reply under it.
+    const call = lines.find(
+      (line) => line.type === 'assistant' && line['parent_tool_use_id'] === null,
+    );
+    const toolUse = (
+      call?.['message'] as { content: Array<{ type: string; id: string }> }
+    ).content.find((block) => block.type === 'tool_use');
+    const sub = lines.filter(
+      (line) => line.type === 'assistant' && line['parent_tool_use_id'] !== null,
+    );
+    expect(sub).toHaveLength(1);
+    expect(sub[0]?.['parent_tool_use_id']).toBe(toolUse?.id);
+    const events = lines
+      .filter((line) => line.type === 'delegate_event')
+      .map((line) => (line['event'] as { type: string }).type);
+    expect(events).toEqual(expect.arrayContaining(['agent.started', 'agent.completed']));
+    for (const line of lines.slice(1)) expect(line['session_id']).toBe(lines[0]?.['session_id']);
+  });
+
+  it('prints the answer on stdout and plain event lines on stderr outside a terminal', async () => {
+    const result = await run(['run', '--sim', policy('spawn-general'), 'hi']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('The sub-agent said: hi from the sub-agent\n');
+    expect(result.stderr).toMatch(
+      / started general-purpose "say hi" \(foreground, claude-sonnet-5-5\)/,
+    );
+    expect(result.stderr).toMatch(/ completed in /);
+    expect(result.stderr).not.toContain('\u001b[');
+  });
+
+  it('reads the prompt from stdin with -p', async () => {
+    const result = await run(['-p', '--sim', '--output-format', 'json'], {
+      input: 'hello from stdin\n',
+    });
+    expect(result.code).toBe(0);
+    expect((JSON.parse(result.stdout) as { result: string }).result).toContain('hello from stdin');
+  });
+
+  it('exits 1 at the turn limit and after an API error, saying why', async () => {
+    const turns = await run([
+      'run',
+      '--sim',
+      policy('always-glob'),
+      '--max-turns',
+      '2',
+      '--output-format',
+      'json',
+      'loop',
+    ]);
+    expect(turns.code).toBe(1);
+    expect(JSON.parse(turns.stdout)).toMatchObject({
+      exit_reason: 'max_turns',
+      subtype: 'error_max_turns',
+      is_error: true,
+    });
+    const api = await run(['run', '--sim', policy('overloaded'), 'hi']);
+    expect(api.code).toBe(1);
+    expect(api.stderr).toMatch(/overloaded/i);
+  });
+
+  it('forks by default and starts a fresh agent with --no-fork', async () => {
+    const agentType = async (flags: string[]) => {
+      const result = await run([
+        'run',
+        '--sim',
+        policy('fork-one'),
+        '--output-format',
+        'stream-json',
+        ...flags,
+        'go',
+      ]);
+      expect(result.code).toBe(0);
+      const started = parseLines(result.stdout).find(
+        (line) =>
+          line.type === 'delegate_event' &&
+          (line['event'] as { type: string }).type === 'agent.started',
+      );
+      return (started?.['event'] as { agentType: string; mode: string }).agentType;
+    };
+    expect(await agentType([])).toBe('fork');
+    expect(await agentType(['--no-fork'])).toBe('general-purpose');
+  });
+
+  it('lets --agents JSON override a project agent, and --agent run the main thread as it', async () => {
+    await mkdir(join(scratch.project, '.claude', 'agents'), { recursive: true });
+    await writeFile(
+      join(scratch.project, '.claude', 'agents', 'reviewer.md'),
+      '---\nname: reviewer\ndescription: Project reviewer.\n---\nYou are the project reviewer.',
+    );
+    const flag = JSON.stringify({
+      reviewer: {
+        description: 'Flag reviewer.',
+        prompt: 'You are the flag reviewer.',
+        tools: ['Read'],
+      },
+    });
+    const listed = await run(['agents', 'list', '--agents', flag, '--json']);
+    const { agents } = JSON.parse(listed.stdout) as {
+      agents: Array<{ name: string; source: string; active: boolean; overrides: string }>;
+    };
+    expect(
+      agents
+        .filter((agent) => agent.name === 'reviewer')
+        .map((agent) => [agent.source, agent.active]),
+    ).toEqual([
+      ['projectSettings', false],
+      ['flagSettings', true],
+    ]);
+    expect(agents.find((agent) => agent.active && agent.name === 'reviewer')?.overrides).toContain(
+      'projectSettings',
+    );
+    const result = await run([
+      'run',
+      '--sim',
+      policy('echo-history'),
+      '--agents',
+      flag,
+      '--agent',
+      'reviewer',
+      '--output-format',
+      'stream-json',
+      'hi',
+    ]);
+    expect(result.code).toBe(0);
+    const init = parseLines(result.stdout)[0];
+    // The main thread has the definition's tools (plus the agent tools every session has).
+    expect(init?.['tools']).toContain('Read');
+    expect(init?.['tools']).not.toContain('Bash');
+    const unknown = await run(['run', '--sim', '--agent', 'nobody', 'hi']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('nobody');
+  });
+
+  it('writes transcripts and continues a session with --resume', async () => {
+    const transcripts = join(scratch.root, 'transcripts');
+    const first = await run([
+      'run',
+      '--sim',
+      policy('echo-history'),
+      '--transcript-dir',
+      transcripts,
+      '--output-format',
+      'json',
+      'first question',
+    ]);
+    const sessionId = (JSON.parse(first.stdout) as { session_id: string }).session_id;
+    expect(await readFile(join(transcripts, `${sessionId}.jsonl`), 'utf8')).toContain(
+      'first question',
+    );
+    const second = await run([
+      'run',
+      '--sim',
+      policy('echo-history'),
+      '--transcript-dir',
+      transcripts,
+      '--resume',
+      sessionId,
+      '--output-format',
+      'json',
+      'second question',
+    ]);
+    expect(second.code).toBe(0);
+    const value = JSON.parse(second.stdout) as { result: string; session_id: string };
+    expect(value.session_id).toBe(sessionId);
+    expect(value.result).toBe('seen: first question | second question');
+    const missing = await run([
+      'run',
+      '--sim',
+      '--transcript-dir',
+      transcripts,
+      '--resume',
+      'no-such-session',
+      'x',
+    ]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('no-such-session');
+  });
+
+  it('confines file tools to the working directory unless --add-dir adds one', async () => {
+    const outside = join(scratch.root, 'outside');
+    await mkdir(outside);
+    await writeFile(join(outside, 'note.txt'), 'the outside note');
+    const prompt = `Read ${JSON.stringify({ file_path: join(outside, 'note.txt') })}`;
+    const refused = await run(['run', '--sim', policy('tool-from-prompt'), prompt]);
+    expect(refused.stdout).toMatch(/^ERROR: /);
+    const allowed = await run([
+      'run',
+      '--sim',
+      policy('tool-from-prompt'),
+      '--add-dir',
+      outside,
+      prompt,
+    ]);
+    expect(allowed.stdout).toMatch(/^OK: .*the outside note/s);
+  });
+
+  it('applies --disallowed-tools and --allowed-tools rules to Bash', async () => {
+    const prompt = `Bash ${JSON.stringify({ command: 'mkdir made-here' })}`;
+    // Without a rule, default mode would ask, and nobody can answer: denied.
+    const asked = await run(['run', '--sim', policy('tool-from-prompt'), prompt]);
+    expect(asked.stdout).toMatch(/^ERROR: /);
+    expect(existsSync(join(scratch.project, 'made-here'))).toBe(false);
+    const allowed = await run([
+      'run',
+      '--sim',
+      policy('tool-from-prompt'),
+      '--allowed-tools',
+      'Read Bash(mkdir:*)',
+      prompt,
+    ]);
+    expect(allowed.stdout).toMatch(/^OK: /);
+    expect(existsSync(join(scratch.project, 'made-here'))).toBe(true);
+    const again = `Bash ${JSON.stringify({ command: 'mkdir made-again' })}`;
+    const denied = await run([
+      'run',
+      '--sim',
+      policy('tool-from-prompt'),
+      '--permission-mode',
+      'bypassPermissions',
+      '--disallowed-tools',
+      'Bash(mkdir:*)',
+      again,
+    ]);
+    expect(denied.stdout).toMatch(/^ERROR: .*Bash\(mkdir:\*\)/s);
+    expect(existsSync(join(scratch.project, 'made-again'))).toBe(false);
+  });
+
+  it('connects stdio MCP servers from --mcp-config and offers their tools', async () => {
+    const server = fileURLToPath(
+      new URL('../../../packages/tools/src/__fixtures__/mcp-test-server.mjs', import.meta.url),
+    );
+    const config = join(scratch.root, 'mcp.json');
+    await writeFile(
+      config,
+      JSON.stringify({ mcpServers: { calc: { command: process.execPath, args: [server] } } }),
+    );
+    const prompt = `mcp__calc__add ${JSON.stringify({ a: 2, b: 40 })}`;
+    const result = await run([
+      'run',
+      '--sim',
+      policy('tool-from-prompt'),
+      '--mcp-config',
+      config,
+      '--allowed-tools',
+      'mcp__calc__add',
+      '--output-format',
+      'stream-json',
+      prompt,
+    ]);
+    expect(result.code).toBe(0);
+    const lines = parseLines(result.stdout);
+    expect(lines.at(-1)?.['result']).toBe('OK: 42');
+    const bad = join(scratch.root, 'bad-mcp.json');
+    await writeFile(
+      bad,
+      JSON.stringify({ mcpServers: { web: { type: 'http', url: 'http://example.invalid' } } }),
+    );
+    const refused = await run(['run', '--sim', '--mcp-config', bad, 'hi']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(bad);
+  });
+});

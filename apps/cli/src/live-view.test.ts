@@ -1,0 +1,159 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CLI_BIN, type Scratch, makeScratch, policy } from './__fixtures__/run-cli.js';
+
+// The live view is checked in a real terminal: tmux runs the CLI in a pane, sends keys and
+// reads the screen back. `.ci/run` installs tmux when it is missing.
+function tmux(...args: string[]): string {
+  return execFileSync('tmux', args, { encoding: 'utf8' });
+}
+
+function hasTmux(): boolean {
+  try {
+    execFileSync('tmux', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Processes whose command line contains `marker`. */
+function processesWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0];
+      if (cmdline.includes(marker) && state !== 'Z') found.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return found;
+}
+
+async function waitFor<T>(
+  what: string,
+  probe: () => T | undefined,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+let scratch: Scratch;
+let session: string;
+beforeEach(async () => {
+  scratch = await makeScratch();
+  session = `delegate-test-${process.pid}-${Date.now()}`;
+});
+afterEach(async () => {
+  try {
+    tmux('kill-session', '-t', session);
+  } catch {
+    // Already gone.
+  }
+  await scratch.cleanup();
+});
+
+describe('the live view in a terminal', () => {
+  it('shows the agent tree, moves the running agent to the background on Ctrl-B, and stops everything on Ctrl-C', async () => {
+    expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
+    const seconds = `29.${String(process.pid).padStart(5, '0')}`;
+    const exitFile = join(scratch.root, 'exit-code');
+    const command = [
+      `cd ${JSON.stringify(scratch.project)}`,
+      `HOME=${JSON.stringify(scratch.home)} ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI_BIN)} run --sim ${JSON.stringify(policy('live'))} --allowed-tools 'Bash(sleep:*)' 'go sleep-for ${seconds}'`,
+      `echo $? > ${JSON.stringify(exitFile)}`,
+      'sleep 60',
+    ].join('; ');
+    tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '40', command);
+    const screen = () => tmux('capture-pane', '-t', session, '-p');
+
+    await waitFor('the tree with both sub-agents', () => {
+      const text = screen();
+      return text.includes('general-purpose "long task"') &&
+        text.includes('fork "quick part"') &&
+        text.includes('main')
+        ? text
+        : undefined;
+    });
+    await waitFor(
+      'the sleeping Bash command',
+      () => processesWith(`sleep ${seconds}`).length > 0 || undefined,
+    );
+    expect(screen()).toMatch(/general-purpose "long task" \[foreground\]/);
+
+    tmux('send-keys', '-t', session, 'C-b');
+    const backgrounded = await waitFor('the agent in the background', () => {
+      const text = screen();
+      return /general-purpose "long task" \[background\]/.test(text) ? text : undefined;
+    });
+    expect(backgrounded).toContain('Moved general-purpose to the background.');
+    // The main agent got its turn back while the agent keeps running.
+    expect(processesWith(`sleep ${seconds}`).length).toBeGreaterThan(0);
+
+    tmux('send-keys', '-t', session, 'C-c');
+    const code = await waitFor('the CLI to exit', () =>
+      existsSync(exitFile) ? readFileSync(exitFile, 'utf8').trim() : undefined,
+    );
+    expect(code).toBe('130');
+    expect(screen()).toContain('stopped by Ctrl-C');
+    await waitFor(
+      'no sleeping child left',
+      () => processesWith(`sleep ${seconds}`).length === 0 || undefined,
+      5_000,
+    );
+    // The CLI process itself is gone (the pane's shell, whose command line names it, lives on).
+    expect(processesWith(`${process.execPath} ${CLI_BIN} run`)).toEqual([]);
+  });
+});
+
+describe('the interactive session in a terminal', () => {
+  it('answers a prompt, runs slash commands, and exits on /exit', async () => {
+    expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
+    const exitFile = join(scratch.root, 'exit-code');
+    const command = [
+      `cd ${JSON.stringify(scratch.project)}`,
+      `HOME=${JSON.stringify(scratch.home)} ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI_BIN)} --sim ${JSON.stringify(policy('spawn-general'))}`,
+      `echo $? > ${JSON.stringify(exitFile)}`,
+      'sleep 60',
+    ].join('; ');
+    tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '40', command);
+    const screen = () => tmux('capture-pane', '-t', session, '-p');
+    await waitFor('the prompt', () =>
+      screen().includes('/help lists commands') ? true : undefined,
+    );
+    tmux('send-keys', '-t', session, 'please say hi', 'Enter');
+    await waitFor('the answer', () =>
+      screen().includes('The sub-agent said: hi from the sub-agent') ? true : undefined,
+    );
+    tmux('send-keys', '-t', session, '/tasks', 'Enter');
+    await waitFor('the task list', () =>
+      /t[0-9a-f]+\s+a[0-9a-f]+\s+local_agent\s+completed\s+say hi/.test(screen())
+        ? true
+        : undefined,
+    );
+    tmux('send-keys', '-t', session, '/cost', 'Enter');
+    await waitFor('the cost table', () =>
+      /general-purpose "say hi"\s+foreground\s+completed/.test(screen()) ? true : undefined,
+    );
+    tmux('send-keys', '-t', session, '/nope', 'Enter');
+    await waitFor('the unknown-command note', () =>
+      screen().includes('Unknown command /nope') ? true : undefined,
+    );
+    tmux('send-keys', '-t', session, '/exit', 'Enter');
+    const code = await waitFor('the session to end', () =>
+      existsSync(exitFile) ? readFileSync(exitFile, 'utf8').trim() : undefined,
+    );
+    expect(code).toBe('0');
+  });
+});

@@ -1,0 +1,79 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { UsageError } from '../exit-codes.js';
+import { resolveConfig } from './resolve-config.js';
+
+let root: string;
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'delegate-config-'));
+  await mkdir(join(root, 'home', '.delegate'), { recursive: true });
+  await mkdir(join(root, 'repo', '.git'), { recursive: true });
+  await mkdir(join(root, 'repo', '.delegate'), { recursive: true });
+  await mkdir(join(root, 'repo', 'sub'), { recursive: true });
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const write = (path: string, value: unknown) => writeFile(join(root, path), JSON.stringify(value));
+
+describe('resolveConfig', () => {
+  it('layers user < project < local < environment < flags, and adds permission lists up', async () => {
+    await write('home/.delegate/settings.json', {
+      model: 'haiku',
+      fork: false,
+      permissions: { allow: ['Read'] },
+    });
+    await write('repo/.delegate/settings.json', {
+      model: 'opus',
+      permissions: { deny: ['Bash(rm:*)'], additionalDirectories: ['sub'] },
+    });
+    await write('repo/.delegate/settings.local.json', { maxTurns: 9 });
+    const config = resolveConfig({
+      flags: { allowedTools: ['Edit'], maxTurns: 3 },
+      env: { HOME: join(root, 'home'), ANTHROPIC_MODEL: 'sonnet' },
+      processCwd: join(root, 'repo', 'sub'),
+    });
+    expect(config.projectRoot).toBe(join(root, 'repo'));
+    expect(config.model).toMatchObject({ value: 'sonnet', origin: 'env' });
+    expect(config.fork).toMatchObject({ value: false, origin: 'user' });
+    expect(config.maxTurns).toMatchObject({ value: 3, origin: 'flag' });
+    expect(config.allowRules.map((rule) => [rule.value, rule.origin])).toEqual([
+      ['Read', 'user'],
+      ['Edit', 'flag'],
+    ]);
+    expect(config.denyRules[0]).toMatchObject({ value: 'Bash(rm:*)', origin: 'project' });
+    // Paths in a settings file are relative to the folder holding its .delegate folder.
+    expect(config.additionalDirectories[0]?.value).toBe(join(root, 'repo', 'sub'));
+    expect(config.transcriptDir).toMatchObject({
+      value: join(root, 'home', '.delegate', 'transcripts'),
+      origin: 'default',
+    });
+  });
+
+  it('refuses a settings file with a bad field, naming the file and the field', async () => {
+    await write('repo/.delegate/settings.json', { maxTurns: -1 });
+    const attempt = () =>
+      resolveConfig({
+        flags: {},
+        env: { HOME: join(root, 'home') },
+        processCwd: join(root, 'repo'),
+      });
+    expect(attempt).toThrow(UsageError);
+    expect(attempt).toThrow(
+      `${join(root, 'repo', '.delegate', 'settings.json')}: invalid settings: maxTurns`,
+    );
+  });
+
+  it('refuses an extra directory that does not exist', async () => {
+    expect(() =>
+      resolveConfig({
+        flags: { addDir: ['missing'] },
+        env: { HOME: join(root, 'home') },
+        processCwd: join(root, 'repo'),
+      }),
+    ).toThrow(/missing is not an existing directory/);
+  });
+});
