@@ -22,7 +22,6 @@ export default defineConfig({
   dts: false,
   minify: true,
   keepNames: true,
-  keepNames: true,
   noExternal: [/.*/],
   define: { __DELEGATE_CLI_VERSION__: JSON.stringify(version) },
   banner: {

@@ -79,7 +79,7 @@ function addRunOptions(command: Command): Command {
     )
     .option(
       '--sim [policy-module]',
-      'answer from the bundled simulator instead of the API (echo, or a policy module)',
+      'answer from the bundled simulator instead of the API (it repeats your prompt, or runs a policy module)',
     )
     .option('--verbose', 'accepted for compatibility with `claude -p --verbose`');
 }

@@ -139,6 +139,7 @@ function printDemo(options: {
     );
     out.push(
       `Forked workers cost ${ratio(forkSummary.workers.costUsd, fresh.workers.costUsd)} of fresh ones (whole run: ${ratio(forkSummary.total.costUsd, fresh.total.costUsd)}): a fork's request repeats the parent's prefix byte for byte, so it reads it from the cache instead of writing it again.`,
+      `With fresh workers the main agent also writes the context into their prompts: ${formatTokens(fresh.agents.find((agent) => agent.agentId === 'main')?.usage.output_tokens ?? 0)} output tokens against ${formatTokens(forkSummary.agents.find((agent) => agent.agentId === 'main')?.usage.output_tokens ?? 0)}.`,
     );
   }
   out.push(

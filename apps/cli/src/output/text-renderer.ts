@@ -57,7 +57,15 @@ export class TextRenderer implements RunRenderer {
   }
 
   onAgentEvent(event: AgentEvent): void {
-    if (this.live) return;
+    if (this.live) {
+      if (event.type === 'agent.notification') {
+        const node = this.options.tree.get(event.agentId);
+        this.live.note(
+          `<task-notification> from ${node?.agentType ?? event.agentId} "${node?.description ?? ''}" (${event.status}) queued for ${node?.parentAgentId ?? 'its parent'}`,
+        );
+      }
+      return;
+    }
     const line = formatPlainEventLine(event);
     if (line !== undefined) this.plain(line);
   }

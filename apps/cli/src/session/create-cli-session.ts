@@ -96,10 +96,13 @@ async function connectApi(options: CliSessionOptions): Promise<{
 }> {
   if (options.sim !== undefined || options.simPolicy) {
     const { echo, startSim } = await import('@delegate/api-sim');
+    // Without a module, answer with the prompt itself (the last text block: the agent list
+    // reminder Delegate adds before it is not part of what the person typed).
+    const echoPrompt: Policy = (request) => request.lastTextBlock ?? echo(request);
     const policy =
       options.simPolicy ??
       (options.sim === true || options.sim === undefined
-        ? echo
+        ? echoPrompt
         : await loadPolicyModule(options.sim, options.processCwd));
     const sim = await startSim({
       policy,

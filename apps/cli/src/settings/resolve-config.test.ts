@@ -24,6 +24,7 @@ describe('resolveConfig', () => {
     await write('home/.delegate/settings.json', {
       model: 'haiku',
       fork: false,
+      transcriptDir: '~/logs',
       permissions: { allow: ['Read'] },
     });
     await write('repo/.delegate/settings.json', {
@@ -47,9 +48,10 @@ describe('resolveConfig', () => {
     expect(config.denyRules[0]).toMatchObject({ value: 'Bash(rm:*)', origin: 'project' });
     // Paths in a settings file are relative to the folder holding its .delegate folder.
     expect(config.additionalDirectories[0]?.value).toBe(join(root, 'repo', 'sub'));
+    // `~/` is the home folder.
     expect(config.transcriptDir).toMatchObject({
-      value: join(root, 'home', '.delegate', 'transcripts'),
-      origin: 'default',
+      value: join(root, 'home', 'logs'),
+      origin: 'user',
     });
   });
 

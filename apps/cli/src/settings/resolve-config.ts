@@ -64,6 +64,13 @@ function fileBase(file: SettingsFile): string {
   return dirname(dirname(file.path));
 }
 
+/** A path from a settings file: `~/…` is under the home folder, a relative one under `base`. */
+function settingsPath(value: string, base: string, homeDir: string): string {
+  if (value === '~') return homeDir;
+  if (value.startsWith('~/')) return join(homeDir, value.slice(2));
+  return resolve(base, value);
+}
+
 function existingDirectory(path: string, what: string): string {
   let isDirectory: boolean;
   try {
@@ -141,12 +148,12 @@ export function resolveConfig(options: {
       where: flag,
     })),
   ];
-  const toAbsolute = (value: string, base: string) => resolve(base, value);
+  const toAbsolute = (value: string, base: string) => settingsPath(value, base, homeDir);
 
   const transcriptFromFiles = files.map((file) => {
     const value = file.settings.transcriptDir;
     return {
-      value: typeof value === 'string' ? resolve(fileBase(file), value) : value,
+      value: typeof value === 'string' ? settingsPath(value, fileBase(file), homeDir) : value,
       origin: file.origin,
       where: file.path,
     };
@@ -235,7 +242,7 @@ export function resolveConfig(options: {
       [
         ...files.map((file) => ({
           value: file.settings.mcpConfig
-            ? resolve(fileBase(file), file.settings.mcpConfig)
+            ? settingsPath(file.settings.mcpConfig, fileBase(file), homeDir)
             : undefined,
           origin: file.origin,
           where: file.path,
