@@ -106,12 +106,11 @@ async function readStdin(stdin: NodeJS.ReadStream): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').trim();
 }
 
-/** Builds the `delegate` command tree; each action records its exit code in `result`. */
-export function createProgram(io: CliIo, result: { exitCode: ExitCode }): Command {
-  const program = new Command('delegate');
-  const done = (code: ExitCode): void => {
-    result.exitCode = code;
-  };
+/** What every command's action needs: the process, and where to record the exit code. */
+type CommandContext = { io: CliIo; done: (code: ExitCode) => void };
+
+/** `delegate [-p]` (interactive, or one prompt) and `delegate run`. */
+function registerRunCommands(program: Command, { io, done }: CommandContext): void {
   const run = async (prompt: string, rawOptions: Record<string, unknown>): Promise<void> => {
     const { options, promptStart } = splitSimValue(rawOptions, io.cwd);
     const text = promptStart === undefined ? prompt : `${promptStart} ${prompt}`.trim();
@@ -120,21 +119,6 @@ export function createProgram(io: CliIo, result: { exitCode: ExitCode }): Comman
     const { runCommand } = await import('./commands/run.js');
     done(await runCommand({ prompt: text, flags: parseRunFlags(options), io }));
   };
-
-  program
-    .description(
-      'Delegate: a main agent that hands work to sub-agents (foreground, background, forks).',
-    )
-    .version(CLI_VERSION, '-v, --version', 'print the version')
-    .helpOption('-h, --help', 'show help')
-    .showHelpAfterError('(run with --help for usage)')
-    .configureOutput({
-      writeOut: (text) => void io.stdout.write(text),
-      writeErr: (text) => void io.stderr.write(text),
-    })
-    .exitOverride()
-    // Options after a subcommand belong to it, even when the root has an option of that name.
-    .enablePositionalOptions();
 
   addRunOptions(
     program.option(
@@ -176,7 +160,10 @@ export function createProgram(io: CliIo, result: { exitCode: ExitCode }): Comman
     .action(async (words: string[], options: Record<string, unknown>) =>
       run(words.join(' '), options),
     );
+}
 
+/** `delegate demo`. */
+function registerDemoCommand(program: Command, { io, done }: CommandContext): void {
   program
     .command('demo')
     .description(
@@ -201,7 +188,10 @@ export function createProgram(io: CliIo, result: { exitCode: ExitCode }): Comman
         );
       },
     );
+}
 
+/** `delegate agents list | show | validate`. */
+function registerAgentsCommands(program: Command, { io, done }: CommandContext): void {
   const agents = program
     .command('agents')
     .description('the agents a run can use, and problems in agent files');
@@ -252,7 +242,10 @@ export function createProgram(io: CliIo, result: { exitCode: ExitCode }): Comman
       const { agentsValidateCommand } = await import('./commands/agents.js');
       done(await agentsValidateCommand({ io, paths, ...options }));
     });
+}
 
+/** `delegate transcripts list | show`. */
+function registerTranscriptsCommands(program: Command, { io, done }: CommandContext): void {
   const transcripts = program.command('transcripts').description('recorded sessions');
   transcripts
     .command('list')
@@ -287,7 +280,10 @@ export function createProgram(io: CliIo, result: { exitCode: ExitCode }): Comman
         done(await transcriptsShowCommand({ io, sessionId, ...options }));
       },
     );
+}
 
+/** `delegate memory list | show | clear`. */
+function registerMemoryCommands(program: Command, { io, done }: CommandContext): void {
   const memory = program
     .command('memory')
     .description("agents' persistent memory (user, project and local scopes)");
@@ -343,7 +339,10 @@ export function createProgram(io: CliIo, result: { exitCode: ExitCode }): Comman
         done(await memoryClearCommand({ io, agent, ...options }));
       },
     );
+}
 
+/** `delegate sim` and `delegate config`. */
+function registerServiceCommands(program: Command, { io, done }: CommandContext): void {
   program
     .command('sim')
     .description(
@@ -378,7 +377,42 @@ export function createProgram(io: CliIo, result: { exitCode: ExitCode }): Comman
       const { configCommand } = await import('./commands/config.js');
       done(await configCommand({ io, ...options }));
     });
+}
 
+/** Builds the `delegate` command tree; each action records its exit code in `result`. */
+export function createProgram(io: CliIo, result: { exitCode: ExitCode }): Command {
+  const program = new Command('delegate');
+  const context: CommandContext = {
+    io,
+    done: (code) => {
+      result.exitCode = code;
+    },
+  };
+  program
+    .description(
+      'Delegate: a main agent that hands work to sub-agents (foreground, background, forks).',
+    )
+    .version(CLI_VERSION, '-v, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({
+      writeOut: (text) => void io.stdout.write(text),
+      writeErr: (text) => void io.stderr.write(text),
+    })
+    .exitOverride()
+    // Options after a subcommand belong to it, even when the root has an option of that name.
+    .enablePositionalOptions();
+
+  for (const register of [
+    registerRunCommands,
+    registerDemoCommand,
+    registerAgentsCommands,
+    registerTranscriptsCommands,
+    registerMemoryCommands,
+    registerServiceCommands,
+  ]) {
+    register(program, context);
+  }
   return program;
 }
 
