@@ -157,3 +157,60 @@ describe('the interactive session in a terminal', () => {
     expect(code).toBe('0');
   });
 });
+
+describe('the interactive session and approvals', () => {
+  it('asks on the prompt line before a call that needs approval, and keeps the conversation after Ctrl-C stops a turn', async () => {
+    expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
+    const seconds = `28.${String(process.pid).padStart(5, '0')}`;
+    const exitFile = join(scratch.root, 'exit-code');
+    const command = [
+      `cd ${JSON.stringify(scratch.project)}`,
+      `HOME=${JSON.stringify(scratch.home)} ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI_BIN)} --sim ${JSON.stringify(policy('interactive'))}`,
+      `echo $? > ${JSON.stringify(exitFile)}`,
+      'sleep 60',
+    ].join('; ');
+    tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '40', command);
+    const screen = () => tmux('capture-pane', '-t', session, '-p');
+    await waitFor('the prompt', () =>
+      screen().includes('/help lists commands') ? true : undefined,
+    );
+
+    tmux('send-keys', '-t', session, 'run mkdir asked-dir', 'Enter');
+    await waitFor('the question', () =>
+      screen().includes('Bash(mkdir asked-dir) needs approval. Allow? [y/N]') ? true : undefined,
+    );
+    expect(existsSync(join(scratch.project, 'asked-dir'))).toBe(false);
+    tmux('send-keys', '-t', session, 'y', 'Enter');
+    await waitFor('the approved call', () => (screen().includes('OK: ') ? true : undefined));
+    expect(existsSync(join(scratch.project, 'asked-dir'))).toBe(true);
+
+    tmux('send-keys', '-t', session, `run sleep ${seconds}`, 'Enter');
+    await waitFor('the second question', () =>
+      screen().includes(`Bash(sleep ${seconds}) needs approval`) ? true : undefined,
+    );
+    tmux('send-keys', '-t', session, 'y', 'Enter');
+    await waitFor(
+      'the sleeping command',
+      () => processesWith(`sleep ${seconds}`).length > 0 || undefined,
+    );
+    tmux('send-keys', '-t', session, 'C-c');
+    await waitFor('the stopped turn', () => (screen().includes('interrupted') ? true : undefined));
+    await waitFor(
+      'no sleeping child left',
+      () => processesWith(`sleep ${seconds}`).length === 0 || undefined,
+      5_000,
+    );
+
+    tmux('send-keys', '-t', session, 'hello again', 'Enter');
+    await waitFor('an answer that remembers the earlier turns', () =>
+      screen().includes(`seen: run mkdir asked-dir | run sleep ${seconds} | hello again`)
+        ? true
+        : undefined,
+    );
+    tmux('send-keys', '-t', session, 'C-d');
+    const code = await waitFor('the session to end', () =>
+      existsSync(exitFile) ? readFileSync(exitFile, 'utf8').trim() : undefined,
+    );
+    expect(code).toBe('0');
+  });
+});

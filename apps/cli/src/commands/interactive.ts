@@ -33,6 +33,15 @@ export const SLASH_COMMANDS: ReadonlyArray<readonly [string, string]> = [
   ['/exit', 'end the session (Ctrl-D does too)'],
 ];
 
+/** A tool call as a person reads it: `Bash(npm test)`, `Write(src/a.ts)`, else the input as JSON. */
+export function describeToolCall(toolName: string, input: unknown): string {
+  const fields =
+    typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
+  const subject = fields['command'] ?? fields['file_path'] ?? fields['path'] ?? fields['pattern'];
+  const detail = typeof subject === 'string' ? subject : JSON.stringify(input ?? {});
+  return `${toolName}(${oneLine(detail, 120)})`;
+}
+
 const silent: RunRenderer = {
   start: () => undefined,
   onMainEvent: () => undefined,
@@ -68,8 +77,10 @@ class InteractiveSession {
     this.cli = await createCliSession({
       ...this.sessionOptions,
       ...(continueFrom ? { continueFrom } : {}),
-      ask: async ({ message }) => {
-        const answer = await this.screen.ask(`${message} Allow? [y/N]`);
+      ask: async ({ tool, input }) => {
+        const answer = await this.screen.ask(
+          `${describeToolCall(tool.name, input)} needs approval. Allow? [y/N]`,
+        );
         return /^y(es)?$/i.test(answer.trim())
           ? { behavior: 'allow' }
           : { behavior: 'deny', message: 'The person at the terminal said no.' };

@@ -23,8 +23,10 @@ export class InteractiveScreen {
   private readonly onKeypress = (input: string | undefined, key: Keypress | undefined): void => {
     const action = this.editor.press(input, key ?? { sequence: input });
     if (action.type === 'submit' && this.question) {
-      const { resolve } = this.question;
+      const { resolve, text } = this.question;
       this.question = undefined;
+      // The question and its answer stay in the scrollback: what was allowed is on record.
+      this.draw.persist(`${this.options.colors.yellow(text)} ${action.text}`);
       resolve(action.text);
     } else if (action.type !== 'none') {
       this.onAction(action);
