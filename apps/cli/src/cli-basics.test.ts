@@ -121,6 +121,19 @@ describe('delegate: help, version and usage errors', () => {
       value: join(scratch.project, 'logs'),
       origin: expect.stringContaining('env'),
     });
+    const flagged = JSON.parse(
+      (await run(['config', '--json', '--model', 'haiku', '--disallowed-tools', 'Edit'])).stdout,
+    ) as { settings: Array<{ setting: string; value: unknown; origin: string }> };
+    expect(flagged.settings.find((row) => row.setting === 'model')).toMatchObject({
+      value: 'haiku',
+      origin: 'flag (--model)',
+    });
+    expect(
+      flagged.settings.filter((row) => row.setting === 'permissions.deny').at(-1),
+    ).toMatchObject({
+      value: 'Edit',
+      origin: 'flag (--disallowed-tools)',
+    });
     expect(files.map((file) => [file.origin, file.found])).toEqual([
       ['user', true],
       ['project', false],

@@ -34,18 +34,10 @@ function examples(lines: string[]): string {
   return `\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}\n`;
 }
 
-/** Adds the options of a run (shared by `delegate run`, `delegate -p` and interactive mode). */
-function addRunOptions(command: Command): Command {
+/** Adds the options settings files can also set (shared by runs and `delegate config`). */
+function addSettingOptions(command: Command): Command {
   return command
     .option('--model <model>', 'main model: sonnet, opus, haiku or a model id')
-    .option(
-      '--agent <name>',
-      "run the main thread as this agent's definition (prompt, tools, model)",
-    )
-    .option(
-      '--agents <json|file>',
-      'extra agent definitions as JSON, as `claude --agents` takes (text or a file)',
-    )
     .addOption(
       new Option('--permission-mode <mode>', 'how tool calls are approved').choices(
         CLI_PERMISSION_MODES,
@@ -67,7 +59,20 @@ function addRunOptions(command: Command): Command {
     .option('--fork', 'an Agent call without subagent_type forks the caller (the default)')
     .option('--no-fork', 'every Agent call starts a fresh agent')
     .option('--mcp-config <file>', 'stdio MCP servers, in the .mcp.json shape')
-    .option('--transcript-dir <dir>', 'where transcripts go (default ~/.delegate/transcripts)')
+    .option('--transcript-dir <dir>', 'where transcripts go (default ~/.delegate/transcripts)');
+}
+
+/** Adds the options of a run (shared by `delegate run`, `delegate -p` and interactive mode). */
+function addRunOptions(command: Command): Command {
+  return addSettingOptions(command)
+    .option(
+      '--agent <name>',
+      "run the main thread as this agent's definition (prompt, tools, model)",
+    )
+    .option(
+      '--agents <json|file>',
+      'extra agent definitions as JSON, as `claude --agents` takes (text or a file)',
+    )
     .option('--resume <session-id>', 'continue a recorded session')
     .addOption(
       new Option(
@@ -364,18 +369,19 @@ function registerServiceCommands(program: Command, { io, done }: CommandContext)
       done(await simCommand({ io, ...options }));
     });
 
-  program
-    .command('config')
-    .description('the effective settings and where each came from (files, environment, flags)')
-    .option('--cwd <dir>', 'project directory (default: the current one)')
+  addSettingOptions(program.command('config'))
+    .description(
+      'the effective settings and where each came from (files, environment, flags); takes the flags of `delegate run` that settings files can set',
+    )
     .option('--json', 'print JSON')
     .addHelpText(
       'after',
-      `\nSettings files (JSON; later ones win, permission lists add up):\n  ~/.delegate/settings.json                user\n  <project>/.delegate/settings.json        project (commit it)\n  <project>/.delegate/settings.local.json  local (keep it out of git)\nFields: model, subagentModel, permissionMode, permissions.{allow,deny,ask,additionalDirectories},\n        fork, maxTurns, transcriptDir, mcpConfig, prices.\n${examples(['delegate config', 'delegate config --json'])}`,
+      `\nSettings files (JSON; later ones win, permission lists add up):\n  ~/.delegate/settings.json                user\n  <project>/.delegate/settings.json        project (commit it)\n  <project>/.delegate/settings.local.json  local (keep it out of git)\nFields: model, subagentModel, permissionMode, permissions.{allow,deny,ask,additionalDirectories},\n        fork, maxTurns, transcriptDir, mcpConfig, prices.\n${examples(['delegate config', 'delegate config --json', 'delegate config --model opus --disallowed-tools "Bash(rm:*)"'])}`,
     )
-    .action(async (options: { cwd?: string; json?: boolean }) => {
+    .action(async (options: Record<string, unknown>) => {
+      const { json, ...flags } = options;
       const { configCommand } = await import('./commands/config.js');
-      done(await configCommand({ io, ...options }));
+      done(await configCommand({ io, flags: parseRunFlags(flags), json: json === true }));
     });
 }
 

@@ -3,6 +3,7 @@ import { EXIT_CODES, type ExitCode } from '../exit-codes.js';
 import { type EffectiveConfig, type Sourced, resolveConfig } from '../settings/resolve-config.js';
 import { settingsPaths } from '../settings/load-settings.js';
 import { colorsFor } from '../terminal/colors.js';
+import { type RunFlags, configFlags } from './run-flags.js';
 import { formatTable } from '../terminal/format.js';
 
 function origin(sourced: Sourced<unknown>): string {
@@ -18,7 +19,7 @@ export function describeConfig(
   config: EffectiveConfig,
 ): Array<{ setting: string; value: unknown; origin: string }> {
   const rows: Array<{ setting: string; value: unknown; origin: string }> = [
-    { setting: 'cwd', value: config.cwd, origin: 'flag or current directory' },
+    { setting: 'cwd', value: config.cwd, origin: '--cwd, or the current directory' },
     { setting: 'projectRoot', value: config.projectRoot, origin: 'nearest folder with .git' },
     { setting: 'model', value: config.model.value, origin: origin(config.model) },
     {
@@ -79,11 +80,15 @@ export function describeConfig(
 /** `delegate config`: every effective setting with where it came from. */
 export async function configCommand(options: {
   io: CliIo;
-  cwd?: string;
-  json?: boolean;
+  flags: RunFlags;
+  json: boolean;
 }): Promise<ExitCode> {
   const { io } = options;
-  const config = resolveConfig({ flags: { cwd: options.cwd }, env: io.env, processCwd: io.cwd });
+  const config = resolveConfig({
+    flags: configFlags(options.flags),
+    env: io.env,
+    processCwd: io.cwd,
+  });
   const rows = describeConfig(config);
   const files = settingsPaths({ cwd: config.cwd, homeDir: config.homeDir }).map((file) => ({
     ...file,

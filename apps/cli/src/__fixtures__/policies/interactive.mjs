@@ -10,10 +10,13 @@ function prompts(request) {
 
 export default function policy(request) {
   // A prompt typed after a stopped turn shares its user message with the stopped call's result.
-  const typed = request.lastTextBlock !== undefined && !request.lastTextBlock.includes('<system-reminder>');
+  const typed =
+    request.lastTextBlock !== undefined && !request.lastTextBlock.includes('<system-reminder>');
   const result = request.toolResults[0];
-  if (result && !typed) return `${result.isError ? 'ERROR' : 'OK'}: ${result.content.slice(0, 200)}`;
+  if (result && !typed)
+    return `${result.isError ? 'ERROR' : 'OK'}: ${result.content.slice(0, 200)}`;
   const last = prompts(request).at(-1) ?? '';
-  if (last.startsWith('run ')) return [{ type: 'tool_use', name: 'Bash', input: { command: last.slice(4) } }];
+  if (last.startsWith('run '))
+    return [{ type: 'tool_use', name: 'Bash', input: { command: last.slice(4) } }];
   return `seen: ${prompts(request).join(' | ')}`;
 }
