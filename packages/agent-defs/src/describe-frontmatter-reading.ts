@@ -43,7 +43,9 @@ function describeValue(value: unknown): string {
   return `${typeof value} ${String(value)}`;
 }
 
-function repairNotes(options: DescribeFrontmatterReadingOptions): Array<Omit<AgentDiagnostic, 'filePath' | 'agentType'>> {
+function repairNotes(
+  options: DescribeFrontmatterReadingOptions,
+): Array<Omit<AgentDiagnostic, 'filePath' | 'agentType'>> {
   const { repair } = options.reading;
   if (repair === undefined) return [];
   const { toFileLine } = options;
@@ -74,7 +76,9 @@ function repairNotes(options: DescribeFrontmatterReadingOptions): Array<Omit<Age
   return notes;
 }
 
-function identityNotes(options: DescribeFrontmatterReadingOptions): Array<Omit<AgentDiagnostic, 'filePath' | 'agentType'>> {
+function identityNotes(
+  options: DescribeFrontmatterReadingOptions,
+): Array<Omit<AgentDiagnostic, 'filePath' | 'agentType'>> {
   const notes: Array<Omit<AgentDiagnostic, 'filePath' | 'agentType'>> = [];
   const line = (key: string): { line?: number } => {
     const found = options.reading.keyLines.get(key);
@@ -92,7 +96,8 @@ function identityNotes(options: DescribeFrontmatterReadingOptions): Array<Omit<A
     notes.push({
       ...line('description'),
       severity: 'warning',
-      reason: '`description` is blank, so the main agent cannot tell when to use this agent; say when to use it',
+      reason:
+        '`description` is blank, so the main agent cannot tell when to use this agent; say when to use it',
     });
   }
   return notes;
@@ -103,7 +108,9 @@ function identityNotes(options: DescribeFrontmatterReadingOptions): Array<Omit<A
  * pass was needed, each value whose meaning that repair changed, repeated keys, a name with
  * surrounding spaces, a blank description.
  */
-export function describeFrontmatterReading(options: DescribeFrontmatterReadingOptions): AgentDiagnostic[] {
+export function describeFrontmatterReading(
+  options: DescribeFrontmatterReadingOptions,
+): AgentDiagnostic[] {
   const base = { filePath: options.filePath, agentType: options.agentType };
   return [...repairNotes(options), ...identityNotes(options)].map((note) => ({ ...base, ...note }));
 }

@@ -20,7 +20,8 @@ export function explainMissingFrontmatter(
     case 'no-frontmatter':
       return {
         severity: 'info',
-        reason: 'no YAML frontmatter (a file that does not start with ---); skipped as not an agent',
+        reason:
+          'no YAML frontmatter (a file that does not start with ---); skipped as not an agent',
       };
     case 'blank-line-before':
       return {

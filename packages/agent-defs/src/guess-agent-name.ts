@@ -1,4 +1,5 @@
-const NAME_LINE = /^name[ \t]*:[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s#"'][^\n#]*?))[ \t]*(?:#[^\n]*)?\r?$/m;
+const NAME_LINE =
+  /^name[ \t]*:[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s#"'][^\n#]*?))[ \t]*(?:#[^\n]*)?\r?$/m;
 
 /**
  * The agent name a frontmatter means to give, read from its `name:` line without parsing the

@@ -95,7 +95,6 @@ function describeType(value: unknown): string {
   return `${typeof value} ${String(value)}`;
 }
 
-
 function isPlainRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -347,7 +346,10 @@ export function normalizeAgentFields(
     switch (outcome.kind) {
       case 'value':
         if (outcome.value !== undefined) fields[key] = outcome.value;
-        for (const note of [...(outcome.note === undefined ? [] : [outcome.note]), ...(outcome.notes ?? [])]) {
+        for (const note of [
+          ...(outcome.note === undefined ? [] : [outcome.note]),
+          ...(outcome.notes ?? []),
+        ]) {
           warnings.push({
             ...base,
             ...at(key),

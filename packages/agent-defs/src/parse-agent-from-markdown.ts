@@ -28,7 +28,12 @@ type Problem = Omit<AgentDiagnostic, 'filePath' | 'severity'>;
 
 // One YAML reading turned into a definition, or the reason Claude Code would skip the file.
 type Built =
-  | { ok: true; agent: AgentDefinition; warnings: AgentDiagnostic[]; record: Record<string, unknown> }
+  | {
+      ok: true;
+      agent: AgentDefinition;
+      warnings: AgentDiagnostic[];
+      record: Record<string, unknown>;
+    }
   | { ok: false; problem: Problem };
 
 type Context = {
@@ -64,6 +69,8 @@ function readName(
     ok: false,
     problem: {
       ...at('name'),
+      // The type a request would name, so the caller can say why it is missing.
+      agentType: name,
       reason: `\`name\` ${JSON.stringify(truncateForDiagnostic(name))} ${problem}; use letters, digits and dashes`,
     },
   };
@@ -128,24 +135,32 @@ function build(reading: FrontmatterReading & { ok: true }, context: Context): Bu
   return { ok: true, agent, warnings, record };
 }
 
+// Why a frontmatter could not be read, with the line in the file.
 function readFailure(
   reading: FrontmatterReading & { ok: false },
   yaml: string,
+  yamlStartLine: number,
 ): { line?: number; reason: string } {
   if (reading.stage !== 'yaml') {
     return {
-      ...(reading.failure.line === undefined ? {} : { line: reading.failure.line }),
+      ...(reading.failure.line === undefined
+        ? {}
+        : { line: reading.failure.line + yamlStartLine - 1 }),
       reason: reading.failure.message,
     };
   }
   return explainFrontmatterFailure({
     yaml,
+    yamlStartLine,
     failure: reading.failure,
     ...(reading.strictFailure === undefined ? {} : { strictFailure: reading.strictFailure }),
   });
 }
 
-function isSubset(inner: readonly string[] | undefined, outer: readonly string[] | undefined): boolean {
+function isSubset(
+  inner: readonly string[] | undefined,
+  outer: readonly string[] | undefined,
+): boolean {
   if (outer === undefined || outer.includes('*')) return true;
   if (inner === undefined || inner.includes('*')) return false;
   return inner.every((tool) => outer.includes(tool));
@@ -221,17 +236,16 @@ function parse(options: ParseAgentFromMarkdownOptions): ParseAgentResult {
     });
   }
   const context: Context = { options, yamlStartLine: parts.yamlStartLine, body: parts.body };
-  const toFileLine = (line: number): number => line + parts.yamlStartLine - 1;
   const claudeReading = parseFrontmatterYaml(parts.claudeYaml);
   if (!claudeReading.ok) {
-    const explained = readFailure(claudeReading, parts.claudeYaml);
+    const explained = readFailure(claudeReading, parts.claudeYaml, parts.yamlStartLine);
     const guessed = guessAgentName(parts.wholeYaml ?? parts.claudeYaml);
     const cut =
       parts.wholeYaml === undefined
         ? ''
         : ` (Claude Code ends the frontmatter at the \`---\` on line ${parts.claudeEndLine}, inside a value; write the dashes another way)`;
     return fail({
-      ...(explained.line === undefined ? {} : { line: toFileLine(explained.line) }),
+      ...(explained.line === undefined ? {} : { line: explained.line }),
       reason: `${explained.reason}${cut}`,
       ...(guessed === undefined ? {} : { agentType: typeOf(options, guessed) }),
     });
@@ -244,7 +258,10 @@ function parse(options: ParseAgentFromMarkdownOptions): ParseAgentResult {
     const whole = wholeReading.ok ? build(wholeReading, context) : undefined;
     chosen =
       whole?.ok === true && whole.agent.agentType === claude.agent.agentType
-        ? preferWhole(claude, whole, { claudeEndLine: parts.claudeEndLine, wholeEndLine: parts.wholeEndLine })
+        ? preferWhole(claude, whole, {
+            claudeEndLine: parts.claudeEndLine,
+            wholeEndLine: parts.wholeEndLine,
+          })
         : {
             agent: claude.agent,
             warnings: [

@@ -56,7 +56,8 @@ export type FrontmatterReading =
       strictFailure?: YamlFailure;
     };
 
-type Parsed = { ok: true; value: unknown; keyLines: Map<string, number> } | { ok: false; failure: YamlFailure };
+type Parsed =
+  { ok: true; value: unknown; keyLines: Map<string, number> } | { ok: false; failure: YamlFailure };
 
 function checkBudget(text: string): YamlFailure | undefined {
   if (text.length > MAX_FRONTMATTER_LENGTH) {

@@ -72,18 +72,50 @@ function loadParser(): Loader {
 // Own words for the parser's reasons, so no diagnostic echoes the file's text.
 const PARSER_MESSAGES: ReadonlyArray<[RegExp, string, string]> = [
   [/duplicated mapping key/, 'duplicate-key', 'a key is given twice in one mapping'],
-  [/unknown escape sequence|expected hexadecimal/, 'bad-escape', 'a double-quoted value holds an escape sequence YAML does not know'],
+  [
+    /unknown escape sequence|expected hexadecimal/,
+    'bad-escape',
+    'a double-quoted value holds an escape sequence YAML does not know',
+  ],
   [/tab characters/, 'tab-indent', 'a line is indented with a tab, which YAML does not allow'],
   [/within a (?:single|double) quoted scalar/, 'unclosed-quote', 'a quoted value is never closed'],
-  [/within a flow collection|missed comma between flow/, 'unclosed-bracket', 'a [ ] or { } list is never closed, or misses a comma'],
-  [/bad indentation of a mapping entry/, 'nested-key', "a value holds ': ' or is indented so that YAML reads it as a nested key"],
+  [
+    /within a flow collection|missed comma between flow/,
+    'unclosed-bracket',
+    'a [ ] or { } list is never closed, or misses a comma',
+  ],
+  [
+    /bad indentation of a mapping entry/,
+    'nested-key',
+    "a line is not a valid `key: value` pair (a value holding ': ', text after a quoted value, or a wrong indentation)",
+  ],
   [/bad indentation of a sequence entry/, 'bad-indent', 'a list item is indented inconsistently'],
-  [/unidentified alias|alias node/, 'bad-alias', 'an alias (*name) refers to no anchor defined before it'],
-  [/multiline key|implicit mapping pair|incomplete explicit mapping pair|block mapping entry/, 'not-a-key', 'a line is neither a `key: value` pair nor part of the value above it'],
-  [/a line break is expected|end of the stream or a document separator/, 'unexpected-text', 'a line holds text after a complete value, where YAML expects a new line'],
+  [
+    /unidentified alias|alias node/,
+    'bad-alias',
+    'an alias (*name) refers to no anchor defined before it',
+  ],
+  [
+    /multiline key|implicit mapping pair|incomplete explicit mapping pair|block mapping entry/,
+    'not-a-key',
+    'a line is neither a `key: value` pair nor part of the value above it',
+  ],
+  [
+    /a line break is expected|end of the stream or a document separator/,
+    'unexpected-text',
+    'a line holds text after a complete value, where YAML expects a new line',
+  ],
   [/nesting exceeded maxDepth/, 'too-deep', 'the frontmatter nests too deeply'],
-  [/non-printable|null byte/, 'control-character', 'the frontmatter holds a control character YAML does not allow'],
-  [/unknown tag|cannot resolve a node|unacceptable node kind/, 'bad-tag', 'a value has a tag (!name) that cannot be applied to it'],
+  [
+    /non-printable|null byte/,
+    'control-character',
+    'the frontmatter holds a control character YAML does not allow',
+  ],
+  [
+    /unknown tag|cannot resolve a node|unacceptable node kind/,
+    'bad-tag',
+    'a value has a tag (!name) that cannot be applied to it',
+  ],
 ];
 
 function describeParserError(error: unknown): YamlFailure {
@@ -138,7 +170,8 @@ function measureAliases(value: unknown): Measure {
 // 1-based lines of top-level keys: lines that start at column 0 with a plain or quoted key.
 function findTopLevelKeyLines(text: string, record: object): Map<string, number> {
   const keyLines = new Map<string, number>();
-  const pattern = /^(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^\s#'"?:,[\]{}&*!|>%@`-][^:#]*?|-[^\s:#][^:#]*?))[ \t]*:(?=\s|$)/;
+  const pattern =
+    /^(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^\s#'"?:,[\]{}&*!|>%@`-][^:#]*?|-[^\s:#][^:#]*?))[ \t]*:(?=\s|$)/;
   text.split('\n').forEach((line, index) => {
     const match = pattern.exec(line);
     if (match === null) return;

@@ -43,7 +43,11 @@ export function readAgentFileSync(options: ReadAgentFileOptions): ParseAgentResu
   } catch {
     return {
       ok: false,
-      diagnostic: { filePath, severity: 'error', reason: 'is not valid UTF-8 text; save it as UTF-8' },
+      diagnostic: {
+        filePath,
+        severity: 'error',
+        reason: 'is not valid UTF-8 text; save it as UTF-8',
+      },
     };
   }
   return parseAgentFromMarkdown({ ...options, content });

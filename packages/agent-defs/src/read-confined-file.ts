@@ -68,7 +68,8 @@ export function readConfinedFile(path: string, options: ReadConfinedFileOptions)
       return {
         ok: false,
         code: 'not-a-file',
-        reason: 'is not a regular file (a FIFO, a device, a socket or a directory); only plain files are read',
+        reason:
+          'is not a regular file (a FIFO, a device, a socket or a directory); only plain files are read',
       };
     }
     if (stats.size > options.maxBytes) {
@@ -84,7 +85,11 @@ export function readConfinedFile(path: string, options: ReadConfinedFileOptions)
     }
     return { ok: true, bytes };
   } catch (error) {
-    return { ok: false, code: 'unreadable', reason: `could not be read (${errorCode(error) ?? 'error'})` };
+    return {
+      ok: false,
+      code: 'unreadable',
+      reason: `could not be read (${errorCode(error) ?? 'error'})`,
+    };
   } finally {
     closeSync(descriptor);
   }

@@ -45,7 +45,8 @@ function describeShape(value: unknown): string {
   if (value === null) return 'empty';
   if (Array.isArray(value)) return 'an empty list';
   if (typeof value === 'object') return 'a mapping';
-  if (typeof value === 'string') return value.trim() === '' ? 'blank text' : `the text ${quote(value)}`;
+  if (typeof value === 'string')
+    return value.trim() === '' ? 'blank text' : `the text ${quote(value)}`;
   return `${typeof value} ${String(value)}`;
 }
 
@@ -57,7 +58,12 @@ function describeItem(value: unknown): string {
 }
 
 // Items of one string, with a note when spaces split it where commas alone would not.
-function splitWithNote(text: string, field: ToolListField, notes: string[], where: string): string[] {
+function splitWithNote(
+  text: string,
+  field: ToolListField,
+  notes: string[],
+  where: string,
+): string[] {
   const items = splitToolList(text);
   const byCommas = splitListValue(text);
   if (items.length > byCommas.length) {

@@ -53,7 +53,11 @@ const OPENING_SEARCH_LIMIT = 64 * 1024;
 
 function lineOfOffset(text: string, offset: number): number {
   let line = 1;
-  for (let index = text.indexOf('\n'); index !== -1 && index < offset; index = text.indexOf('\n', index + 1)) {
+  for (
+    let index = text.indexOf('\n');
+    index !== -1 && index < offset;
+    index = text.indexOf('\n', index + 1)
+  ) {
     line += 1;
   }
   return line;
