@@ -49,7 +49,7 @@ export function explainMissingFrontmatter(
         line: 1,
         severity: 'error',
         reason:
-          'the first line starts with --- but holds more, so Claude Code does not read a frontmatter; make the first line exactly ---',
+          'the first line holds more than ---, so Claude Code does not read a frontmatter; make the first line exactly ---',
       };
     case 'carriage-return-line-ends':
       return {

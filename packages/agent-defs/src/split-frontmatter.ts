@@ -8,7 +8,7 @@ export type NoFrontmatterReason =
   | 'comment-before'
   /** A `---` block follows other text (a heading, say). */
   | 'text-before'
-  /** The first line starts with `---` but holds more (`--- x`, `----`). */
+  /** The first line holds `---` and more (`--- x`, `----`, an indented ` ---`). */
   | 'opening-not-alone'
   /** The file ends its lines with a lone carriage return, so the first line never ends. */
   | 'carriage-return-line-ends';
@@ -91,7 +91,7 @@ function classifyMissing(text: string): FrontmatterParts {
   if (/^---[^\n]*\r[^\n]/.test(text) && !text.slice(0, 4096).includes('\n')) {
     return { kind: 'none', reason: 'carriage-return-line-ends', line: 1 };
   }
-  if (text.startsWith('---')) return { kind: 'none', reason: 'opening-not-alone', line: 1 };
+  if (/^[ \t]*---/.test(text)) return { kind: 'none', reason: 'opening-not-alone', line: 1 };
   const later = findLaterBlock(text);
   if (later === undefined) return { kind: 'none', reason: 'no-frontmatter' };
   const before = text.slice(0, later.offset);
