@@ -59,13 +59,16 @@ export type FrontmatterReading =
 type Parsed =
   { ok: true; value: unknown; keyLines: Map<string, number> } | { ok: false; failure: YamlFailure };
 
-function checkBudget(text: string): YamlFailure | undefined {
-  if (text.length > MAX_FRONTMATTER_LENGTH) {
-    return {
-      code: 'too-long',
-      message: `the frontmatter is ${text.length} characters long, over the ${MAX_FRONTMATTER_LENGTH}-character limit for agent files; move long text into the body`,
-    };
-  }
+function checkLength(text: string): YamlFailure | undefined {
+  if (text.length <= MAX_FRONTMATTER_LENGTH) return undefined;
+  return {
+    code: 'too-long',
+    message: `the frontmatter is ${text.length} characters long, over the ${MAX_FRONTMATTER_LENGTH}-character limit for agent files; move long text into the body`,
+  };
+}
+
+// Depth and aliases, checked only before the full parser: the simple one is linear anyway.
+function checkStructure(text: string): YamlFailure | undefined {
   const nesting = measureYamlNesting(text);
   if (nesting.depth > MAX_FRONTMATTER_DEPTH) {
     return {
@@ -100,8 +103,12 @@ function parseYaml(text: string, duplicateKeys: DuplicateKeys): Parsed {
               : `the value of \`${simple.key}\` holds ': ', which YAML reads as a nested key`,
         },
       };
-    case 'unsupported':
-      return parseFullYaml(text, duplicateKeys);
+    case 'unsupported': {
+      const overLimit = checkStructure(text);
+      return overLimit === undefined
+        ? parseFullYaml(text, duplicateKeys)
+        : { ok: false, failure: overLimit };
+    }
   }
 }
 
@@ -155,7 +162,7 @@ function findRepeatedKeys(text: string): RepeatedKey[] {
  * load. Never throws.
  */
 export function parseFrontmatterYaml(text: string): FrontmatterReading {
-  const overBudget = checkBudget(text);
+  const overBudget = checkLength(text);
   if (overBudget !== undefined) return { ok: false, stage: 'limit', failure: overBudget };
   const strict = parseYaml(text, 'error');
   if (strict.ok) return toReading(strict);
@@ -166,7 +173,7 @@ export function parseFrontmatterYaml(text: string): FrontmatterReading {
   }
 
   const repaired = repairLikeClaudeCode(text);
-  const repairedOverBudget = checkBudget(repaired.text);
+  const repairedOverBudget = checkLength(repaired.text);
   if (repairedOverBudget !== undefined) {
     return { ok: false, stage: 'limit', failure: repairedOverBudget };
   }

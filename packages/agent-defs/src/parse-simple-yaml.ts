@@ -145,30 +145,31 @@ function readHexEscape(text: string, at: number, length: number): string {
 }
 
 // A double-quoted scalar that starts at `start` and closes on the same line: its value and
-// the index after the closing quote.
+// the index after the closing quote. Plain runs are sliced whole; only escapes are decoded.
 function readDoubleQuoted(text: string, start: number): { value: string; end: number } {
   let value = '';
-  for (let index = start + 1; index < text.length; index++) {
-    const character = text.charAt(index);
-    if (character === '"') return { value, end: index + 1 };
-    if (character !== '\\') {
-      value += character;
-      continue;
+  let index = start + 1;
+  for (;;) {
+    const quote = text.indexOf('"', index);
+    if (quote === -1) return unsupported(); // continues on the next line
+    const escape = text.indexOf('\\', index);
+    if (escape === -1 || escape > quote) {
+      return { value: value + text.slice(index, quote), end: quote + 1 };
     }
-    const next = text.charAt(index + 1);
+    value += text.slice(index, escape);
+    const next = text.charAt(escape + 1);
     const simple = DOUBLE_QUOTE_ESCAPES[next];
     const hexLength = HEX_ESCAPE_LENGTHS[next];
     if (simple !== undefined) {
       value += simple;
-      index += 1;
+      index = escape + 2;
     } else if (hexLength !== undefined) {
-      value += readHexEscape(text, index + 2, hexLength);
-      index += 1 + hexLength;
+      value += readHexEscape(text, escape + 2, hexLength);
+      index = escape + 2 + hexLength;
     } else {
       return unsupported(); // an invalid escape, or a line break escaped at the line's end
     }
   }
-  return unsupported(); // continues on the next line
 }
 
 function readSingleQuoted(text: string, start: number): { value: string; end: number } {
