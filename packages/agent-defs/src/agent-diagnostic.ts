@@ -1,4 +1,4 @@
-import { type AgentDefinition } from '@delegate/core';
+import { type AgentDefinition, type AgentSource } from '@delegate/core';
 
 /** How serious a diagnostic is: `error` loses the agent, `warning` loses a field or a file, `info` is a note. */
 export type AgentDiagnosticSeverity = 'error' | 'warning' | 'info';
@@ -33,3 +33,18 @@ export type ParseAgentResult =
       /** Why; `info` severity when the input is simply not an agent (a Markdown file without frontmatter). */
       diagnostic: AgentDiagnostic;
     };
+
+/** An agent file that did not load, with the agent type it would have defined when that is known. */
+export type FailedAgentFile = {
+  /** The file. */
+  filePath: string;
+  /** Source the file belongs to. */
+  source: AgentSource;
+  /**
+   * The agent type the file would have defined (from its `name`, read even when the YAML is
+   * broken), so a request for that type can be answered with why it is missing.
+   */
+  agentType?: string;
+  /** The error that kept the file from loading. */
+  diagnostic: AgentDiagnostic;
+};

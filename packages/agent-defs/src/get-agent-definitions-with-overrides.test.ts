@@ -78,10 +78,19 @@ describe('getAgentDefinitionsWithOverrides precedence', () => {
 
   it('lets each higher source override a lower one: built-in < plugin < user < project < flag < policy', async () => {
     const result = await load({ flagAgents });
-    expect(result.diagnostics.filter((diagnostic) => diagnostic.severity === 'error')).toEqual([]);
+    // A file cannot take a plugin agent's `plugin:name`: Claude Code refuses names with ':'.
+    expect(result.diagnostics.filter((diagnostic) => diagnostic.severity === 'error')).toEqual([
+      expect.objectContaining({
+        filePath: join(home, '.claude', 'agents', 'y.md'),
+        reason: expect.stringContaining("contains ':'"),
+      }),
+    ]);
+    expect(result.failedAgents).toEqual([
+      expect.objectContaining({ agentType: 'acme:y', source: 'userSettings' }),
+    ]);
     const active = new Map(result.activeAgents.map((agent) => [agent.agentType, agent]));
     expect(active.get('acme:x')?.getSystemPrompt()).toBe('plugin');
-    expect(active.get('acme:y')?.getSystemPrompt()).toBe('user');
+    expect(active.get('acme:y')?.getSystemPrompt()).toBe('plugin');
     expect(active.get('general-purpose')?.getSystemPrompt()).toBe('project');
     expect(active.get('Explore')?.getSystemPrompt()).toBe('project-near');
     expect(active.get('Plan')?.getSystemPrompt()).toBe('flag');
@@ -105,7 +114,7 @@ describe('getAgentDefinitionsWithOverrides precedence', () => {
       'project-far',
       'project-near',
     ]);
-    expect(result.allAgents).toHaveLength(3 + 2 + 4 + 5 + 2 + 1);
+    expect(result.allAgents).toHaveLength(3 + 2 + 3 + 5 + 2 + 1);
   });
 
   it('names plugin agents plugin:name and records the plugin', async () => {

@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DelegateError, type AgentDefinitionsResult } from '@delegate/core';
-import { type AgentDiagnostic } from './agent-diagnostic.js';
+import { type AgentDiagnostic, type FailedAgentFile } from './agent-diagnostic.js';
 import { createLimiter } from './create-limiter.js';
 import { describeAgentOverrides } from './describe-agent-overrides.js';
 import { findProjectRoots } from './find-project-roots.js';
@@ -42,6 +42,12 @@ export type AgentDefinitionsOptions = {
 export type AgentDefinitionsLoadResult = AgentDefinitionsResult & {
   /** Problems with files and values, in load order; `info` entries are notes. */
   diagnostics: AgentDiagnostic[];
+  /**
+   * Agent files (and `--agents` entries) that did not load because of an error, each with the
+   * agent type it would have defined when its `name` could be read. Pass it to
+   * {@link explainUnknownAgentType} when a requested type is not among `activeAgents`.
+   */
+  failedAgents: FailedAgentFile[];
 };
 
 type CacheEntry = { cwd: string; result: Promise<AgentDefinitionsLoadResult> };
@@ -113,6 +119,7 @@ async function load(
   return {
     activeAgents,
     allAgents,
+    failedAgents: ordered.flatMap((loaded) => loaded.failed),
     diagnostics: [
       ...ordered.flatMap((loaded) => loaded.diagnostics),
       ...describeAgentOverrides(allAgents, activeAgents),
@@ -155,6 +162,7 @@ export async function getAgentDefinitionsWithOverrides(
     activeAgents: [...result.activeAgents],
     allAgents: [...result.allAgents],
     diagnostics: [...result.diagnostics],
+    failedAgents: [...result.failedAgents],
   };
 }
 

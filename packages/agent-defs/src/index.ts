@@ -1,8 +1,11 @@
 export type {
   AgentDiagnostic,
   AgentDiagnosticSeverity,
+  FailedAgentFile,
   ParseAgentResult,
 } from './agent-diagnostic.js';
+export { formatAgentDiagnostic } from './format-agent-diagnostic.js';
+export { explainUnknownAgentType } from './explain-unknown-agent-type.js';
 export {
   EXPLORE_AGENT_TYPE,
   FORK_AGENT_TYPE,
@@ -19,16 +22,29 @@ export { FORK_AGENT } from './fork-agent.js';
 export { getBuiltInAgents } from './get-built-in-agents.js';
 export type { BuiltInAgentsOptions } from './get-built-in-agents.js';
 export { splitListValue } from './split-list-value.js';
+export { readToolList, splitToolList } from './read-tool-list.js';
+export type { ToolListField, ToolListReading } from './read-tool-list.js';
 export {
   MAX_AGENT_NAME_LENGTH,
   RESERVED_AGENT_NAMES,
+  isPathSafeAgentName,
   validateAgentName,
 } from './validate-agent-name.js';
 export { agentNameSkeleton } from './agent-name-skeleton.js';
 export { describeAgentOverrides } from './describe-agent-overrides.js';
-export { MAX_AGENT_FILES_PER_DIRECTORY, MAX_AGENT_SUBDIRECTORIES } from './list-markdown-files.js';
+export {
+  MAX_AGENTS_DIRECTORY_DEPTH,
+  MAX_AGENT_FILES_PER_DIRECTORY,
+  MAX_AGENT_SUBDIRECTORIES,
+} from './list-markdown-files.js';
 export { KNOWN_AGENT_KEYS } from './normalize-agent-fields.js';
-export { MAX_YAML_ALIAS_COUNT } from './parse-frontmatter-yaml.js';
+export {
+  MAX_FRONTMATTER_DEPTH,
+  MAX_FRONTMATTER_LENGTH,
+  MAX_YAML_ALIAS_COUNT,
+} from './parse-frontmatter-yaml.js';
+export { MAX_YAML_ALIAS_EXPANSION } from './parse-full-yaml.js';
+export { MAX_QUOTED_CHARACTERS } from './truncate-for-diagnostic.js';
 export { parseAgentFromMarkdown } from './parse-agent-from-markdown.js';
 export type { ParseAgentFromMarkdownOptions } from './parse-agent-from-markdown.js';
 export { FLAG_AGENTS_LABEL, parseAgentFromJson } from './parse-agent-from-json.js';
@@ -43,7 +59,12 @@ export type {
   LoadAgentsFromDirectoriesOptions,
   LoadedAgents,
 } from './load-agents-from-directories.js';
-export { PLUGIN_MANIFEST_PATHS, loadPluginAgents, readPluginName } from './load-plugin-agents.js';
+export {
+  MAX_PLUGIN_MANIFEST_BYTES,
+  PLUGIN_MANIFEST_PATHS,
+  loadPluginAgents,
+  readPluginName,
+} from './load-plugin-agents.js';
 export type { LoadPluginAgentsOptions, PluginName } from './load-plugin-agents.js';
 export { findProjectRoots } from './find-project-roots.js';
 export { getActiveAgentsFromList } from './get-active-agents-from-list.js';

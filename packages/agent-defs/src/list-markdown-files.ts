@@ -1,13 +1,12 @@
-import { type Dirent } from 'node:fs';
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { type AgentDiagnostic } from './agent-diagnostic.js';
 
-/** Deepest directory level searched below an agents directory. */
+/** Deepest folder level searched below an agents directory; deeper folders get a warning. */
 export const MAX_AGENTS_DIRECTORY_DEPTH = 16;
 
-/** Most `.md` files listed under one agents directory; the rest are skipped with a warning. */
-export const MAX_AGENT_FILES_PER_DIRECTORY = 2000;
+/** Most `.md` files listed under one agents directory; the rest are skipped with one warning. */
+export const MAX_AGENT_FILES_PER_DIRECTORY = 10_000;
 
 /** Most directories walked under one agents directory; the rest are skipped with a warning. */
 export const MAX_AGENT_SUBDIRECTORIES = 2000;
@@ -21,18 +20,18 @@ export type ListMarkdownFilesOptions = {
   confineTo?: string;
 };
 
-function isInside(root: string, path: string): boolean {
-  const fromRoot = relative(root, path);
-  return fromRoot === '' || (!fromRoot.startsWith('..') && !isAbsolute(fromRoot));
-}
-
 /** Markdown files found under a directory, with the problems met on the way. */
 export type MarkdownFileList = {
   /** Paths of `.md` files, sorted by path. */
   files: string[];
-  /** Directories that exist but could not be read. */
+  /** Directories that could not be read, links that leave the confining directory, caps reached. */
   diagnostics: AgentDiagnostic[];
 };
+
+function isInside(root: string, path: string): boolean {
+  const fromRoot = relative(root, path);
+  return fromRoot === '' || (!fromRoot.startsWith('..') && !isAbsolute(fromRoot));
+}
 
 function isMissing(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
@@ -44,101 +43,136 @@ function compareCodeUnits(left: string, right: string): number {
   return left < right ? -1 : 1;
 }
 
+type Walk = {
+  root: string;
+  confinedRoot: string | undefined;
+  files: string[];
+  diagnostics: AgentDiagnostic[];
+  visited: Set<string>;
+  tooDeep: string[];
+  truncated: boolean;
+};
+
+function escapes(walk: Walk, path: string, real: string): boolean {
+  if (walk.confinedRoot === undefined || isInside(walk.confinedRoot, real)) return false;
+  walk.diagnostics.push({
+    filePath: path,
+    severity: 'warning',
+    reason: `resolves to ${real}, outside ${walk.confinedRoot}; skipped, because agents from a repository must stay inside it (a symbolic link there cannot pull in other files)`,
+  });
+  return true;
+}
+
+function truncate(walk: Walk, reason: string): void {
+  if (walk.truncated) return;
+  walk.truncated = true;
+  walk.diagnostics.push({ filePath: walk.root, severity: 'warning', reason });
+}
+
+function readEntries(walk: Walk, current: string): Dirent[] | undefined {
+  try {
+    const real = realpathSync(current);
+    if (walk.visited.has(real) || escapes(walk, current, real)) return undefined;
+    if (walk.visited.size >= MAX_AGENT_SUBDIRECTORIES) {
+      truncate(
+        walk,
+        `holds more than ${MAX_AGENT_SUBDIRECTORIES} directories; the rest were not searched — keep agents directories small`,
+      );
+      return undefined;
+    }
+    walk.visited.add(real);
+    return readdirSync(current, { withFileTypes: true });
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    walk.diagnostics.push({
+      filePath: current,
+      severity: 'warning',
+      reason: `agents directory could not be read (${(error as { code?: string }).code ?? 'error'}); check its permissions`,
+    });
+    return undefined;
+  }
+}
+
+// What a directory entry is, following a symbolic link (once, and only inside the confinement).
+function classify(walk: Walk, entry: Dirent, path: string): 'file' | 'directory' | undefined {
+  if (!entry.isSymbolicLink()) {
+    if (entry.isDirectory()) return 'directory';
+    return entry.isFile() ? 'file' : undefined;
+  }
+  try {
+    const target = statSync(path);
+    if (target.isDirectory()) return 'directory';
+    if (!target.isFile()) return undefined;
+    return walk.confinedRoot !== undefined && escapes(walk, path, realpathSync(path))
+      ? undefined
+      : 'file';
+  } catch {
+    return undefined; // A dangling link is not an agent.
+  }
+}
+
+function walkDirectory(walk: Walk, current: string, depth: number): void {
+  const entries = readEntries(walk, current);
+  if (entries === undefined) return;
+  for (const entry of entries) {
+    const path = join(current, entry.name);
+    const kind = classify(walk, entry, path);
+    if (kind === 'file' && entry.name.endsWith('.md')) {
+      if (walk.files.length >= MAX_AGENT_FILES_PER_DIRECTORY) {
+        truncate(
+          walk,
+          `holds more than ${MAX_AGENT_FILES_PER_DIRECTORY} agent files; the rest were skipped — keep agents directories small`,
+        );
+        continue;
+      }
+      walk.files.push(path);
+    } else if (kind === 'directory') {
+      if (depth < MAX_AGENTS_DIRECTORY_DEPTH) walkDirectory(walk, path, depth + 1);
+      else walk.tooDeep.push(path);
+    }
+  }
+}
+
 /**
- * Lists `.md` files under `directory`, recursing into subdirectories (symbolic links are
- * followed once each, and only inside `confineTo` when it is given) and skipping names that
- * start with a dot; FIFOs, devices and sockets are never listed. At most
- * {@link MAX_AGENT_FILES_PER_DIRECTORY} files and {@link MAX_AGENT_SUBDIRECTORIES} directories
- * are taken. A missing directory gives
- * an empty list, not a diagnostic. The order is by path, so loading is deterministic.
+ * Lists `.md` files (the suffix in lower case, as Claude Code requires) under `directory`,
+ * recursing into subdirectories, hidden ones included, as Claude Code does. Symbolic links
+ * are followed once each, and only inside `confineTo` when it is given; FIFOs, devices and
+ * sockets are never listed. At most {@link MAX_AGENT_FILES_PER_DIRECTORY} files and
+ * {@link MAX_AGENT_SUBDIRECTORIES} directories are taken, {@link MAX_AGENTS_DIRECTORY_DEPTH}
+ * levels deep; each limit reached gets one warning. A missing directory gives an empty list.
+ * The order is by path, so loading is deterministic.
  */
-export async function listMarkdownFiles(
+export function listMarkdownFiles(
   directory: string,
   options: ListMarkdownFilesOptions = {},
-): Promise<MarkdownFileList> {
-  const files: string[] = [];
-  const diagnostics: AgentDiagnostic[] = [];
-  const visited = new Set<string>();
+): MarkdownFileList {
   let confinedRoot: string | undefined;
   if (options.confineTo !== undefined) {
     try {
-      confinedRoot = await realpath(options.confineTo);
+      confinedRoot = realpathSync(options.confineTo);
     } catch {
       confinedRoot = resolve(options.confineTo);
     }
   }
-  const escapes = (path: string, real: string): boolean => {
-    if (confinedRoot === undefined || isInside(confinedRoot, real)) return false;
-    diagnostics.push({
-      filePath: path,
+  const walk: Walk = {
+    root: directory,
+    confinedRoot,
+    files: [],
+    diagnostics: [],
+    visited: new Set(),
+    tooDeep: [],
+    truncated: false,
+  };
+  walkDirectory(walk, directory, 0);
+  if (walk.tooDeep.length > 0) {
+    walk.tooDeep.sort(compareCodeUnits);
+    walk.diagnostics.push({
+      filePath: walk.tooDeep[0] ?? directory,
       severity: 'warning',
-      reason: `resolves to ${real}, outside ${confinedRoot}; skipped, because agents from a repository must stay inside it (a symbolic link there cannot pull in other files)`,
+      reason: `${walk.tooDeep.length} folder(s) more than ${MAX_AGENTS_DIRECTORY_DEPTH} levels below ${directory} were not searched, this one first; Claude Code reads agent files there — move them into a shallower folder`,
     });
-    return true;
-  };
-  let truncated = false;
-  const truncate = (reason: string): void => {
-    if (truncated) return;
-    truncated = true;
-    diagnostics.push({ filePath: directory, severity: 'warning', reason });
-  };
-
-  const walk = async (current: string, depth: number): Promise<void> => {
-    let entries: Dirent[];
-    try {
-      const real = await realpath(current);
-      if (visited.has(real) || escapes(current, real)) return;
-      if (visited.size >= MAX_AGENT_SUBDIRECTORIES) {
-        truncate(
-          `holds more than ${MAX_AGENT_SUBDIRECTORIES} directories; the rest were not searched — keep agents directories small`,
-        );
-        return;
-      }
-      visited.add(real);
-      entries = await readdir(current, { withFileTypes: true });
-    } catch (error) {
-      if (isMissing(error)) return;
-      diagnostics.push({
-        filePath: current,
-        severity: 'warning',
-        reason: `agents directory could not be read: ${error instanceof Error ? error.message : String(error)}`,
-      });
-      return;
-    }
-    const subdirectories: string[] = [];
-    for (const entry of entries) {
-      if (entry.name.startsWith('.')) continue;
-      const path = join(current, entry.name);
-      let isDirectory = entry.isDirectory();
-      let isFile = entry.isFile();
-      const isMarkdown = entry.name.toLowerCase().endsWith('.md');
-      if (entry.isSymbolicLink()) {
-        try {
-          const target = await stat(path);
-          isDirectory = target.isDirectory();
-          isFile = target.isFile();
-          if (isFile && isMarkdown && confinedRoot !== undefined) {
-            if (escapes(path, await realpath(path))) continue;
-          }
-        } catch {
-          continue; // A dangling link is not an agent.
-        }
-      }
-      if (isFile && isMarkdown) {
-        if (files.length >= MAX_AGENT_FILES_PER_DIRECTORY) {
-          truncate(
-            `holds more than ${MAX_AGENT_FILES_PER_DIRECTORY} agent files; the rest were skipped — keep agents directories small`,
-          );
-          continue;
-        }
-        files.push(path);
-      } else if (isDirectory && depth < MAX_AGENTS_DIRECTORY_DEPTH) subdirectories.push(path);
-    }
-    await Promise.all(subdirectories.map((subdirectory) => walk(subdirectory, depth + 1)));
-  };
-
-  await walk(directory, 0);
-  files.sort(compareCodeUnits);
-  diagnostics.sort((left, right) => compareCodeUnits(left.filePath, right.filePath));
-  return { files, diagnostics };
+  }
+  walk.files.sort(compareCodeUnits);
+  walk.diagnostics.sort((left, right) => compareCodeUnits(left.filePath, right.filePath));
+  return { files: walk.files, diagnostics: walk.diagnostics };
 }

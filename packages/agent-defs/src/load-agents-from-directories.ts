@@ -1,10 +1,15 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { type AgentDefinition, type AgentSource } from '@delegate/core';
-import { type AgentDiagnostic, type ParseAgentResult } from './agent-diagnostic.js';
+import {
+  type AgentDiagnostic,
+  type FailedAgentFile,
+  type ParseAgentResult,
+} from './agent-diagnostic.js';
 import { createLimiter, type Limiter } from './create-limiter.js';
 import { listMarkdownFiles } from './list-markdown-files.js';
-import { readAgentFile } from './read-agent-file.js';
+import { readAgentFileSync } from './read-agent-file.js';
 
-/** Default number of agent files read at the same time. */
+/** Default number of agent files read in one go before the event loop gets a turn. */
 export const DEFAULT_READ_CONCURRENCY = 32;
 
 /** Input of {@link loadAgentsFromDirectories}. */
@@ -17,7 +22,10 @@ export type LoadAgentsFromDirectoriesOptions = {
   plugin?: string;
   /** Directory that files may not resolve outside of through symbolic links (for repositories). */
   confineTo?: string;
-  /** Shared limiter for file reads; default a new one with {@link DEFAULT_READ_CONCURRENCY}. */
+  /**
+   * Shared limiter: each batch of {@link DEFAULT_READ_CONCURRENCY} files is one task, so
+   * several sources loading at once take turns. Default a new one.
+   */
   limiter?: Limiter;
 };
 
@@ -27,67 +35,89 @@ export type LoadedAgents = {
   agents: AgentDefinition[];
   /** Problems, in load order. */
   diagnostics: AgentDiagnostic[];
+  /** Agent files that did not load because of an error, in load order. */
+  failed: FailedAgentFile[];
 };
 
+type Listed = { filePath: string; baseDir: string };
+
+function duplicateWarning(agent: AgentDefinition, earlier: string): AgentDiagnostic {
+  const later = agent.filePath ?? agent.baseDir;
+  return {
+    filePath: later,
+    agentType: agent.agentType,
+    severity: 'warning',
+    reason: `agent ${JSON.stringify(agent.agentType)} is defined both in ${earlier} and in ${later}; Delegate uses ${later} (the later path in sorted order), while Claude Code uses whichever file its directory listing returns last, which depends on the file system — rename one of them`,
+  };
+}
+
+function collect(
+  results: ReadonlyArray<{ listed: Listed; result: ParseAgentResult }>,
+  source: AgentSource,
+  loaded: LoadedAgents,
+): void {
+  const fileByType = new Map<string, string>();
+  for (const { listed, result } of results) {
+    if (!result.ok) {
+      loaded.diagnostics.push(result.diagnostic);
+      if (result.diagnostic.severity === 'error') {
+        loaded.failed.push({
+          filePath: listed.filePath,
+          source,
+          ...(result.diagnostic.agentType === undefined
+            ? {}
+            : { agentType: result.diagnostic.agentType }),
+          diagnostic: result.diagnostic,
+        });
+      }
+      continue;
+    }
+    loaded.diagnostics.push(...result.warnings);
+    const { agent } = result;
+    const earlier = fileByType.get(agent.agentType);
+    if (earlier !== undefined) loaded.diagnostics.push(duplicateWarning(agent, earlier));
+    fileByType.set(agent.agentType, agent.filePath ?? agent.baseDir);
+    loaded.agents.push(agent);
+  }
+}
+
 /**
- * Loads every `.md` agent file under the given directories (recursively, sorted, reads
- * bounded by the limiter). A bad file gets a diagnostic and the others still load; a
- * missing directory is skipped. When two files define the same type, the later one wins
- * and gets a warning naming the other.
+ * Loads every `.md` agent file under the given directories (recursively, sorted by path). A
+ * bad file gets a diagnostic (and an entry in `failed`) and the others still load; a missing
+ * directory is skipped. When two files define the same type, the later path wins and the
+ * warning names both. Files are read in small synchronous batches with a turn for the event
+ * loop between them: much faster than one promise per file, and no batch blocks for long.
  */
 export async function loadAgentsFromDirectories(
   options: LoadAgentsFromDirectoriesOptions,
 ): Promise<LoadedAgents> {
-  const limiter = options.limiter ?? createLimiter(DEFAULT_READ_CONCURRENCY);
-  const listings = await Promise.all(
-    options.directories.map((directory) =>
-      listMarkdownFiles(
-        directory,
-        options.confineTo === undefined ? {} : { confineTo: options.confineTo },
-      ),
-    ),
-  );
-  const diagnostics: AgentDiagnostic[] = [];
-  const reads: Array<Promise<ParseAgentResult>> = [];
-  options.directories.forEach((directory, index) => {
-    const listing = listings[index];
-    if (listing === undefined) return;
-    diagnostics.push(...listing.diagnostics);
-    for (const filePath of listing.files) {
-      reads.push(
-        limiter(() =>
-          readAgentFile({
-            filePath,
-            baseDir: directory,
-            source: options.source,
-            ...(options.plugin === undefined ? {} : { plugin: options.plugin }),
-          }),
-        ),
-      );
-    }
-  });
-
-  const agents: AgentDefinition[] = [];
-  const firstFileByType = new Map<string, string>();
-  for (const result of await Promise.all(reads)) {
-    if (!result.ok) {
-      diagnostics.push(result.diagnostic);
-      continue;
-    }
-    diagnostics.push(...result.warnings);
-    const { agent } = result;
-    const earlier = firstFileByType.get(agent.agentType);
-    if (earlier !== undefined) {
-      diagnostics.push({
-        filePath: agent.filePath ?? agent.baseDir,
-        agentType: agent.agentType,
-        severity: 'warning',
-        reason: `agent "${agent.agentType}" is also defined in ${earlier}; this later file wins — rename one of them`,
-      });
-    } else {
-      firstFileByType.set(agent.agentType, agent.filePath ?? agent.baseDir);
-    }
-    agents.push(agent);
+  const limiter = options.limiter ?? createLimiter(1);
+  const loaded: LoadedAgents = { agents: [], diagnostics: [], failed: [] };
+  const listed: Listed[] = [];
+  for (const directory of options.directories) {
+    const listing = listMarkdownFiles(
+      directory,
+      options.confineTo === undefined ? {} : { confineTo: options.confineTo },
+    );
+    loaded.diagnostics.push(...listing.diagnostics);
+    for (const filePath of listing.files) listed.push({ filePath, baseDir: directory });
   }
-  return { agents, diagnostics };
+  const results: Array<{ listed: Listed; result: ParseAgentResult }> = [];
+  for (let start = 0; start < listed.length; start += DEFAULT_READ_CONCURRENCY) {
+    const batch = listed.slice(start, start + DEFAULT_READ_CONCURRENCY);
+    await limiter(async () => {
+      for (const entry of batch) {
+        const result = readAgentFileSync({
+          filePath: entry.filePath,
+          baseDir: entry.baseDir,
+          source: options.source,
+          ...(options.plugin === undefined ? {} : { plugin: options.plugin }),
+        });
+        results.push({ listed: entry, result });
+      }
+    });
+    if (start + DEFAULT_READ_CONCURRENCY < listed.length) await yieldToEventLoop();
+  }
+  collect(results, options.source, loaded);
+  return loaded;
 }

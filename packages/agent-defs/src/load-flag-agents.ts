@@ -1,5 +1,6 @@
 import { type AgentDefinition } from '@delegate/core';
-import { type AgentDiagnostic } from './agent-diagnostic.js';
+import { type AgentDiagnostic, type FailedAgentFile } from './agent-diagnostic.js';
+import { truncateForDiagnostic } from './truncate-for-diagnostic.js';
 import { FLAG_AGENTS_LABEL, parseAgentFromJson } from './parse-agent-from-json.js';
 import { type LoadedAgents } from './load-agents-from-directories.js';
 
@@ -15,8 +16,9 @@ export type LoadFlagAgentsOptions = {
 export function loadFlagAgents(options: LoadFlagAgentsOptions): LoadedAgents {
   const agents: AgentDefinition[] = [];
   const diagnostics: AgentDiagnostic[] = [];
+  const failed: FailedAgentFile[] = [];
   let value = options.flagAgents;
-  if (value === undefined || value === null) return { agents, diagnostics };
+  if (value === undefined || value === null) return { agents, diagnostics, failed };
   if (typeof value === 'string') {
     try {
       value = JSON.parse(value) as unknown;
@@ -24,9 +26,9 @@ export function loadFlagAgents(options: LoadFlagAgentsOptions): LoadedAgents {
       diagnostics.push({
         filePath: FLAG_AGENTS_LABEL,
         severity: 'error',
-        reason: `--agents is not valid JSON (${error instanceof Error ? error.message : String(error)}); pass an object like {"name": {"description": "...", "prompt": "..."}}`,
+        reason: `--agents is not valid JSON (${error instanceof SyntaxError ? 'a syntax error' : 'unreadable'}); pass an object like {"name": {"description": "...", "prompt": "..."}}`,
       });
-      return { agents, diagnostics };
+      return { agents, diagnostics, failed };
     }
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -35,7 +37,7 @@ export function loadFlagAgents(options: LoadFlagAgentsOptions): LoadedAgents {
       severity: 'error',
       reason: '--agents must be a JSON object mapping agent names to definitions',
     });
-    return { agents, diagnostics };
+    return { agents, diagnostics, failed };
   }
   let entries: Array<[string, unknown]>;
   try {
@@ -45,9 +47,9 @@ export function loadFlagAgents(options: LoadFlagAgentsOptions): LoadedAgents {
     diagnostics.push({
       filePath: FLAG_AGENTS_LABEL,
       severity: 'error',
-      reason: `--agents could not be read (${error instanceof Error ? error.message : String(error)}); pass plain JSON data`,
+      reason: `--agents could not be read (${truncateForDiagnostic(error instanceof Error ? error.message : String(error))}); pass plain JSON data`,
     });
-    return { agents, diagnostics };
+    return { agents, diagnostics, failed };
   }
   for (const [name, definition] of entries) {
     const result = parseAgentFromJson(name, definition, 'flagSettings', {
@@ -59,7 +61,13 @@ export function loadFlagAgents(options: LoadFlagAgentsOptions): LoadedAgents {
       diagnostics.push(...result.warnings);
     } else {
       diagnostics.push(result.diagnostic);
+      failed.push({
+        filePath: FLAG_AGENTS_LABEL,
+        source: 'flagSettings',
+        agentType: name,
+        diagnostic: result.diagnostic,
+      });
     }
   }
-  return { agents, diagnostics };
+  return { agents, diagnostics, failed };
 }

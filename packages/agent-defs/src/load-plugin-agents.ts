@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { type AgentDiagnostic } from './agent-diagnostic.js';
 import { createLimiter, type Limiter } from './create-limiter.js';
@@ -7,7 +6,12 @@ import {
   loadAgentsFromDirectories,
   type LoadedAgents,
 } from './load-agents-from-directories.js';
+import { readConfinedFile } from './read-confined-file.js';
+import { truncateForDiagnostic } from './truncate-for-diagnostic.js';
 import { validateAgentName } from './validate-agent-name.js';
+
+/** Largest plugin manifest read (64 KiB); a bigger one is ignored with a warning. */
+export const MAX_PLUGIN_MANIFEST_BYTES = 64 * 1024;
 
 /** Manifest files that may name a plugin, checked in this order. */
 export const PLUGIN_MANIFEST_PATHS: readonly string[] = [
@@ -27,34 +31,50 @@ function nameProblem(name: string): string | undefined {
   return name.includes(':') ? "contains ':'" : validateAgentName(name);
 }
 
-/** Reads a plugin's name from its manifest (`.claude-plugin/plugin.json`, then `plugin.json`), else its directory name. */
+function parseManifest(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/**
+ * Reads a plugin's name from its manifest (`.claude-plugin/plugin.json`, then `plugin.json`),
+ * else its directory name. The manifest goes through the confined reader: a FIFO, a device or
+ * a file over {@link MAX_PLUGIN_MANIFEST_BYTES} is skipped with a warning, never read.
+ */
 export async function readPluginName(pluginDir: string): Promise<PluginName> {
   const diagnostics: AgentDiagnostic[] = [];
   for (const manifest of PLUGIN_MANIFEST_PATHS) {
     const filePath = join(pluginDir, manifest);
-    let text: string;
-    try {
-      text = await readFile(filePath, 'utf8');
-    } catch {
-      continue;
-    }
-    try {
-      const parsed: unknown = JSON.parse(text);
-      const name = (parsed as { name?: unknown } | null)?.name;
-      if (typeof name === 'string' && nameProblem(name.trim()) === undefined)
-        return { name: name.trim(), diagnostics };
+    const read = readConfinedFile(filePath, { maxBytes: MAX_PLUGIN_MANIFEST_BYTES });
+    if (!read.ok) {
+      if (read.code === 'missing') continue;
       diagnostics.push({
         filePath,
         severity: 'warning',
-        reason: `plugin manifest has no usable "name" (${typeof name === 'string' ? `${JSON.stringify(name)} ${nameProblem(name.trim()) ?? ''}` : 'missing'}); using the directory name`,
+        reason: `plugin manifest ${read.reason}; it was not read, so the directory name is used`,
       });
-    } catch (error) {
+      break;
+    }
+    const parsed = parseManifest(read.bytes.toString('utf8'));
+    if (!parsed.ok) {
       diagnostics.push({
         filePath,
         severity: 'warning',
-        reason: `plugin manifest is not valid JSON (${error instanceof Error ? error.message : String(error)}); using the directory name`,
+        reason: 'plugin manifest is not valid JSON; using the directory name',
       });
+      break;
     }
+    const name = (parsed.value as { name?: unknown } | null)?.name;
+    if (typeof name === 'string' && nameProblem(name.trim()) === undefined)
+      return { name: name.trim(), diagnostics };
+    diagnostics.push({
+      filePath,
+      severity: 'warning',
+      reason: `plugin manifest has no usable "name" (${typeof name === 'string' ? `${JSON.stringify(truncateForDiagnostic(name))} ${nameProblem(name.trim()) ?? ''}` : 'missing'}); using the directory name`,
+    });
     break;
   }
   return { name: basename(resolve(pluginDir)), diagnostics };
@@ -82,12 +102,13 @@ export async function loadPluginAgents(options: LoadPluginAgentsOptions): Promis
       if (problem !== undefined) {
         return {
           agents: [],
+          failed: [],
           diagnostics: [
             ...plugin.diagnostics,
             {
               filePath: pluginDir,
               severity: 'error',
-              reason: `plugin name ${JSON.stringify(plugin.name)} ${problem}; set "name" in its plugin.json`,
+              reason: `plugin name ${JSON.stringify(truncateForDiagnostic(plugin.name))} ${problem}; set "name" in its plugin.json`,
             },
           ],
         };
@@ -98,11 +119,16 @@ export async function loadPluginAgents(options: LoadPluginAgentsOptions): Promis
         plugin: plugin.name,
         limiter,
       });
-      return { agents: loaded.agents, diagnostics: [...plugin.diagnostics, ...loaded.diagnostics] };
+      return {
+        agents: loaded.agents,
+        diagnostics: [...plugin.diagnostics, ...loaded.diagnostics],
+        failed: loaded.failed,
+      };
     }),
   );
   return {
     agents: results.flatMap((result) => result.agents),
     diagnostics: results.flatMap((result) => result.diagnostics),
+    failed: results.flatMap((result) => result.failed),
   };
 }

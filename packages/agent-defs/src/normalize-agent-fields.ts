@@ -9,7 +9,10 @@ import {
 import { type AgentDiagnostic, type AgentDiagnosticSeverity } from './agent-diagnostic.js';
 import { dropUnsafeKeys } from './drop-unsafe-keys.js';
 import { isHexColor, nearestAgentColor } from './nearest-agent-color.js';
+import { validateHooks } from './validate-hooks.js';
+import { readToolList, type ToolListField } from './read-tool-list.js';
 import { splitListValue } from './split-list-value.js';
+import { truncateForDiagnostic } from './truncate-for-diagnostic.js';
 
 /** The optional fields of a definition that a file or JSON value can set. */
 export type AgentFields = Omit<
@@ -74,7 +77,13 @@ const EFFORT_LEVELS = ['low', 'medium', 'high', 'max'] as const;
 // A field outcome: a value (possibly absent), a field to drop with a warning, or a reason
 // to refuse the whole agent (fields that limit what the agent may do have no safe fallback).
 type Outcome<T> =
-  | { kind: 'value'; value: T | undefined; note?: string; noteSeverity?: AgentDiagnosticSeverity }
+  | {
+      kind: 'value';
+      value: T | undefined;
+      note?: string;
+      notes?: readonly string[];
+      noteSeverity?: AgentDiagnosticSeverity;
+    }
   | { kind: 'drop'; reason: string }
   | { kind: 'reject'; reason: string };
 
@@ -84,11 +93,6 @@ function describeType(value: unknown): string {
   if (typeof value === 'object') return 'a mapping';
   if (typeof value === 'string') return `the text ${JSON.stringify(truncateForDiagnostic(value))}`;
   return `${typeof value} ${String(value)}`;
-}
-
-/** Cuts a value quoted in a diagnostic to 40 characters, so diagnostics never echo a file. */
-export function truncateForDiagnostic(text: string): string {
-  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
 function isPlainRecord(value: unknown): value is Record<string, unknown> {
@@ -113,23 +117,14 @@ function unique(items: string[]): string[] {
   return [...new Set(items)];
 }
 
-function readToolList(value: unknown, key: string): Outcome<string[]> {
-  const list = readStringList(value);
-  if (list instanceof Error) {
-    return {
-      kind: 'reject',
-      reason: `\`${key}\` ${list.message}; write it as a comma-separated string or a list of tool names (an unreadable tool list has no safe fallback)`,
-    };
-  }
-  if (list === undefined) return { kind: 'value', value: undefined };
-  if (list.length === 0 && typeof value === 'string') {
-    return {
-      kind: 'value',
-      value: undefined,
-      note: `\`${key}\` is empty and was ignored; remove it, or list tool names`,
-    };
-  }
-  return { kind: 'value', value: unique(list) };
+// Tool lists are read exactly as Claude Code reads them; each surprising reading is a warning.
+function readToolField(value: unknown, key: ToolListField): Outcome<string[]> {
+  const reading = readToolList(value, key);
+  return {
+    kind: 'value',
+    value: reading.tools,
+    notes: reading.notes,
+  };
 }
 
 function readModel(value: unknown): Outcome<string> {
@@ -173,13 +168,19 @@ function readEnum<T extends string>(options: readonly T[], value: unknown): T | 
   return options.find((option) => option.toLowerCase() === wanted);
 }
 
+// Exact spellings only: Claude Code ignores any other, and reading `BypassPermissions` as
+// bypassPermissions would grant more than it does.
 function readPermissionMode(value: unknown): Outcome<PermissionMode> {
   if (value === undefined || value === null) return { kind: 'value', value: undefined };
-  const mode = readEnum(PermissionMode.options, value);
+  const mode = PermissionMode.options.find((option) => option === value);
   if (mode !== undefined) return { kind: 'value', value: mode };
+  const meant = readEnum(PermissionMode.options, value);
   return {
-    kind: 'reject',
-    reason: `\`permissionMode\` is ${describeType(value)}; expected one of ${PermissionMode.options.join(', ')} (an unknown mode has no safe fallback)`,
+    kind: 'drop',
+    reason:
+      meant === undefined
+        ? `\`permissionMode\` is ${describeType(value)}; expected one of ${PermissionMode.options.join(', ')}, and Claude Code ignores any other value, so the agent runs in the default mode`
+        : `\`permissionMode\` must be spelled exactly \`${meant}\`; Claude Code ignores ${describeType(value)}, so the agent runs in the default mode`,
   };
 }
 
@@ -204,13 +205,15 @@ function readBoolean(value: unknown, key: string): Outcome<boolean> {
   return { kind: 'drop', reason: `\`${key}\` is ${describeType(value)}; expected true or false` };
 }
 
+// Exact spellings only: memory adds Read, Write and Edit to the agent's tools, and Claude Code
+// does that only for these three values.
 function readMemory(value: unknown): Outcome<AgentMemoryScope> {
   if (value === undefined || value === null) return { kind: 'value', value: undefined };
-  const scope = readEnum(AgentMemoryScope.options, value);
+  const scope = AgentMemoryScope.options.find((option) => option === value);
   if (scope !== undefined) return { kind: 'value', value: scope };
   return {
     kind: 'drop',
-    reason: `\`memory\` is ${describeType(value)}; expected user, project or local (the agent runs without memory)`,
+    reason: `\`memory\` is ${describeType(value)}; expected exactly user, project or local, as Claude Code does (the agent runs without memory)`,
   };
 }
 
@@ -219,8 +222,8 @@ function readIsolation(value: unknown): Outcome<'worktree'> {
   if (typeof value === 'string' && value.trim().toLowerCase() === 'worktree')
     return { kind: 'value', value: 'worktree' };
   return {
-    kind: 'reject',
-    reason: `\`isolation\` is ${describeType(value)}; the only supported value is worktree (running without the requested isolation is not a safe fallback)`,
+    kind: 'drop',
+    reason: `\`isolation\` is ${describeType(value)}; the only supported value is worktree, and Claude Code ignores any other, so the agent runs without isolation`,
   };
 }
 
@@ -299,12 +302,14 @@ function readOptionalStringList(value: unknown, key: string): Outcome<string[]> 
   return { kind: 'value', value: list === undefined ? undefined : unique(list) };
 }
 
+// Claude Code skips the whole file when its hooks do not have the right shape.
 function readHooks(value: unknown): Outcome<Record<string, unknown>> {
   if (value === undefined || value === null) return { kind: 'value', value: undefined };
-  if (isPlainRecord(value)) return { kind: 'value', value };
+  const problem = validateHooks(value);
+  if (problem === undefined && isPlainRecord(value)) return { kind: 'value', value };
   return {
     kind: 'reject',
-    reason: `\`hooks\` is ${describeType(value)}; expected a mapping of hook events (hooks can guard tool calls, so they are not dropped silently)`,
+    reason: `\`hooks\` does not have the shape Claude Code requires (${problem ?? 'expected a mapping'}); write each event as a list of { matcher, hooks: [{ type: command, command }] } entries`,
   };
 }
 
@@ -319,7 +324,8 @@ function readText(value: unknown, key: string): Outcome<string> {
  * Reads the optional fields of an agent definition, leniently: case is ignored in enum
  * values, numbers may be numeric strings, lists may be comma-separated strings. A bad field
  * that has a safe fallback is dropped with a warning; a bad field that limits what the agent
- * may do (tools, disallowedTools, permissionMode, isolation, hooks) refuses the agent.
+ * may do refuses the agent only where Claude Code refuses it too (hooks of the wrong shape);
+ * `tools` and `disallowedTools` are read exactly as Claude Code reads them.
  */
 export function normalizeAgentFields(
   record: Record<string, unknown>,
@@ -340,13 +346,17 @@ export function normalizeAgentFields(
     switch (outcome.kind) {
       case 'value':
         if (outcome.value !== undefined) fields[key] = outcome.value;
-        if (outcome.note !== undefined)
+        for (const note of [
+          ...(outcome.note === undefined ? [] : [outcome.note]),
+          ...(outcome.notes ?? []),
+        ]) {
           warnings.push({
             ...base,
             ...at(key),
-            reason: outcome.note,
+            reason: note,
             severity: outcome.noteSeverity ?? 'warning',
           });
+        }
         return undefined;
       case 'drop':
         warnings.push({
@@ -362,8 +372,8 @@ export function normalizeAgentFields(
   };
 
   const steps: Array<() => AgentDiagnostic | undefined> = [
-    () => apply('tools', readToolList(record.tools, 'tools')),
-    () => apply('disallowedTools', readToolList(record.disallowedTools, 'disallowedTools')),
+    () => apply('tools', readToolField(record.tools, 'tools')),
+    () => apply('disallowedTools', readToolField(record.disallowedTools, 'disallowedTools')),
     () => apply('model', readModel(record.model)),
     () => apply('effort', readEffort(record.effort)),
     () => apply('permissionMode', readPermissionMode(record.permissionMode)),
@@ -388,9 +398,10 @@ export function normalizeAgentFields(
     if (diagnostic !== undefined) return { ok: false, diagnostic };
   }
 
-  // An agent with memory must be able to read and write its memory files.
+  // An agent with memory must be able to read and write its memory files; Claude Code adds
+  // these three to any explicit list, an empty one included.
   if (fields.memory !== undefined && fields.tools !== undefined && !fields.tools.includes('*')) {
-    fields.tools = unique([...fields.tools, TOOL_NAMES.read, TOOL_NAMES.write, TOOL_NAMES.edit]);
+    fields.tools = unique([...fields.tools, TOOL_NAMES.write, TOOL_NAMES.edit, TOOL_NAMES.read]);
   }
 
   const known = new Set([...KNOWN_AGENT_KEYS, ...(context.extraKeys ?? [])]);

@@ -63,17 +63,17 @@ describe('parseAgentFromJson', () => {
     expect(noDescription.ok || noDescription.diagnostic.reason).toMatch(/needs a "description"/);
   });
 
-  it('refuses values that are not objects and names that could escape a directory', () => {
+  it('refuses values that are not objects and names Claude Code or Delegate refuses', () => {
     for (const value of [null, 'text', 3, [], true]) {
       expect(parseAgentFromJson('a', value, 'flagSettings').ok).toBe(false);
     }
-    for (const name of ['../up', 'a/b', 'a\\b', '', 'x\ny']) {
+    for (const name of ['-up', 'a:b', '', 'x\ny', 'x\u200by']) {
       const result = parseAgentFromJson(name, { description: 'd', prompt: 'p' }, 'flagSettings');
       expect(result.ok).toBe(false);
     }
   });
 
-  it('drops or refuses bad fields like the Markdown parser', () => {
+  it('drops bad fields like the Markdown parser', () => {
     const dropped = parseAgentFromJson(
       'a',
       { description: 'd', prompt: 'p', memory: 'everywhere' },
@@ -81,12 +81,18 @@ describe('parseAgentFromJson', () => {
     );
     expect(dropped.ok && dropped.agent.memory).toBeUndefined();
     expect(dropped.ok && dropped.warnings[0]?.severity).toBe('warning');
-    const refused = parseAgentFromJson(
+    const unknownMode = parseAgentFromJson(
       'a',
       { description: 'd', prompt: 'p', permissionMode: 'yolo' },
       'flagSettings',
     );
-    expect(refused.ok).toBe(false);
+    expect(unknownMode.ok && unknownMode.agent.permissionMode).toBeUndefined();
+    const badHooks = parseAgentFromJson(
+      'a',
+      { description: 'd', prompt: 'p', hooks: { Stop: 'x' } },
+      'flagSettings',
+    );
+    expect(badHooks.ok).toBe(false);
   });
 
   it('never throws, for any JSON value and any name', () => {

@@ -1,6 +1,7 @@
 import { type AgentSource } from '@delegate/core';
 import { type AgentDiagnostic, type ParseAgentResult } from './agent-diagnostic.js';
-import { normalizeAgentFields, truncateForDiagnostic } from './normalize-agent-fields.js';
+import { normalizeAgentFields } from './normalize-agent-fields.js';
+import { truncateForDiagnostic } from './truncate-for-diagnostic.js';
 import { validateAgentName } from './validate-agent-name.js';
 
 /** Label used as `filePath` for definitions given on the command line. */
@@ -45,7 +46,7 @@ function parse(
     return fail({
       agentType,
       severity: 'error',
-      reason: `agent "${agentType}" must be an object like { "description": "...", "prompt": "..." }, not ${describe(value)}`,
+      reason: `agent ${JSON.stringify(truncateForDiagnostic(agentType))} must be an object like { "description": "...", "prompt": "..." }, not ${describe(value)}`,
     });
   }
   const record = value as Record<string, unknown>;
@@ -54,14 +55,14 @@ function parse(
     return fail({
       agentType,
       severity: 'error',
-      reason: `agent "${agentType}" needs a "description" (text saying when to use it)`,
+      reason: `agent ${JSON.stringify(truncateForDiagnostic(agentType))} needs a "description" (text saying when to use it)`,
     });
   }
   if (typeof prompt !== 'string' || prompt.trim() === '') {
     return fail({
       agentType,
       severity: 'error',
-      reason: `agent "${agentType}" needs a "prompt" (its system prompt as text)`,
+      reason: `agent ${JSON.stringify(truncateForDiagnostic(agentType))} needs a "prompt" (its system prompt as text)`,
     });
   }
   const normalized = normalizeAgentFields(record, { filePath, agentType, extraKeys: ['prompt'] });
@@ -99,7 +100,7 @@ export function parseAgentFromJson(
       diagnostic: {
         filePath: options.filePath ?? FLAG_AGENTS_LABEL,
         severity: 'error',
-        reason: `agent ${JSON.stringify(String(name))} could not be parsed: ${error instanceof Error ? error.message : String(error)}`,
+        reason: `agent ${JSON.stringify(truncateForDiagnostic(String(name)))} could not be parsed: ${truncateForDiagnostic(error instanceof Error ? error.message : String(error))}`,
       },
     };
   }

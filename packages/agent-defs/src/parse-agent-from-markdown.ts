@@ -1,8 +1,13 @@
-import { type AgentSource } from '@delegate/core';
+import { type AgentDefinition, type AgentSource } from '@delegate/core';
 import { type AgentDiagnostic, type ParseAgentResult } from './agent-diagnostic.js';
-import { normalizeAgentFields, truncateForDiagnostic } from './normalize-agent-fields.js';
-import { parseFrontmatterYaml } from './parse-frontmatter-yaml.js';
+import { describeFrontmatterReading } from './describe-frontmatter-reading.js';
+import { explainFrontmatterFailure } from './explain-frontmatter-failure.js';
+import { explainMissingFrontmatter } from './explain-missing-frontmatter.js';
+import { guessAgentName } from './guess-agent-name.js';
+import { normalizeAgentFields } from './normalize-agent-fields.js';
+import { parseFrontmatterYaml, type FrontmatterReading } from './parse-frontmatter-yaml.js';
 import { splitFrontmatter } from './split-frontmatter.js';
+import { truncateForDiagnostic } from './truncate-for-diagnostic.js';
 import { validateAgentName } from './validate-agent-name.js';
 
 /** Input of {@link parseAgentFromMarkdown}. */
@@ -19,155 +24,270 @@ export type ParseAgentFromMarkdownOptions = {
   plugin?: string;
 };
 
-function parse(options: ParseAgentFromMarkdownOptions): ParseAgentResult {
-  const { filePath } = options;
-  const fail = (diagnostic: Omit<AgentDiagnostic, 'filePath'>): ParseAgentResult => ({
+type Problem = Omit<AgentDiagnostic, 'filePath' | 'severity'>;
+
+// One YAML reading turned into a definition, or the reason Claude Code would skip the file.
+type Built =
+  | {
+      ok: true;
+      agent: AgentDefinition;
+      warnings: AgentDiagnostic[];
+      record: Record<string, unknown>;
+    }
+  | { ok: false; problem: Problem };
+
+type Context = {
+  options: ParseAgentFromMarkdownOptions;
+  yamlStartLine: number;
+  body: string;
+};
+
+function typeOf(options: ParseAgentFromMarkdownOptions, name: string): string {
+  return options.plugin === undefined ? name : `${options.plugin}:${name}`;
+}
+
+function readName(
+  record: Record<string, unknown>,
+  at: (key: string) => { line?: number },
+): { ok: true; name: string } | { ok: false; problem: Problem } {
+  const name = record.name;
+  if (typeof name !== 'string' || name.length === 0) {
+    return {
+      ok: false,
+      problem: {
+        ...at('name'),
+        reason:
+          name === undefined || name === null || name === ''
+            ? 'missing `name`; add `name: your-agent-name` to the frontmatter'
+            : `\`name\` must be text, not ${Array.isArray(name) ? 'a list' : typeof name}; put it in quotes`,
+      },
+    };
+  }
+  const problem = validateAgentName(name);
+  if (problem === undefined) return { ok: true, name };
+  return {
     ok: false,
-    diagnostic: { filePath, ...diagnostic },
-  });
+    problem: {
+      ...at('name'),
+      // The type a request would name, so the caller can say why it is missing.
+      agentType: name,
+      reason: `\`name\` ${JSON.stringify(truncateForDiagnostic(name))} ${problem}; use letters, digits and dashes`,
+    },
+  };
+}
 
-  const parts = splitFrontmatter(options.content);
-  if (parts.kind === 'none') {
-    return fail({
-      severity: 'info',
-      reason: 'no YAML frontmatter (a file that does not start with ---); skipped as not an agent',
-    });
+function readDescription(
+  record: Record<string, unknown>,
+  at: (key: string) => { line?: number },
+): { ok: true; whenToUse: string } | { ok: false; problem: Problem } {
+  const description = record.description;
+  if (typeof description === 'string' && description.length > 0) {
+    // Real files write `\n` inside plain YAML values, where YAML keeps it literally.
+    return { ok: true, whenToUse: description.replace(/\\n/g, '\n').trim() };
   }
-  if (parts.kind === 'unclosed') {
-    return fail({
-      line: parts.openingLine,
-      severity: 'error',
+  return {
+    ok: false,
+    problem: {
+      ...at('description'),
       reason:
-        'the frontmatter opened with --- is never closed; add a line with --- after the last key',
-    });
-  }
+        description === undefined || description === null || description === ''
+          ? 'missing `description`; add one saying when the main agent should use this agent'
+          : `\`description\` must be text, not ${Array.isArray(description) ? 'a list' : typeof description}; put it in quotes`,
+    },
+  };
+}
 
-  const yaml = parseFrontmatterYaml(parts.yaml);
-  const toFileLine = (line: number): number => line + parts.yamlStartLine - 1;
-  if (!yaml.ok) {
-    return fail({
-      severity: 'error',
-      reason: `invalid YAML frontmatter: ${yaml.reason}`,
-      ...(yaml.line === undefined ? {} : { line: toFileLine(yaml.line) }),
-    });
-  }
-  const { record } = yaml;
+function build(reading: FrontmatterReading & { ok: true }, context: Context): Built {
+  const { options, yamlStartLine } = context;
+  const { filePath } = options;
+  const toFileLine = (line: number): number => line + yamlStartLine - 1;
   const lineOf = (key: string): number | undefined => {
-    const line = yaml.keyLines.get(key);
+    const line = reading.keyLines.get(key);
     return line === undefined ? undefined : toFileLine(line);
   };
   const at = (key: string): { line?: number } => {
     const line = lineOf(key);
     return line === undefined ? {} : { line };
   };
-
-  const rawName = record.name;
-  if (
-    rawName === undefined ||
-    rawName === null ||
-    (typeof rawName === 'string' && rawName.trim() === '')
-  ) {
-    return fail({
-      ...at('name'),
-      severity: 'error',
-      reason: 'missing `name`; add `name: your-agent-name` to the frontmatter',
-    });
-  }
-  if (typeof rawName !== 'string') {
-    return fail({
-      ...at('name'),
-      severity: 'error',
-      reason: `\`name\` must be text, not ${typeof rawName}`,
-    });
-  }
-  const name = rawName.trim();
-  const nameProblem = validateAgentName(name);
-  if (nameProblem !== undefined) {
-    return fail({
-      ...at('name'),
-      severity: 'error',
-      reason: `\`name\` ${JSON.stringify(truncateForDiagnostic(name))} ${nameProblem}; use letters, digits and dashes`,
-    });
-  }
-  const agentType = options.plugin === undefined ? name : `${options.plugin}:${name}`;
-
-  const rawDescription = record.description;
-  if (
-    rawDescription === undefined ||
-    rawDescription === null ||
-    (typeof rawDescription === 'string' && rawDescription.trim() === '')
-  ) {
-    return fail({
-      ...at('description'),
-      agentType,
-      severity: 'error',
-      reason: 'missing `description`; add one saying when the main agent should use this agent',
-    });
-  }
-  if (typeof rawDescription !== 'string') {
-    return fail({
-      ...at('description'),
-      agentType,
-      severity: 'error',
-      reason: `\`description\` must be text, not ${typeof rawDescription}`,
-    });
-  }
-  // Real files write `\n` inside plain YAML values, where YAML keeps it literally.
-  const whenToUse = rawDescription.replace(/\\n/g, '\n').trim();
-
+  const { record } = reading;
+  const name = readName(record, at);
+  if (!name.ok) return name;
+  const agentType = typeOf(options, name.name);
+  const description = readDescription(record, at);
+  if (!description.ok) return { ok: false, problem: { ...description.problem, agentType } };
   const normalized = normalizeAgentFields(record, { filePath, agentType, lineOf });
-  if (!normalized.ok) return { ok: false, diagnostic: normalized.diagnostic };
-  const warnings = normalized.warnings;
-  if (yaml.repairedAt !== undefined) {
-    warnings.unshift({
-      filePath,
-      agentType,
-      line: toFileLine(yaml.repairedAt.line),
-      // The file loads as its author meant, so this is a note rather than a warning.
-      severity: 'info',
-      reason: `frontmatter is not strict YAML (${yaml.repairedAt.message}); it was read as meant — ${yaml.repairedAt.advice} in the file`,
-    });
+  if (!normalized.ok) return { ok: false, problem: normalized.diagnostic };
+  const systemPrompt = context.body.trim();
+  const agent: AgentDefinition = {
+    agentType,
+    whenToUse: description.whenToUse,
+    ...normalized.fields,
+    source: options.source,
+    baseDir: options.baseDir,
+    filePath,
+    ...(options.plugin === undefined ? {} : { plugin: options.plugin }),
+    getSystemPrompt: () => systemPrompt,
+  };
+  const warnings = [
+    ...describeFrontmatterReading({ reading, record, filePath, agentType, toFileLine }),
+    ...normalized.warnings,
+  ];
+  return { ok: true, agent, warnings, record };
+}
+
+// Why a frontmatter could not be read, with the line in the file.
+function readFailure(
+  reading: FrontmatterReading & { ok: false },
+  yaml: string,
+  yamlStartLine: number,
+): { line?: number; reason: string } {
+  if (reading.stage !== 'yaml') {
+    return {
+      ...(reading.failure.line === undefined
+        ? {}
+        : { line: reading.failure.line + yamlStartLine - 1 }),
+      reason: reading.failure.message,
+    };
   }
-  if (parts.commentLine !== undefined) {
-    warnings.unshift({
-      filePath,
-      agentType,
-      line: parts.commentLine,
-      severity: 'info',
-      reason:
-        'an HTML comment comes before the frontmatter; it was skipped, but tools that expect --- on the first line will not see this agent — move the comment below the frontmatter',
-    });
+  return explainFrontmatterFailure({
+    yaml,
+    yamlStartLine,
+    failure: reading.failure,
+    ...(reading.strictFailure === undefined ? {} : { strictFailure: reading.strictFailure }),
+  });
+}
+
+function isSubset(
+  inner: readonly string[] | undefined,
+  outer: readonly string[] | undefined,
+): boolean {
+  if (outer === undefined || outer.includes('*')) return true;
+  if (inner === undefined || inner.includes('*')) return false;
+  return inner.every((tool) => outer.includes(tool));
+}
+
+// The whole block (past a `---` inside a value) names the same agent: its fields are used,
+// but never with more tools or fewer removed tools than Claude Code's shorter reading gives.
+function preferWhole(
+  claude: Built & { ok: true },
+  whole: Built & { ok: true },
+  cut: { claudeEndLine: number; wholeEndLine: number },
+): { agent: AgentDefinition; warnings: AgentDiagnostic[] } {
+  const agent: AgentDefinition = { ...whole.agent };
+  const keptClaudeTools = !isSubset(whole.agent.tools, claude.agent.tools);
+  if (keptClaudeTools) {
+    if (claude.agent.tools === undefined) delete agent.tools;
+    else agent.tools = claude.agent.tools;
   }
-  const systemPrompt = parts.body.trim();
-  if (systemPrompt.length === 0) {
-    warnings.push({
-      filePath,
-      agentType,
+  const disallowed = [
+    ...new Set([...(claude.agent.disallowedTools ?? []), ...(whole.agent.disallowedTools ?? [])]),
+  ];
+  if (disallowed.length > 0) agent.disallowedTools = disallowed;
+  const lost = Object.keys(whole.record).filter(
+    (key) => JSON.stringify(whole.record[key]) !== JSON.stringify(claude.record[key]),
+  );
+  const warning: AgentDiagnostic = {
+    filePath: agent.filePath ?? agent.baseDir,
+    agentType: agent.agentType,
+    line: cut.claudeEndLine,
+    severity: 'warning',
+    reason: `Claude Code ends this frontmatter at the \`---\` on line ${cut.claudeEndLine}, inside a value, so it reads ${lost.length === 0 ? 'the values around it differently' : `${truncateForDiagnostic(lost.map((key) => `\`${key}\``).join(', '))} differently or not at all`}; Delegate reads the whole block up to line ${cut.wholeEndLine}${keptClaudeTools ? ", but keeps Claude Code's tools, which allow fewer" : ''} — write the dashes another way (— or ___) so both read the file the same`,
+  };
+  return { agent, warnings: [warning, ...whole.warnings] };
+}
+
+function emptyBodyWarning(agent: AgentDefinition): AgentDiagnostic[] {
+  if (agent.getSystemPrompt().length > 0) return [];
+  return [
+    {
+      filePath: agent.filePath ?? agent.baseDir,
+      agentType: agent.agentType,
       severity: 'warning',
       reason:
         'the body is empty, so the agent has no system prompt; write its instructions below the frontmatter',
+    },
+  ];
+}
+
+function parse(options: ParseAgentFromMarkdownOptions): ParseAgentResult {
+  const { filePath } = options;
+  const fail = (problem: Problem): ParseAgentResult => ({
+    ok: false,
+    diagnostic: { filePath, severity: 'error', ...problem },
+  });
+  const parts = splitFrontmatter(options.content);
+  if (parts.kind === 'none') {
+    const explained = explainMissingFrontmatter(parts);
+    const guessed = parts.yaml === undefined ? undefined : guessAgentName(parts.yaml);
+    return {
+      ok: false,
+      diagnostic: {
+        filePath,
+        ...explained,
+        ...(guessed === undefined ? {} : { agentType: typeOf(options, guessed) }),
+      },
+    };
+  }
+  if (parts.kind === 'unclosed') {
+    return fail({
+      line: 1,
+      reason:
+        'the frontmatter opened with --- on line 1 is never closed; add a line with --- after the last key',
     });
   }
-
+  const context: Context = { options, yamlStartLine: parts.yamlStartLine, body: parts.body };
+  const claudeReading = parseFrontmatterYaml(parts.claudeYaml);
+  if (!claudeReading.ok) {
+    const explained = readFailure(claudeReading, parts.claudeYaml, parts.yamlStartLine);
+    const guessed = guessAgentName(parts.wholeYaml ?? parts.claudeYaml);
+    const cut =
+      parts.wholeYaml === undefined
+        ? ''
+        : ` (Claude Code ends the frontmatter at the \`---\` on line ${parts.claudeEndLine}, inside a value; write the dashes another way)`;
+    return fail({
+      ...(explained.line === undefined ? {} : { line: explained.line }),
+      reason: `${explained.reason}${cut}`,
+      ...(guessed === undefined ? {} : { agentType: typeOf(options, guessed) }),
+    });
+  }
+  const claude = build(claudeReading, context);
+  if (!claude.ok) return fail(claude.problem);
+  let chosen: { agent: AgentDefinition; warnings: AgentDiagnostic[] } = claude;
+  if (parts.wholeYaml !== undefined && parts.wholeEndLine !== undefined) {
+    const wholeReading = parseFrontmatterYaml(parts.wholeYaml);
+    const whole = wholeReading.ok ? build(wholeReading, context) : undefined;
+    chosen =
+      whole?.ok === true && whole.agent.agentType === claude.agent.agentType
+        ? preferWhole(claude, whole, {
+            claudeEndLine: parts.claudeEndLine,
+            wholeEndLine: parts.wholeEndLine,
+          })
+        : {
+            agent: claude.agent,
+            warnings: [
+              {
+                filePath,
+                agentType: claude.agent.agentType,
+                line: parts.claudeEndLine,
+                severity: 'warning',
+                reason: `Claude Code ends this frontmatter at the \`---\` on line ${parts.claudeEndLine}, inside a value, and reads only the lines above it; the whole block up to line ${parts.wholeEndLine} ${whole === undefined ? 'is not valid YAML' : 'does not give the same agent'}, so Delegate reads the file as Claude Code does — write the dashes another way (— or ___)`,
+              },
+              ...claude.warnings,
+            ],
+          };
+  }
   return {
     ok: true,
-    agent: {
-      agentType,
-      whenToUse,
-      ...normalized.fields,
-      source: options.source,
-      baseDir: options.baseDir,
-      filePath,
-      ...(options.plugin === undefined ? {} : { plugin: options.plugin }),
-      getSystemPrompt: () => systemPrompt,
-    },
-    warnings,
+    agent: chosen.agent,
+    warnings: [...chosen.warnings, ...emptyBodyWarning(chosen.agent)],
   };
 }
 
 /**
  * Parses an agent Markdown file (YAML frontmatter plus a body that becomes the system
- * prompt). Never throws: any input gives a definition with warnings or a diagnostic.
+ * prompt) exactly as Claude Code reads it, explaining each file Claude Code would skip and
+ * each reading a user may not expect. Never throws: any input gives a definition with
+ * warnings or a diagnostic.
  */
 export function parseAgentFromMarkdown(options: ParseAgentFromMarkdownOptions): ParseAgentResult {
   try {
@@ -178,7 +298,7 @@ export function parseAgentFromMarkdown(options: ParseAgentFromMarkdownOptions): 
       diagnostic: {
         filePath: options.filePath,
         severity: 'error',
-        reason: `could not be parsed: ${error instanceof Error ? error.message : String(error)}`,
+        reason: `could not be parsed: ${truncateForDiagnostic(error instanceof Error ? error.message : String(error))}`,
       },
     };
   }

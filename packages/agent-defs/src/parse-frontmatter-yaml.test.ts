@@ -1,141 +1,162 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
-import { parseFrontmatterYaml } from './parse-frontmatter-yaml.js';
+import {
+  MAX_FRONTMATTER_DEPTH,
+  MAX_FRONTMATTER_LENGTH,
+  MAX_YAML_ALIAS_COUNT,
+  parseFrontmatterYaml,
+} from './parse-frontmatter-yaml.js';
 
-function recordOf(text: string) {
+function read(text: string): Record<string, unknown> {
   const result = parseFrontmatterYaml(text);
-  if (!result.ok) throw new Error(`expected a mapping, got: ${result.reason}`);
-  return result;
+  if (!result.ok) throw new Error(`expected a reading, got ${result.failure.message}`);
+  return result.record;
 }
 
-describe('parseFrontmatterYaml', () => {
-  it('folds a plain value whose indented lines hold "key: value" text, as YAML folds plain lines', () => {
-    const result = recordOf(
-      'name: a\ndescription: Finds slow queries.\n\n  Example:\n  user: "why is /orders slow?"\n  assistant: "checking"\ntools: Read\n',
-    );
-    expect(result.record).toEqual({
-      name: 'a',
-      description:
-        'Finds slow queries.\nExample: user: "why is /orders slow?" assistant: "checking"',
-      tools: 'Read',
+function failure(text: string): { stage: string; code: string; message: string; line?: number } {
+  const result = parseFrontmatterYaml(text);
+  if (result.ok) throw new Error(`expected a failure, got ${JSON.stringify(result.record)}`);
+  return { stage: result.stage, ...result.failure };
+}
+
+describe('parseFrontmatterYaml: strict YAML, then Claude Code’s repair', () => {
+  it('reads strict YAML as YAML does, with no repair', () => {
+    const result = parseFrontmatterYaml('name: a\ntools: Read # the only one\nmodel: sonnet');
+    expect(result).toMatchObject({
+      ok: true,
+      record: { name: 'a', tools: 'Read', model: 'sonnet' },
     });
-    expect(result.repairedAt?.line).toBe(2);
-    expect(result.repairedAt?.message).toMatch(/continues over lines that contain ': '/);
-    // Blank lines stand in for the folded ones, so later keys keep their lines.
-    expect(result.keyLines.get('tools')).toBe(7);
+    expect(result.ok && result.repair).toBeUndefined();
   });
 
-  it('joins a plain value that a formatter wrapped onto an unindented line', () => {
-    const result = recordOf(
-      'name: a\ndescription: Checks contrast,\nlabels and focus order\nmodel: haiku',
-    );
-    expect(result.record.description).toBe('Checks contrast, labels and focus order');
-    expect(result.record.model).toBe('haiku');
-    expect(result.repairedAt?.message).toMatch(/unindented line/);
-  });
-
-  it('quotes a value that starts with Markdown bold or code', () => {
-    expect(recordOf('name: a\ndescription: **Planner**: splits work').record.description).toBe(
-      '**Planner**: splits work',
-    );
-    expect(recordOf('name: a\ndescription: `make` expert').record.description).toBe(
-      '`make` expert',
-    );
-  });
-
-  it('keeps a lone alias as an alias', () => {
-    const result = recordOf('base: &text Shared words\nname: a\ndescription: *text');
-    expect(result.record.description).toBe('Shared words');
-    expect(result.repairedAt).toBeUndefined();
-  });
-
-  it('indents the unindented lines of a quoted value', () => {
-    const result = recordOf(
-      'name: a\ndescription: "First line.\n\nuser: \\"hi\\"\nassistant: \\"hello\\""\nmodel: sonnet',
-    );
-    expect(result.record).toEqual({
-      name: 'a',
-      description: 'First line.\nuser: "hi" assistant: "hello"',
-      model: 'sonnet',
+  it('quotes a single-line value holding ": " and says the repair was needed', () => {
+    const result = parseFrontmatterYaml('name: a\ndescription: Use when: asked');
+    expect(result).toMatchObject({
+      ok: true,
+      record: { name: 'a', description: 'Use when: asked' },
+      repair: { quotedLines: [{ line: 2, key: 'description', value: 'Use when: asked' }] },
     });
-    expect(result.repairedAt?.message).toMatch(/quoted value of `description`/);
-    expect(result.repairedAt?.advice).toMatch(/indent/);
   });
 
-  it('still reports a quoted value that never closes', () => {
-    const result = parseFrontmatterYaml('name: a\ndescription: "never closed\nmodel: sonnet');
-    expect(result.ok).toBe(false);
+  it('allows a repeated key in the repair pass, the last one winning', () => {
+    const result = parseFrontmatterYaml('name: first\ndescription: d\nname: second');
+    expect(result).toMatchObject({
+      ok: true,
+      record: { name: 'second' },
+      repair: {
+        strictFailure: { code: 'duplicate-key' },
+        repeatedKeys: [{ key: 'name', lines: [1, 3] }],
+      },
+    });
   });
 
-  it('does not touch a plain value continued on indented lines that YAML already accepts', () => {
-    const result = recordOf('name: a\ndescription: one\n  two\n  three\ntools: Read');
-    expect(result.record.description).toBe('one two three');
-    expect(result.repairedAt).toBeUndefined();
-  });
-
-  it('reads any valid YAML mapping exactly as YAML does, without repairs', () => {
-    const key = fc.stringMatching(/^[a-z][a-zA-Z_-]{0,10}$/);
-    const text = fc.string({ maxLength: 60 });
-    const value = fc.oneof(
-      text,
-      fc.array(text, { maxLength: 4 }),
-      fc.integer(),
-      fc.boolean(),
-      fc.dictionary(key, text, { maxKeys: 3 }),
+  it('changes valid lines too once a repair is needed, as Claude Code does', () => {
+    const record = read(
+      'name: a\ndescription: Use when: asked\ntools: Read # note\nskills: {x, y}\ncolor: [a, b]\nmodel: &m sonnet',
     );
-    fc.assert(
-      fc.property(fc.dictionary(key, value, { minKeys: 1, maxKeys: 6 }), (record) => {
-        for (const lineWidth of [0, 20]) {
-          const result = parseFrontmatterYaml(stringify(record, { lineWidth }));
-          expect(result.ok).toBe(true);
-          if (!result.ok) return;
-          expect(result.record).toEqual(record);
-          expect(result.repairedAt).toBeUndefined();
-        }
-      }),
-      { numRuns: 300 },
-    );
+    expect(record).toStrictEqual({
+      name: 'a',
+      description: 'Use when: asked',
+      tools: 'Read # note',
+      skills: '{x, y}',
+      color: ['a', 'b'],
+      model: '&m sonnet',
+    });
+  });
+
+  it('escapes backslashes and quotes inside a quoted value', () => {
+    expect(read('name: a\ndescription: C:\\dir: say "hi"')).toMatchObject({
+      description: 'C:\\dir: say "hi"',
+    });
+  });
+
+  it('turns each leading tab into two spaces', () => {
+    expect(read('name: a\ntools:\n\t- Read\n  - Grep')).toMatchObject({ tools: ['Read', 'Grep'] });
+  });
+
+  it('does not repair a CRLF file, whose lines never match Claude Code’s pattern', () => {
+    expect(failure('name: a\r\ndescription: Use when: asked\r\n')).toMatchObject({ stage: 'yaml' });
+  });
+
+  it('fails where the repair cannot help', () => {
+    for (const text of [
+      'name: a\ndescription: first line\n  user: hello\ntools: Read',
+      'name: a\ndescription: wrapped\nonto column zero\ntools: Read',
+      'name: a\ndescription: "first\nsecond"\ntools: Read',
+      'name: a\ndescription: Examples:',
+      'name: a\ndescription: |\n  block\nx: a: b',
+    ]) {
+      expect(failure(text).stage, text).toBe('yaml');
+    }
+  });
+
+  it('refuses a frontmatter that is a list or text rather than a mapping', () => {
+    expect(failure('- a\n- b')).toMatchObject({ stage: 'not-a-mapping', code: 'not-a-mapping' });
+    expect(read('')).toStrictEqual({});
   });
 });
 
-describe('parseFrontmatterYaml on hostile input', () => {
-  // Each case is close to the 1 MiB file limit. Before the scans were made linear, the first
-  // took minutes and the second over ten seconds, so the per-test timeout catches a regression.
-  it(
-    'reads a frontmatter of 100 000 quoted values, closed or not, in one pass',
-    { timeout: 15_000 },
-    () => {
-      const closed = Array.from({ length: 100_000 }, (_, index) => `k${index}: 'x'`).join('\n');
-      expect(recordOf(closed).record.k99999).toBe('x');
-      const unclosed = Array.from({ length: 100_000 }, (_, index) => `k${index}: "x`).join('\n');
-      const result = parseFrontmatterYaml(unclosed);
-      expect(result.ok).toBe(false);
-    },
-  );
+describe('parseFrontmatterYaml limits', () => {
+  const withAliases = (count: number): string =>
+    `name: a\nx: &v [1]\nl: [${Array.from({ length: count }, () => '*v').join(', ')}]`;
 
-  it(
-    'reads 100 000 distinct keys without comparing each with every other',
-    { timeout: 15_000 },
-    () => {
-      const text = Array.from({ length: 100_000 }, (_, index) => `k${index}: v`).join('\n');
-      expect(Object.keys(recordOf(text).record)).toHaveLength(100_000);
-    },
-  );
+  it(`accepts exactly ${MAX_YAML_ALIAS_COUNT} aliases and refuses one more`, () => {
+    expect(read(withAliases(MAX_YAML_ALIAS_COUNT)).l).toHaveLength(MAX_YAML_ALIAS_COUNT);
+    expect(failure(withAliases(MAX_YAML_ALIAS_COUNT + 1))).toMatchObject({
+      stage: 'limit',
+      code: 'alias-bomb',
+      message: expect.stringContaining(`${MAX_YAML_ALIAS_COUNT + 1} aliases`),
+    });
+  });
 
-  it('still refuses a key repeated in a nested mapping, with its line', () => {
-    const result = parseFrontmatterYaml('name: a\nhooks:\n  Stop: 1\n  Stop: 2\n');
-    expect(result).toMatchObject({ ok: false, line: 4, reason: expect.stringMatching(/unique/) });
+  it('refuses an alias bomb that stays under the alias count', () => {
+    const levels = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+    for (let level = 1; level < 8; level++) {
+      const previous = String.fromCharCode(96 + level);
+      const name = String.fromCharCode(97 + level);
+      levels.push(
+        `${name}: &${name} [${Array.from({ length: 10 }, () => `*${previous}`).join(', ')}]`,
+      );
+    }
+    expect(failure(`name: x\n${levels.join('\n')}`)).toMatchObject({
+      stage: 'limit',
+      code: 'alias-bomb',
+    });
+  });
+
+  it('reports a self-referencing alias in words, not as a stack overflow', () => {
+    for (const text of ['name: a\nself: &s [*s]', 'name: a\nhooks: &h\n  Stop: *h']) {
+      const found = failure(text);
+      expect(found).toMatchObject({ stage: 'limit', code: 'self-referencing-alias' });
+      expect(found.message).toContain('self-referencing alias');
+    }
+  });
+
+  it('refuses !!binary values', () => {
+    expect(failure('name: a\ndescription: !!binary aGVsbG8=')).toMatchObject({
+      stage: 'limit',
+      code: 'binary',
+    });
+  });
+
+  it(`refuses nesting deeper than ${MAX_FRONTMATTER_DEPTH} levels and frontmatter over ${MAX_FRONTMATTER_LENGTH} characters`, () => {
+    const deep = `name: a\nx: ${'['.repeat(MAX_FRONTMATTER_DEPTH + 5)}${']'.repeat(MAX_FRONTMATTER_DEPTH + 5)}`;
+    expect(failure(deep)).toMatchObject({ stage: 'limit', code: 'too-deep', line: 2 });
+    const mappings = `name: a\nx: ${'{a: '.repeat(MAX_FRONTMATTER_DEPTH + 5)}1${'}'.repeat(MAX_FRONTMATTER_DEPTH + 5)}`;
+    expect(failure(mappings)).toMatchObject({ stage: 'limit', code: 'too-deep' });
+    const indented = Array.from(
+      { length: MAX_FRONTMATTER_DEPTH + 5 },
+      (_, level) => `${' '.repeat(level)}k${level}:`,
+    ).join('\n');
+    expect(failure(indented)).toMatchObject({ stage: 'limit', code: 'too-deep' });
+    expect(failure(`name: a\ndescription: ${'x'.repeat(MAX_FRONTMATTER_LENGTH)}`)).toMatchObject({
+      stage: 'limit',
+      code: 'too-long',
+    });
   });
 
   it('keeps a __proto__ key as plain data, never as the prototype', () => {
-    const { record } = recordOf('name: a\n__proto__:\n  tools: "*"\n');
-    expect(record.tools).toBeUndefined();
+    const record = read('name: a\n__proto__:\n  polluted: true');
     expect(Object.getPrototypeOf(record)).toBe(Object.prototype);
-  });
-
-  it('refuses frontmatter nested too deeply instead of crashing', () => {
-    const result = parseFrontmatterYaml(`x: ${'['.repeat(50_000)}${']'.repeat(50_000)}`);
-    expect(result.ok).toBe(false);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });

@@ -1,8 +1,7 @@
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { type AgentSource } from '@delegate/core';
 import { type ParseAgentResult } from './agent-diagnostic.js';
 import { parseAgentFromMarkdown } from './parse-agent-from-markdown.js';
+import { readConfinedFile } from './read-confined-file.js';
 
 /** Largest agent file read (1 MiB); bigger files get a diagnostic instead. */
 export const MAX_AGENT_FILE_BYTES = 1024 * 1024;
@@ -19,71 +18,46 @@ export type ReadAgentFileOptions = {
   plugin?: string;
 };
 
-function failure(filePath: string, reason: string): ParseAgentResult {
-  return { ok: false, diagnostic: { filePath, severity: 'error', reason } };
-}
+const decoder = new TextDecoder('utf-8', { fatal: true });
 
-/**
- * Reads and parses one agent Markdown file, refusing anything but a regular file (without
- * blocking on a FIFO), files over 1 MiB and files that are not UTF-8.
- */
-export async function readAgentFile(options: ReadAgentFileOptions): Promise<ParseAgentResult> {
+/** Reads and parses one agent file synchronously; see {@link readAgentFile}. */
+export function readAgentFileSync(options: ReadAgentFileOptions): ParseAgentResult {
   const { filePath } = options;
-  let bytes: Buffer;
-  try {
-    // Non-blocking, so a FIFO swapped in after listing cannot stall the open; it is refused below.
-    const handle = await open(filePath, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-    try {
-      const stats = await handle.stat();
-      if (!stats.isFile()) {
-        return failure(
-          filePath,
-          'is not a regular file (a FIFO, a device or a directory); agent files must be plain files',
-        );
-      }
-      if (stats.size > MAX_AGENT_FILE_BYTES) {
-        return failure(
-          filePath,
-          `file is ${stats.size} bytes, over the ${MAX_AGENT_FILE_BYTES}-byte limit for agent files; shorten it`,
-        );
-      }
-      // Never read more than the limit allows: some files (under /proc, for one) report a
-      // size of 0 and then stream far more, and a file may grow after the size check.
-      const limit = MAX_AGENT_FILE_BYTES + 1;
-      let buffer = Buffer.alloc(Math.min(limit, Math.max(stats.size + 1, 64 * 1024)));
-      let length = 0;
-      for (;;) {
-        if (length === buffer.length) {
-          if (buffer.length >= limit) break;
-          const grown = Buffer.alloc(Math.min(limit, buffer.length * 2));
-          buffer.copy(grown, 0, 0, length);
-          buffer = grown;
-        }
-        const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
-        if (bytesRead === 0) break;
-        length += bytesRead;
-      }
-      bytes = buffer.subarray(0, length);
-    } finally {
-      await handle.close();
-    }
-  } catch (error) {
-    return failure(
-      filePath,
-      `could not be read: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
-  if (bytes.byteLength > MAX_AGENT_FILE_BYTES) {
-    return failure(
-      filePath,
-      `file is over the ${MAX_AGENT_FILE_BYTES}-byte limit for agent files; shorten it`,
-    );
+  const read = readConfinedFile(filePath, { maxBytes: MAX_AGENT_FILE_BYTES });
+  if (!read.ok) {
+    return {
+      ok: false,
+      diagnostic: {
+        filePath,
+        severity: 'error',
+        reason:
+          read.code === 'too-large'
+            ? `the file ${read.reason} for agent files; shorten it`
+            : `the file ${read.reason}; agent files must be plain, readable files`,
+      },
+    };
   }
   let content: string;
   try {
-    content = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    content = decoder.decode(read.bytes);
   } catch {
-    return failure(filePath, 'is not valid UTF-8 text; save it as UTF-8');
+    return {
+      ok: false,
+      diagnostic: {
+        filePath,
+        severity: 'error',
+        reason: 'is not valid UTF-8 text; save it as UTF-8',
+      },
+    };
   }
   return parseAgentFromMarkdown({ ...options, content });
+}
+
+/**
+ * Reads and parses one agent Markdown file through the confined reader (regular files only,
+ * a FIFO never blocks, at most {@link MAX_AGENT_FILE_BYTES}), refusing text that is not UTF-8.
+ * Never rejects.
+ */
+export async function readAgentFile(options: ReadAgentFileOptions): Promise<ParseAgentResult> {
+  return readAgentFileSync(options);
 }

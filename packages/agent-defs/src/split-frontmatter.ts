@@ -1,78 +1,147 @@
-/** A Markdown file cut into its YAML frontmatter and its body. */
+/** Why a file has no frontmatter block that Claude Code reads. */
+export type NoFrontmatterReason =
+  /** Nothing that looks like frontmatter: an ordinary Markdown file. */
+  | 'no-frontmatter'
+  /** A `---` block follows blank lines at the top of the file. */
+  | 'blank-line-before'
+  /** A `---` block follows an HTML comment at the top of the file. */
+  | 'comment-before'
+  /** A `---` block follows other text (a heading, say). */
+  | 'text-before'
+  /** The first line holds `---` and more (`--- x`, `----`, an indented ` ---`). */
+  | 'opening-not-alone'
+  /** The file ends its lines with a lone carriage return, so the first line never ends. */
+  | 'carriage-return-line-ends';
+
+/** A Markdown file cut into its frontmatter and its body. */
 export type FrontmatterParts =
   | {
-      /** The file has a complete `---` block. */
+      /** The file opens a `---` block that Claude Code reads. */
       kind: 'frontmatter';
-      /** The YAML between the two `---` lines. */
-      yaml: string;
-      /** 1-based line of the file on which the YAML starts. */
+      /** The YAML Claude Code reads: up to the first `---` anywhere after the opening line. */
+      claudeYaml: string;
+      /** 1-based line on which both YAML texts start. */
       yamlStartLine: number;
-      /** Everything after the closing `---`, untrimmed. */
+      /** 1-based line of the `---` that ends Claude Code's YAML. */
+      claudeEndLine: number;
+      /**
+       * The YAML up to the first line that starts with `---`, when that differs from
+       * `claudeYaml` (a `---` inside a value ends Claude Code's block early).
+       */
+      wholeYaml?: string;
+      /** 1-based line of the line starting with `---` that closes `wholeYaml`. */
+      wholeEndLine?: number;
+      /** Everything after the block that was read (the whole one when it exists), line ends as LF. */
       body: string;
-      /** 1-based line of an HTML comment that comes before the opening `---`, if any. */
-      commentLine?: number;
     }
   | {
-      /** The block opens on `openingLine` but never closes. */
+      /** The block opens on line 1 but no `---` follows. */
       kind: 'unclosed';
-      /** 1-based line of the opening `---`. */
-      openingLine: number;
     }
   | {
-      /** The file does not start with `---`. */
+      /** There is no block Claude Code reads. */
       kind: 'none';
+      /** Why. */
+      reason: NoFrontmatterReason;
+      /** 1-based line of the `---` that could have opened a block, for the reasons that have one. */
+      line?: number;
+      /** The YAML of that block, so a would-be agent name can be named. */
+      yaml?: string;
     };
 
-const isBlank = (line: string | undefined): boolean => (line ?? '').trim() === '';
+const OPENING_SEARCH_LIMIT = 64 * 1024;
 
-// Index of the first line after the HTML comment that starts at `start`, or -1 when the
-// line does not open a comment or the comment never ends.
-function skipHtmlComment(lines: readonly string[], start: number): number {
-  if (!(lines[start] ?? '').trimStart().startsWith('<!--')) return -1;
-  for (let index = start; index < lines.length; index++) {
-    const line = lines[index] ?? '';
-    const from = index === start ? line.indexOf('<!--') + 4 : 0;
-    const end = line.indexOf('-->', from);
-    if (end === -1) continue;
-    // Text after the comment on the same line means it is not a comment-only header.
-    return line.slice(end + 3).trim() === '' ? index + 1 : -1;
+function lineOfOffset(text: string, offset: number): number {
+  let line = 1;
+  for (
+    let index = text.indexOf('\n');
+    index !== -1 && index < offset;
+    index = text.indexOf('\n', index + 1)
+  ) {
+    line += 1;
   }
-  return -1;
+  return line;
+}
+
+function normalizeLineEnds(text: string): string {
+  return text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
+}
+
+// Offset of the first line, at or after `from`, that starts with `---`; -1 when none does.
+function findLineStartingWithDashes(text: string, from: number): number {
+  if (text.startsWith('---', from)) return from;
+  const found = text.indexOf('\n---', from);
+  return found === -1 ? -1 : found + 1;
+}
+
+// A `---` block further down (after blank lines, a comment or a heading): where it would open
+// and its YAML, so the file can be told how to become an agent.
+function findLaterBlock(text: string): { offset: number; yaml: string } | undefined {
+  const head = text.slice(0, OPENING_SEARCH_LIMIT);
+  const opening = /^---[ \t]*\r?$/m.exec(head);
+  if (opening === null) return undefined;
+  const start = opening.index + opening[0].length + 1;
+  const close = findLineStartingWithDashes(text, start);
+  if (close === -1) return undefined;
+  const yaml = text.slice(start, close);
+  return /^(?:name|description)\s*:/m.test(yaml) ? { offset: opening.index, yaml } : undefined;
+}
+
+function classifyMissing(text: string): FrontmatterParts {
+  if (/^---[^\n]*\r[^\n]/.test(text) && !text.slice(0, 4096).includes('\n')) {
+    return { kind: 'none', reason: 'carriage-return-line-ends', line: 1 };
+  }
+  if (/^[ \t]*---/.test(text)) return { kind: 'none', reason: 'opening-not-alone', line: 1 };
+  const later = findLaterBlock(text);
+  if (later === undefined) return { kind: 'none', reason: 'no-frontmatter' };
+  const before = text.slice(0, later.offset);
+  const reason: NoFrontmatterReason =
+    before.trim() === ''
+      ? 'blank-line-before'
+      : /^\s*<!--[\s\S]*-->\s*$/.test(before)
+        ? 'comment-before'
+        : 'text-before';
+  return { kind: 'none', reason, line: lineOfOffset(text, later.offset), yaml: later.yaml };
 }
 
 /**
- * Splits Markdown text into frontmatter and body. A leading byte-order mark is removed,
- * CRLF and lone CR line ends become LF, and blank lines before the opening `---` are allowed.
- * So are HTML comments (tools that manage agent files stamp them in), as long as the block
- * that follows them closes; otherwise the `---` is read as a Markdown rule and the file has
- * no frontmatter.
+ * Cuts Markdown text into frontmatter and body the way Claude Code does: the text (after a
+ * byte-order mark) must start with `---`, followed only by whitespace up to the end of that
+ * line, and the YAML runs up to the first `---` after it, wherever that is — so `--- text`
+ * and `--------` close the block, and so does a `---` inside a value. The YAML up to the first
+ * line that starts with `---` is returned as well when it is longer, so a caller can read the
+ * whole block. Only the frontmatter is scanned line by line; the body is sliced off as it is.
  */
 export function splitFrontmatter(content: string): FrontmatterParts {
-  const text = content.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
-  const lines = text.split('\n');
-  let opening = 0;
-  let commentLine: number | undefined;
-  for (;;) {
-    while (opening < lines.length && isBlank(lines[opening])) opening += 1;
-    const afterComment = skipHtmlComment(lines, opening);
-    if (afterComment === -1) break;
-    commentLine ??= opening + 1;
-    opening = afterComment;
+  const text = content.charCodeAt(0) === 0xfeff ? content.slice(1) : content;
+  if (!text.startsWith('---')) return classifyMissing(text);
+  // `---` then whitespace containing a line break: the YAML starts after the last break.
+  let index = 3;
+  let lastBreak = -1;
+  while (index < text.length && /\s/.test(text.charAt(index))) {
+    if (text.charAt(index) === '\n') lastBreak = index;
+    index += 1;
   }
-  if (opening >= lines.length || (lines[opening] ?? '').trimEnd() !== '---')
-    return { kind: 'none' };
-  for (let index = opening + 1; index < lines.length; index++) {
-    if ((lines[index] ?? '').trimEnd() === '---') {
-      return {
-        kind: 'frontmatter',
-        yaml: lines.slice(opening + 1, index).join('\n'),
-        yamlStartLine: opening + 2,
-        body: lines.slice(index + 1).join('\n'),
-        ...(commentLine === undefined ? {} : { commentLine }),
-      };
-    }
+  if (lastBreak === -1) return classifyMissing(text);
+  const yamlStart = lastBreak + 1;
+  const claudeEnd = text.indexOf('---', yamlStart);
+  if (claudeEnd === -1) return { kind: 'unclosed' };
+  const yamlStartLine = lineOfOffset(text, yamlStart);
+  const claudeYaml = text.slice(yamlStart, claudeEnd);
+  const claudeEndLine = yamlStartLine + (claudeYaml.match(/\n/g)?.length ?? 0);
+  const wholeEnd = findLineStartingWithDashes(text, yamlStart);
+  const bodyStart = (wholeEnd === -1 ? claudeEnd : wholeEnd) + 3;
+  const parts: FrontmatterParts = {
+    kind: 'frontmatter',
+    claudeYaml,
+    yamlStartLine,
+    claudeEndLine,
+    body: normalizeLineEnds(text.slice(bodyStart)),
+  };
+  if (wholeEnd !== -1 && wholeEnd !== claudeEnd) {
+    const wholeYaml = text.slice(yamlStart, wholeEnd);
+    parts.wholeYaml = wholeYaml;
+    parts.wholeEndLine = yamlStartLine + (wholeYaml.match(/\n/g)?.length ?? 0);
   }
-  return commentLine === undefined
-    ? { kind: 'unclosed', openingLine: opening + 1 }
-    : { kind: 'none' };
+  return parts;
 }

@@ -1,11 +1,37 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { validateAgentName } from './validate-agent-name.js';
+import { isPathSafeAgentName, validateAgentName } from './validate-agent-name.js';
 
 describe('validateAgentName', () => {
-  it('accepts ordinary names, plugin-qualified names and non-Latin letters', () => {
-    for (const name of ['code-reviewer', 'Explore', 'acme:review', 'ревьюер', 'レビュー']) {
-      expect(validateAgentName(name)).toBeUndefined();
+  it('accepts what Claude Code accepts: ordinary names, non-Latin letters, spaces and path characters', () => {
+    for (const name of [
+      'code-reviewer',
+      'Explore',
+      'ревьюер',
+      'レビュー',
+      'a b',
+      'team/review',
+      '..',
+      'a\\b',
+      'x'.repeat(256),
+    ]) {
+      expect(validateAgentName(name), name).toBeUndefined();
+    }
+  });
+
+  it('refuses what Claude Code refuses: a leading dash, a colon, more than 256 characters', () => {
+    expect(validateAgentName('-x')).toBe("starts with '-'");
+    expect(validateAgentName('acme:review')).toBe("contains ':'");
+    expect(validateAgentName('x'.repeat(257))).toBe('is longer than 256 characters');
+    expect(validateAgentName('')).toBe('is empty');
+  });
+
+  it('tells which names are not safe as one path segment', () => {
+    for (const name of ['team/review', 'a\\b', '..', '.', ' padded', 'trailing.', '~home']) {
+      expect(isPathSafeAgentName(name), name).toBe(false);
+    }
+    for (const name of ['code-reviewer', 'a b', 'v1.2-agent']) {
+      expect(isPathSafeAgentName(name), name).toBe(true);
     }
   });
 
@@ -28,11 +54,11 @@ describe('validateAgentName', () => {
     }
   });
 
-  it('never accepts a name that holds a separator, a control or a format character', () => {
+  it('never accepts a name that holds a colon, a control or a format character', () => {
     fc.assert(
       fc.property(
         fc.string(),
-        fc.constantFrom('/', '\\', '\u0000', '\n', '\u200b', '\u2066', '\u00ad'),
+        fc.constantFrom(':', '\u0000', '\n', '\u200b', '\u2066', '\u00ad'),
         fc.string(),
         (before, bad, after) => validateAgentName(`${before}${bad}${after}`) !== undefined,
       ),
