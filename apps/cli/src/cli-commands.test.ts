@@ -84,7 +84,7 @@ describe('delegate agents', () => {
     const noName = await writeAgent('no-name.md', '---\ndescription: Has no name.\n---\nBody');
     const badYaml = await writeAgent(
       'bad-yaml.md',
-      '---\nname: broken\ndescription: [unclosed\n---\nBody',
+      '---\nname: broken\ndescription: Use this agent when\n  the user says: review\n---\nBody',
     );
     const result = await run(['agents', 'validate']);
     expect(result.code).toBe(1);
@@ -92,7 +92,9 @@ describe('delegate agents', () => {
       new RegExp(`${noName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(:\\d+)?: error: `),
     );
     expect(result.stdout).toMatch(
-      new RegExp(`${badYaml.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+: error: `),
+      new RegExp(
+        `${badYaml.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:4: error: .*continues on line 4`,
+      ),
     );
     expect(result.stdout).not.toContain(`${good}:`);
     const json = JSON.parse((await run(['agents', 'validate', '--json'])).stdout) as {

@@ -1,5 +1,4 @@
-import { createRequire } from 'node:module';
-import type * as JsYaml from 'js-yaml';
+import * as JsYaml from 'js-yaml';
 import { type DuplicateKeys } from './parse-simple-yaml.js';
 
 /** Most nodes that aliases may add when they are expanded; more is refused as an alias bomb. */
@@ -59,13 +58,10 @@ function createSchema(module: JsYamlModule): JsYaml.Schema {
   return module.CORE_SCHEMA.extend(tolerated);
 }
 
-// Loaded on first use: most frontmatter never needs the full parser, and loading it costs
-// part of a cold start.
+// A static import, so bundlers (the CLI's) see the dependency; the schema is still built on
+// first use, since most frontmatter never needs the full parser.
 function loadParser(): Loader {
-  if (loader === undefined) {
-    const module = createRequire(import.meta.url)('js-yaml') as JsYamlModule;
-    loader = { module, schema: createSchema(module) };
-  }
+  loader ??= { module: JsYaml, schema: createSchema(JsYaml) };
   return loader;
 }
 

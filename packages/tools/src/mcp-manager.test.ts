@@ -179,9 +179,10 @@ describe('createMcpManager with a hostile server', () => {
   });
 
   it('caps a huge result and a huge description, and times out a call that hangs', async () => {
+    // The time limit must leave room for the 5 MB answer on a loaded machine; the hang never answers.
     manager = createMcpManager({
       servers: { evil: { command: process.execPath, args: [hostileScript] } },
-      requestTimeoutMs: 300,
+      requestTimeoutMs: 3_000,
       maxResultChars: 1000,
     });
     await manager.whenSettled();
