@@ -85,7 +85,7 @@ describe('prompt-cache accounting through the real SDK', () => {
     expect(second.usage.input_tokens).toBe(0);
   });
 
-  it('looks back at most 20 blocks from a breakpoint', async () => {
+  it('checks at most 20 positions per breakpoint, the breakpoint itself counted as the first', async () => {
     const { client } = await open();
     const system = [{ type: 'text' as const, text: BIG_SYSTEM, cache_control: ephemeral }];
     const written = await client.messages.create({
@@ -110,13 +110,97 @@ describe('prompt-cache accounting through the real SDK', () => {
           },
         ],
       });
-    // The system block is position 0; a breakpoint at position 20 still reaches it…
-    const within = await withBlocks(20, 'near');
+    // The system block is position 0; a breakpoint at position 19 checks 19, 18, …, 0 and finds it…
+    const within = await withBlocks(19, 'near');
     expect(within.usage.cache_read_input_tokens).toBe(written.usage.cache_creation_input_tokens);
-    // …one at position 21 does not, so the whole prefix is written again.
-    const beyond = await withBlocks(21, 'far');
+    // …one at position 20 checks 20 down to 1, so the whole prefix is written again.
+    const beyond = await withBlocks(20, 'far');
     expect(beyond.usage.cache_read_input_tokens).toBe(0);
     expect(beyond.usage.cache_creation_input_tokens).toBe(total(beyond.usage));
+  });
+
+  it('counts a run of tool_use blocks, and a run of tool_result blocks, as one lookback position', async () => {
+    const calls = 30;
+    const system = [{ type: 'text' as const, text: BIG_SYSTEM }];
+    const opening: Anthropic.MessageParam = {
+      role: 'user',
+      content: [{ type: 'text', text: 'run every check', cache_control: ephemeral }],
+    };
+    const fanOut = (): Anthropic.MessageParam[] => [
+      { role: 'user', content: 'run every check' },
+      {
+        role: 'assistant',
+        content: Array.from({ length: calls }, (_, index) => ({
+          type: 'tool_use' as const,
+          id: `toolu_${index}`,
+          name: 'Check',
+          input: { index },
+        })),
+      },
+      {
+        role: 'user',
+        content: Array.from({ length: calls }, (_, index) => ({
+          type: 'tool_result' as const,
+          tool_use_id: `toolu_${index}`,
+          content: `check ${index} passed`,
+          ...(index === calls - 1 ? { cache_control: ephemeral } : {}),
+        })),
+      },
+    ];
+    const tools = [
+      { name: 'Check', description: 'Runs a check.', input_schema: { type: 'object' as const } },
+    ];
+    const readAfterFanOut = async (groupToolRuns: boolean | undefined) => {
+      const { client } = await open(groupToolRuns === undefined ? {} : { groupToolRuns });
+      const first = await client.messages.create({
+        model: MODEL,
+        max_tokens: 50,
+        system,
+        tools,
+        messages: [opening],
+      });
+      const second = await client.messages.create({
+        model: MODEL,
+        max_tokens: 50,
+        system,
+        tools,
+        messages: fanOut(),
+      });
+      await sim?.close();
+      return { written: first.usage.cache_creation_input_tokens, second: second.usage };
+    };
+    // The Claude API (the default): the 60 blocks are two positions, so the opening entry is found.
+    const grouped = await readAfterFanOut(undefined);
+    expect(grouped.second.cache_read_input_tokens).toBe(grouped.written);
+    // Counting every block, the opening entry lies 60 positions back: everything is written again.
+    const perBlock = await readAfterFanOut(false);
+    expect(perBlock.second.cache_read_input_tokens).toBe(0);
+    expect(perBlock.second.cache_creation_input_tokens).toBe(total(perBlock.second));
+  });
+
+  it("counts an entry's lifetime from the start of the request that wrote it", async () => {
+    const clock = createManualClock(0);
+    // The policy runs after the request arrived and before the response starts: a slow start.
+    const { client, sim } = await open({
+      clock,
+      policy: () => {
+        clock.advance(3 * MINUTE);
+        return 'ok';
+      },
+    });
+    const ask = () =>
+      client.messages.create({
+        model: MODEL,
+        max_tokens: 50,
+        system: [{ type: 'text', text: BIG_SYSTEM, cache_control: ephemeral }],
+        messages: [{ role: 'user', content: 'question' }],
+      });
+    await ask();
+    expect(sim.cache.entries().map((entry) => entry.expiresAt)).toEqual([5 * MINUTE]);
+    // Minute 6: a response start at minute 3 would have kept it until minute 8; the API's does not.
+    clock.set(5 * MINUTE + 1);
+    const later = await ask();
+    expect(later.usage.cache_read_input_tokens).toBe(0);
   });
 
   it('neither writes nor reads prefixes below the model minimum', async () => {
@@ -137,6 +221,12 @@ describe('prompt-cache accounting through the real SDK', () => {
     // 1,500 tokens is enough for sonnet (1,024) but not for haiku (2,048).
     expect((await ask('claude-haiku-5-5', BIG_SYSTEM)).usage.cache_creation_input_tokens).toBe(0);
     expect((await ask(MODEL, BIG_SYSTEM)).usage.cache_creation_input_tokens).toBeGreaterThan(0);
+    // 3,000 tokens: enough for a Haiku 3 model (2,048), not for Haiku 4.5 (4,096).
+    const mid = filler(3000, 'mid');
+    expect((await ask('claude-3-5-haiku', mid)).usage.cache_creation_input_tokens).toBeGreaterThan(
+      0,
+    );
+    expect((await ask('claude-haiku-4-5', mid)).usage.cache_creation_input_tokens).toBe(0);
   });
 
   it('expires entries after their TTL on the injected clock and refreshes them on read', async () => {
