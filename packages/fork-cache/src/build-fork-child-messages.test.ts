@@ -5,7 +5,7 @@ import { buildChildMessage } from './build-child-message.js';
 import { buildForkChildMessages } from './build-fork-child-messages.js';
 import { diagnoseCacheBreak } from './diagnose-cache-break.js';
 import { fingerprintRequest } from './fingerprint-request.js';
-import { FORK_LAYOUTS, type ForkLayout } from './fork-layout.js';
+import { DEFAULT_FORK_LAYOUT, FORK_LAYOUTS, type ForkLayout } from './fork-layout.js';
 import {
   buildForkDirectiveLine,
   buildForkRulesBlock,
@@ -106,6 +106,7 @@ describe('buildForkChildMessages', () => {
     const [, user] = buildForkChildMessages({
       directive: 'Audit.',
       assistantMessage: fanOutMessage(2),
+      layout: 'shared-message',
       rulesPlacement: 'parent-prefix',
     });
     const [placeholders, short, directive] = [
@@ -163,6 +164,22 @@ describe('buildForkChildMessages', () => {
       copied.push({ type: 'text', text: 'changed' });
     }
     expect(parentTurn).toEqual(before);
+  });
+
+  it("uses the only call of a single-call turn as the child's own, and the default layout is per-child", () => {
+    const [assistant, user] = buildForkChildMessages({
+      directive: 'x',
+      assistantMessage: fanOutMessage(1),
+    });
+    expect(blocksOf(assistant).map((block) => block.type)).toEqual(['text', 'tool_use']);
+    expect(blocksOf(user)[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_fork_0' });
+    expect(DEFAULT_FORK_LAYOUT).toBe('per-child');
+    const [perChild] = buildForkChildMessages({
+      directive: 'x',
+      assistantMessage: fanOutMessage(3),
+      toolUseId: 'toolu_fork_1',
+    });
+    expect(blocksOf(perChild).filter((block) => block.type === 'tool_use')).toHaveLength(1);
   });
 
   it('refuses a per-child fork without its own tool_use id, an unknown id, and unknown options', () => {

@@ -23,7 +23,10 @@ export type BuildForkChildMessagesOptions = {
   directive: string;
   /** The parent's assistant turn that called the Agent tool; never changed. */
   assistantMessage: AssistantMessage;
-  /** Id of the `tool_use` that starts this child. Required by `per-child`; checked when given. */
+  /**
+   * Id of the `tool_use` that starts this child. Required by `per-child` when the turn holds
+   * more than one call; checked when given.
+   */
   toolUseId?: string;
   /** The layout (default `DEFAULT_FORK_LAYOUT`). */
   layout?: ForkLayout;
@@ -58,6 +61,9 @@ function checkOptions(options: BuildForkChildMessagesOptions): {
 
 function ownToolUse(toolUses: readonly ToolUseBlock[], toolUseId: string | undefined): string {
   if (toolUseId !== undefined && toolUses.some((block) => block.id === toolUseId)) return toolUseId;
+  // A turn with a single call leaves no doubt about whose it is.
+  const [only, ...others] = toolUses;
+  if (toolUseId === undefined && only && others.length === 0) return only.id;
   const ids = toolUses.map((block) => block.id).join(', ');
   throw new DelegateError(
     'INVALID_ARGUMENT',

@@ -58,3 +58,9 @@ export type { PlanCacheBreakpointsOptions } from './plan-cache-breakpoints.js';
 export { planForkBreakpoints } from './plan-fork-breakpoints.js';
 export type { PlanForkBreakpointsOptions } from './plan-fork-breakpoints.js';
 export type { BreakpointFingerprint, PrefixBlockFingerprint } from './prefix-blocks.js';
+export {
+  DEFAULT_MINIMUM_SAVED_TOKENS,
+  estimateSiblingSharedTokens,
+  shouldWaitForFirstSibling,
+} from './should-wait-for-first-sibling.js';
+export type { SiblingWaitOptions } from './should-wait-for-first-sibling.js';
