@@ -227,6 +227,8 @@ describe('prompt-cache accounting through the real SDK', () => {
       0,
     );
     expect((await ask('claude-haiku-4-5', mid)).usage.cache_creation_input_tokens).toBe(0);
+    expect((await ask('claude-opus-4-5', mid)).usage.cache_creation_input_tokens).toBe(0);
+    expect((await ask('claude-opus-4-6', mid)).usage.cache_creation_input_tokens).toBe(0);
   });
 
   it('expires entries after their TTL on the injected clock and refreshes them on read', async () => {
