@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
+import { estimateBlockTokens } from './estimate-tokens.js';
 import { createManualClock } from './manual-clock.js';
 import { startSim, type Sim, type SimOptions } from './start-sim.js';
 
@@ -466,6 +467,122 @@ describe('prompt-cache accounting through the real SDK', () => {
     expect(second.usage.cache_read_input_tokens).toBe(parent.usage.cache_creation_input_tokens);
     expect(second.usage.cache_creation_input_tokens).toBe(first.usage.cache_creation_input_tokens);
   });
+});
+
+describe('fork layouts on the cache model', () => {
+  const tools = [
+    {
+      name: 'Agent',
+      description: 'Starts a worker.',
+      input_schema: { type: 'object' as const, properties: {} },
+    },
+  ];
+  const history = (): Anthropic.MessageParam[] => [
+    { role: 'user', content: [{ type: 'text', text: filler(1500, 'history') }] },
+  ];
+  const fanOut = (count: number): Anthropic.MessageParam => ({
+    role: 'assistant',
+    content: [
+      { type: 'text', text: `Forking ${count} workers.` },
+      ...Array.from({ length: count }, (_, index) => ({
+        type: 'tool_use' as const,
+        id: `toolu_${index}`,
+        name: 'Agent',
+        input: { prompt: `part ${index}` },
+      })),
+    ],
+  });
+  const rules = filler(365, 'rule');
+  /** A child in the shared-message layout, breakpoints as given (indexes into its last message). */
+  const child = (options: {
+    count: number;
+    directive: string;
+    marks: ('end' | 'rules' | 'history')[];
+  }) => {
+    const { count, directive, marks } = options;
+    const mark = (where: 'end' | 'rules' | 'history') =>
+      marks.includes(where) ? { cache_control: ephemeral } : {};
+    const opening = history();
+    (opening[0]!.content as Anthropic.TextBlockParam[])[0] = {
+      type: 'text',
+      text: filler(1500, 'history'),
+      ...mark('history'),
+    };
+    return [
+      ...opening,
+      fanOut(count),
+      {
+        role: 'user' as const,
+        content: [
+          ...Array.from({ length: count }, (_, index) => ({
+            type: 'tool_result' as const,
+            tool_use_id: `toolu_${index}`,
+            content: 'Handed off to a forked worker.',
+          })),
+          { type: 'text' as const, text: rules, ...mark('rules') },
+          { type: 'text' as const, text: `Your directive: ${directive}`, ...mark('end') },
+        ],
+      },
+    ];
+  };
+
+  it('lets the second sibling read the rules block the first one wrote, writing only its own line', async () => {
+    const { client, sim } = await open();
+    const send = (messages: Anthropic.MessageParam[]) =>
+      client.messages.create({ model: MODEL, max_tokens: 50, system: BIG_SYSTEM, tools, messages });
+    const parentHistory = history();
+    (parentHistory[0]!.content as Anthropic.TextBlockParam[])[0]!.cache_control = ephemeral;
+    await send(parentHistory);
+    await send(child({ count: 4, directive: 'audit the parser', marks: ['rules', 'end'] }));
+    await send(child({ count: 4, directive: 'audit the printer', marks: ['rules', 'end'] }));
+    const [, first, second] = sim.journal.entries.map((entry) => entry.usage!);
+    const directiveLine = estimateBlockTokens({
+      type: 'text',
+      text: 'Your directive: audit the printer',
+    });
+    // The first wrote the copied turn, the placeholders, the rules and its line; the second only its line.
+    expect(first!.cache_creation_input_tokens).toBeGreaterThan(365);
+    expect(second!.cache_creation_input_tokens).toBe(directiveLine);
+    expect(second!.cache_read_input_tokens).toBe(
+      second!.input_tokens +
+        second!.cache_read_input_tokens +
+        second!.cache_creation_input_tokens -
+        directiveLine,
+    );
+  });
+
+  it.each([16, 32])(
+    'lets a child of a %i-way fan-out read the parent history, counting every block, with a breakpoint at its end',
+    async (count) => {
+      const parentTokens = async (
+        groupToolRuns: boolean,
+        marks: ('end' | 'rules' | 'history')[],
+      ) => {
+        const { client } = await open({ groupToolRuns });
+        const send = (messages: Anthropic.MessageParam[]) =>
+          client.messages.create({
+            model: MODEL,
+            max_tokens: 50,
+            system: BIG_SYSTEM,
+            tools,
+            messages,
+          });
+        const parentHistory = history();
+        (parentHistory[0]!.content as Anthropic.TextBlockParam[])[0]!.cache_control = ephemeral;
+        const parent = await send(parentHistory);
+        const fork = await send(child({ count, directive: 'audit', marks }));
+        await sim?.close();
+        return { parent: total(parent.usage), read: fork.usage.cache_read_input_tokens };
+      };
+      // The Claude API's rule: the calls and the results are two positions, the end reaches the history.
+      const grouped = await parentTokens(true, ['end']);
+      expect(grouped.read).toBe(grouped.parent);
+      // Counting every block, the end alone misses it; a breakpoint on the history's end reads it.
+      expect((await parentTokens(false, ['end'])).read).toBe(0);
+      const bridged = await parentTokens(false, ['history', 'end']);
+      expect(bridged.read).toBe(bridged.parent);
+    },
+  );
 });
 
 describe('prompt-cache keys and breakpoints', () => {
