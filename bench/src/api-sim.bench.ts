@@ -6,12 +6,17 @@ import type { Bench, BenchResult } from './harness.js';
 // 1,000-token answer (4,000 bytes of text), streamed and not streamed, measured side by side.
 const ANSWER = 'The simulator answers quickly. '.repeat(130).slice(0, 4000);
 const CONCURRENCY = 8;
-const DURATION_MS = 4000;
+
+/** How long each mode is measured, and how many requests warm up first (`--quick`: tiny). */
+type Duration = { measureMs: number; warmup: number };
+const FULL: Duration = { measureMs: 4000, warmup: 20 };
+const QUICK: Duration = { measureMs: 300, warmup: 2 };
 
 async function measure(
   client: Anthropic,
-  stream: boolean,
+  options: { stream: boolean; duration: Duration },
 ): Promise<{ requests: number; seconds: number; outputTokens: number }> {
+  const { stream, duration } = options;
   const params = {
     model: 'claude-sonnet-5',
     max_tokens: 2000,
@@ -26,10 +31,10 @@ async function measure(
     outputTokens = message.usage.output_tokens;
     requests += 1;
   };
-  for (let index = 0; index < 20; index++) await one();
+  for (let index = 0; index < duration.warmup; index++) await one();
   requests = 0;
   const start = performance.now();
-  const deadline = start + DURATION_MS;
+  const deadline = start + duration.measureMs;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (performance.now() < deadline) await one();
@@ -38,20 +43,26 @@ async function measure(
   return { requests, seconds: (performance.now() - start) / 1000, outputTokens };
 }
 
-const bench: Bench = async () => {
+const bench = async (options: { quick?: boolean } = {}): ReturnType<Bench> => {
+  const duration = options.quick ? QUICK : FULL;
   const sim = await startSim({ policy: () => ANSWER });
   const client = new Anthropic({ apiKey: 'bench', baseURL: sim.url, maxRetries: 0 });
   const results: BenchResult[] = [];
   try {
     for (const stream of [true, false]) {
-      const run = await measure(client, stream);
+      const run = await measure(client, { stream, duration });
       results.push({
         name: `api-sim: 1,000-token answer via the SDK, ${stream ? 'streamed' : 'not streamed'}, zero pacing`,
         metrics: {
           requestsPerSecond: Math.round((run.requests / run.seconds) * 10) / 10,
           msPerRequest: Math.round(((run.seconds * 1000 * CONCURRENCY) / run.requests) * 100) / 100,
         },
-        notes: { concurrency: CONCURRENCY, outputTokens: run.outputTokens, requests: run.requests },
+        notes: {
+          concurrency: CONCURRENCY,
+          outputTokens: run.outputTokens,
+          requests: run.requests,
+          measuredMs: duration.measureMs,
+        },
       });
     }
   } finally {

@@ -197,3 +197,106 @@ describe('fault injection', () => {
     ]);
   });
 });
+
+/** Polls until `condition` holds; the test timeout is the hang guard. */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+/** A grace period for events that should not come; it only lets a wrong server show itself. */
+const GRACE_MS = 150;
+
+describe('the stall fault', () => {
+  it('stops a stream after afterEvents events and keeps the connection open until the client aborts', async () => {
+    const { client, sim } = await open({
+      policy: () => 'one two three four five six',
+      faults: [{ kind: 'stall', afterEvents: 4, times: 1 }],
+    });
+    const controller = new AbortController();
+    let abortedByUs = false;
+    const received: string[] = [];
+    const consume = (async () => {
+      const stream = await client.messages.create(
+        { model: MODEL, max_tokens: 50, messages: [{ role: 'user', content: 'hi' }], stream: true },
+        { signal: controller.signal },
+      );
+      try {
+        for await (const event of stream) received.push(event.type);
+        return { ended: 'quietly', afterAbort: abortedByUs };
+      } catch (error) {
+        return { ended: (error as Error).name, afterAbort: abortedByUs };
+      }
+    })();
+    const entry = () => sim.journal.entries[0];
+    await until(() => entry()?.error?.type === 'stall');
+    await new Promise((resolve) => setTimeout(resolve, GRACE_MS));
+    // Four SSE events were sent; the SDK does not pass the ping on.
+    const sent = ['message_start', 'content_block_start', 'content_block_delta'];
+    expect(received).toEqual(sent);
+    abortedByUs = true;
+    controller.abort();
+    const outcome = await consume;
+    // The iteration ended only because the client aborted, never because the server closed.
+    expect(outcome.afterAbort).toBe(true);
+    expect(received).toEqual(sent);
+    expect(entry()).toMatchObject({ fault: 'stall', status: 200 });
+    await until(() => entry()?.error?.message.includes('client closed') === true);
+    expect(entry()?.error?.message).toContain('stopped after 4 of');
+    // The server is not stuck: the next request (no longer stalled) is answered in full.
+    expect((await ask(client)).content).toEqual([
+      { type: 'text', text: 'one two three four five six', citations: null },
+    ]);
+  });
+
+  it('with afterEvents 0 sends the headers and no event at all', async () => {
+    const { client, sim } = await open({ faults: [{ kind: 'stall', afterEvents: 0 }] });
+    const controller = new AbortController();
+    const stream = await client.messages.create(
+      { model: MODEL, max_tokens: 50, messages: [{ role: 'user', content: 'hi' }], stream: true },
+      { signal: controller.signal },
+    );
+    const received: string[] = [];
+    const consume = (async () => {
+      try {
+        for await (const event of stream) received.push(event.type);
+      } catch {
+        // the abort below ends the iteration
+      }
+    })();
+    await until(() => sim.journal.last()?.error?.type === 'stall');
+    await new Promise((resolve) => setTimeout(resolve, GRACE_MS));
+    controller.abort();
+    await consume;
+    expect(received).toEqual([]);
+    expect(sim.journal.last()?.status).toBe(200);
+  });
+
+  it('never starts a non-streamed response, and caches nothing, until the client aborts', async () => {
+    const { client, sim } = await open({ faults: [{ kind: 'stall' }] });
+    const controller = new AbortController();
+    const answer = client.messages.create(
+      {
+        model: MODEL,
+        max_tokens: 50,
+        system: [
+          { type: 'text', text: 'rules '.repeat(2000), cache_control: { type: 'ephemeral' } },
+        ],
+        messages: [{ role: 'user', content: 'hi' }],
+      },
+      { signal: controller.signal },
+    );
+    let settled = false;
+    const outcome = answer.then(
+      () => 'answered',
+      (error: unknown) => (error as Error).name,
+    );
+    void outcome.then(() => (settled = true));
+    await until(() => sim.journal.last()?.error?.type === 'stall');
+    await new Promise((resolve) => setTimeout(resolve, GRACE_MS));
+    expect(settled).toBe(false);
+    controller.abort();
+    expect(await outcome).toBe('APIUserAbortError');
+    expect(sim.journal.last()?.status).toBe(0);
+    expect(sim.cache.size).toBe(0);
+  });
+});

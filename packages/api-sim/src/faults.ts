@@ -6,7 +6,8 @@ import { seededRandom } from './seeded-random.js';
 /**
  * What can go wrong: `rate_limit` (429), `overloaded` (529), `api_error` (500),
  * `gateway_timeout` (504), `stream_error` (an `error` event mid-stream), `connection_reset`
- * (the socket is destroyed mid-stream) and `slow_first_byte` (a delay before the response starts).
+ * (the socket is destroyed mid-stream), `stall` (the stream stops sending events but keeps the
+ * connection open until the client leaves) and `slow_first_byte` (a delay before the response starts).
  */
 export type FaultKind =
   | 'rate_limit'
@@ -15,6 +16,7 @@ export type FaultKind =
   | 'gateway_timeout'
   | 'stream_error'
   | 'connection_reset'
+  | 'stall'
   | 'slow_first_byte';
 
 /** One fault to inject. Conditions combine: every one given must hold. */
@@ -31,7 +33,10 @@ export type FaultSpec = {
   match?: RequestMatcher | ((request: SimRequest) => boolean);
   /** For HTTP faults: the `retry-after` hint in seconds (default 0.001; the SDK ignores 0 and backs off ~0.5 s). */
   retryAfterSeconds?: number;
-  /** For `stream_error` and `connection_reset`: events sent before the failure (default 3; 0 resets before the headers). */
+  /**
+   * For `stream_error`, `connection_reset` and `stall`: events sent before the failure (default 3).
+   * 0 resets before the headers (`connection_reset`), or sends only the headers (`stall`).
+   */
   afterEvents?: number;
   /** For `slow_first_byte`: the delay in milliseconds (default 1000). */
   delayMs?: number;

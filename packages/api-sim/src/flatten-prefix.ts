@@ -14,6 +14,8 @@ export type PrefixBlock = {
   position: number;
   /** Which part of the request the block comes from. */
   part: 'tools' | 'system' | 'messages';
+  /** The block's type (`text`, `tool_use`, `tool_result`, …); `tool` for a tool definition. */
+  type: string;
   /** For message blocks: index of the (merged) message. */
   messageIndex: number | undefined;
   /** Estimated tokens of this block (message overhead included on a message's first block). */
@@ -97,17 +99,18 @@ export function flattenPrefix(request: NormalizedRequest): FlattenedPrefix {
   let chain = sha256Hex('api-sim/prefix/v1');
   let cumulative = 0;
   const push = (
-    part: PrefixBlock['part'],
-    messageIndex: number | undefined,
+    where: { part: PrefixBlock['part']; type: string; messageIndex: number | undefined },
     tokens: number,
     content: string,
     ttl: CacheTtl | undefined,
   ): void => {
+    const { part, type, messageIndex } = where;
     chain = sha256Hex(chain, part, content);
     cumulative += tokens;
     blocks.push({
       position: blocks.length,
       part,
+      type,
       messageIndex,
       tokens,
       cumulativeTokens: cumulative,
@@ -117,10 +120,12 @@ export function flattenPrefix(request: NormalizedRequest): FlattenedPrefix {
   };
 
   for (const tool of request.tools) {
-    push('tools', undefined, estimateToolTokens(tool), blockKey(tool), ttlOf(tool));
+    const where = { part: 'tools' as const, type: 'tool', messageIndex: undefined };
+    push(where, estimateToolTokens(tool), blockKey(tool), ttlOf(tool));
   }
   for (const block of request.system) {
-    push('system', undefined, estimateBlockTokens(block), blockPayload(block), ttlOf(block));
+    const where = { part: 'system' as const, type: block.type, messageIndex: undefined };
+    push(where, estimateBlockTokens(block), blockPayload(block), ttlOf(block));
   }
   const thinkingHash = sha256Hex(
     stripCacheControl(request.thinking ? sortFields(request.thinking) : null),
@@ -140,7 +145,7 @@ export function flattenPrefix(request: NormalizedRequest): FlattenedPrefix {
       // The thinking config keys the message part of the cache: mix it in before the first message block.
       const keyed = messageIndex === 0 && first ? `${thinkingHash}|${content}` : content;
       const tokens = estimateBlockTokens(block) + (first ? TOKEN_OVERHEAD.message : 0);
-      push('messages', messageIndex, tokens, keyed, ttlOf(block));
+      push({ part: 'messages', type: block.type, messageIndex }, tokens, keyed, ttlOf(block));
     });
     messageHashes.push(sha256Hex(...messageParts));
   });

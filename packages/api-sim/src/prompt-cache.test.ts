@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
+import { estimateBlockTokens } from './estimate-tokens.js';
 import { createManualClock } from './manual-clock.js';
 import { startSim, type Sim, type SimOptions } from './start-sim.js';
 
@@ -85,7 +86,7 @@ describe('prompt-cache accounting through the real SDK', () => {
     expect(second.usage.input_tokens).toBe(0);
   });
 
-  it('looks back at most 20 blocks from a breakpoint', async () => {
+  it('checks at most 20 positions per breakpoint, the breakpoint itself counted as the first', async () => {
     const { client } = await open();
     const system = [{ type: 'text' as const, text: BIG_SYSTEM, cache_control: ephemeral }];
     const written = await client.messages.create({
@@ -110,13 +111,97 @@ describe('prompt-cache accounting through the real SDK', () => {
           },
         ],
       });
-    // The system block is position 0; a breakpoint at position 20 still reaches it…
-    const within = await withBlocks(20, 'near');
+    // The system block is position 0; a breakpoint at position 19 checks 19, 18, …, 0 and finds it…
+    const within = await withBlocks(19, 'near');
     expect(within.usage.cache_read_input_tokens).toBe(written.usage.cache_creation_input_tokens);
-    // …one at position 21 does not, so the whole prefix is written again.
-    const beyond = await withBlocks(21, 'far');
+    // …one at position 20 checks 20 down to 1, so the whole prefix is written again.
+    const beyond = await withBlocks(20, 'far');
     expect(beyond.usage.cache_read_input_tokens).toBe(0);
     expect(beyond.usage.cache_creation_input_tokens).toBe(total(beyond.usage));
+  });
+
+  it('counts a run of tool_use blocks, and a run of tool_result blocks, as one lookback position', async () => {
+    const calls = 30;
+    const system = [{ type: 'text' as const, text: BIG_SYSTEM }];
+    const opening: Anthropic.MessageParam = {
+      role: 'user',
+      content: [{ type: 'text', text: 'run every check', cache_control: ephemeral }],
+    };
+    const fanOut = (): Anthropic.MessageParam[] => [
+      { role: 'user', content: 'run every check' },
+      {
+        role: 'assistant',
+        content: Array.from({ length: calls }, (_, index) => ({
+          type: 'tool_use' as const,
+          id: `toolu_${index}`,
+          name: 'Check',
+          input: { index },
+        })),
+      },
+      {
+        role: 'user',
+        content: Array.from({ length: calls }, (_, index) => ({
+          type: 'tool_result' as const,
+          tool_use_id: `toolu_${index}`,
+          content: `check ${index} passed`,
+          ...(index === calls - 1 ? { cache_control: ephemeral } : {}),
+        })),
+      },
+    ];
+    const tools = [
+      { name: 'Check', description: 'Runs a check.', input_schema: { type: 'object' as const } },
+    ];
+    const readAfterFanOut = async (groupToolRuns: boolean | undefined) => {
+      const { client } = await open(groupToolRuns === undefined ? {} : { groupToolRuns });
+      const first = await client.messages.create({
+        model: MODEL,
+        max_tokens: 50,
+        system,
+        tools,
+        messages: [opening],
+      });
+      const second = await client.messages.create({
+        model: MODEL,
+        max_tokens: 50,
+        system,
+        tools,
+        messages: fanOut(),
+      });
+      await sim?.close();
+      return { written: first.usage.cache_creation_input_tokens, second: second.usage };
+    };
+    // The Claude API (the default): the 60 blocks are two positions, so the opening entry is found.
+    const grouped = await readAfterFanOut(undefined);
+    expect(grouped.second.cache_read_input_tokens).toBe(grouped.written);
+    // Counting every block, the opening entry lies 60 positions back: everything is written again.
+    const perBlock = await readAfterFanOut(false);
+    expect(perBlock.second.cache_read_input_tokens).toBe(0);
+    expect(perBlock.second.cache_creation_input_tokens).toBe(total(perBlock.second));
+  });
+
+  it("counts an entry's lifetime from the start of the request that wrote it", async () => {
+    const clock = createManualClock(0);
+    // The policy runs after the request arrived and before the response starts: a slow start.
+    const { client, sim } = await open({
+      clock,
+      policy: () => {
+        clock.advance(3 * MINUTE);
+        return 'ok';
+      },
+    });
+    const ask = () =>
+      client.messages.create({
+        model: MODEL,
+        max_tokens: 50,
+        system: [{ type: 'text', text: BIG_SYSTEM, cache_control: ephemeral }],
+        messages: [{ role: 'user', content: 'question' }],
+      });
+    await ask();
+    expect(sim.cache.entries().map((entry) => entry.expiresAt)).toEqual([5 * MINUTE]);
+    // Minute 6: a response start at minute 3 would have kept it until minute 8; the API's does not.
+    clock.set(5 * MINUTE + 1);
+    const later = await ask();
+    expect(later.usage.cache_read_input_tokens).toBe(0);
   });
 
   it('neither writes nor reads prefixes below the model minimum', async () => {
@@ -137,6 +222,14 @@ describe('prompt-cache accounting through the real SDK', () => {
     // 1,500 tokens is enough for sonnet (1,024) but not for haiku (2,048).
     expect((await ask('claude-haiku-5-5', BIG_SYSTEM)).usage.cache_creation_input_tokens).toBe(0);
     expect((await ask(MODEL, BIG_SYSTEM)).usage.cache_creation_input_tokens).toBeGreaterThan(0);
+    // 3,000 tokens: enough for a Haiku 3 model (2,048), not for Haiku 4.5 (4,096).
+    const mid = filler(3000, 'mid');
+    expect((await ask('claude-3-5-haiku', mid)).usage.cache_creation_input_tokens).toBeGreaterThan(
+      0,
+    );
+    expect((await ask('claude-haiku-4-5', mid)).usage.cache_creation_input_tokens).toBe(0);
+    expect((await ask('claude-opus-4-5', mid)).usage.cache_creation_input_tokens).toBe(0);
+    expect((await ask('claude-opus-4-6', mid)).usage.cache_creation_input_tokens).toBe(0);
   });
 
   it('expires entries after their TTL on the injected clock and refreshes them on read', async () => {
@@ -374,6 +467,122 @@ describe('prompt-cache accounting through the real SDK', () => {
     expect(second.usage.cache_read_input_tokens).toBe(parent.usage.cache_creation_input_tokens);
     expect(second.usage.cache_creation_input_tokens).toBe(first.usage.cache_creation_input_tokens);
   });
+});
+
+describe('fork layouts on the cache model', () => {
+  const tools = [
+    {
+      name: 'Agent',
+      description: 'Starts a worker.',
+      input_schema: { type: 'object' as const, properties: {} },
+    },
+  ];
+  const history = (): Anthropic.MessageParam[] => [
+    { role: 'user', content: [{ type: 'text', text: filler(1500, 'history') }] },
+  ];
+  const fanOut = (count: number): Anthropic.MessageParam => ({
+    role: 'assistant',
+    content: [
+      { type: 'text', text: `Forking ${count} workers.` },
+      ...Array.from({ length: count }, (_, index) => ({
+        type: 'tool_use' as const,
+        id: `toolu_${index}`,
+        name: 'Agent',
+        input: { prompt: `part ${index}` },
+      })),
+    ],
+  });
+  const rules = filler(365, 'rule');
+  /** A child in the shared-message layout, breakpoints as given (indexes into its last message). */
+  const child = (options: {
+    count: number;
+    directive: string;
+    marks: ('end' | 'rules' | 'history')[];
+  }) => {
+    const { count, directive, marks } = options;
+    const mark = (where: 'end' | 'rules' | 'history') =>
+      marks.includes(where) ? { cache_control: ephemeral } : {};
+    const opening = history();
+    (opening[0]!.content as Anthropic.TextBlockParam[])[0] = {
+      type: 'text',
+      text: filler(1500, 'history'),
+      ...mark('history'),
+    };
+    return [
+      ...opening,
+      fanOut(count),
+      {
+        role: 'user' as const,
+        content: [
+          ...Array.from({ length: count }, (_, index) => ({
+            type: 'tool_result' as const,
+            tool_use_id: `toolu_${index}`,
+            content: 'Handed off to a forked worker.',
+          })),
+          { type: 'text' as const, text: rules, ...mark('rules') },
+          { type: 'text' as const, text: `Your directive: ${directive}`, ...mark('end') },
+        ],
+      },
+    ];
+  };
+
+  it('lets the second sibling read the rules block the first one wrote, writing only its own line', async () => {
+    const { client, sim } = await open();
+    const send = (messages: Anthropic.MessageParam[]) =>
+      client.messages.create({ model: MODEL, max_tokens: 50, system: BIG_SYSTEM, tools, messages });
+    const parentHistory = history();
+    (parentHistory[0]!.content as Anthropic.TextBlockParam[])[0]!.cache_control = ephemeral;
+    await send(parentHistory);
+    await send(child({ count: 4, directive: 'audit the parser', marks: ['rules', 'end'] }));
+    await send(child({ count: 4, directive: 'audit the printer', marks: ['rules', 'end'] }));
+    const [, first, second] = sim.journal.entries.map((entry) => entry.usage!);
+    const directiveLine = estimateBlockTokens({
+      type: 'text',
+      text: 'Your directive: audit the printer',
+    });
+    // The first wrote the copied turn, the placeholders, the rules and its line; the second only its line.
+    expect(first!.cache_creation_input_tokens).toBeGreaterThan(365);
+    expect(second!.cache_creation_input_tokens).toBe(directiveLine);
+    expect(second!.cache_read_input_tokens).toBe(
+      second!.input_tokens +
+        second!.cache_read_input_tokens +
+        second!.cache_creation_input_tokens -
+        directiveLine,
+    );
+  });
+
+  it.each([16, 32])(
+    'lets a child of a %i-way fan-out read the parent history, counting every block, with a breakpoint at its end',
+    async (count) => {
+      const parentTokens = async (
+        groupToolRuns: boolean,
+        marks: ('end' | 'rules' | 'history')[],
+      ) => {
+        const { client } = await open({ groupToolRuns });
+        const send = (messages: Anthropic.MessageParam[]) =>
+          client.messages.create({
+            model: MODEL,
+            max_tokens: 50,
+            system: BIG_SYSTEM,
+            tools,
+            messages,
+          });
+        const parentHistory = history();
+        (parentHistory[0]!.content as Anthropic.TextBlockParam[])[0]!.cache_control = ephemeral;
+        const parent = await send(parentHistory);
+        const fork = await send(child({ count, directive: 'audit', marks }));
+        await sim?.close();
+        return { parent: total(parent.usage), read: fork.usage.cache_read_input_tokens };
+      };
+      // The Claude API's rule: the calls and the results are two positions, the end reaches the history.
+      const grouped = await parentTokens(true, ['end']);
+      expect(grouped.read).toBe(grouped.parent);
+      // Counting every block, the end alone misses it; a breakpoint on the history's end reads it.
+      expect((await parentTokens(false, ['end'])).read).toBe(0);
+      const bridged = await parentTokens(false, ['history', 'end']);
+      expect(bridged.read).toBe(bridged.parent);
+    },
+  );
 });
 
 describe('prompt-cache keys and breakpoints', () => {

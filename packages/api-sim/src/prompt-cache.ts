@@ -8,14 +8,54 @@ export const CACHE_TTL_MS: Readonly<Record<CacheTtl, number>> = {
   '1h': 60 * 60_000,
 };
 
-/** Default minimum cacheable prefix per model: keys are matched as substrings of the model name. */
+/**
+ * Default minimum cacheable prefix per model: keys are matched as substrings of the model name, the
+ * longest matching key wins. From the API's prompt-caching documentation as of 2026: 1,024 tokens
+ * for most models, 2,048 for the Haiku 3 family, 4,096 for Haiku 4.5, Opus 4.5 and Opus 4.6.
+ */
 export const DEFAULT_MIN_CACHEABLE_TOKENS: Readonly<Record<string, number>> = {
   default: 1024,
   haiku: 2048,
+  'haiku-4-5': 4096,
+  'opus-4-5': 4096,
+  'opus-4-6': 4096,
 };
 
-/** Default number of blocks before a breakpoint that a read looks back over. */
+/**
+ * Default number of positions a read checks per breakpoint, the breakpoint itself counted as the
+ * first: a breakpoint at position p finds entries at p, p-1, …, p-19.
+ */
 export const DEFAULT_LOOKBACK_BLOCKS = 20;
+
+/** True for the block types whose consecutive runs the Claude API counts as one lookback position. */
+function isRunType(type: string): boolean {
+  return type === 'tool_use' || type === 'tool_result';
+}
+
+/**
+ * The lookback position of every block: its index, except that (when `groupToolRuns` is set) a run
+ * of consecutive `tool_use` blocks shares one position, and so does a run of `tool_result` blocks.
+ */
+export function lookbackPositions(
+  blocks: readonly Pick<PrefixBlock, 'part' | 'type'>[],
+  groupToolRuns: boolean,
+): number[] {
+  const positions: number[] = [];
+  let position = -1;
+  blocks.forEach((block, index) => {
+    const previous = blocks[index - 1];
+    const continuesRun =
+      groupToolRuns &&
+      previous !== undefined &&
+      block.part === 'messages' &&
+      previous.part === 'messages' &&
+      isRunType(block.type) &&
+      block.type === previous.type;
+    if (!continuesRun) position += 1;
+    positions.push(position);
+  });
+  return positions;
+}
 
 /** The input side of `usage`, as the cache accounts it. */
 export type InputUsage = {
@@ -61,8 +101,13 @@ export type CacheEntryInfo = {
 export type PromptCacheOptions = {
   /** Time source for TTLs. */
   clock: Clock;
-  /** Blocks before a breakpoint that a read checks (default 20). */
+  /** Positions a read checks per breakpoint, the breakpoint itself included (default 20). */
   lookbackBlocks?: number;
+  /**
+   * True (the default, as the Claude API documents): a run of consecutive `tool_use` blocks counts
+   * as one lookback position, and so does a run of `tool_result` blocks. False counts every block.
+   */
+  groupToolRuns?: boolean;
   /** Minimum cacheable tokens: one number for all models, or a table keyed by model substring with a `default`. */
   minCacheableTokens?: number | Readonly<Record<string, number>>;
 };
@@ -76,11 +121,13 @@ export class PromptCache {
   readonly #entries = new Map<string, CacheEntryInfo>();
   readonly #clock: Clock;
   readonly #lookback: number;
+  readonly #groupToolRuns: boolean;
   readonly #minimum: number | Readonly<Record<string, number>>;
 
   constructor(options: PromptCacheOptions) {
     this.#clock = options.clock;
     this.#lookback = options.lookbackBlocks ?? DEFAULT_LOOKBACK_BLOCKS;
+    this.#groupToolRuns = options.groupToolRuns ?? true;
     this.#minimum = options.minCacheableTokens ?? DEFAULT_MIN_CACHEABLE_TOKENS;
   }
 
@@ -114,42 +161,17 @@ export class PromptCache {
   }
 
   /**
-   * Reads the longest cached prefix reachable from the request's breakpoints (each breakpoint and
-   * the `lookbackBlocks` blocks before it), and plans writes at every breakpoint past that hit
-   * whose prefix reaches the model's minimum. Writes become visible only through `commit()`.
+   * Reads the longest cached prefix reachable from the request's breakpoints (each breakpoint checks
+   * `lookbackBlocks` positions, itself included), and plans writes at every breakpoint past that hit
+   * whose prefix reaches the model's minimum. Writes become visible only through `commit()`; their
+   * lifetime counts from this call (the start of the request), as the API measures it.
    */
   plan(model: string, blocks: readonly PrefixBlock[], totalTokens: number): CachePlan {
     const now = this.#clock.now();
     const minimum = this.minimumFor(model);
     const breakpoints = blocks.filter((block) => block.breakpoint !== undefined);
-    let hit: PrefixBlock | undefined;
-    for (const breakpoint of breakpoints) {
-      const lowest = Math.max(0, breakpoint.position - this.#lookback);
-      for (let position = breakpoint.position; position >= lowest; position--) {
-        const block = blocks[position];
-        if (!block || block.cumulativeTokens < minimum) break;
-        if (hit && block.position <= hit.position) break;
-        const entry = this.#live(model, block.hash, now);
-        if (entry) {
-          hit = block;
-          break;
-        }
-      }
-    }
-    if (hit) {
-      const entry = this.#live(model, hit.hash, now);
-      if (entry) {
-        entry.hits += 1;
-        entry.expiresAt = now + CACHE_TTL_MS[entry.ttl];
-      }
-      // The read used the whole prefix, so live entries at this request's earlier breakpoints are
-      // refreshed too: a system-prompt entry stays warm while the conversation after it is read.
-      for (const breakpoint of breakpoints) {
-        if (breakpoint.position >= hit.position) break;
-        const inner = this.#live(model, breakpoint.hash, now);
-        if (inner) inner.expiresAt = Math.max(inner.expiresAt, now + CACHE_TTL_MS[inner.ttl]);
-      }
-    }
+    const hit = this.#findHit({ model, blocks, breakpoints, now, minimum });
+    if (hit) this.#refresh({ model, hit, breakpoints, now });
 
     const read = hit?.cumulativeTokens ?? 0;
     const split = { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 };
@@ -179,10 +201,58 @@ export class PromptCache {
       commit: () => {
         if (committed) return;
         committed = true;
-        const at = this.#clock.now();
-        for (const block of writes) this.#write(model, block, at);
+        for (const block of writes) this.#write(model, block, now);
       },
     };
+  }
+
+  /** The longest live entry any breakpoint's lookback window finds. */
+  #findHit(request: {
+    model: string;
+    blocks: readonly PrefixBlock[];
+    breakpoints: readonly PrefixBlock[];
+    now: number;
+    minimum: number;
+  }): PrefixBlock | undefined {
+    const { model, blocks, breakpoints, now, minimum } = request;
+    const positions = lookbackPositions(blocks, this.#groupToolRuns);
+    let hit: PrefixBlock | undefined;
+    for (const breakpoint of breakpoints) {
+      const lowest = (positions[breakpoint.position] ?? 0) - (this.#lookback - 1);
+      for (let index = breakpoint.position; index >= 0; index--) {
+        const block = blocks[index];
+        if (!block || (positions[index] ?? 0) < lowest) break;
+        if (block.cumulativeTokens < minimum) break;
+        if (hit && block.position <= hit.position) break;
+        if (this.#live(model, block.hash, now)) {
+          hit = block;
+          break;
+        }
+      }
+    }
+    return hit;
+  }
+
+  /** Refreshes the entry read and the live entries at the request's earlier breakpoints. */
+  #refresh(read: {
+    model: string;
+    hit: PrefixBlock;
+    breakpoints: readonly PrefixBlock[];
+    now: number;
+  }): void {
+    const { model, hit, breakpoints, now } = read;
+    const entry = this.#live(model, hit.hash, now);
+    if (entry) {
+      entry.hits += 1;
+      entry.expiresAt = now + CACHE_TTL_MS[entry.ttl];
+    }
+    // The read used the whole prefix, so live entries at this request's earlier breakpoints are
+    // refreshed too: a system-prompt entry stays warm while the conversation after it is read.
+    for (const breakpoint of breakpoints) {
+      if (breakpoint.position >= hit.position) break;
+      const inner = this.#live(model, breakpoint.hash, now);
+      if (inner) inner.expiresAt = Math.max(inner.expiresAt, now + CACHE_TTL_MS[inner.ttl]);
+    }
   }
 
   #key(model: string, hash: string): string {

@@ -41,8 +41,13 @@ export type SimOptions = {
   pacing?: Pacing;
   /** Minimum cacheable prefix: one number, or a table keyed by model substring with a `default` (default 1024; 2048 for haiku). */
   minCacheableTokens?: number | Readonly<Record<string, number>>;
-  /** Blocks before each breakpoint a cache read checks (default 20). */
+  /** Positions a cache read checks per breakpoint, the breakpoint itself included (default 20). */
   lookbackBlocks?: number;
+  /**
+   * True (the default, as the Claude API documents): a run of consecutive `tool_use` blocks, or of
+   * `tool_result` blocks, counts as one lookback position. False counts every block.
+   */
+  groupToolRuns?: boolean;
   /** Seed of ids, signatures and fault draws (default 0). */
   seed?: number | string;
   /** Accepted API keys; when absent any non-empty key is accepted. */
@@ -100,6 +105,19 @@ const HTTP_FAULTS: Partial<
   api_error: { status: 500, type: 'api_error', message: 'Internal server error' },
   gateway_timeout: { status: 504, type: 'timeout_error', message: 'Request timed out' },
 };
+
+/** Resolves once the connection is gone (the client left or the server closed). */
+function untilGone(gone: AbortSignal): Promise<void> {
+  if (gone.aborted) return Promise.resolve();
+  return new Promise((resolve) => gone.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+/** A stall of a non-streamed request: the response never starts, so nothing is cached or sent. */
+async function stallBeforeStart(entry: JournalEntry, gone: AbortSignal): Promise<void> {
+  entry.error = { type: 'stall', message: 'the response stalled before it started' };
+  await untilGone(gone);
+  entry.error.message += '; the client closed the connection';
+}
 
 /** Waits, but stops early (clearing its timer) when the signal aborts: a gone client leaves no timer behind. */
 function sleep(milliseconds: number, signal: AbortSignal): Promise<void> {
@@ -230,6 +248,7 @@ export async function startSim(options: SimOptions = {}): Promise<Sim> {
   const cache = new PromptCache({
     clock,
     ...(options.lookbackBlocks === undefined ? {} : { lookbackBlocks: options.lookbackBlocks }),
+    ...(options.groupToolRuns === undefined ? {} : { groupToolRuns: options.groupToolRuns }),
     ...(options.minCacheableTokens === undefined
       ? {}
       : { minCacheableTokens: options.minCacheableTokens }),
@@ -324,6 +343,7 @@ export async function startSim(options: SimOptions = {}): Promise<Sim> {
       response.socket?.destroy();
       return;
     }
+    if (fault?.kind === 'stall' && !normalized.stream) return stallBeforeStart(entry, gone);
     const firstByteDelay =
       (fault?.kind === 'slow_first_byte' ? (fault.delayMs ?? 1000) : 0) +
       (pacing.timeToFirstTokenMs ?? 0) +
@@ -521,7 +541,8 @@ async function writeStream(
     'request-id': context.entry.requestId,
   });
   const { fault, pacing, entry, gone } = context;
-  const failing = fault?.kind === 'stream_error' || fault?.kind === 'connection_reset';
+  const failing =
+    fault?.kind === 'stream_error' || fault?.kind === 'connection_reset' || fault?.kind === 'stall';
   const perToken = pacing.msPerToken ?? 0;
   if (!failing && perToken <= 0) {
     response.end(events.map((item) => item.chunk).join(''));
@@ -550,6 +571,17 @@ async function writeStream(
     response.end(
       `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type, message }, request_id: entry.requestId })}\n\n`,
     );
+    return;
+  }
+  if (fault?.kind === 'stall') {
+    // Headers go out even when no event does, so the client sees a response that started.
+    if (failAt === 0) response.flushHeaders();
+    entry.error = {
+      type: 'stall',
+      message: `the stream stopped after ${failAt} of ${events.length} events, connection left open`,
+    };
+    await untilGone(gone);
+    entry.error.message += '; the client closed the connection';
     return;
   }
   if (fault?.kind === 'connection_reset') {

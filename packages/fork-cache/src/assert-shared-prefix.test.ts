@@ -3,6 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { assertSharedPrefix } from './assert-shared-prefix.js';
 import { buildForkedMessages } from './build-forked-messages.js';
 import { type CacheKeyRequest, fingerprintRequest } from './fingerprint-request.js';
+import { CLAUDE_API_LOOKBACK } from './lookback.js';
+import {
+  fanOutMessage,
+  lastBlockOf,
+  requestWithBreakpoints,
+  wireMessages,
+} from './__fixtures__/fan-out.js';
 import {
   forkingAssistantMessage,
   parentHistory,
@@ -81,5 +88,27 @@ describe('assertSharedPrefix', () => {
     expect(error.details).toMatchObject({
       firstDifference: { part: 'message', messageIndex: 4, blockIndex: 3 },
     });
+  });
+
+  it('refuses siblings that share the bytes but cannot reach the entry the first one wrote', () => {
+    const sibling = (directive: string) =>
+      wireMessages([...parentHistory(), ...buildForkedMessages(directive, fanOutMessage(16))]);
+    const first = sibling('one');
+    const last = first.length - 1;
+    const reference = requestWithBreakpoints(first, [
+      lastBlockOf(first, 2),
+      lastBlockOf(first, last),
+    ]);
+    const far = requestWithBreakpoints(sibling('two'), [lastBlockOf(first, last)]);
+    const error = thrown(() => assertSharedPrefix([reference, far]));
+    expect(error.code).toBe('CACHE_UNSAFE');
+    expect(error.message).toContain(
+      "Request 1 shares request 0's prefix byte for byte but cannot read it from the cache: the nearest cached block (message 2 block 0 (tool_result)) is 34 blocks before",
+    );
+    expect(error.details).toMatchObject({ requestIndex: 1, reach: { problem: 'beyond-lookback' } });
+    // Where the API groups tool runs (the Claude API), the same pair is fine.
+    expect(() =>
+      assertSharedPrefix([reference, far], { lookback: CLAUDE_API_LOOKBACK }),
+    ).not.toThrow();
   });
 });

@@ -1,4 +1,5 @@
 import { DelegateError } from '@delegate/core';
+import { describeCacheReach } from './describe-cache-reach.js';
 import { diagnoseCacheBreak } from './diagnose-cache-break.js';
 import {
   type CacheKeyRequest,
@@ -6,9 +7,12 @@ import {
   fingerprintRequest,
 } from './fingerprint-request.js';
 import { formatCacheBreak } from './format-cache-break.js';
+import { type LookbackRule } from './lookback.js';
 
-/** How much of the requests must match. */
+/** How much of the requests must match, and under which lookback. */
 export type AssertSharedPrefixOptions = {
+  /** The lookback of the server the requests go to (default `STRICT_LOOKBACK`), for bodies. */
+  lookback?: Partial<LookbackRule>;
   /**
    * True (the default): the requests must match in everything except the last block of
    * the last message, which is where sibling forks put their directives. They must still
@@ -20,15 +24,20 @@ export type AssertSharedPrefixOptions = {
 
 /**
  * Throws `CACHE_UNSAFE` unless every request shares the first one's cache key (up to
- * the last block of the last message by default), naming the first difference.
+ * the last block of the last message by default) and can read, within the lookback of its
+ * breakpoints, the latest entry the first one wrote in that shared prefix; the message names
+ * the first difference or why the shared prefix is not read.
  */
 export function assertSharedPrefix(
   requests: readonly (CacheKeyRequest | RequestFingerprint)[],
   options: AssertSharedPrefixOptions = {},
 ): void {
   const upToLastBlock = options.upToLastBlock ?? true;
+  const lookback = options.lookback;
   const fingerprints = requests.map((request) =>
-    'prefixHash' in request ? request : fingerprintRequest(request),
+    'prefixBlocks' in request
+      ? request
+      : fingerprintRequest(request, lookback === undefined ? {} : { lookback }),
   );
   const [reference, ...others] = fingerprints;
   if (reference === undefined) return;
@@ -46,7 +55,16 @@ export function assertSharedPrefix(
       firstDifference.part === 'message' &&
       firstDifference.messageIndex === lastMessageIndex &&
       firstDifference.blockIndex === lastBlockIndex;
-    if (differsOnlyAtLastBlock) return;
+    // Sharing the bytes is not enough: the shared prefix must also be readable from the cache.
+    if (differsOnlyAtLastBlock && diagnosis.reach.reachable) return;
+    if (differsOnlyAtLastBlock) {
+      throw new DelegateError(
+        'CACHE_UNSAFE',
+        `Request ${requestIndex} shares request 0's prefix byte for byte but cannot read it from the cache: ` +
+          `${describeCacheReach(diagnosis.reach) ?? 'the shared prefix is not read'}. Place the breakpoints with planForkBreakpoints or planCacheBreakpoints.`,
+        { details: { requestIndex, reach: diagnosis.reach } },
+      );
+    }
     const expected = upToLastBlock
       ? 'everything but the last block of the last message'
       : 'every cache-key part';
@@ -59,6 +77,7 @@ export function assertSharedPrefix(
           requestIndex,
           firstDifference,
           sharedPrefixMessages: diagnosis.sharedPrefixMessages,
+          reach: diagnosis.reach,
         },
       },
     );

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { diagnoseCacheBreak } from './diagnose-cache-break.js';
-import { type CacheKeyRequest, fingerprintRequest } from './fingerprint-request.js';
+import {
+  type CacheKeyMessage,
+  type CacheKeyRequest,
+  fingerprintRequest,
+} from './fingerprint-request.js';
 import { formatCacheBreak } from './format-cache-break.js';
+import { lastBlockOf, requestWithBreakpoints, wireMessages } from './__fixtures__/fan-out.js';
 import {
   forkingAssistantMessage,
   parentHistory,
@@ -27,8 +32,9 @@ describe('diagnoseCacheBreak', () => {
       max_tokens: 100,
       temperature: 1,
     };
-    const diagnosis = diagnoseCacheBreak(baseRequest(), other);
+    const { reach, ...diagnosis } = diagnoseCacheBreak(baseRequest(), other);
     expect(diagnosis).toEqual({ identical: true, sharedPrefixMessages: 4 });
+    expect(reach.reachable).toBe(true);
   });
 
   it('names a model change and quotes both models', () => {
@@ -118,7 +124,7 @@ describe('diagnoseCacheBreak', () => {
     const changed = structuredClone(baseRequest());
     const toolResult = (changed.messages[2]!.content as { content: { text: string }[] }[])[0]!;
     toolResult.content[0]!.text = 'export function loadConfig() { return cached; }';
-    const diagnosis = diagnoseCacheBreak(baseRequest(), changed);
+    const { reach: _reach, ...diagnosis } = diagnoseCacheBreak(baseRequest(), changed);
     expect(diagnosis).toEqual({
       identical: false,
       firstDifference: {
@@ -259,5 +265,88 @@ describe('formatCacheBreak', () => {
     );
     expect(line).not.toMatch(/[\r\n]/);
     expect(line).toContain('cache break in model');
+  });
+});
+
+describe('diagnoseCacheBreak: where the breakpoints are', () => {
+  // 25 short user blocks after the history: a crafted request whose end is far from the entry.
+  const history = wireMessages(parentHistory());
+  const longTail: CacheKeyMessage[] = [
+    ...history,
+    { role: 'assistant', content: [{ type: 'text', text: 'Reading more.' }] },
+    {
+      role: 'user',
+      content: Array.from({ length: 24 }, (_, index) => ({ type: 'text', text: `note ${index}` })),
+    },
+  ];
+  const written = requestWithBreakpoints(history, [lastBlockOf(history, 2)]);
+  const endOnly = requestWithBreakpoints(longTail, [lastBlockOf(longTail, 4)]);
+
+  it('reports a byte-identical prefix whose entry is 25 blocks before the first breakpoint as a lookback break', () => {
+    const diagnosis = diagnoseCacheBreak(written, endOnly);
+    expect(diagnosis).toMatchObject({
+      identical: false,
+      firstDifference: { part: 'lookback', messageIndex: 4, blockIndex: 23 },
+      sharedPrefixMessages: 3,
+      reach: {
+        reachable: false,
+        problem: 'beyond-lookback',
+        distance: 25,
+        nearestEntry: { part: 'message', messageIndex: 2, blockIndex: 0 },
+        readEntry: { part: 'system', blockIndex: 1 },
+      },
+    });
+    expect(formatCacheBreak(diagnosis)).toBe(
+      "cache break in lookback: the nearest cached block (message 2 block 0 (tool_result)) is 25 blocks before request b's first breakpoint after it (message 4 block 23 (text)), and a breakpoint looks back at most 20 blocks, itself included, so request b reads only up to system block 1; put a breakpoint at most 19 blocks after message 2 block 0 (tool_result) (for example on it); 3 leading messages still shared",
+    );
+  });
+
+  it('passes the same request once a breakpoint sits within the lookback of the entry', () => {
+    const bridged = requestWithBreakpoints(longTail, [
+      { messageIndex: 4, blockIndex: 5 },
+      lastBlockOf(longTail, 4),
+    ]);
+    const diagnosis = diagnoseCacheBreak(written, bridged);
+    expect(diagnosis).toMatchObject({
+      identical: false,
+      longerRequest: 'b',
+      reach: { reachable: true },
+    });
+    expect(formatCacheBreak(diagnosis)).toMatch(/^no cache break: request b extends request a/);
+  });
+
+  it('reports no entry to read when the earlier request marked nothing inside the shared prefix', () => {
+    const unmarked = { ...toRequest([]), system: 'Plain system.', messages: history };
+    const diagnosis = diagnoseCacheBreak(unmarked, { ...endOnly, system: 'Plain system.' });
+    expect(diagnosis).toMatchObject({
+      firstDifference: { part: 'breakpoints' },
+      reach: { problem: 'no-entry' },
+    });
+    expect(formatCacheBreak(diagnosis)).toContain('request a has no breakpoint inside the');
+  });
+
+  it('reports a later request with no breakpoint at or after the entry', () => {
+    const early = requestWithBreakpoints(longTail, []);
+    const diagnosis = diagnoseCacheBreak(written, { ...early, system: toRequest([]).system });
+    expect(diagnosis).toMatchObject({
+      firstDifference: { part: 'breakpoints', messageIndex: 2, blockIndex: 0 },
+      reach: { problem: 'no-breakpoint', readEntry: { part: 'system' } },
+    });
+  });
+
+  it('names an unreadable shared prefix after a content break too', () => {
+    const edited = structuredClone(endOnly);
+    (edited.messages[4]!.content as { text: string }[])[23]!.text = 'changed';
+    const longerWritten = requestWithBreakpoints(longTail, [
+      lastBlockOf(history, 2),
+      lastBlockOf(longTail, 4),
+    ]);
+    const line = formatCacheBreak(diagnoseCacheBreak(longerWritten, edited));
+    expect(line).toContain(
+      'cache break in message: message 4 (user) block 23 (text) has different content',
+    );
+    expect(line).toContain(
+      '; before it, the nearest cached block (message 2 block 0 (tool_result)) is 25 blocks before',
+    );
   });
 });

@@ -1,3 +1,5 @@
+import { type CacheReach, assessCacheReach } from './assess-cache-reach.js';
+import { describeCacheReach } from './describe-cache-reach.js';
 import {
   type CacheKeyRequest,
   type MessageFingerprint,
@@ -9,10 +11,17 @@ import {
 /** A part of the prompt-cache key, in the order the cache reads them. */
 export type CacheKeyPart = 'model' | 'tools' | 'system' | 'thinking' | 'options' | 'message';
 
+/**
+ * What breaks a cache read: a cache-key part that differs, or, with the prefix shared byte
+ * for byte, `breakpoints` (no entry written where the later request could find it) or
+ * `lookback` (the entry lies beyond the lookback of the later request's breakpoints).
+ */
+export type CacheBreakPart = CacheKeyPart | 'breakpoints' | 'lookback';
+
 /** Where two requests first differ. */
 export type CacheBreakLocation = {
-  /** The cache-key part that differs. */
-  part: CacheKeyPart;
+  /** What differs: a cache-key part, or where breakpoints leave a shared prefix unread. */
+  part: CacheBreakPart;
   /** Index of the first differing message (part `message`). */
   messageIndex?: number;
   /** Index of the first differing block: in the message (part `message`) or in the system prompt (part `system`). */
@@ -28,28 +37,39 @@ export type CacheBreakLocation = {
 /** The result of comparing the cache keys of two requests. */
 export type CacheBreakDiagnosis =
   | {
-      /** Every cache-key part matches: the second request can read everything the first cached. */
+      /**
+       * Every cache-key part matches and request b's breakpoints reach the entries request
+       * a wrote: the second request can read everything the first cached.
+       */
       identical: true;
       /** Number of messages (all of them). */
       sharedPrefixMessages: number;
+      /** How request b reads what request a cached (see `assessCacheReach`). */
+      reach: CacheReach;
     }
   | {
-      /** Some cache-key part differs. */
+      /** Some cache-key part differs, or the shared prefix cannot be read from the cache. */
       identical: false;
-      /** The first difference, in cache order (model, tools, system, thinking, options, messages). */
+      /**
+       * The first difference, in cache order (model, tools, system, thinking, options,
+       * messages). When the prefix is shared byte for byte but request b cannot read the
+       * entry request a wrote in it, the part is `breakpoints` or `lookback`.
+       */
       firstDifference: CacheBreakLocation;
       /** Number of leading messages whose cached prefix the two requests still share. */
       sharedPrefixMessages: number;
       /**
        * Set when the difference is no break: one request is the other with more content
-       * appended (more messages, or more blocks in its last message), so the longer one
-       * can read everything the shorter one cached. Names the longer request.
+       * appended (more messages, or more blocks in its last message) and its breakpoints
+       * reach what the shorter one cached. Names the longer request.
        */
       longerRequest?: 'a' | 'b';
+      /** How request b reads what request a cached in the prefix they share. */
+      reach: CacheReach;
     };
 
 function toFingerprint(value: CacheKeyRequest | RequestFingerprint): RequestFingerprint {
-  return 'prefixHash' in value ? value : fingerprintRequest(value);
+  return 'prefixBlocks' in value ? value : fingerprintRequest(value);
 }
 
 function onlyIn(aHas: boolean): string {
@@ -178,11 +198,16 @@ function countSharedMessages(a: RequestFingerprint, b: RequestFingerprint): numb
 }
 
 /**
- * Compares the cache keys of two requests (bodies or fingerprints) and names the first
- * part that differs, in cache order, with the tool, block or message index, plus the
- * number of leading messages whose cached prefix the two still share. When one request
- * only appends to the other (a fork after its parent's request, the next turn after
- * this one), `longerRequest` says so: that is a cache read, not a break.
+ * Compares the cache keys of two requests (bodies or fingerprints; b is the later one) and
+ * names the first part that differs, in cache order, with the tool, block or message index,
+ * plus the number of leading messages whose cached prefix the two still share. It also
+ * models where the breakpoints are: request a wrote an entry at each of its breakpoints, and
+ * b reads one only within the lookback of its own breakpoints (the rule of b's fingerprint,
+ * `STRICT_LOOKBACK` for a body). A prefix shared byte for byte that b cannot read is a break
+ * in `lookback` ("the nearest cached block is 25 blocks before request b's first breakpoint
+ * after it…") or `breakpoints` (no entry where b could find one). When one request only
+ * appends to the other (a fork after its parent's request, the next turn after this one)
+ * and reaches what it cached, `longerRequest` says so: that is a cache read, not a break.
  */
 export function diagnoseCacheBreak(
   a: CacheKeyRequest | RequestFingerprint,
@@ -192,12 +217,40 @@ export function diagnoseCacheBreak(
   const right = toFingerprint(b);
   const sharedPrefixMessages = countSharedMessages(left, right);
   const difference = firstDifference(left, right);
-  if (difference === undefined) return { identical: true, sharedPrefixMessages };
-  const longerRequest = extendingRequest(left, right, difference);
-  if (longerRequest === undefined) {
-    return { identical: false, firstDifference: difference, sharedPrefixMessages };
+  const longerRequest = difference && extendingRequest(left, right, difference);
+  // The reader is the request that continues the other: b, unless a is the longer one.
+  const reach =
+    longerRequest === 'a' ? assessCacheReach(right, left) : assessCacheReach(left, right);
+  const unreadable = reachBreak(reach);
+  if (difference === undefined || longerRequest !== undefined) {
+    // The prefix is shared byte for byte; whether it is read depends on the breakpoints.
+    if (unreadable) {
+      return { identical: false, firstDifference: unreadable, sharedPrefixMessages, reach };
+    }
+    if (difference === undefined) return { identical: true, sharedPrefixMessages, reach };
+    return {
+      identical: false,
+      firstDifference: difference,
+      sharedPrefixMessages,
+      longerRequest,
+      reach,
+    };
   }
-  return { identical: false, firstDifference: difference, sharedPrefixMessages, longerRequest };
+  return { identical: false, firstDifference: difference, sharedPrefixMessages, reach };
+}
+
+/** The break a reach problem amounts to, located at the cached block it fails to read. */
+function reachBreak(reach: CacheReach): CacheBreakLocation | undefined {
+  const detail = describeCacheReach(reach);
+  if (detail === undefined) return undefined;
+  const where = reach.breakpoint ?? reach.nearestEntry;
+  return {
+    part: reach.problem === 'beyond-lookback' ? 'lookback' : 'breakpoints',
+    ...(where?.messageIndex === undefined ? {} : { messageIndex: where.messageIndex }),
+    ...(where?.blockIndex === undefined ? {} : { blockIndex: where.blockIndex }),
+    ...(where?.toolIndex === undefined ? {} : { toolIndex: where.toolIndex }),
+    detail,
+  };
 }
 
 /** True when `shorter` is `longer` with blocks missing at the end (same role, same leading blocks). */

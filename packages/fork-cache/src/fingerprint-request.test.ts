@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   type CacheKeyRequest,
+  type RequestFingerprint,
   MESSAGE_PREFIX_OFFSET,
   fingerprintRequest,
 } from './fingerprint-request.js';
@@ -156,7 +157,40 @@ describe('fingerprintRequest', () => {
     (history[0]!.content as Record<string, unknown>[])[0]!.cache_control = { type: 'ephemeral' };
     (marked.messages[3]!.content as Record<string, unknown>[]).at(-1)!.cache_control = null;
     marked.cache_control = { type: 'ephemeral' };
-    expect(fingerprintRequest(marked)).toEqual(fingerprintRequest(plain));
+    const withoutBreakpoints = (fingerprint: RequestFingerprint) => ({
+      ...fingerprint,
+      prefixBlocks: fingerprint.prefixBlocks.map(({ breakpoint: _breakpoint, ...block }) => block),
+    });
+    expect(withoutBreakpoints(fingerprintRequest(marked))).toEqual(
+      withoutBreakpoints(fingerprintRequest(plain)),
+    );
+    // The markers are recorded apart: where each request writes, not what it caches.
+    const breakpoints = fingerprintRequest(marked)
+      .prefixBlocks.filter((block) => block.breakpoint)
+      .map(({ part, toolIndex, messageIndex, blockIndex, breakpoint }) => ({
+        part,
+        ...(toolIndex === undefined ? {} : { toolIndex }),
+        ...(messageIndex === undefined ? {} : { messageIndex }),
+        ...(blockIndex === undefined ? {} : { blockIndex }),
+        breakpoint,
+      }));
+    expect(breakpoints).toEqual([
+      { part: 'tools', toolIndex: 1, breakpoint: { ttl: '5m', automatic: false } },
+      { part: 'system', blockIndex: 0, breakpoint: { ttl: '1h', automatic: false } },
+      {
+        part: 'message',
+        messageIndex: 2,
+        blockIndex: 0,
+        breakpoint: { ttl: '5m', automatic: false },
+      },
+      // The top-level marker lands on the last block; a null cache_control is no breakpoint.
+      {
+        part: 'message',
+        messageIndex: 3,
+        blockIndex: 4,
+        breakpoint: { ttl: '5m', automatic: true },
+      },
+    ]);
   });
 
   it('notices a one-character change in a text block, and only in that message and block', () => {

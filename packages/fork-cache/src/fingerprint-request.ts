@@ -1,4 +1,10 @@
 import { canonicalJson, hashParts, orderedJson } from './canonical-json.js';
+import { type LookbackRule, resolveLookbackRule } from './lookback.js';
+import {
+  type PrefixBlockFingerprint,
+  type RawPrefixBlock,
+  buildPrefixBlocks,
+} from './prefix-blocks.js';
 
 /** A message of a Messages API request body, as far as the cache key is concerned. */
 export type CacheKeyMessage = {
@@ -128,6 +134,20 @@ export type RequestFingerprint = {
    * requests share their prefix up to an index exactly when the hashes there are equal.
    */
   prefixHash: string[];
+  /**
+   * Every block in cache order (each tool definition, system block and message block) with
+   * the hash of the prefix it ends, its lookback position and its breakpoint, if any: where
+   * this request writes cache entries and how far back each breakpoint reads.
+   */
+  prefixBlocks: PrefixBlockFingerprint[];
+  /** The lookback the positions were counted with. */
+  lookback: LookbackRule;
+};
+
+/** Options of `fingerprintRequest`. */
+export type FingerprintOptions = {
+  /** How the server looks back from a breakpoint (default `STRICT_LOOKBACK`). */
+  lookback?: Partial<LookbackRule>;
 };
 
 /** Where message `messageIndex` sits in `RequestFingerprint.prefixHash`. */
@@ -191,6 +211,46 @@ function toolName(tool: unknown): string {
   return '(unnamed)';
 }
 
+function rawContent(content: string | readonly unknown[] | null | undefined): readonly unknown[] {
+  if (content === null || content === undefined) return [];
+  return typeof content === 'string' ? [{ type: 'text', text: content }] : content;
+}
+
+function rawPrefixBlocks(
+  request: CacheKeyRequest,
+  parts: {
+    tools: RequestFingerprint['tools'];
+    system: RequestFingerprint['system'];
+    messages: MessageFingerprint[];
+  },
+): RawPrefixBlock[] {
+  const tools = rawContent(request.tools).map((tool, toolIndex): RawPrefixBlock => ({
+    part: 'tools',
+    toolIndex,
+    type: 'tool',
+    hash: parts.tools.items[toolIndex]?.hash ?? '',
+    raw: tool,
+  }));
+  const system = rawContent(request.system).map((block, blockIndex): RawPrefixBlock => ({
+    part: 'system',
+    blockIndex,
+    type: blockType(block),
+    hash: parts.system.blocks[blockIndex] ?? '',
+    raw: block,
+  }));
+  const messages = request.messages.flatMap((message, messageIndex) =>
+    rawContent(message.content).map((block, blockIndex): RawPrefixBlock => ({
+      part: 'message',
+      messageIndex,
+      blockIndex,
+      type: blockType(block),
+      hash: hashParts(message.role, parts.messages[messageIndex]?.blocks[blockIndex]?.hash ?? ''),
+      raw: block,
+    })),
+  );
+  return [...tools, ...system, ...messages];
+}
+
 function fingerprintMessage(message: CacheKeyMessage): MessageFingerprint {
   const blocks = normalizeBlocks(message.content).map((block): BlockFingerprint => ({
     type: blockType(block),
@@ -205,14 +265,20 @@ function fingerprintMessage(message: CacheKeyMessage): MessageFingerprint {
 
 /**
  * Fingerprints a Messages API request body: a short sha256 hash per cache-key part
- * (model, tools, system, thinking, other key options, each message and each block) and
- * the prefix chain. Hashes are taken over canonical JSON (sorted keys) without
- * `cache_control` markers, since breakpoints move from turn to turn without changing
- * what is cached; a tool's `input_schema` and a tool call's `input` keep their key
- * order, since they reach the prompt as written; fields outside the cache key (`max_tokens`, `stream`, `metadata`,
- * `temperature`, `top_p`, `top_k`, `stop_sequences`, `service_tier`) are ignored.
+ * (model, tools, system, thinking, other key options, each message and each block), the
+ * prefix chain, and every block in cache order with its prefix hash, lookback position and
+ * breakpoint. Hashes are taken over canonical JSON (sorted keys) without `cache_control`
+ * markers, since breakpoints move from turn to turn without changing what is cached (they
+ * are recorded apart, in `prefixBlocks`); a tool's `input_schema` and a tool call's `input`
+ * keep their key order, since they reach the prompt as written; fields outside the cache
+ * key (`max_tokens`, `stream`, `metadata`, `temperature`, `top_p`, `top_k`,
+ * `stop_sequences`, `service_tier`) are ignored.
  */
-export function fingerprintRequest(request: CacheKeyRequest): RequestFingerprint {
+export function fingerprintRequest(
+  request: CacheKeyRequest,
+  options: FingerprintOptions = {},
+): RequestFingerprint {
+  const lookback = resolveLookbackRule(options.lookback);
   const toolItems = (request.tools ?? []).map((tool) => ({
     name: toolName(tool),
     hash: hashWithPayload(withoutCacheControl(tool), 'input_schema'),
@@ -236,7 +302,7 @@ export function fingerprintRequest(request: CacheKeyRequest): RequestFingerprint
   };
   const system = { hash: hashParts('system', ...systemBlocks), blocks: systemBlocks };
   const thinking = { hash: hashParts('thinking', thinkingCanonical), canonical: thinkingCanonical };
-  const options = {
+  const keyOptions = {
     hash: hashParts('options', ...Object.entries(optionFields).flat()),
     fields: optionFields,
   };
@@ -245,10 +311,27 @@ export function fingerprintRequest(request: CacheKeyRequest): RequestFingerprint
   const afterTools = hashParts('prefix', model.hash, tools.hash);
   const afterSystem = hashParts(afterTools, system.hash);
   const prefixHash = [afterTools, afterSystem];
-  let previous = hashParts(afterSystem, thinking.hash, options.hash);
+  let previous = hashParts(afterSystem, thinking.hash, keyOptions.hash);
   for (const message of messages) {
     previous = hashParts(previous, message.hash);
     prefixHash.push(previous);
   }
-  return { model, tools, system, thinking, options, messages, prefixHash };
+  const prefixBlocks = buildPrefixBlocks({
+    seed: hashParts('blocks', model.hash),
+    messageKey: hashParts(thinking.hash, keyOptions.hash),
+    blocks: rawPrefixBlocks(request, { tools, system, messages }),
+    automatic: request.cache_control,
+    rule: lookback,
+  });
+  return {
+    model,
+    tools,
+    system,
+    thinking,
+    options: keyOptions,
+    messages,
+    prefixHash,
+    prefixBlocks,
+    lookback,
+  };
 }

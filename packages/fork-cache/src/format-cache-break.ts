@@ -1,3 +1,4 @@
+import { describeCacheReach } from './describe-cache-reach.js';
 import { type CacheBreakDiagnosis } from './diagnose-cache-break.js';
 
 function plural(count: number, word: string): string {
@@ -15,7 +16,12 @@ export function formatCacheBreak(diagnosis: CacheBreakDiagnosis): string {
     const line = `no cache break: request ${diagnosis.longerRequest} extends request ${shorter}, whose whole prompt it shares (${plural(diagnosis.sharedPrefixMessages, 'leading message')} identical); first extra content: ${detail}`;
     return line.replace(/\s*[\r\n]+\s*/g, ' ');
   }
-  const line = `cache break in ${part}: ${detail}; ${plural(diagnosis.sharedPrefixMessages, 'leading message')} still shared`;
+  // A content break can come on top of a shared prefix that is not read either.
+  const unread =
+    part === 'lookback' || part === 'breakpoints' ? undefined : describeCacheReach(diagnosis.reach);
+  const also =
+    unread === undefined || diagnosis.reach.problem === 'no-entry' ? '' : `; before it, ${unread}`;
+  const line = `cache break in ${part}: ${detail}; ${plural(diagnosis.sharedPrefixMessages, 'leading message')} still shared${also}`;
   // Details can quote model names or field names; keep the log entry on one line.
   return line.replace(/\s*[\r\n]+\s*/g, ' ');
 }
