@@ -160,16 +160,34 @@ async function packFromCleanBuild(packsDir: string): Promise<WorkspacePackage[]>
   return packages;
 }
 
+/** The files a package's manifest promises: its `.` export (code and types) and its bins. */
+async function promisedFiles(entry: WorkspacePackage): Promise<string[]> {
+  const manifest = JSON.parse(await readFile(join(entry.dir, 'package.json'), 'utf8')) as {
+    exports?: Record<string, unknown>;
+    bin?: string | Record<string, string>;
+  };
+  const files: string[] = [];
+  const main = manifest.exports?.['.'];
+  if (main && typeof main === 'object') {
+    for (const key of ['import', 'types']) {
+      const target = (main as Record<string, unknown>)[key];
+      if (typeof target === 'string') files.push(target);
+    }
+  }
+  const bins =
+    typeof manifest.bin === 'string' ? [manifest.bin] : Object.values(manifest.bin ?? {});
+  files.push(...bins);
+  return files.map((file) => `package/${file.replace(/^\.\//, '')}`);
+}
+
 async function checkTarballContents(entry: WorkspacePackage): Promise<void> {
   const { stdout } = await run('tar', ['-tzf', entry.tarball], { cwd: root });
   const files = stdout.split('\n');
-  for (const required of [
-    'package/dist/index.js',
-    'package/dist/index.d.ts',
-    'package/README.md',
-    'package/LICENSE',
-  ]) {
-    if (!files.includes(required)) fail(`${entry.tarball} has no ${required.slice(8)}`);
+  const required = [...(await promisedFiles(entry)), 'package/README.md', 'package/LICENSE'];
+  if (!required.some((file) => file.startsWith('package/dist/')))
+    fail(`${entry.name} promises no file in dist`);
+  for (const file of required) {
+    if (!files.includes(file)) fail(`${entry.tarball} has no ${file.slice(8)}`);
   }
 }
 
