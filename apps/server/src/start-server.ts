@@ -1,0 +1,231 @@
+import { mkdir, realpath } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { type ServerType, serve } from '@hono/node-server';
+import type { Sim } from '@delegate/api-sim';
+import { DelegateError, errorMessage } from '@delegate/core';
+import type { DestinationStream, Logger } from 'pino';
+import {
+  type ServerConfig,
+  type ServerConfigInput,
+  parseServerConfig,
+} from './config/server-config.js';
+import { type ServerToken, loadServerToken } from './config/server-token.js';
+import { RunEventHub } from './events/run-event-hub.js';
+import { createApp } from './http/create-app.js';
+import { createLogger } from './logging/create-logger.js';
+import { InProcessRunQueue } from './queue/in-process-run-queue.js';
+import type { RunQueue, RunQueueShutdown } from './queue/run-queue.js';
+import { RunExecutor } from './runner/run-executor.js';
+import { RunService } from './runner/run-service.js';
+import { createRedactor } from './security/create-redactor.js';
+import { startInProcessSim } from './sim/start-in-process-sim.js';
+import type { RunStore } from './store/run-store.js';
+import { openSqliteRunStore } from './store/sqlite-run-store.js';
+import { isInside } from './workspace/resolve-workspace.js';
+
+/** A running delegate-server. */
+export type DelegateServer = {
+  /** Base URL (`http://127.0.0.1:PORT`). */
+  url: string;
+  /** Port it listens on. */
+  port: number;
+  /** The bearer token clients must send. */
+  token: ServerToken;
+  /** The validated configuration. */
+  config: ServerConfig;
+  /** The run store. */
+  store: RunStore;
+  /** The logger. */
+  logger: Logger;
+  /** The in-process simulator, with `--sim`. */
+  sim: Sim | undefined;
+  /**
+   * Shuts down gracefully: stops taking work, lets running turns finish for
+   * `shutdownTimeoutMs` (or `timeoutMs`), marks the rest interrupted, ends event streams,
+   * closes the store. Calling it again returns the same promise.
+   */
+  close(options?: { timeoutMs?: number }): Promise<RunQueueShutdown>;
+};
+
+/** Parts a deployment may replace (the scale-out uses PostgreSQL and BullMQ). */
+export type ServerParts = {
+  /** The store; default SQLite in the data directory. */
+  store?: RunStore;
+  /** The queue; default in-process with `maxConcurrentRuns`. */
+  queue?: RunQueue;
+  /** Where JSON logs go; default stdout. */
+  logDestination?: DestinationStream;
+};
+
+const SECRET_VARIABLES = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'DELEGATE_SERVER_TOKEN'];
+
+/** This process's environment without the credentials, for the commands runs execute. */
+function toolEnvironment(secrets: readonly (string | undefined)[]): NodeJS.ProcessEnv {
+  const environment: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (SECRET_VARIABLES.includes(name) || value === undefined) continue;
+    if (
+      secrets.some((secret) => secret !== undefined && secret.length >= 8 && value.includes(secret))
+    )
+      continue;
+    environment[name] = value;
+  }
+  return environment;
+}
+
+async function realRoots(roots: readonly string[]): Promise<string[]> {
+  return Promise.all(
+    roots.map(async (root) => {
+      try {
+        return await realpath(root);
+      } catch (error) {
+        throw new DelegateError(
+          'INVALID_ARGUMENT',
+          `--workspace-root: ${root} does not exist (${errorMessage(error)}). Create it or pass another directory.`,
+        );
+      }
+    }),
+  );
+}
+
+async function prepareDataDir(config: ServerConfig, roots: readonly string[]): Promise<string> {
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  const dataDir = await realpath(config.dataDir);
+  const overlap = roots.find((root) => isInside(root, dataDir) || isInside(dataDir, root));
+  if (overlap !== undefined) {
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `--data-dir ${dataDir} overlaps the workspace root ${overlap}: runs could read the server's token and database. Put the data directory outside every workspace root.`,
+    );
+  }
+  return dataDir;
+}
+
+function listen(server: ServerType): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.once('listening', () => resolve(server.address() as AddressInfo));
+  });
+}
+
+/** Starts delegate-server: validates the configuration, opens the store, recovers runs, listens. */
+export async function startServer(
+  input: ServerConfigInput = {},
+  parts: ServerParts = {},
+): Promise<DelegateServer> {
+  const config = parseServerConfig(input);
+  const roots = await realRoots(config.workspaceRoots);
+  const dataDir = await prepareDataDir(config, roots);
+  const token = await loadServerToken({ configured: config.token, dataDir });
+  const sim = config.sim
+    ? await startInProcessSim({
+        policy: config.sim,
+        ...(config.simPacing ? { pacing: config.simPacing } : {}),
+      })
+    : undefined;
+  const apiKey = config.apiKey ?? 'sim-key';
+  const secrets = [config.apiKey, token.token];
+  const redact = createRedactor(secrets);
+  const logger = createLogger({
+    level: config.logLevel,
+    secrets,
+    ...(parts.logDestination ? { destination: parts.logDestination } : {}),
+  });
+  const store = parts.store ?? openSqliteRunStore({ path: join(dataDir, 'runs.sqlite') });
+  await store.migrate();
+  const hub = new RunEventHub({
+    store,
+    redact,
+    onWriteError: (runId, error) =>
+      logger.error({ runId, err: redact(errorMessage(error)) }, 'storing events failed'),
+  });
+  const queue =
+    parts.queue ??
+    new InProcessRunQueue({
+      concurrency: config.maxConcurrentRuns,
+      onHandlerError: (job, error) =>
+        logger.error({ runId: job.runId, err: redact(errorMessage(error)) }, 'run job failed'),
+    });
+  const executor = new RunExecutor({
+    store,
+    hub,
+    logger,
+    redact,
+    idleSessions: config.idleSessions,
+    defaults: {
+      dataDir,
+      apiKey,
+      ...(sim ? { baseURL: sim.url } : config.baseURL ? { baseURL: config.baseURL } : {}),
+      ...(config.homeDir ? { homeDir: config.homeDir } : {}),
+      toolEnv: toolEnvironment(secrets),
+    },
+  });
+  const service = new RunService({
+    store,
+    hub,
+    queue,
+    executor,
+    logger,
+    workspaceRoots: roots,
+    dataDir,
+    redact,
+    ...(config.homeDir ? { homeDir: config.homeDir } : {}),
+  });
+  await service.recover();
+  queue.start(executor.handle);
+
+  const shutdown = new AbortController();
+  let accepting = true;
+  const app = createApp({
+    service,
+    store,
+    hub,
+    queue,
+    logger,
+    workspaceRoots: roots,
+    homeDir: config.homeDir,
+    keepAliveMs: config.keepAliveMs,
+    shutdownSignal: shutdown.signal,
+    isAccepting: () => accepting,
+    security: {
+      token: token.token,
+      corsOrigins: config.corsOrigins,
+      rateLimitPerMinute: config.rateLimitPerMinute,
+      authFailuresPerMinute: config.authFailuresPerMinute,
+      bodyLimitBytes: config.bodyLimitBytes,
+      redact,
+    },
+  });
+  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host });
+  const address = await listen(server);
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  logger.info(
+    { url, dataDir, workspaceRoots: roots, tokenSource: token.source },
+    'delegate-server listening',
+  );
+
+  let closing: Promise<RunQueueShutdown> | undefined;
+  const close = (options: { timeoutMs?: number } = {}): Promise<RunQueueShutdown> => {
+    closing ??= (async () => {
+      accepting = false;
+      service.stopAccepting();
+      const result = await queue.shutdown({
+        timeoutMs: options.timeoutMs ?? config.shutdownTimeoutMs,
+      });
+      await hub.flushAll();
+      shutdown.abort();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        if ('closeAllConnections' in server) server.closeAllConnections();
+      });
+      await store.close();
+      await sim?.close();
+      logger.info({ ...result }, 'delegate-server stopped');
+      return result;
+    })();
+    return closing;
+  };
+  return { url, port: address.port, token, config, store, logger, sim, close };
+}

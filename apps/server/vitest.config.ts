@@ -1,0 +1,4 @@
+import { defineProject, mergeConfig } from 'vitest/config';
+import { sharedConfig } from '../../vitest.shared.ts';
+
+export default mergeConfig(sharedConfig, defineProject({ test: { name: 'server' } }));
