@@ -4,16 +4,14 @@ import { DelegateError } from '@delegate/core';
 import { z } from 'zod';
 
 const wholeNumber = (minimum: number, maximum: number) =>
-  z
-    .union([
-      z.number(),
-      z
-        .string()
-        .trim()
-        .regex(/^\d+$/, 'must be a whole number')
-        .transform((text) => Number(text)),
-    ])
-    .pipe(z.number().int().min(minimum).max(maximum));
+  z.preprocess(
+    (value) => (typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value),
+    z
+      .number({ error: (issue) => `must be a whole number, got ${JSON.stringify(issue.input)}` })
+      .int(`must be a whole number from ${minimum} to ${maximum}`)
+      .min(minimum, `must be at least ${minimum}`)
+      .max(maximum, `must be at most ${maximum}`),
+  );
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 

@@ -32,6 +32,17 @@ function toolFromActivity(activity: string | undefined): string | null {
   return match ? match[1]! : null;
 }
 
+/** Largest tool input kept in the event log, in characters of JSON. */
+const MAX_LOGGED_INPUT = 4_000;
+
+/** Keeps the event log small: a large tool input (a whole file to write) becomes a preview. */
+function boundToolInput(event: AgentEvent): AgentEvent {
+  if (event.type !== 'agent.tool_use') return event;
+  const text = JSON.stringify(event.input) ?? '';
+  if (text.length <= MAX_LOGGED_INPUT) return event;
+  return { ...event, input: { truncated: true, preview: text.slice(0, MAX_LOGGED_INPUT) } };
+}
+
 /**
  * A run's agent tree: the records of the main agent and every sub-agent, kept up to date
  * from the session's events, with per-agent usage and cost.
@@ -165,19 +176,11 @@ export class AgentTree {
           ? `called ${event.toolUses.at(-1)!.name}`
           : event.text.slice(0, 200) || agent.lastActivity,
     }));
-    const toolEvents: RunEventData[] = event.toolUses.map((toolUse) => ({
-      type: 'agent.tool_use',
-      agentId: MAIN_AGENT_ID,
-      timestamp: now(),
-      toolName: toolUse.name,
-      toolUseId: toolUse.id,
-      input: toolUse.input,
-    }));
-    change.events.unshift(...toolEvents);
     return change;
   }
 
-  private applyAgentEvent(event: AgentEvent, runUsage: CompleteUsage | undefined): TreeChange {
+  private applyAgentEvent(original: AgentEvent, runUsage: CompleteUsage | undefined): TreeChange {
+    const event = boundToolInput(original);
     const change: TreeChange = { agents: [], events: [event] };
     const merge = (inner: TreeChange): TreeChange => ({
       agents: inner.agents,
