@@ -13,6 +13,7 @@ import {
 import { type ServerToken, loadServerToken } from './config/server-token.js';
 import { RunEventHub } from './events/run-event-hub.js';
 import { createApp } from './http/create-app.js';
+import { OpenStreams } from './http/open-streams.js';
 import { createLogger } from './logging/create-logger.js';
 import { InProcessRunQueue } from './queue/in-process-run-queue.js';
 import type { RunQueue, RunQueueShutdown } from './queue/run-queue.js';
@@ -176,6 +177,7 @@ export async function startServer(
   queue.start(executor.handle);
 
   const shutdown = new AbortController();
+  const streams = new OpenStreams();
   let accepting = true;
   const app = createApp({
     service,
@@ -187,6 +189,7 @@ export async function startServer(
     homeDir: config.homeDir,
     keepAliveMs: config.keepAliveMs,
     shutdownSignal: shutdown.signal,
+    streams,
     isAccepting: () => accepting,
     security: {
       token: token.token,
@@ -215,10 +218,18 @@ export async function startServer(
         timeoutMs: options.timeoutMs ?? config.shutdownTimeoutMs,
       });
       await hub.flushAll();
+      // Event streams send what is left and end; then idle sockets close, stragglers are cut.
       shutdown.abort();
+      await streams.drained(2_000);
       await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        if ('closeAllConnections' in server) server.closeAllConnections();
+        const timer = setTimeout(() => {
+          if ('closeAllConnections' in server) server.closeAllConnections();
+        }, 1_000);
+        server.close(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        if ('closeIdleConnections' in server) server.closeIdleConnections();
       });
       await store.close();
       await sim?.close();

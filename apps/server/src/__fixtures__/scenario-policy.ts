@@ -77,6 +77,7 @@ export function scenarioPolicy(gates: Gates): Policy {
         }
         if (notified) return 'Main saw the background agents end.';
         if (hasResults) return 'Started the background agents.';
+        if (request.lastUserText.includes('interrupted')) return 'Continuing after the restart.';
         return [
           { type: 'tool_use', name: 'Agent', input: { description: 'held background work', prompt: 'scenario:bg work', subagent_type: 'general-purpose', run_in_background: true } },
           { type: 'tool_use', name: 'Agent', input: { description: 'quick background work', prompt: 'scenario:bg-quick work', subagent_type: 'general-purpose', run_in_background: true } },

@@ -5,6 +5,7 @@ import type { RunQueue } from '../queue/run-queue.js';
 import type { RunService } from '../runner/run-service.js';
 import type { RunStore } from '../store/run-store.js';
 import type { AuthVariables } from './auth-middleware.js';
+import type { OpenStreams } from './open-streams.js';
 
 /** Context variables of every request. */
 export type AppEnv = { Variables: AuthVariables & { requestId: string } };
@@ -24,6 +25,8 @@ export type AppDependencies = {
   keepAliveMs: number;
   /** Aborts when the server shuts down (ends every event stream). */
   shutdownSignal: AbortSignal;
+  /** Event streams in progress. */
+  streams: OpenStreams;
   /** False once the server is shutting down. */
   isAccepting: () => boolean;
 };

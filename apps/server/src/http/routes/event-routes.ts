@@ -70,6 +70,7 @@ export function registerEventRoutes(
     const abort = new AbortController();
     const onShutdown = (): void => abort.abort();
     dependencies.shutdownSignal.addEventListener('abort', onShutdown, { once: true });
+    const closed = dependencies.streams.open();
     return streamSSE(c, async (stream) => {
       stream.onAbort(() => abort.abort());
       const keepAlive = setInterval(() => {
@@ -92,6 +93,7 @@ export function registerEventRoutes(
       } finally {
         clearInterval(keepAlive);
         dependencies.shutdownSignal.removeEventListener('abort', onShutdown);
+        closed();
       }
     }) as never;
   });
