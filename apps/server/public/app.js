@@ -39,7 +39,9 @@ async function api(path, { method = 'GET', body } = {}) {
   });
   if (response.status === 401) throw new Unauthorized('The token was refused.');
   const type = response.headers.get('content-type') ?? '';
-  const payload = type.includes('json') ? await response.json() : await response.text();
+  const payload = type.startsWith('application/json')
+    ? await response.json()
+    : await response.text();
   if (!response.ok)
     throw new Error(payload?.error?.message ?? `${response.status} ${response.statusText}`);
   return payload;
@@ -567,4 +569,6 @@ function App() {
     </div>`;
 }
 
-render(html`<${App} />`, document.getElementById('app'));
+const root = document.getElementById('app');
+root.textContent = '';
+render(html`<${App} />`, root);

@@ -82,6 +82,19 @@ export function scenarioPolicy(gates: Gates): Policy {
           { type: 'tool_use', name: 'Agent', input: { description: 'held background work', prompt: 'scenario:bg work', subagent_type: 'general-purpose', run_in_background: true } },
           { type: 'tool_use', name: 'Agent', input: { description: 'quick background work', prompt: 'scenario:bg-quick work', subagent_type: 'general-purpose', run_in_background: true } },
         ];
+      case 'tree':
+        if (!main && request.forkDirective === undefined) {
+          await gates.get('tree').promise;
+          return 'Survey done.';
+        }
+        if (!main) return `Fork report on: ${request.forkDirective}`;
+        if (notified) return 'All agents are done.';
+        if (hasResults) return 'Both forks reported; the survey runs in the background.';
+        return [
+          { type: 'tool_use', name: 'Agent', input: { description: 'audit parser', prompt: 'Directive: audit the parser' } },
+          { type: 'tool_use', name: 'Agent', input: { description: 'audit printer', prompt: 'Directive: audit the printer' } },
+          { type: 'tool_use', name: 'Agent', input: { description: 'survey', prompt: 'scenario:tree survey the workspace', subagent_type: 'general-purpose', run_in_background: true } },
+        ];
       case 'bash':
         if (hasResults) return `Environment: ${request.toolResults[0]?.content}`;
         return [{ type: 'tool_use', name: 'Bash', input: { command: 'env', description: 'print the environment' } }];
