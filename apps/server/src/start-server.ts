@@ -1,7 +1,8 @@
+import { setMaxListeners } from 'node:events';
 import { mkdir, realpath } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { type ServerType, serve } from '@hono/node-server';
+import { type ServerType, createAdaptorServer } from '@hono/node-server';
 import type { Sim } from '@delegate/api-sim';
 import { DelegateError, errorMessage } from '@delegate/core';
 import type { DestinationStream, Logger } from 'pino';
@@ -103,10 +104,21 @@ async function prepareDataDir(config: ServerConfig, roots: readonly string[]): P
   return dataDir;
 }
 
-function listen(server: ServerType): Promise<AddressInfo> {
+function listen(server: ServerType, options: { port: number; host: string }): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.once('listening', () => resolve(server.address() as AddressInfo));
+    server.once('error', (error) => {
+      reject(
+        new DelegateError(
+          'INVALID_ARGUMENT',
+          `Cannot listen on ${options.host}:${options.port}: ${errorMessage(error)}. Pick another --port or --host.`,
+          { cause: error },
+        ),
+      );
+    });
+    // A deep accept queue: hundreds of dashboards and SSE clients may connect at once.
+    server.listen({ port: options.port, host: options.host, backlog: 4_096 }, () =>
+      resolve(server.address() as AddressInfo),
+    );
   });
 }
 
@@ -177,6 +189,8 @@ export async function startServer(
   queue.start(executor.handle);
 
   const shutdown = new AbortController();
+  // Every open event stream listens for the shutdown.
+  setMaxListeners(0, shutdown.signal);
   const streams = new OpenStreams();
   let accepting = true;
   const app = createApp({
@@ -200,8 +214,8 @@ export async function startServer(
       redact,
     },
   });
-  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host });
-  const address = await listen(server);
+  const server = createAdaptorServer({ fetch: app.fetch });
+  const address = await listen(server, { port: config.port, host: config.host });
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
   logger.info(

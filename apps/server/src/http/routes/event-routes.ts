@@ -3,6 +3,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import { followRunEvents, hasNothingToFollow } from '../../events/follow-run-events.js';
 import { ApiError } from '../api-error.js';
+import { sseFrame } from '../sse-frame.js';
 import { type App, type AppDependencies, SECURITY } from '../app-context.js';
 import { EventsQuery, RunParams, TranscriptQuery } from '../schemas.js';
 import { BAD_REQUEST, COMMON_ERRORS, NOT_FOUND } from './openapi-responses.js';
@@ -84,11 +85,7 @@ export function registerEventRoutes(
           after,
           signal: abort.signal,
         })) {
-          await stream.writeSSE({
-            id: String(event.seq),
-            event: event.type,
-            data: JSON.stringify(event),
-          });
+          await stream.write(sseFrame(event));
         }
       } finally {
         clearInterval(keepAlive);
