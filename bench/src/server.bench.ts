@@ -97,7 +97,14 @@ async function startServer(options: { dataDir: string; workspace: string; simUrl
   return { child, url };
 }
 
-function call(url: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+/** What the bench reads from the API's JSON answers. */
+type Answer = { id: string; status: string };
+
+function call(
+  url: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: Answer }> {
   return new Promise((resolve, reject) => {
     const text = body === undefined ? undefined : JSON.stringify(body);
     const outgoing = request(
@@ -117,7 +124,10 @@ function call(url: string, path: string, body?: unknown): Promise<{ status: numb
         let data = '';
         response.on('data', (chunk) => (data += String(chunk)));
         response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, json: data ? JSON.parse(data) : undefined }),
+          resolve({
+            status: response.statusCode ?? 0,
+            json: (data ? JSON.parse(data) : {}) as Answer,
+          }),
         );
       },
     );
@@ -207,7 +217,7 @@ async function round(options: {
     Array.from({ length: RUNS }, async (_, index) => {
       const created = await call(url, '/v1/runs', { prompt: `Audit part ${index}` });
       if (created.status !== 201) throw new Error(`POST /v1/runs answered ${created.status}`);
-      const id = created.json.id as string;
+      const id = created.json.id;
       return { id, subscriptions: Array.from({ length: SUBSCRIBERS }, () => subscribe(url, id)) };
     }),
   );

@@ -1,4 +1,5 @@
 // The delegate-server dashboard: plain ES modules, Preact + htm served by the server.
+/* global document, sessionStorage, fetch, AbortController, TextDecoder, setTimeout, clearTimeout, setInterval, clearInterval */
 import { html, render, useEffect, useMemo, useRef, useState } from '/vendor/preact-htm.js';
 
 const TOKEN_KEY = 'delegate-server-token';

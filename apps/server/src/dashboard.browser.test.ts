@@ -103,14 +103,8 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in a real browser', () => {
     await page.click('form[aria-label="New run"] button[type=submit]');
 
     // The tree grows to the main agent, two forks and the background survey.
-    // Expressions run in the page (this file is typed without the DOM library).
-    await page.waitForFunction(
-      "document.querySelectorAll('.agent[data-agent-id]').length === 4",
-      undefined,
-      {
-        timeout: 60_000,
-      },
-    );
+    await page.locator('.agent[data-agent-id]').nth(3).waitFor({ timeout: 60_000 });
+    expect(await page.locator('.agent[data-agent-id]').count()).toBe(4);
     const types = await page.$$eval('.agent[data-agent-id]', (nodes) =>
       nodes.map((node) => node.getAttribute('data-type')),
     );
@@ -140,14 +134,17 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in a real browser', () => {
     await page.waitForSelector('.run-status.status-completed', { timeout: 60_000 });
 
     await page.click('.agent[data-type=fork]');
-    await page.waitForFunction(
-      "document.querySelector('.transcript')?.textContent?.includes('Fork report on:')",
-    );
+    await page.locator('.transcript', { hasText: 'Fork report on:' }).waitFor();
 
     await mkdir(results, { recursive: true });
     await page.screenshot({ path: join(results, 'dashboard.png'), fullPage: true });
 
-    const stored = await page.evaluate("sessionStorage.getItem('delegate-server-token')");
+    // Typed by hand: this file is compiled without the DOM library.
+    const stored = await page.evaluate(() =>
+      (
+        globalThis as unknown as { sessionStorage: { getItem(key: string): string | null } }
+      ).sessionStorage.getItem('delegate-server-token'),
+    );
     expect(stored).toBe(TEST_TOKEN);
     await page.reload();
     await page.waitForSelector('form[aria-label="New run"]');

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Sim, startSim } from '@delegate/api-sim';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiRun, json } from './__fixtures__/api-types.js';
 import { Gates, scenarioPolicy } from './__fixtures__/scenario-policy.js';
 import { type ServerProcess, spawnServer } from './__fixtures__/server-process.js';
 import { TEST_API_KEY, readSse } from './__fixtures__/test-server.js';
@@ -99,12 +100,12 @@ describe('delegate-server as a process', () => {
       id: string;
     };
     const run = (path = '') =>
-      api(`/v1/runs/${created.id}${path}`).then((response) => response.json() as Promise<any>);
+      api(`/v1/runs/${created.id}${path}`).then((response) => response.json() as Promise<ApiRun>);
     await until(
       run,
       (value) => {
         const states = Object.fromEntries(
-          value.agents.map((agent: any) => [agent.description, agent.status]),
+          value.agents.map((agent) => [agent.description, agent.status]),
         );
         return (
           states['held background work'] === 'running' &&
@@ -122,11 +123,11 @@ describe('delegate-server as a process', () => {
     const second = await start();
     expect(second.stderr()).not.toContain(token!);
     const again = client(second, token!);
-    const interrupted = (await (await again(`/v1/runs/${created.id}`)).json()) as any;
+    const interrupted = await json<ApiRun>(await again(`/v1/runs/${created.id}`));
     expect(interrupted.status).toBe('interrupted');
-    expect(interrupted.error.code).toBe('INTERRUPTED');
+    expect(interrupted.error?.code).toBe('INTERRUPTED');
     const states = Object.fromEntries(
-      interrupted.agents.map((agent: any) => [agent.description, agent.status]),
+      interrupted.agents.map((agent) => [agent.description, agent.status]),
     );
     expect(states['held background work']).toBe('interrupted');
     expect(states['quick background work']).toBe('completed');
@@ -146,16 +147,16 @@ describe('delegate-server as a process', () => {
     gates.open('bg');
     expect((await again(`/v1/runs/${created.id}/resume`, { method: 'POST' })).status).toBe(202);
     const resumed = await until(
-      () => again(`/v1/runs/${created.id}`).then((response) => response.json() as Promise<any>),
+      () => again(`/v1/runs/${created.id}`).then((response) => response.json() as Promise<ApiRun>),
       (value) => ENDED.includes(value.status),
       'the resumed run',
     );
     expect(resumed.status).toBe('completed');
     expect(resumed.result).toBe('Main saw the background agents end.');
-    const held = resumed.agents.find((agent: any) => agent.description === 'held background work');
-    expect(held.status).toBe('completed');
+    const held = resumed.agents.find((agent) => agent.description === 'held background work');
+    expect(held?.status).toBe('completed');
     const transcript = await (
-      await again(`/v1/runs/${created.id}/transcript?agent=${held.agentId}`)
+      await again(`/v1/runs/${created.id}/transcript?agent=${held!.agentId}`)
     ).text();
     expect(transcript).toContain('Background work done.');
     const all = await readSse(await again(`/v1/runs/${created.id}/events`));
@@ -179,7 +180,7 @@ describe('delegate-server as a process', () => {
       id: string;
     };
     const get = (id: string) =>
-      api(`/v1/runs/${id}`).then((response) => response.json() as Promise<any>);
+      api(`/v1/runs/${id}`).then((response) => response.json() as Promise<ApiRun>);
     await until(
       () => get(held.id),
       (run) => run.status === 'running',
@@ -187,7 +188,7 @@ describe('delegate-server as a process', () => {
     );
     await until(
       () => get(quick.id),
-      (run) => run.agents.some((agent: any) => agent.mode === 'foreground'),
+      (run) => run.agents.some((agent) => agent.mode === 'foreground'),
       'the foreground agent',
     );
     const stream = api(`/v1/runs/${held.id}/events`).then((response) => readSse(response));
@@ -211,11 +212,11 @@ describe('delegate-server as a process', () => {
     const after = await start();
     const again = client(after, token);
     const read = (id: string) =>
-      again(`/v1/runs/${id}`).then((response) => response.json() as Promise<any>);
+      again(`/v1/runs/${id}`).then((response) => response.json() as Promise<ApiRun>);
     expect((await read(quick.id)).status).toBe('completed');
     const interrupted = await read(held.id);
     expect(interrupted.status).toBe('interrupted');
-    expect(interrupted.error.message).toMatch(/shut down/);
+    expect(interrupted.error?.message).toMatch(/shut down/);
     gates.open('hold');
     expect((await again(`/v1/runs/${held.id}/resume`, { method: 'POST' })).status).toBe(202);
     const resumed = await until(

@@ -68,10 +68,15 @@ export function scenarioPolicy(gates: Gates): Policy {
         }
         if (notified) return 'The moved agent reported back.';
         if (hasResults) return `Main got: ${request.toolResults[0]?.content.slice(0, 80)}`;
-        return agentCall({ description: 'held foreground work', prompt: 'scenario:fg work', subagent_type: 'general-purpose' });
+        return agentCall({
+          description: 'held foreground work',
+          prompt: 'scenario:fg work',
+          subagent_type: 'general-purpose',
+        });
       case 'bg':
         if (!main) {
-          if (request.lastUserText.includes('scenario:bg-quick')) return 'Quick background work done.';
+          if (request.lastUserText.includes('scenario:bg-quick'))
+            return 'Quick background work done.';
           await gates.get('bg').promise;
           return 'Background work done.';
         }
@@ -79,8 +84,26 @@ export function scenarioPolicy(gates: Gates): Policy {
         if (hasResults) return 'Started the background agents.';
         if (request.lastUserText.includes('interrupted')) return 'Continuing after the restart.';
         return [
-          { type: 'tool_use', name: 'Agent', input: { description: 'held background work', prompt: 'scenario:bg work', subagent_type: 'general-purpose', run_in_background: true } },
-          { type: 'tool_use', name: 'Agent', input: { description: 'quick background work', prompt: 'scenario:bg-quick work', subagent_type: 'general-purpose', run_in_background: true } },
+          {
+            type: 'tool_use',
+            name: 'Agent',
+            input: {
+              description: 'held background work',
+              prompt: 'scenario:bg work',
+              subagent_type: 'general-purpose',
+              run_in_background: true,
+            },
+          },
+          {
+            type: 'tool_use',
+            name: 'Agent',
+            input: {
+              description: 'quick background work',
+              prompt: 'scenario:bg-quick work',
+              subagent_type: 'general-purpose',
+              run_in_background: true,
+            },
+          },
         ];
       case 'tree':
         if (!main && request.forkDirective === undefined) {
@@ -91,13 +114,36 @@ export function scenarioPolicy(gates: Gates): Policy {
         if (notified) return 'All agents are done.';
         if (hasResults) return 'Both forks reported; the survey runs in the background.';
         return [
-          { type: 'tool_use', name: 'Agent', input: { description: 'audit parser', prompt: 'Directive: audit the parser' } },
-          { type: 'tool_use', name: 'Agent', input: { description: 'audit printer', prompt: 'Directive: audit the printer' } },
-          { type: 'tool_use', name: 'Agent', input: { description: 'survey', prompt: 'scenario:tree survey the workspace', subagent_type: 'general-purpose', run_in_background: true } },
+          {
+            type: 'tool_use',
+            name: 'Agent',
+            input: { description: 'audit parser', prompt: 'Directive: audit the parser' },
+          },
+          {
+            type: 'tool_use',
+            name: 'Agent',
+            input: { description: 'audit printer', prompt: 'Directive: audit the printer' },
+          },
+          {
+            type: 'tool_use',
+            name: 'Agent',
+            input: {
+              description: 'survey',
+              prompt: 'scenario:tree survey the workspace',
+              subagent_type: 'general-purpose',
+              run_in_background: true,
+            },
+          },
         ];
       case 'bash':
         if (hasResults) return `Environment: ${request.toolResults[0]?.content}`;
-        return [{ type: 'tool_use', name: 'Bash', input: { command: 'env', description: 'print the environment' } }];
+        return [
+          {
+            type: 'tool_use',
+            name: 'Bash',
+            input: { command: 'env', description: 'print the environment' },
+          },
+        ];
       case 'reviewer':
         return request.system.includes('You review code for the tests')
           ? 'Running as the reviewer.'

@@ -13,7 +13,10 @@ export type ServerProcess = {
 };
 
 /** Starts `delegate-server` from source as a child process and waits for its URL. */
-export async function spawnServer(options: { args: string[]; env: NodeJS.ProcessEnv }): Promise<ServerProcess> {
+export async function spawnServer(options: {
+  args: string[];
+  env: NodeJS.ProcessEnv;
+}): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', bin, ...options.args], {
     cwd: root,
     env: { ...options.env, TSX_TSCONFIG_PATH: `${root}tsconfig.source.json` },
@@ -26,7 +29,10 @@ export async function spawnServer(options: { args: string[]; env: NodeJS.Process
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${err}\n${out}`)), 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`server did not start:\n${err}\n${out}`)),
+      60_000,
+    );
     child.stderr!.on('data', (chunk) => {
       err += String(chunk);
       const match = /listening on (http:\/\/\S+) /.exec(err);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { type Policy, type Sim, startSim } from '@delegate/api-sim';
 import type { ServerConfigInput } from '../config/server-config.js';
+import type { ApiEvent, ApiRun } from './api-types.js';
 import { type DelegateServer, startServer } from '../start-server.js';
 
 export const TEST_TOKEN = 'test-token-0123456789abcdef';
@@ -33,7 +34,10 @@ export async function startTestServer(options: {
   const home = join(root, 'home');
   await mkdir(workspace, { recursive: true });
   await mkdir(home, { recursive: true });
-  const sim = await startSim({ policy: options.policy, ...(options.pacing ? { pacing: options.pacing } : {}) });
+  const sim = await startSim({
+    policy: options.policy,
+    ...(options.pacing ? { pacing: options.pacing } : {}),
+  });
   const logs: string[] = [];
   const destination = new Writable({
     write(chunk, _encoding, callback) {
@@ -88,12 +92,12 @@ export async function startTestServer(options: {
 export async function waitForRun(
   test: TestServer,
   runId: string,
-  check: (run: Record<string, any>) => boolean,
+  check: (run: ApiRun) => boolean,
   what = 'the run',
-): Promise<Record<string, any>> {
+): Promise<ApiRun> {
   for (let attempt = 0; attempt < 1_500; attempt++) {
     const response = await test.api(`/v1/runs/${runId}`);
-    const run = (await response.json()) as Record<string, any>;
+    const run = (await response.json()) as ApiRun;
     if (check(run)) return run;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -110,12 +114,12 @@ export function gate(): { promise: Promise<void>; open: () => void } {
 /** Reads an SSE response to its end (or until `stop` says so) and returns its events. */
 export async function readSse(
   response: Response,
-  options: { stop?: (event: { id: number; event: string; data: any }) => boolean } = {},
-): Promise<{ events: { id: number; event: string; data: any }[]; comments: number }> {
+  options: { stop?: (event: { id: number; event: string; data: ApiEvent }) => boolean } = {},
+): Promise<{ events: { id: number; event: string; data: ApiEvent }[]; comments: number }> {
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
-  const events: { id: number; event: string; data: any }[] = [];
+  const events: { id: number; event: string; data: ApiEvent }[] = [];
   let comments = 0;
   for (;;) {
     const { done, value } = await reader.read();
@@ -134,10 +138,15 @@ export async function readSse(
         }
         const colon = line.indexOf(':');
         if (colon === -1) continue;
-        fields[line.slice(0, colon)] = (fields[line.slice(0, colon)] ?? '') + line.slice(colon + 1).trimStart();
+        fields[line.slice(0, colon)] =
+          (fields[line.slice(0, colon)] ?? '') + line.slice(colon + 1).trimStart();
       }
       if (fields.id === undefined) continue;
-      const event = { id: Number(fields.id), event: fields.event ?? 'message', data: JSON.parse(fields.data ?? 'null') };
+      const event = {
+        id: Number(fields.id),
+        event: fields.event ?? 'message',
+        data: JSON.parse(fields.data ?? 'null'),
+      };
       events.push(event);
       if (options.stop?.(event)) {
         await reader.cancel();

@@ -2,8 +2,14 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { costOfUsage } from '@delegate/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { JournalUsage } from '@delegate/api-sim';
+import type { z } from 'zod';
+import { type ApiError, type ApiRun, type ApiRunList, json } from '../__fixtures__/api-types.js';
+import type { AgentDefinitionsView } from './schemas.js';
 import { Gates, scenarioPolicy } from '../__fixtures__/scenario-policy.js';
 import { type TestServer, startTestServer, waitForRun } from '../__fixtures__/test-server.js';
+
+type AgentsBody = z.infer<typeof AgentDefinitionsView>;
 
 const ENDED = ['completed', 'failed', 'cancelled', 'interrupted'];
 
@@ -38,7 +44,7 @@ describe('run routes', () => {
     return ((await response.json()) as { id: string }).id;
   }
 
-  const ended = (run: Record<string, any>) => ENDED.includes(run.status);
+  const ended = (run: ApiRun) => ENDED.includes(run.status);
 
   describe('POST /v1/runs', () => {
     it('creates a run, answers 201 with its id and location, and runs it to completion', async () => {
@@ -94,26 +100,26 @@ describe('run routes', () => {
         body: '{"prompt": ',
       });
       expect(malformed.status).toBe(400);
-      expect(((await malformed.json()) as any).error.message).toMatch(/JSON/);
+      expect((await json<ApiError>(malformed)).error.message).toMatch(/JSON/);
       const missing = await test.api('/v1/runs', { method: 'POST' });
       expect(missing.status).toBe(400);
       const large = await test.api('/v1/runs', { json: { prompt: 'x'.repeat(10_000) } });
       expect(large.status).toBe(413);
-      expect(((await large.json()) as any).error.code).toBe('PAYLOAD_TOO_LARGE');
+      expect((await json<ApiError>(large)).error.code).toBe('PAYLOAD_TOO_LARGE');
     });
 
     it('refuses workspaces outside the roots and traversal, naming the field', async () => {
       for (const workspace of ['../', '../data', '/etc', 'sub/../../', 'missing']) {
         const response = await test.api('/v1/runs', { json: { prompt: 'x', workspace } });
         expect(response.status, workspace).toBe(400);
-        expect(((await response.json()) as any).error.field).toBe('workspace');
+        expect((await json<ApiError>(response)).error.field).toBe('workspace');
       }
     });
 
     it('refuses an unknown agent, listing the available ones', async () => {
       const response = await test.api('/v1/runs', { json: { prompt: 'x', agent: 'nobody' } });
       expect(response.status).toBe(400);
-      const error = ((await response.json()) as any).error;
+      const error = (await json<ApiError>(response)).error;
       expect(error.field).toBe('agent');
       expect(error.message).toMatch(/reviewer/);
     });
@@ -125,17 +131,17 @@ describe('run routes', () => {
       const second = await start({ prompt: 'scenario:hello page 2' });
       await waitForRun(test, second, ended);
       await waitForRun(test, first, ended);
-      const page = (await (await test.api('/v1/runs?limit=1')).json()) as any;
-      expect(page.runs.map((run: any) => run.id)).toEqual([second]);
-      const next = (await (
-        await test.api(`/v1/runs?limit=1&cursor=${page.nextCursor}`)
-      ).json()) as any;
-      expect(next.runs.map((run: any) => run.id)).toEqual([first]);
-      const completed = (await (
-        await test.api('/v1/runs?status=completed&limit=200')
-      ).json()) as any;
-      expect(completed.runs.every((run: any) => run.status === 'completed')).toBe(true);
-      expect(completed.runs.map((run: any) => run.id)).toContain(first);
+      const page = await json<ApiRunList>(await test.api('/v1/runs?limit=1'));
+      expect(page.runs.map((run) => run.id)).toEqual([second]);
+      const next = await json<ApiRunList>(
+        await test.api(`/v1/runs?limit=1&cursor=${page.nextCursor}`),
+      );
+      expect(next.runs.map((run) => run.id)).toEqual([first]);
+      const completed = await json<ApiRunList>(
+        await test.api('/v1/runs?status=completed&limit=200'),
+      );
+      expect(completed.runs.every((run) => run.status === 'completed')).toBe(true);
+      expect(completed.runs.map((run) => run.id)).toContain(first);
     });
 
     it.each([
@@ -146,7 +152,7 @@ describe('run routes', () => {
     ])('refuses ?%s naming %s', async (query, field) => {
       const response = await test.api(`/v1/runs?${query}`);
       expect(response.status).toBe(400);
-      expect(((await response.json()) as any).error.field).toBe(field);
+      expect((await json<ApiError>(response)).error.field).toBe(field);
     });
 
     it('answers 404 for an unknown run and 400 for a malformed id', async () => {
@@ -160,7 +166,7 @@ describe('run routes', () => {
       gates.open('bg');
       const run = await waitForRun(test, id, ended);
       expect(run.status).toBe('completed');
-      expect(run.agents.map((agent: any) => agent.agentType).sort()).toEqual([
+      expect(run.agents.map((agent) => agent.agentType).sort()).toEqual([
         'general-purpose',
         'general-purpose',
         'main',
@@ -168,8 +174,8 @@ describe('run routes', () => {
       const answered = test.sim.journal.entries.filter(
         (entry) => entry.status === 200 && entry.usage,
       );
-      const sum = (pick: (usage: any) => number) =>
-        answered.reduce((total, entry) => total + pick(entry.usage), 0);
+      const sum = (pick: (usage: JournalUsage) => number) =>
+        answered.reduce((total, entry) => total + pick(entry.usage!), 0);
       expect(run.usage.input_tokens).toBe(sum((usage) => usage.input_tokens));
       expect(run.usage.output_tokens).toBe(sum((usage) => usage.output_tokens));
       expect(run.usage.cache_read_input_tokens).toBe(
@@ -179,8 +185,8 @@ describe('run routes', () => {
         sum((usage) => usage.cache_creation_input_tokens ?? 0),
       );
       const main = answered.filter((entry) => entry.headers['x-delegate-agent'] === undefined);
-      const mainAgent = run.agents.find((agent: any) => agent.agentId === 'main');
-      expect(mainAgent.usage.output_tokens).toBe(
+      const mainAgent = run.agents.find((agent) => agent.agentId === 'main');
+      expect(mainAgent!.usage.output_tokens).toBe(
         main.reduce((total, entry) => total + entry.usage!.output_tokens, 0),
       );
       for (const agent of run.agents) {
@@ -188,7 +194,7 @@ describe('run routes', () => {
         expect(agent.costUsd).toBeGreaterThan(0);
       }
       expect(run.costUsd).toBeCloseTo(
-        run.agents.reduce((total: number, agent: any) => total + agent.costUsd, 0),
+        run.agents.reduce((total: number, agent) => total + agent.costUsd, 0),
         10,
       );
       expect(run.tasks.length).toBeGreaterThanOrEqual(2);
@@ -214,7 +220,7 @@ describe('run routes', () => {
       await waitForRun(test, id, (run) => run.status === 'running');
       const busy = await test.api(`/v1/runs/${id}/messages`, { json: { text: 'hi' } });
       expect(busy.status).toBe(409);
-      expect(((await busy.json()) as any).error.code).toBe('CONFLICT');
+      expect((await json<ApiError>(busy)).error.code).toBe('CONFLICT');
       expect(
         (await test.api('/v1/runs/run_000000000000000000000000/messages', { json: { text: 'hi' } }))
           .status,
@@ -232,10 +238,10 @@ describe('run routes', () => {
       await waitForRun(test, id, (run) => run.status === 'running');
       const response = await test.api(`/v1/runs/${id}/cancel`, { method: 'POST' });
       expect(response.status).toBe(202);
-      expect(((await response.json()) as any).status).toBe('cancelling');
+      expect((await json<{ status: string }>(response)).status).toBe('cancelling');
       const run = await waitForRun(test, id, ended);
       expect(run.status).toBe('cancelled');
-      expect(run.agents[0].status).toBe('cancelled');
+      expect(run.agents[0]!.status).toBe('cancelled');
       expect((await test.api(`/v1/runs/${id}/cancel`, { method: 'POST' })).status).toBe(409);
       gates.open('hold');
       const resumed = await test.api(`/v1/runs/${id}/resume`, { method: 'POST' });
@@ -250,15 +256,15 @@ describe('run routes', () => {
         config: { maxConcurrentRuns: 1 },
       });
       try {
-        const busy = (await (
-          await local.api('/v1/runs', { json: { prompt: 'scenario:hold' } })
-        ).json()) as any;
+        const busy = await json<{ id: string }>(
+          await local.api('/v1/runs', { json: { prompt: 'scenario:hold' } }),
+        );
         await waitForRun(local, busy.id, (run) => run.status === 'running');
-        const waiting = (await (
-          await local.api('/v1/runs', { json: { prompt: 'scenario:hello never' } })
-        ).json()) as any;
+        const waiting = await json<{ id: string }>(
+          await local.api('/v1/runs', { json: { prompt: 'scenario:hello never' } }),
+        );
         const response = await local.api(`/v1/runs/${waiting.id}/cancel`, { method: 'POST' });
-        expect(((await response.json()) as any).status).toBe('cancelled');
+        expect((await json<{ status: string }>(response)).status).toBe('cancelled');
         gates.open('hold');
         await waitForRun(local, busy.id, ended);
         const run = await waitForRun(local, waiting.id, ended);
@@ -279,7 +285,7 @@ describe('run routes', () => {
       await waitForRun(test, id, ended);
       const response = await test.api(`/v1/runs/${id}/resume`, { method: 'POST' });
       expect(response.status).toBe(409);
-      expect(((await response.json()) as any).error.message).toMatch(/messages/);
+      expect((await json<ApiError>(response)).error.message).toMatch(/messages/);
       expect(
         (await test.api('/v1/runs/run_000000000000000000000000/resume', { method: 'POST' })).status,
       ).toBe(404);
@@ -293,27 +299,27 @@ describe('run routes', () => {
     it('moves a running foreground agent to the background', async () => {
       const id = await start({ prompt: 'scenario:fg' });
       const running = await waitForRun(test, id, (run) =>
-        run.agents.some((agent: any) => agent.mode === 'foreground' && agent.status === 'running'),
+        run.agents.some((agent) => agent.mode === 'foreground' && agent.status === 'running'),
       );
-      const agent = running.agents.find((item: any) => item.mode === 'foreground');
+      const agent = running.agents.find((item) => item.mode === 'foreground');
       expect(
         (await test.api(`/v1/runs/${id}/agents/main/background`, { method: 'POST' })).status,
       ).toBe(409);
-      const response = await test.api(`/v1/runs/${id}/agents/${agent.agentId}/background`, {
+      const response = await test.api(`/v1/runs/${id}/agents/${agent!.agentId}/background`, {
         method: 'POST',
       });
       expect(response.status).toBe(200);
-      expect(((await response.json()) as any).status).toBe('backgrounded');
+      expect((await json<{ status: string }>(response)).status).toBe('backgrounded');
       await waitForRun(
         test,
         id,
-        (run) => run.agents.find((item: any) => item.agentId === agent.agentId).backgrounded,
+        (run) => run.agents.find((item) => item.agentId === agent!.agentId)?.backgrounded === true,
       );
       gates.open('fg');
       const run = await waitForRun(test, id, ended);
       expect(run.result).toBe('The moved agent reported back.');
       expect(
-        (await test.api(`/v1/runs/${id}/agents/${agent.agentId}/background`, { method: 'POST' }))
+        (await test.api(`/v1/runs/${id}/agents/${agent!.agentId}/background`, { method: 'POST' }))
           .status,
       ).toBe(409);
     });
@@ -322,17 +328,14 @@ describe('run routes', () => {
       const id = await start({ prompt: 'scenario:bg' });
       const running = await waitForRun(test, id, (run) =>
         run.agents.some(
-          (agent: any) =>
-            agent.description === 'held background work' && agent.status === 'running',
+          (agent) => agent.description === 'held background work' && agent.status === 'running',
         ),
       );
-      const held = running.agents.find(
-        (agent: any) => agent.description === 'held background work',
-      );
+      const held = running.agents.find((agent) => agent.description === 'held background work');
       expect(
         (await test.api(`/v1/runs/${id}/agents/anobody/cancel`, { method: 'POST' })).status,
       ).toBe(404);
-      const response = await test.api(`/v1/runs/${id}/agents/${held.agentId}/cancel`, {
+      const response = await test.api(`/v1/runs/${id}/agents/${held!.agentId}/cancel`, {
         method: 'POST',
       });
       expect(response.status).toBe(202);
@@ -340,12 +343,13 @@ describe('run routes', () => {
       expect(run.status).toBe('completed');
       expect(run.result).toBe('Main saw the background agents end.');
       const states = Object.fromEntries(
-        run.agents.map((agent: any) => [agent.description, agent.status]),
+        run.agents.map((agent) => [agent.description, agent.status]),
       );
       expect(states['held background work']).toBe('cancelled');
       expect(states['quick background work']).toBe('completed');
       expect(
-        (await test.api(`/v1/runs/${id}/agents/${held.agentId}/cancel`, { method: 'POST' })).status,
+        (await test.api(`/v1/runs/${id}/agents/${held!.agentId}/cancel`, { method: 'POST' }))
+          .status,
       ).toBe(409);
     });
   });
@@ -363,9 +367,9 @@ describe('run routes', () => {
         .split('\n')
         .map((line) => JSON.parse(line));
       expect(lines.some((line) => JSON.stringify(line).includes('scenario:bg'))).toBe(true);
-      const sub = run.agents.find((agent: any) => agent.agentId !== 'main');
+      const sub = run.agents.find((agent) => agent.agentId !== 'main');
       const subText = await (
-        await test.api(`/v1/runs/${id}/transcript?agent=${sub.agentId}`)
+        await test.api(`/v1/runs/${id}/transcript?agent=${sub!.agentId}`)
       ).text();
       expect(subText).toContain('scenario:bg');
       for (const agent of ['../../../etc/passwd', '..', 'a/b', '%2e%2e']) {
@@ -373,7 +377,7 @@ describe('run routes', () => {
           `/v1/runs/${id}/transcript?agent=${encodeURIComponent(agent)}`,
         );
         expect(response.status, agent).toBe(400);
-        expect(((await response.json()) as any).error.field).toBe('agent');
+        expect((await json<ApiError>(response)).error.field).toBe('agent');
       }
       expect((await test.api(`/v1/runs/${id}/transcript?agent=anobody`)).status).toBe(404);
       expect((await test.api('/v1/runs/run_000000000000000000000000/transcript')).status).toBe(404);
@@ -384,22 +388,20 @@ describe('run routes', () => {
     it('lists effective definitions with sources and diagnostics', async () => {
       const response = await test.api('/v1/agents');
       expect(response.status).toBe(200);
-      const body = (await response.json()) as any;
-      const reviewer = body.agents.find((agent: any) => agent.agentType === 'reviewer');
+      const body = await json<AgentsBody>(response);
+      const reviewer = body.agents.find((agent) => agent.agentType === 'reviewer');
       expect(reviewer).toMatchObject({ source: 'projectSettings', active: true, color: 'purple' });
       expect(
-        body.agents.some(
-          (agent: any) => agent.source === 'built-in' && agent.agentType === 'Explore',
-        ),
+        body.agents.some((agent) => agent.source === 'built-in' && agent.agentType === 'Explore'),
       ).toBe(true);
-      expect(
-        body.diagnostics.some((diagnostic: any) => diagnostic.filePath.endsWith('broken.md')),
-      ).toBe(true);
-      const sub = (await (await test.api('/v1/agents?workspace=sub')).json()) as any;
+      expect(body.diagnostics.some((diagnostic) => diagnostic.filePath.endsWith('broken.md'))).toBe(
+        true,
+      );
+      const sub = await json<AgentsBody>(await test.api('/v1/agents?workspace=sub'));
       expect(sub.workspace).toBe(join(test.workspace, 'sub'));
       const outside = await test.api('/v1/agents?workspace=../');
       expect(outside.status).toBe(400);
-      expect(((await outside.json()) as any).error.field).toBe('workspace');
+      expect((await json<ApiError>(outside)).error.field).toBe('workspace');
     });
   });
 

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiError, type ApiEvent, json } from '../../__fixtures__/api-types.js';
 import { RunEventView } from '../schemas.js';
 import { Gates, scenarioPolicy } from '../../__fixtures__/scenario-policy.js';
 import {
@@ -27,7 +28,7 @@ describe('GET /v1/runs/:id/events', () => {
 
   async function finishedRun(): Promise<{
     id: string;
-    all: { id: number; event: string; data: any }[];
+    all: { id: number; event: string; data: ApiEvent }[];
   }> {
     const id = await start('scenario:bg');
     gates.open('bg');
@@ -72,7 +73,7 @@ describe('GET /v1/runs/:id/events', () => {
     const ids = [...first.events, ...second.events].map((event) => event.id);
     expect(ids).toEqual(ids.map((_, index) => index + 1));
     expect(second.events[0]!.id).toBe(lastSeen + 1);
-    expect(second.events.at(-1)!.data.data.status).toBe('completed');
+    expect(second.events.at(-1)!.data.data).toMatchObject({ status: 'completed' });
   });
 
   it('replays from ?after= and answers 204 when a finished run has nothing after it', async () => {
@@ -96,7 +97,7 @@ describe('GET /v1/runs/:id/events', () => {
     gates.open('bg');
     const results = await Promise.all(responses.map((response) => readSse(response)));
     const { events: reference } = await readSse(await test.api(`/v1/runs/${id}/events`));
-    expect(reference.at(-1)!.data.data.status).toBe('completed');
+    expect(reference.at(-1)!.data.data).toMatchObject({ status: 'completed' });
     for (const result of results) {
       expect(result.events.map((event) => event.data)).toEqual(
         reference.map((event) => event.data),
@@ -113,14 +114,14 @@ describe('GET /v1/runs/:id/events', () => {
     gates.open('hold');
     const { comments, events } = await reading;
     expect(comments).toBeGreaterThan(0);
-    expect(events.at(-1)!.data.data.status).toBe('completed');
+    expect(events.at(-1)!.data.data).toMatchObject({ status: 'completed' });
   });
 
   it('refuses a malformed Last-Event-ID and unknown runs', async () => {
     const { id } = await finishedRun();
     const bad = await test.api(`/v1/runs/${id}/events`, { headers: { 'last-event-id': 'abc' } });
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as any).error.field).toBe('last-event-id');
+    expect((await json<ApiError>(bad)).error.field).toBe('last-event-id');
     const negative = await test.api(`/v1/runs/${id}/events?after=-1`);
     expect(negative.status).toBe(400);
     expect((await test.api('/v1/runs/run_000000000000000000000000/events')).status).toBe(404);
