@@ -227,6 +227,28 @@ describe('delegate-server as a process', () => {
     expect(resumed).toMatchObject({ status: 'completed', result: 'Released.' });
   });
 
+  it('runs the demo on the in-process simulator with --sim demo', async () => {
+    const { start } = await setUp('sim');
+    const server = await start(['--sim', 'demo']);
+    const token = /\n\n {2}(dst_\S+)\n\n/.exec(server.stderr())![1]!;
+    const api = client(server, token);
+    const created = await json<{ id: string }>(
+      await api('/v1/runs', { json: { prompt: 'Audit', fork: true } }),
+    );
+    const run = await until(
+      () => api(`/v1/runs/${created.id}`).then((response) => response.json() as Promise<ApiRun>),
+      (value) => ENDED.includes(value.status),
+      'the demo run',
+    );
+    expect(run.result).toBe('Every sub-agent has reported back: the audit is complete.');
+    expect(run.agents.map((agent) => agent.agentType).sort()).toEqual([
+      'fork',
+      'fork',
+      'general-purpose',
+      'main',
+    ]);
+  });
+
   it('refuses a bad configuration with the flag named and exits 1', async () => {
     const { start } = await setUp('config');
     await expect(start(['--port', 'eighty'])).rejects.toThrow(

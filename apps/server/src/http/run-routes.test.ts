@@ -215,6 +215,28 @@ describe('run routes', () => {
       expect(run.result).toBe('You said: And now? (turn 1)');
     });
 
+    it('continues from the transcript when the session is no longer in memory', async () => {
+      const local = await startTestServer({
+        policy: scenarioPolicy(gates),
+        config: { idleSessions: 0 },
+      });
+      try {
+        const created = await json<{ id: string }>(
+          await local.api('/v1/runs', { json: { prompt: 'scenario:hello' } }),
+        );
+        await waitForRun(local, created.id, ended);
+        await local.api(`/v1/runs/${created.id}/messages`, { json: { text: 'Still there?' } });
+        const run = await waitForRun(
+          local,
+          created.id,
+          (value) => ended(value) && value.result !== 'Hello from the model.',
+        );
+        expect(run.result).toBe('You said: Still there? (turn 1)');
+      } finally {
+        await local.close();
+      }
+    });
+
     it('refuses while the run works, for unknown runs and with a bad body', async () => {
       const id = await start({ prompt: 'scenario:hold' });
       await waitForRun(test, id, (run) => run.status === 'running');
