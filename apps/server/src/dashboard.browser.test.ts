@@ -142,6 +142,19 @@ describe.skipIf(!existsSync(CHROMIUM) && process.env.CI !== 'true')(
       await mkdir(results, { recursive: true });
       await page.screenshot({ path: join(results, 'dashboard.png'), fullPage: true });
 
+      // A second run: its foreground agent is moved to the background from the tree.
+      await page.fill('textarea[name=prompt]', 'scenario:fg Work in the foreground');
+      await page.click('form[aria-label="New run"] button[type=submit]');
+      const foreground = '.agent[data-type=general-purpose][data-status=running]';
+      await page.locator(`${foreground} button.background`).waitFor({ timeout: 60_000 });
+      expect(await page.textContent(`${foreground} .mode`)).toBe('foreground');
+      await page.click(`${foreground} button.background`);
+      await page
+        .locator('.agent[data-type=general-purpose] .mode', { hasText: 'foreground → background' })
+        .waitFor({ timeout: 60_000 });
+      gates.open('fg');
+      await page.locator('.run-status.status-completed').waitFor({ timeout: 60_000 });
+
       // Typed by hand: this file is compiled without the DOM library.
       const stored = await page.evaluate(() =>
         (

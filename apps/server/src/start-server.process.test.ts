@@ -227,6 +227,37 @@ describe('delegate-server as a process', () => {
     expect(resumed).toMatchObject({ status: 'completed', result: 'Released.' });
   });
 
+  it('after SIGKILL runs the runs that were still queued', async () => {
+    const { start } = await setUp('queued');
+    const first = await start(['--max-concurrent-runs', '1']);
+    const token = /\n\n {2}(dst_\S+)\n\n/.exec(first.stderr())![1]!;
+    const api = client(first, token);
+    const held = await json<{ id: string }>(
+      await api('/v1/runs', { json: { prompt: 'scenario:hold' } }),
+    );
+    const waiting = await json<{ id: string }>(
+      await api('/v1/runs', { json: { prompt: 'scenario:hello' } }),
+    );
+    await until(
+      () => api(`/v1/runs/${held.id}`).then((response) => response.json() as Promise<ApiRun>),
+      (run) => run.status === 'running',
+      'the held run',
+    );
+    expect((await json<ApiRun>(await api(`/v1/runs/${waiting.id}`))).status).toBe('queued');
+    first.child.kill('SIGKILL');
+    await first.exit;
+
+    const second = await start(['--max-concurrent-runs', '1']);
+    const again = client(second, token);
+    const done = await until(
+      () => again(`/v1/runs/${waiting.id}`).then((response) => response.json() as Promise<ApiRun>),
+      (run) => ENDED.includes(run.status),
+      'the queued run',
+    );
+    expect(done).toMatchObject({ status: 'completed', result: 'Hello from the model.' });
+    expect((await json<ApiRun>(await again(`/v1/runs/${held.id}`))).status).toBe('interrupted');
+  });
+
   it('runs the demo on the in-process simulator with --sim demo', async () => {
     const { start } = await setUp('sim');
     const server = await start(['--sim', 'demo']);

@@ -170,8 +170,19 @@ describe('security', () => {
     for (const file of await filesUnder(join(test.dataDir, 'transcripts'))) {
       const content = await readFile(file, 'utf8');
       expect(content, file).not.toContain(TEST_TOKEN);
+      expect(content, file).not.toContain(TEST_API_KEY);
       expect(content, file).not.toMatch(/ANTHROPIC_API_KEY=|DELEGATE_SERVER_TOKEN=/);
     }
+  });
+
+  it('serves the dashboard with a strict content security policy', async () => {
+    const page = await fetch(`${test.server.url}/`);
+    expect(page.status).toBe(200);
+    const policy = page.headers.get('content-security-policy') ?? '';
+    expect(policy).toContain("default-src 'self'");
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).not.toContain('unsafe');
+    expect(page.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
   it('logs each request as JSON with a request id', async () => {
