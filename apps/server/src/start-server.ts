@@ -122,11 +122,19 @@ function listen(server: ServerType, options: { port: number; host: string }): Pr
   });
 }
 
-/** Starts delegate-server: validates the configuration, opens the store, recovers runs, listens. */
-export async function startServer(
-  input: ServerConfigInput = {},
-  parts: ServerParts = {},
-): Promise<DelegateServer> {
+/** Everything the configuration resolves to before the store opens. */
+type Foundation = {
+  config: ServerConfig;
+  roots: string[];
+  dataDir: string;
+  token: ServerToken;
+  sim: Sim | undefined;
+  secrets: (string | undefined)[];
+  redact: <T>(value: T) => T;
+  logger: Logger;
+};
+
+async function lay(input: ServerConfigInput, parts: ServerParts): Promise<Foundation> {
   const config = parseServerConfig(input);
   const roots = await realRoots(config.workspaceRoots);
   const dataDir = await prepareDataDir(config, roots);
@@ -137,15 +145,26 @@ export async function startServer(
         ...(config.simPacing ? { pacing: config.simPacing } : {}),
       })
     : undefined;
-  const apiKey = config.apiKey ?? 'sim-key';
   const secrets = [config.apiKey, token.token];
-  const redact = createRedactor(secrets);
   const logger = createLogger({
     level: config.logLevel,
     secrets,
     ...(parts.logDestination ? { destination: parts.logDestination } : {}),
   });
-  const store = parts.store ?? openSqliteRunStore({ path: join(dataDir, 'runs.sqlite') });
+  return { config, roots, dataDir, token, sim, secrets, redact: createRedactor(secrets), logger };
+}
+
+/** The store, the event log, the queue and what runs the work. */
+type Engine = {
+  store: RunStore;
+  hub: RunEventHub;
+  queue: RunQueue;
+  service: RunService;
+};
+
+async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
+  const { config, logger, redact } = base;
+  const store = parts.store ?? openSqliteRunStore({ path: join(base.dataDir, 'runs.sqlite') });
   await store.migrate();
   const hub = new RunEventHub({
     store,
@@ -160,6 +179,7 @@ export async function startServer(
       onHandlerError: (job, error) =>
         logger.error({ runId: job.runId, err: redact(errorMessage(error)) }, 'run job failed'),
     });
+  const baseURL = base.sim?.url ?? config.baseURL;
   const executor = new RunExecutor({
     store,
     hub,
@@ -167,11 +187,11 @@ export async function startServer(
     redact,
     idleSessions: config.idleSessions,
     defaults: {
-      dataDir,
-      apiKey,
-      ...(sim ? { baseURL: sim.url } : config.baseURL ? { baseURL: config.baseURL } : {}),
+      dataDir: base.dataDir,
+      apiKey: config.apiKey ?? 'sim-key',
+      ...(baseURL ? { baseURL } : {}),
       ...(config.homeDir ? { homeDir: config.homeDir } : {}),
-      toolEnv: toolEnvironment(secrets),
+      toolEnv: toolEnvironment(base.secrets),
     },
   });
   const service = new RunService({
@@ -180,38 +200,59 @@ export async function startServer(
     queue,
     executor,
     logger,
-    workspaceRoots: roots,
-    dataDir,
+    workspaceRoots: base.roots,
+    dataDir: base.dataDir,
     redact,
     ...(config.homeDir ? { homeDir: config.homeDir } : {}),
   });
   await service.recover();
   queue.start(executor.handle);
+  return { store, hub, queue, service };
+}
 
+/** Closes the HTTP server: idle sockets at once, the rest after a second. */
+function closeHttp(server: ServerType): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      if ('closeAllConnections' in server) server.closeAllConnections();
+    }, 1_000);
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    if ('closeIdleConnections' in server) server.closeIdleConnections();
+  });
+}
+
+/** Starts delegate-server: validates the configuration, opens the store, recovers runs, listens. */
+export async function startServer(
+  input: ServerConfigInput = {},
+  parts: ServerParts = {},
+): Promise<DelegateServer> {
+  const base = await lay(input, parts);
+  const { config, logger } = base;
+  const engine = await assemble(base, parts);
   const shutdown = new AbortController();
   // Every open event stream listens for the shutdown.
   setMaxListeners(0, shutdown.signal);
   const streams = new OpenStreams();
   let accepting = true;
   const app = createApp({
-    service,
-    store,
-    hub,
-    queue,
+    ...engine,
     logger,
-    workspaceRoots: roots,
+    workspaceRoots: base.roots,
     homeDir: config.homeDir,
     keepAliveMs: config.keepAliveMs,
     shutdownSignal: shutdown.signal,
     streams,
     isAccepting: () => accepting,
     security: {
-      token: token.token,
+      token: base.token.token,
       corsOrigins: config.corsOrigins,
       rateLimitPerMinute: config.rateLimitPerMinute,
       authFailuresPerMinute: config.authFailuresPerMinute,
       bodyLimitBytes: config.bodyLimitBytes,
-      redact,
+      redact: base.redact,
     },
   });
   const server = createAdaptorServer({ fetch: app.fetch });
@@ -219,7 +260,7 @@ export async function startServer(
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
   logger.info(
-    { url, dataDir, workspaceRoots: roots, tokenSource: token.source },
+    { url, dataDir: base.dataDir, workspaceRoots: base.roots, tokenSource: base.token.source },
     'delegate-server listening',
   );
 
@@ -227,30 +268,30 @@ export async function startServer(
   const close = (options: { timeoutMs?: number } = {}): Promise<RunQueueShutdown> => {
     closing ??= (async () => {
       accepting = false;
-      service.stopAccepting();
-      const result = await queue.shutdown({
+      engine.service.stopAccepting();
+      const result = await engine.queue.shutdown({
         timeoutMs: options.timeoutMs ?? config.shutdownTimeoutMs,
       });
-      await hub.flushAll();
-      // Event streams send what is left and end; then idle sockets close, stragglers are cut.
+      await engine.hub.flushAll();
+      // Event streams send what is left and end; then the sockets close.
       shutdown.abort();
       await streams.drained(2_000);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          if ('closeAllConnections' in server) server.closeAllConnections();
-        }, 1_000);
-        server.close(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-        if ('closeIdleConnections' in server) server.closeIdleConnections();
-      });
-      await store.close();
-      await sim?.close();
+      await closeHttp(server);
+      await engine.store.close();
+      await base.sim?.close();
       logger.info({ ...result }, 'delegate-server stopped');
       return result;
     })();
     return closing;
   };
-  return { url, port: address.port, token, config, store, logger, sim, close };
+  return {
+    url,
+    port: address.port,
+    token: base.token,
+    config,
+    store: engine.store,
+    logger,
+    sim: base.sim,
+    close,
+  };
 }

@@ -75,6 +75,22 @@ describe('run routes', () => {
       });
     });
 
+    it('passes the model and the tool rules to the session', async () => {
+      test.sim.journal.clear();
+      const id = await start({
+        prompt: 'scenario:bash',
+        model: 'haiku',
+        permissionMode: 'bypassPermissions',
+        disallowedTools: ['Bash(env)'],
+      });
+      const run = await waitForRun(test, id, ended);
+      expect(run.agents[0]!.model).toMatch(/haiku/);
+      expect(test.sim.journal.entries.every((entry) => /haiku/.test(entry.model ?? ''))).toBe(true);
+      // The deny rule wins over bypassPermissions: the command never ran.
+      expect(run.result).toMatch(/^Environment: .*denied/is);
+      expect(run.result).not.toMatch(/PATH=/);
+    });
+
     it.each([
       [{}, 'prompt'],
       [{ prompt: '' }, 'prompt'],
