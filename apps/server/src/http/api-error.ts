@@ -4,6 +4,16 @@ import { DelegateError, type DelegateErrorCode } from '@delegate/core';
 export type HttpErrorCode =
   'UNAUTHORIZED' | 'CONFLICT' | 'RATE_LIMITED' | 'PAYLOAD_TOO_LARGE' | 'UNAVAILABLE' | 'NOT_FOUND';
 
+/** The `DelegateErrorCode` behind each HTTP-only code. */
+const INTERNAL_CODE: Readonly<Record<HttpErrorCode, DelegateErrorCode>> = {
+  UNAUTHORIZED: 'INVALID_ARGUMENT',
+  CONFLICT: 'INVALID_ARGUMENT',
+  RATE_LIMITED: 'LIMIT_EXCEEDED',
+  PAYLOAD_TOO_LARGE: 'LIMIT_EXCEEDED',
+  UNAVAILABLE: 'LIMIT_EXCEEDED',
+  NOT_FOUND: 'NOT_FOUND',
+};
+
 /** A `DelegateError` that knows its HTTP status and the code the answer shows. */
 export class ApiError extends DelegateError {
   /** HTTP status of the answer. */
@@ -21,13 +31,9 @@ export class ApiError extends DelegateError {
     cause?: unknown;
   }) {
     const internal: DelegateErrorCode =
-      options.code === 'NOT_FOUND'
-        ? 'NOT_FOUND'
-        : options.code === 'RATE_LIMITED' || options.code === 'PAYLOAD_TOO_LARGE'
-          ? 'LIMIT_EXCEEDED'
-          : options.code in { UNAUTHORIZED: 1, CONFLICT: 1, UNAVAILABLE: 1 }
-            ? 'INVALID_ARGUMENT'
-            : (options.code as DelegateErrorCode);
+      options.code in INTERNAL_CODE
+        ? INTERNAL_CODE[options.code as HttpErrorCode]
+        : (options.code as DelegateErrorCode);
     super(internal, options.message, {
       ...(options.cause === undefined ? {} : { cause: options.cause }),
       ...(options.field === undefined ? {} : { details: { field: options.field } }),

@@ -32,22 +32,12 @@ function clientAddress(c: Parameters<typeof getConnInfo>[0]): string {
   }
 }
 
-/**
- * The HTTP app: request ids and JSON access logs, security headers, CORS (only for the
- * configured origins), bearer auth and a per-token rate limit on every /v1 route, body
- * limits, zod-validated routes with an OpenAPI 3.1 document, and the dashboard.
- */
-export function createApp(
-  dependencies: AppDependencies & { security: AppSecurity },
-): OpenAPIHono<AppEnv> {
-  const { security, logger } = dependencies;
-  const app = new OpenAPIHono<AppEnv>({
-    defaultHook: (result, c) => {
-      if (!result.success)
-        return validationError(c, { target: result.target, error: result.error });
-      return undefined;
-    },
-  });
+/** Request ids and access logs, security headers, CORS, auth, rate and body limits. */
+function useMiddleware(
+  app: OpenAPIHono<AppEnv>,
+  options: { security: AppSecurity; logger: AppDependencies['logger'] },
+): void {
+  const { security, logger } = options;
   app.use(requestId());
   app.use(async (c, next) => {
     const started = performance.now();
@@ -112,11 +102,10 @@ export function createApp(
         }),
     }),
   );
+}
 
-  registerHealthRoutes(app, dependencies);
-  registerRunRoutes(app, dependencies);
-  registerEventRoutes(app, { ...dependencies, redact: security.redact });
-  registerAgentRoutes(app, dependencies);
+/** The OpenAPI 3.1 document at `/v1/openapi.json`, with the bearer scheme. */
+function registerDocument(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
     scheme: 'bearer',
@@ -131,6 +120,31 @@ export function createApp(
         'Start and steer Delegate runs, follow their agent trees live, read transcripts.',
     },
   });
+}
+
+/**
+ * The HTTP app: request ids and JSON access logs, security headers, CORS (only for the
+ * configured origins), bearer auth and a per-token rate limit on every /v1 route, body
+ * limits, zod-validated routes with an OpenAPI 3.1 document, and the dashboard.
+ */
+export function createApp(
+  dependencies: AppDependencies & { security: AppSecurity },
+): OpenAPIHono<AppEnv> {
+  const { security, logger } = dependencies;
+  const app = new OpenAPIHono<AppEnv>({
+    defaultHook: (result, c) => {
+      if (!result.success)
+        return validationError(c, { target: result.target, error: result.error });
+      return undefined;
+    },
+  });
+  useMiddleware(app, { security, logger });
+
+  registerHealthRoutes(app, dependencies);
+  registerRunRoutes(app, dependencies);
+  registerEventRoutes(app, { ...dependencies, redact: security.redact });
+  registerAgentRoutes(app, dependencies);
+  registerDocument(app);
   registerDashboardRoutes(app);
 
   app.notFound((c) =>

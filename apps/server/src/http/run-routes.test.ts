@@ -31,6 +31,10 @@ describe('run routes', () => {
       join(test.workspace, '.claude', 'agents', 'broken.md'),
       '---\nname: [oops\n---\n',
     );
+    await writeFile(
+      join(test.workspace, '.claude', 'agents', 'plan.md'),
+      '---\nname: Plan\ndescription: A project planner.\n---\nPlan it the project way.\n',
+    );
     await mkdir(join(test.workspace, 'sub'));
     // Project agents are found from the working directory up to the repository root.
     await mkdir(join(test.workspace, '.git'));
@@ -435,6 +439,16 @@ describe('run routes', () => {
       expect(body.diagnostics.some((diagnostic) => diagnostic.filePath.endsWith('broken.md'))).toBe(
         true,
       );
+      const plans = body.agents.filter((agent) => agent.agentType === 'Plan');
+      expect(plans.map((agent) => [agent.source, agent.active, agent.overriddenBy]).sort()).toEqual(
+        [
+          ['built-in', false, 'projectSettings'],
+          ['projectSettings', true, null],
+        ],
+      );
+      expect(
+        body.diagnostics.some((diagnostic) => /replaces the built-in/.test(diagnostic.reason)),
+      ).toBe(true);
       const sub = await json<AgentsBody>(await test.api('/v1/agents?workspace=sub'));
       expect(sub.workspace).toBe(join(test.workspace, 'sub'));
       const outside = await test.api('/v1/agents?workspace=../');

@@ -303,6 +303,7 @@ export const AgentDefinitionsView = z
         whenToUse: z.string(),
         source: z.string(),
         active: z.boolean(),
+        overriddenBy: z.string().nullable(),
         model: z.string().nullable(),
         tools: z.array(z.string()).nullable(),
         disallowedTools: z.array(z.string()).nullable(),

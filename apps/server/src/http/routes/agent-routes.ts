@@ -31,6 +31,7 @@ export function registerAgentRoutes(app: App, dependencies: AppDependencies): vo
       ...(dependencies.homeDir ? { homeDir: dependencies.homeDir } : {}),
     });
     const active = new Set(loaded.activeAgents);
+    const winner = new Map(loaded.activeAgents.map((agent) => [agent.agentType, agent]));
     return c.json(
       {
         workspace,
@@ -39,6 +40,7 @@ export function registerAgentRoutes(app: App, dependencies: AppDependencies): vo
           whenToUse: agent.whenToUse,
           source: agent.source,
           active: active.has(agent),
+          overriddenBy: active.has(agent) ? null : (winner.get(agent.agentType)?.source ?? null),
           model: agent.model ?? null,
           tools: agent.tools ?? null,
           disallowedTools: agent.disallowedTools ?? null,

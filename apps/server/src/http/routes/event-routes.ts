@@ -92,6 +92,8 @@ export function registerEventRoutes(
         dependencies.shutdownSignal.removeEventListener('abort', onShutdown);
         closed();
       }
+      // A streamed body is not one of zod-openapi's typed JSON answers; the route's
+      // document still describes it (text/event-stream).
     }) as never;
   });
   app.openapi(transcript, async (c) => {
