@@ -81,6 +81,17 @@ export function errorResponse(c: Context, error: unknown, log: (error: unknown) 
   }
   if (error instanceof HTTPException) {
     const status = error.status as ContentfulStatusCode;
+    if (status === 415) {
+      return sendError(c, {
+        status,
+        body: {
+          error: {
+            code: 'UNSUPPORTED_MEDIA_TYPE',
+            message: 'body: send a JSON object with Content-Type: application/json.',
+          },
+        },
+      });
+    }
     const message =
       status === 400 && /JSON/i.test(error.message)
         ? 'body: not valid JSON. Send a JSON object with Content-Type: application/json.'

@@ -123,6 +123,13 @@ describe('run routes', () => {
       expect((await json<ApiError>(malformed)).error.message).toMatch(/JSON/);
       const missing = await test.api('/v1/runs', { method: 'POST' });
       expect(missing.status).toBe(400);
+      const plain = await test.api('/v1/runs', {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: '{"prompt":"x"}',
+      });
+      expect(plain.status).toBe(415);
+      expect((await json<ApiError>(plain)).error.message).toMatch(/application\/json/);
       const large = await test.api('/v1/runs', { json: { prompt: 'x'.repeat(10_000) } });
       expect(large.status).toBe(413);
       expect((await json<ApiError>(large)).error.code).toBe('PAYLOAD_TOO_LARGE');

@@ -24,6 +24,10 @@ export const CONFLICT = {
 export const TOO_LARGE = {
   413: error('The request body is larger than the configured limit.'),
 } as const;
+/** A 415 for a body that is not JSON. */
+export const NOT_JSON = {
+  415: error('The body is not sent as application/json.'),
+} as const;
 /** A 503 while shutting down. */
 export const UNAVAILABLE = { 503: error('The server is shutting down.') } as const;
 

@@ -18,6 +18,7 @@ import {
   COMMON_ERRORS,
   CONFLICT,
   NOT_FOUND,
+  NOT_JSON,
   TOO_LARGE,
   UNAVAILABLE,
   json,
@@ -39,6 +40,7 @@ const createRun = createRoute({
     ...BAD_REQUEST,
     ...COMMON_ERRORS,
     ...TOO_LARGE,
+    ...NOT_JSON,
     ...UNAVAILABLE,
   },
 });
@@ -77,6 +79,7 @@ const sendMessage = createRoute({
     ...CONFLICT,
     ...COMMON_ERRORS,
     ...TOO_LARGE,
+    ...NOT_JSON,
     ...UNAVAILABLE,
   },
 });
@@ -95,6 +98,7 @@ const resumeRun = createRoute({
     ...CONFLICT,
     ...COMMON_ERRORS,
     ...TOO_LARGE,
+    ...NOT_JSON,
     ...UNAVAILABLE,
   },
 });
