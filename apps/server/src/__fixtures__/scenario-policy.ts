@@ -144,6 +144,19 @@ export function scenarioPolicy(gates: Gates): Policy {
             input: { command: 'env', description: 'print the environment' },
           },
         ];
+      case 'shell':
+        if (hasResults) return 'Started the shell.';
+        return [
+          {
+            type: 'tool_use',
+            name: 'Bash',
+            input: {
+              command: 'sleep 0.2; echo done',
+              description: 'wait a little',
+              run_in_background: true,
+            },
+          },
+        ];
       case 'reviewer':
         return request.system.includes('You review code for the tests')
           ? 'Running as the reviewer.'

@@ -228,6 +228,19 @@ describe('run routes', () => {
     });
   });
 
+  it('lists a background shell command among the tasks', async () => {
+    const id = await start({ prompt: 'scenario:shell', permissionMode: 'bypassPermissions' });
+    const run = await waitForRun(test, id, ended);
+    expect(run.result).toBe('Started the shell.');
+    expect(run.tasks).toContainEqual(
+      expect.objectContaining({
+        type: 'local_bash',
+        description: 'wait a little',
+        backgrounded: true,
+      }),
+    );
+  });
+
   describe('POST /v1/runs/:id/messages', () => {
     it('continues a finished run with its conversation', async () => {
       const id = await start({ prompt: 'scenario:hello' });
@@ -381,6 +394,14 @@ describe('run routes', () => {
         ),
       );
       const held = running.agents.find((agent) => agent.description === 'held background work');
+      // The task list is stored while the run works, not only when it ends.
+      const tasks = await waitForRun(test, id, (run) =>
+        run.tasks.some((task) => task.agentId === held?.agentId && task.status === 'running'),
+      );
+      expect(tasks.tasks.find((task) => task.agentId === held!.agentId)).toMatchObject({
+        type: 'local_agent',
+        backgrounded: true,
+      });
       expect(
         (await test.api(`/v1/runs/${id}/agents/anobody/cancel`, { method: 'POST' })).status,
       ).toBe(404);

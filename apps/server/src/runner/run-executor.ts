@@ -25,6 +25,15 @@ type ActiveRun = {
   writes: Promise<void>;
 };
 
+/** Lifecycle events after which the task list has changed. */
+const TASK_EVENTS = new Set([
+  'agent.started',
+  'agent.backgrounded',
+  'agent.completed',
+  'agent.failed',
+  'agent.notification',
+]);
+
 const RESUME_NOTE =
   'The server restarted while you were working, so your previous turn was interrupted. Continue the task from where you left off, then give your report.';
 
@@ -161,7 +170,12 @@ export class RunExecutor {
         },
       });
       active.tree = tree;
-      const off = runner.onEvent((event) => this.record(run.id, active, tree.apply(event)));
+      const off = runner.onEvent((event) => {
+        this.record(run.id, active, tree.apply(event));
+        // A task starts or ends with these: keep the stored task list current.
+        if (event.kind === 'agent' && TASK_EVENTS.has(event.event.type))
+          this.queueTaskSync(run, active);
+      });
       try {
         this.record(
           run.id,
@@ -259,6 +273,14 @@ export class RunExecutor {
       })
       .catch((error: unknown) =>
         this.logger.error({ runId, err: errorMessage(error) }, 'storing the agent tree failed'),
+      );
+  }
+
+  private queueTaskSync(run: RunRecord, active: ActiveRun): void {
+    active.writes = active.writes
+      .then(() => this.syncTasks(run, active.runner))
+      .catch((error: unknown) =>
+        this.logger.error({ runId: run.id, err: errorMessage(error) }, 'storing tasks failed'),
       );
   }
 

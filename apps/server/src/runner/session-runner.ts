@@ -6,6 +6,7 @@ import {
   type Message,
   type PermissionMode,
   type PermissionRule,
+  type TaskState,
   type Tool,
   type Usage,
   completeUsage,
@@ -240,9 +241,15 @@ export class SessionRunner {
     return this.session.foregroundAgents().includes(agentId);
   }
 
-  /** The session's tasks. */
+  /** The session's tasks: sub-agent runs and background shell commands. */
   tasks(): RunnerTask[] {
-    return this.session.tasks.list().map((task) => ({
+    // The registry holds agent tasks; shells register in the root state, which also mirrors
+    // the registry, so the union by id covers both.
+    const byId = new Map<string, TaskState>();
+    for (const task of Object.values(this.session.context.getAppState().tasks))
+      byId.set(task.id, task);
+    for (const task of this.session.tasks.list()) byId.set(task.id, task);
+    return [...byId.values()].map((task) => ({
       taskId: task.id,
       agentId: task.agentId ?? null,
       type: task.type,
