@@ -10,7 +10,8 @@ import { TEST_API_KEY, readSse } from './__fixtures__/test-server.js';
 
 const ENDED = ['completed', 'failed', 'cancelled', 'interrupted'];
 
-describe('delegate-server as a process', () => {
+// Child processes start slowly on a loaded machine: generous hang guards, no timing assertions.
+describe('delegate-server as a process', { timeout: 240_000 }, () => {
   const gates = new Gates();
   let sim: Sim;
   let root: string;
@@ -82,7 +83,9 @@ describe('delegate-server as a process', () => {
     check: (value: T) => boolean,
     what: string,
   ): Promise<T> {
-    for (let attempt = 0; attempt < 1_500; attempt++) {
+    // A hang guard only: a loaded machine may take long, the outcome does not depend on it.
+    const deadline = Date.now() + 100_000;
+    while (Date.now() < deadline) {
       const value = await read();
       if (check(value)) return value;
       await new Promise((resolve) => setTimeout(resolve, 20));

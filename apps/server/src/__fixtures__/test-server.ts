@@ -95,7 +95,9 @@ export async function waitForRun(
   check: (run: ApiRun) => boolean,
   what = 'the run',
 ): Promise<ApiRun> {
-  for (let attempt = 0; attempt < 1_500; attempt++) {
+  // A hang guard only (the outcome never depends on how long it takes).
+  const deadline = Date.now() + 100_000;
+  while (Date.now() < deadline) {
     const response = await test.api(`/v1/runs/${runId}`);
     const run = (await response.json()) as ApiRun;
     if (check(run)) return run;
