@@ -350,7 +350,11 @@ function describeEntry(entry) {
       if (block.type === 'tool_use') return `→ ${block.name}(${JSON.stringify(block.input)})`;
       if (block.type === 'tool_result') {
         const text =
-          typeof block.content === 'string' ? block.content : JSON.stringify(block.content);
+          typeof block.content === 'string'
+            ? block.content
+            : (block.content ?? [])
+                .map((part) => (part.type === 'text' ? part.text : `[${part.type}]`))
+                .join('\n');
         return `← ${text.slice(0, 2_000)}`;
       }
       if (block.type === 'thinking') return `(thinking) ${block.thinking.slice(0, 500)}`;
