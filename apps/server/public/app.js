@@ -408,6 +408,9 @@ function RunView({ runId, onUnauthorized, onChanged }) {
   const [message, setMessage] = useState('');
   const [version, setVersion] = useState(0);
   const refreshTimer = useRef(undefined);
+  const transcriptTimer = useRef(undefined);
+  const selectedRef = useRef('main');
+  selectedRef.current = selected;
 
   const refresh = () =>
     api(`/v1/runs/${runId}`)
@@ -425,11 +428,18 @@ function RunView({ runId, onUnauthorized, onChanged }) {
       onEvent: (event) => {
         setLog((previous) => [...previous.slice(-199), event]);
         if (event.type === 'run.status') onChanged();
-        clearTimeout(refreshTimer.current);
-        refreshTimer.current = setTimeout(() => {
+        // Throttled, not debounced: a steady stream of events still updates the tree, and
+        // a busy run stays well under the server's per-token rate limit.
+        refreshTimer.current ??= setTimeout(() => {
+          refreshTimer.current = undefined;
           void refresh();
-          setVersion((value) => value + 1);
-        }, 120);
+        }, 250);
+        if (event.agentId === selectedRef.current || event.type === 'run.status') {
+          transcriptTimer.current ??= setTimeout(() => {
+            transcriptTimer.current = undefined;
+            setVersion((value) => value + 1);
+          }, 1_000);
+        }
       },
       onState: (state) => {
         setConnection(state);
@@ -440,6 +450,9 @@ function RunView({ runId, onUnauthorized, onChanged }) {
     return () => {
       stop();
       clearTimeout(refreshTimer.current);
+      clearTimeout(transcriptTimer.current);
+      refreshTimer.current = undefined;
+      transcriptTimer.current = undefined;
     };
   }, [runId]);
 
