@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { costOfUsage } from '@delegate/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -450,6 +450,15 @@ describe('run routes', () => {
         expect((await json<ApiError>(response)).error.field).toBe('agent');
       }
       expect((await test.api(`/v1/runs/${id}/transcript?agent=anobody`)).status).toBe(404);
+      // A transcript file swapped for a link to a file outside the transcript folder is not served.
+      const file = join(test.dataDir, 'transcripts', id, 'agents', `${sub!.agentId}.jsonl`);
+      const secret = join(test.root, 'outside-secret.txt');
+      await writeFile(secret, 'not for clients');
+      await rm(file);
+      await symlink(secret, file);
+      const linked = await test.api(`/v1/runs/${id}/transcript?agent=${sub!.agentId}`);
+      expect(linked.status).toBe(400);
+      expect(await linked.text()).not.toContain('not for clients');
       expect((await test.api('/v1/runs/run_000000000000000000000000/transcript')).status).toBe(404);
     });
   });
