@@ -17,7 +17,7 @@ export type AuthVariables = {
  * Requires `Authorization: Bearer <token>`. The comparison hashes both sides first, so it
  * takes the same time whatever the length or content of the sent value. Every failure is
  * the same 401, before any route runs (so it never tells whether a run exists); a client
- * address that fails too often gets 429 with `retry-after`.
+ * address that fails too often gets 429 with `retry-after` for its further failures.
  */
 export function bearerAuth(options: {
   token: string;
@@ -28,7 +28,17 @@ export function bearerAuth(options: {
   const tokenId = expected.subarray(0, 6).toString('hex');
   const failures = new RateLimiterMemory({ points: options.failuresPerMinute, duration: 60 });
   return async (c, next) => {
-    if (c.req.method === 'OPTIONS') return next();
+    // A CORS preflight carries no credentials by design; the CORS middleware answers it.
+    if (c.req.method === 'OPTIONS' && c.req.header('access-control-request-method')) return next();
+    const header = c.req.header('authorization') ?? '';
+    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+    const sent = digest(match?.[1] ?? '');
+    if (match && timingSafeEqual(sent, expected)) {
+      c.set('tokenId', tokenId);
+      return next();
+    }
+    // Only failures are limited, so a client with the right token is never locked out by
+    // someone guessing from the same address.
     const address = options.clientAddress(c);
     const blocked = await failures.get(address);
     if (blocked && blocked.remainingPoints <= 0) {
@@ -44,25 +54,18 @@ export function bearerAuth(options: {
         },
       });
     }
-    const header = c.req.header('authorization') ?? '';
-    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-    const sent = digest(match?.[1] ?? '');
-    if (!match || !timingSafeEqual(sent, expected)) {
-      await failures.consume(address).catch(() => undefined);
-      return sendError(c, {
-        status: 401,
-        headers: { 'www-authenticate': 'Bearer realm="delegate-server"' },
-        body: {
-          error: {
-            code: 'UNAUTHORIZED',
-            message:
-              'A valid bearer token is required: send Authorization: Bearer <token> (DELEGATE_SERVER_TOKEN, or the token the server printed on its first start).',
-          },
+    await failures.consume(address).catch(() => undefined);
+    return sendError(c, {
+      status: 401,
+      headers: { 'www-authenticate': 'Bearer realm="delegate-server"' },
+      body: {
+        error: {
+          code: 'UNAUTHORIZED',
+          message:
+            'A valid bearer token is required: send Authorization: Bearer <token> (DELEGATE_SERVER_TOKEN, or the token the server printed on its first start).',
         },
-      });
-    }
-    c.set('tokenId', tokenId);
-    return next();
+      },
+    });
   };
 }
 

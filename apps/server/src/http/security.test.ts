@@ -120,6 +120,8 @@ describe('security', () => {
           ).status,
         );
       expect(statuses).toEqual([401, 401, 429, 429]);
+      // The right token still works from the same address.
+      expect((await local.api('/v1/runs')).status).toBe(200);
     } finally {
       await local.close();
     }
