@@ -1,0 +1,127 @@
+import { delimiter } from 'node:path';
+import { Command, CommanderError } from 'commander';
+import { DelegateError } from '@delegate/core';
+import type { ServerConfigInput } from './server-config.js';
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function list(text: string | undefined, separator: string): string[] | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  return text
+    .split(separator)
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+function pacing(text: string | undefined): ServerConfigInput['simPacing'] {
+  if (text === undefined) return undefined;
+  const [first, perToken] = text.split(',');
+  return { timeToFirstTokenMs: first ?? '', msPerToken: perToken ?? '0' };
+}
+
+/** The command's definition (also its `--help`). */
+export function createCommand(): Command {
+  return new Command('delegate-server')
+    .description('HTTP + SSE API and dashboard for Delegate runs (SQLite store, in-process queue).')
+    .option('--port <port>', 'port to listen on (DELEGATE_SERVER_PORT; default 8787, 0: any)')
+    .option('--host <host>', 'address to bind (DELEGATE_SERVER_HOST; default 127.0.0.1)')
+    .option(
+      '--data-dir <dir>',
+      'database, token and transcripts (DELEGATE_SERVER_DATA_DIR; default ~/.delegate/server)',
+    )
+    .option(
+      '--workspace-root <dir>',
+      `directory runs may work in; repeat for several (DELEGATE_SERVER_WORKSPACE_ROOTS, "${delimiter}"-separated; default the current directory)`,
+      collect,
+      [],
+    )
+    .option(
+      '--max-concurrent-runs <n>',
+      'runs working at once (DELEGATE_SERVER_MAX_CONCURRENT_RUNS; default 4)',
+    )
+    .option(
+      '--sim [policy]',
+      'use an in-process simulator: echo (default), demo, or a policy module path',
+    )
+    .option('--sim-pacing <ttft,msPerToken>', 'simulator latency in ms, e.g. 100,2')
+    .option(
+      '--cors-origin <origin>',
+      'allow this browser origin; repeat for several (default: CORS off)',
+      collect,
+      [],
+    )
+    .option('--rate-limit <n>', 'requests per minute per token (default 600)')
+    .option(
+      '--auth-failure-limit <n>',
+      'failed authentications per minute per address (default 30)',
+    )
+    .option('--body-limit <bytes>', 'largest request body (default 1048576)')
+    .option('--keep-alive-ms <ms>', 'SSE keep-alive interval (default 15000)')
+    .option('--shutdown-timeout-ms <ms>', 'grace time for running turns on SIGTERM (default 30000)')
+    .option('--idle-sessions <n>', 'finished sessions kept in memory (default 32)')
+    .option(
+      '--log-level <level>',
+      'fatal, error, warn, info, debug, trace or silent (DELEGATE_SERVER_LOG_LEVEL; default info)',
+    )
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => process.stdout.write(text), writeErr: () => undefined });
+}
+
+/**
+ * Reads flags and environment into a configuration input (flags win); `parseServerConfig`
+ * validates it. Returns undefined when `--help` or `--version` was answered.
+ */
+export function readCommandLine(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+): ServerConfigInput | undefined {
+  const command = createCommand();
+  try {
+    command.parse([...argv], { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError && error.code === 'commander.helpDisplayed')
+      return undefined;
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `delegate-server: ${error instanceof Error ? error.message.replace(/^error: /, '') : String(error)}. Run delegate-server --help for the options.`,
+    );
+  }
+  const flags = command.opts<Record<string, string | string[] | boolean | undefined>>();
+  const text = (name: string): string | undefined => flags[name] as string | undefined;
+  const input: ServerConfigInput = {};
+  const set = <K extends keyof ServerConfigInput>(
+    key: K,
+    value: ServerConfigInput[K] | undefined,
+  ) => {
+    if (value !== undefined) input[key] = value;
+  };
+  set('port', text('port') ?? env.DELEGATE_SERVER_PORT);
+  set('host', text('host') ?? env.DELEGATE_SERVER_HOST);
+  set('dataDir', text('dataDir') ?? env.DELEGATE_SERVER_DATA_DIR);
+  const roots = flags.workspaceRoot as string[];
+  set(
+    'workspaceRoots',
+    roots.length > 0 ? roots : list(env.DELEGATE_SERVER_WORKSPACE_ROOTS, delimiter),
+  );
+  set('maxConcurrentRuns', text('maxConcurrentRuns') ?? env.DELEGATE_SERVER_MAX_CONCURRENT_RUNS);
+  set('sim', flags.sim === true ? 'echo' : (flags.sim as string | undefined));
+  set('simPacing', pacing(text('simPacing')));
+  const origins = flags.corsOrigin as string[];
+  set('corsOrigins', origins.length > 0 ? origins : list(env.DELEGATE_SERVER_CORS_ORIGINS, ','));
+  set('rateLimitPerMinute', text('rateLimit'));
+  set('authFailuresPerMinute', text('authFailureLimit'));
+  set('bodyLimitBytes', text('bodyLimit'));
+  set('keepAliveMs', text('keepAliveMs'));
+  set('shutdownTimeoutMs', text('shutdownTimeoutMs'));
+  set('idleSessions', text('idleSessions'));
+  set(
+    'logLevel',
+    (text('logLevel') ?? env.DELEGATE_SERVER_LOG_LEVEL) as ServerConfigInput['logLevel'],
+  );
+  set('apiKey', env.ANTHROPIC_API_KEY || undefined);
+  set('baseURL', env.ANTHROPIC_BASE_URL || undefined);
+  set('token', env.DELEGATE_SERVER_TOKEN || undefined);
+  return input;
+}

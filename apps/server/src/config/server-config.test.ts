@@ -1,0 +1,93 @@
+import { delimiter } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readCommandLine } from './read-command-line.js';
+import { parseServerConfig } from './server-config.js';
+
+describe('parseServerConfig', () => {
+  it('fills defaults: loopback, port 8787, four runs, CORS off', () => {
+    const config = parseServerConfig({ sim: 'echo' });
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 8787,
+      maxConcurrentRuns: 4,
+      corsOrigins: [],
+      keepAliveMs: 15_000,
+      workspaceRoots: [process.cwd()],
+    });
+  });
+
+  it('names every bad value by its flag and never echoes a token', () => {
+    let message = '';
+    try {
+      parseServerConfig({
+        port: '99999',
+        maxConcurrentRuns: 'two',
+        host: '',
+        token: 'short',
+        corsOrigins: ['not a url'],
+        sim: 'echo',
+      });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/--port: must be at most 65535/);
+    expect(message).toMatch(/--max-concurrent-runs: must be a whole number, got "two"/);
+    expect(message).toMatch(/--host:/);
+    expect(message).toMatch(/DELEGATE_SERVER_TOKEN: must be at least 16 characters/);
+    expect(message).toMatch(/--cors-origin\.0:/);
+    expect(message).not.toContain('"short"');
+  });
+
+  it('refuses unknown keys and a start with no model to talk to', () => {
+    expect(() => parseServerConfig({ sim: 'echo', prot: 1 })).toThrow(/prot/);
+    expect(() => parseServerConfig({})).toThrow(/ANTHROPIC_API_KEY.*--sim/);
+  });
+});
+
+describe('readCommandLine', () => {
+  it('reads flags, lets them win over the environment, and takes --sim without a value as echo', () => {
+    const input = readCommandLine(
+      [
+        '--port',
+        '9000',
+        '--workspace-root',
+        '/a',
+        '--workspace-root',
+        '/b',
+        '--sim',
+        '--cors-origin',
+        'https://x.example',
+      ],
+      {
+        DELEGATE_SERVER_PORT: '1234',
+        DELEGATE_SERVER_HOST: '0.0.0.0',
+        DELEGATE_SERVER_WORKSPACE_ROOTS: ['/c', '/d'].join(delimiter),
+        ANTHROPIC_API_KEY: 'sk-key',
+        DELEGATE_SERVER_TOKEN: 'a-token-from-the-environment',
+      },
+    );
+    expect(input).toMatchObject({
+      port: '9000',
+      host: '0.0.0.0',
+      workspaceRoots: ['/a', '/b'],
+      sim: 'echo',
+      corsOrigins: ['https://x.example'],
+      apiKey: 'sk-key',
+      token: 'a-token-from-the-environment',
+    });
+    expect(readCommandLine(['--sim', 'demo', '--sim-pacing', '100,2'], {})).toMatchObject({
+      sim: 'demo',
+      simPacing: { timeToFirstTokenMs: '100', msPerToken: '2' },
+    });
+    expect(
+      readCommandLine([], { DELEGATE_SERVER_WORKSPACE_ROOTS: ['/c', '/d'].join(delimiter) })
+        ?.workspaceRoots,
+    ).toEqual(['/c', '/d']);
+  });
+
+  it('refuses unknown flags with a clear message', () => {
+    expect(() => readCommandLine(['--prot', '1'], {})).toThrow(
+      /unknown option '--prot'[\s\S]*--help/,
+    );
+  });
+});

@@ -1,0 +1,137 @@
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { DelegateError } from '@delegate/core';
+import { z } from 'zod';
+
+const wholeNumber = (minimum: number, maximum: number) =>
+  z.preprocess(
+    (value) => (typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value),
+    z
+      .number({ error: (issue) => `must be a whole number, got ${JSON.stringify(issue.input)}` })
+      .int(`must be a whole number from ${minimum} to ${maximum}`)
+      .min(minimum, `must be at least ${minimum}`)
+      .max(maximum, `must be at most ${maximum}`),
+  );
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Latency of the in-process simulator. */
+export const SimPacing = z.object({
+  /** Delay before a response starts, in ms. */
+  timeToFirstTokenMs: wholeNumber(0, 600_000).default(0),
+  /** Delay per output token, in ms. */
+  msPerToken: wholeNumber(0, 60_000).default(0),
+});
+
+/** The server's configuration, from flags, environment or code; validated at start. */
+export const ServerConfig = z
+  .object({
+    /** Port to listen on (0: any free port). */
+    port: wholeNumber(0, 65_535).default(8787),
+    /** Address to bind; loopback by default so nothing outside this machine can connect. */
+    host: z.string().trim().min(1).default('127.0.0.1'),
+    /** Where the database, the token, transcripts and task output live. */
+    dataDir: z
+      .string()
+      .trim()
+      .min(1)
+      .default(() => join(homedir(), '.delegate', 'server'))
+      .transform((path) => resolve(path)),
+    /** Directories runs may work in (a run's workspace must lie inside one). */
+    workspaceRoots: z
+      .array(z.string().trim().min(1))
+      .min(1)
+      .default(() => [process.cwd()]),
+    /** Most runs working at once; more wait in the queue. */
+    maxConcurrentRuns: wholeNumber(1, 10_000).default(4),
+    /** Messages API key (never logged, stored or passed to tools). */
+    apiKey: z.string().trim().min(1).optional(),
+    /** Messages API base URL. */
+    baseURL: z.url().optional(),
+    /** Run an in-process simulator with this policy (`echo`, `demo` or a module path). */
+    sim: z.string().trim().min(1).optional(),
+    /** Latency of the in-process simulator. */
+    simPacing: SimPacing.optional(),
+    /** The bearer token clients must send; generated and stored in `dataDir` when absent. */
+    token: z
+      .string()
+      .min(16, 'must be at least 16 characters (use a long random value)')
+      .max(512)
+      .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+      .optional(),
+    /** Origins allowed by CORS (none: CORS off). */
+    corsOrigins: z.array(z.url()).default([]),
+    /** Requests per minute per token. */
+    rateLimitPerMinute: wholeNumber(1, 10_000_000).default(600),
+    /** Failed authentications per minute per client address before 429. */
+    authFailuresPerMinute: wholeNumber(1, 10_000_000).default(30),
+    /** Largest request body in bytes (413 beyond). */
+    bodyLimitBytes: wholeNumber(1_024, 100_000_000).default(1_048_576),
+    /** Interval of SSE keep-alive comments, in ms. */
+    keepAliveMs: wholeNumber(10, 3_600_000).default(15_000),
+    /** Grace time for running turns on SIGTERM before they are interrupted, in ms. */
+    shutdownTimeoutMs: wholeNumber(0, 3_600_000).default(30_000),
+    /** Finished sessions kept in memory for quick continuation (older ones reload from transcripts). */
+    idleSessions: wholeNumber(0, 10_000).default(32),
+    /** Log level. */
+    logLevel: z.enum(LOG_LEVELS).default('info'),
+    /** Home directory for user agents and memory (default the OS home). */
+    homeDir: z.string().trim().min(1).optional(),
+  })
+  .strict();
+export type ServerConfig = z.infer<typeof ServerConfig>;
+/** What callers may pass: every field optional, numbers as numbers or digit strings. */
+export type ServerConfigInput = z.input<typeof ServerConfig>;
+
+/** Flag of each config field, for error messages. */
+export const CONFIG_FLAGS: Readonly<Record<string, string>> = {
+  port: '--port',
+  host: '--host',
+  dataDir: '--data-dir',
+  workspaceRoots: '--workspace-root',
+  maxConcurrentRuns: '--max-concurrent-runs',
+  apiKey: 'ANTHROPIC_API_KEY',
+  baseURL: 'ANTHROPIC_BASE_URL',
+  sim: '--sim',
+  simPacing: '--sim-pacing',
+  token: 'DELEGATE_SERVER_TOKEN',
+  corsOrigins: '--cors-origin',
+  rateLimitPerMinute: '--rate-limit',
+  authFailuresPerMinute: '--auth-failure-limit',
+  bodyLimitBytes: '--body-limit',
+  keepAliveMs: '--keep-alive-ms',
+  shutdownTimeoutMs: '--shutdown-timeout-ms',
+  idleSessions: '--idle-sessions',
+  logLevel: '--log-level',
+  homeDir: 'HOME',
+};
+
+/**
+ * Validates a configuration. Every problem is reported at once, each with the flag or
+ * variable that sets it; a key or a token is never echoed back.
+ */
+export function parseServerConfig(input: unknown): ServerConfig {
+  const parsed = ServerConfig.safeParse(input);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const [first, ...rest] = issue.path.map(String);
+      const name =
+        first === undefined
+          ? 'config'
+          : `${CONFIG_FLAGS[first] ?? first}${rest.length > 0 ? `.${rest.join('.')}` : ''}`;
+      return `  ${name}: ${issue.message}`;
+    });
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `delegate-server: invalid configuration:\n${lines.join('\n')}\nRun delegate-server --help for the options.`,
+    );
+  }
+  const config = parsed.data;
+  if (config.apiKey === undefined && config.sim === undefined) {
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      'delegate-server: no model to talk to. Set ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for a proxy), or start with --sim to use the built-in simulator.',
+    );
+  }
+  return config;
+}

@@ -1,0 +1,175 @@
+import type { RunEventData } from '../http/schemas.js';
+import type { RunStore, StoredEvent } from '../store/run-store.js';
+
+type Listener = (event: StoredEvent) => void;
+
+type RunLog = {
+  /** Next seq to assign; unknown until loaded from the store. */
+  nextSeq: number | undefined;
+  /** Events waiting to be written. */
+  pending: {
+    data: RunEventData;
+    time: string;
+    resolve: (event: StoredEvent | undefined) => void;
+  }[];
+  /** The write in progress (writes of one run never overlap, so the log stays in order). */
+  writing: Promise<void> | undefined;
+  listeners: Set<Listener>;
+  /** Events taken for the write in progress and not yet delivered. */
+  undelivered: number;
+  /** Holders that keep the log (and its next seq) in memory while a run works. */
+  holds: number;
+};
+
+/**
+ * The event log of every run: assigns each event the next `seq` of its run, writes it to
+ * the store, and only then hands it to live subscribers. A subscriber therefore never sees
+ * an event that a crash could lose, and a replay from the store never misses one a live
+ * subscriber saw. Events emitted together are written in one transaction.
+ */
+export class RunEventHub {
+  private readonly store: RunStore;
+  private readonly redact: (data: RunEventData) => RunEventData;
+  private readonly onWriteError: (runId: string, error: unknown) => void;
+  private readonly logs = new Map<string, RunLog>();
+
+  constructor(options: {
+    store: RunStore;
+    /** Removes secrets from an event before it is stored or sent. */
+    redact?: (data: RunEventData) => RunEventData;
+    /** Called when the store refuses a batch (those events are dropped, not retried). */
+    onWriteError?: (runId: string, error: unknown) => void;
+  }) {
+    this.store = options.store;
+    this.redact = options.redact ?? ((data) => data);
+    this.onWriteError = options.onWriteError ?? (() => undefined);
+  }
+
+  /**
+   * Appends an event to a run's log; resolves with it once it is stored and delivered, or
+   * with undefined when the store refused it (reported to `onWriteError`).
+   */
+  publish(runId: string, data: RunEventData): Promise<StoredEvent | undefined> {
+    const log = this.log(runId);
+    const time = new Date().toISOString();
+    const stored = new Promise<StoredEvent | undefined>((resolve) => {
+      log.pending.push({ data: this.redact(data), time, resolve });
+    });
+    this.schedule(runId, log);
+    return stored;
+  }
+
+  /** Keeps a run's log in memory (no seq look-up per batch) until the returned release. */
+  retain(runId: string): () => void {
+    const log = this.log(runId);
+    log.holds += 1;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      log.holds -= 1;
+      this.release(runId, log);
+    };
+  }
+
+  /** Calls `listener` for each event of the run stored from now on; returns an unsubscribe. */
+  subscribe(runId: string, listener: Listener): () => void {
+    const log = this.log(runId);
+    log.listeners.add(listener);
+    return () => {
+      log.listeners.delete(listener);
+      this.release(runId, log);
+    };
+  }
+
+  /** True while events of the run are waiting to be written. */
+  hasPending(runId: string): boolean {
+    const log = this.logs.get(runId);
+    return log !== undefined && (log.pending.length > 0 || log.undelivered > 0);
+  }
+
+  /** Resolves when every event published so far for the run is stored and delivered. */
+  async flush(runId: string): Promise<void> {
+    const log = this.logs.get(runId);
+    while (log?.writing) await log.writing;
+  }
+
+  /** Resolves when every run's events are stored. */
+  async flushAll(): Promise<void> {
+    await Promise.all([...this.logs.keys()].map((runId) => this.flush(runId)));
+  }
+
+  /** Number of live subscribers of a run. */
+  subscriberCount(runId: string): number {
+    return this.logs.get(runId)?.listeners.size ?? 0;
+  }
+
+  private log(runId: string): RunLog {
+    let log = this.logs.get(runId);
+    if (!log) {
+      log = {
+        nextSeq: undefined,
+        pending: [],
+        writing: undefined,
+        listeners: new Set(),
+        undelivered: 0,
+        holds: 0,
+      };
+      this.logs.set(runId, log);
+    }
+    return log;
+  }
+
+  private schedule(runId: string, log: RunLog): void {
+    if (log.writing) return;
+    log.writing = this.drain(runId, log).finally(() => {
+      log.writing = undefined;
+      if (log.pending.length > 0) this.schedule(runId, log);
+      else this.release(runId, log);
+    });
+  }
+
+  private async drain(runId: string, log: RunLog): Promise<void> {
+    // Let events emitted in the same tick join this batch.
+    await Promise.resolve();
+    const batch = log.pending.splice(0, log.pending.length);
+    if (batch.length === 0) return;
+    log.undelivered = batch.length;
+    try {
+      log.nextSeq ??= (await this.store.lastEventSeq(runId)) + 1;
+      const events: StoredEvent[] = batch.map((entry, index) => ({
+        runId,
+        seq: log.nextSeq! + index,
+        type: entry.data.type,
+        agentId: 'agentId' in entry.data ? entry.data.agentId : null,
+        time: entry.time,
+        data: entry.data as Record<string, unknown>,
+      }));
+      await this.store.appendEvents(events);
+      log.nextSeq += events.length;
+      log.undelivered = 0;
+      for (const [index, event] of events.entries()) {
+        for (const listener of log.listeners) {
+          try {
+            listener(event);
+          } catch {
+            // One broken subscriber must not starve the others.
+          }
+        }
+        batch[index]!.resolve(event);
+      }
+    } catch (error) {
+      // The seq is reloaded next time, so the log has no gap.
+      log.nextSeq = undefined;
+      log.undelivered = 0;
+      this.onWriteError(runId, error);
+      for (const entry of batch) entry.resolve(undefined);
+    }
+  }
+
+  private release(runId: string, log: RunLog): void {
+    // Forget idle runs so the map does not grow with every run ever seen.
+    if (log.holds === 0 && log.listeners.size === 0 && log.pending.length === 0 && !log.writing)
+      if (this.logs.get(runId) === log) this.logs.delete(runId);
+  }
+}

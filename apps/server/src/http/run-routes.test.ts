@@ -1,0 +1,506 @@
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { costOfUsage } from '@delegate/core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { JournalUsage } from '@delegate/api-sim';
+import type { z } from 'zod';
+import { type ApiError, type ApiRun, type ApiRunList, json } from '../__fixtures__/api-types.js';
+import type { AgentDefinitionsView } from './schemas.js';
+import { Gates, scenarioPolicy } from '../__fixtures__/scenario-policy.js';
+import { type TestServer, startTestServer, waitForRun } from '../__fixtures__/test-server.js';
+
+type AgentsBody = z.infer<typeof AgentDefinitionsView>;
+
+const ENDED = ['completed', 'failed', 'cancelled', 'interrupted'];
+
+describe('run routes', () => {
+  const gates = new Gates();
+  let test: TestServer;
+
+  beforeAll(async () => {
+    test = await startTestServer({
+      policy: scenarioPolicy(gates),
+      config: { bodyLimitBytes: 4_096 },
+    });
+    await mkdir(join(test.workspace, '.claude', 'agents'), { recursive: true });
+    await writeFile(
+      join(test.workspace, '.claude', 'agents', 'reviewer.md'),
+      '---\nname: reviewer\ndescription: Reviews code.\ncolor: purple\n---\nYou review code for the tests.\n',
+    );
+    await writeFile(
+      join(test.workspace, '.claude', 'agents', 'broken.md'),
+      '---\nname: [oops\n---\n',
+    );
+    await writeFile(
+      join(test.workspace, '.claude', 'agents', 'plan.md'),
+      '---\nname: Plan\ndescription: A project planner.\n---\nPlan it the project way.\n',
+    );
+    await mkdir(join(test.workspace, 'sub'));
+    // Project agents are found from the working directory up to the repository root.
+    await mkdir(join(test.workspace, '.git'));
+  });
+  afterEach(() => gates.reset());
+  afterAll(() => test.close());
+
+  async function start(body: Record<string, unknown>): Promise<string> {
+    const response = await test.api('/v1/runs', { json: body });
+    expect(response.status).toBe(201);
+    return ((await response.json()) as { id: string }).id;
+  }
+
+  const ended = (run: ApiRun) => ENDED.includes(run.status);
+
+  describe('POST /v1/runs', () => {
+    it('creates a run, answers 201 with its id and location, and runs it to completion', async () => {
+      const response = await test.api('/v1/runs', { json: { prompt: 'scenario:hello' } });
+      expect(response.status).toBe(201);
+      const body = (await response.json()) as { id: string; status: string; eventsUrl: string };
+      expect(body.status).toBe('queued');
+      expect(body.id).toMatch(/^run_[0-9a-f]{24}$/);
+      expect(response.headers.get('location')).toBe(`/v1/runs/${body.id}`);
+      expect(body.eventsUrl).toBe(`/v1/runs/${body.id}/events`);
+      const run = await waitForRun(test, body.id, ended);
+      expect(run).toMatchObject({
+        status: 'completed',
+        result: 'Hello from the model.',
+        workspace: test.workspace,
+      });
+    });
+
+    it('runs in a workspace below the root and as a chosen agent', async () => {
+      const id = await start({ prompt: 'scenario:reviewer', agent: 'reviewer', workspace: 'sub' });
+      const run = await waitForRun(test, id, ended);
+      expect(run.result).toBe('Running as the reviewer.');
+      expect(run.workspace).toBe(join(test.workspace, 'sub'));
+      expect(run.agents[0]).toMatchObject({
+        agentId: 'main',
+        agentType: 'reviewer',
+        color: 'purple',
+      });
+    });
+
+    it('passes the model and the tool rules to the session', async () => {
+      test.sim.journal.clear();
+      const id = await start({
+        prompt: 'scenario:bash',
+        model: 'haiku',
+        permissionMode: 'bypassPermissions',
+        disallowedTools: ['Bash(env)'],
+      });
+      const run = await waitForRun(test, id, ended);
+      expect(run.agents[0]!.model).toMatch(/haiku/);
+      expect(test.sim.journal.entries.every((entry) => /haiku/.test(entry.model ?? ''))).toBe(true);
+      // The deny rule wins over bypassPermissions: the command never ran.
+      expect(run.result).toMatch(/^Environment: .*denied/is);
+      expect(run.result).not.toMatch(/PATH=/);
+    });
+
+    it.each([
+      [{}, 'prompt'],
+      [{ prompt: '' }, 'prompt'],
+      [{ prompt: 'x', fork: 'yes' }, 'fork'],
+      [{ prompt: 'x', permissionMode: 'godMode' }, 'permissionMode'],
+      [{ prompt: 'x', allowedTools: ['Bash(ls'] }, 'allowedTools.0'],
+      [{ prompt: 'x', colour: 'red' }, 'colour'],
+    ])('refuses %j with a 400 naming %s', async (body, field) => {
+      const response = await test.api('/v1/runs', { json: body });
+      expect(response.status).toBe(400);
+      const error = (
+        (await response.json()) as { error: { field: string; message: string; code: string } }
+      ).error;
+      expect(error.code).toBe('INVALID_ARGUMENT');
+      expect(error.field).toBe(field);
+      expect(error.message).toContain(field);
+    });
+
+    it('refuses malformed JSON, a missing body and a body over the limit', async () => {
+      const malformed = await test.api('/v1/runs', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"prompt": ',
+      });
+      expect(malformed.status).toBe(400);
+      expect((await json<ApiError>(malformed)).error.message).toMatch(/JSON/);
+      const missing = await test.api('/v1/runs', { method: 'POST' });
+      expect(missing.status).toBe(400);
+      const plain = await test.api('/v1/runs', {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: '{"prompt":"x"}',
+      });
+      expect(plain.status).toBe(415);
+      expect((await json<ApiError>(plain)).error.message).toMatch(/application\/json/);
+      const large = await test.api('/v1/runs', { json: { prompt: 'x'.repeat(10_000) } });
+      expect(large.status).toBe(413);
+      expect((await json<ApiError>(large)).error.code).toBe('PAYLOAD_TOO_LARGE');
+    });
+
+    it('refuses workspaces outside the roots and traversal, naming the field', async () => {
+      for (const workspace of ['../', '../data', '/etc', 'sub/../../', 'missing']) {
+        const response = await test.api('/v1/runs', { json: { prompt: 'x', workspace } });
+        expect(response.status, workspace).toBe(400);
+        expect((await json<ApiError>(response)).error.field).toBe('workspace');
+      }
+    });
+
+    it('refuses an unknown agent, listing the available ones', async () => {
+      const response = await test.api('/v1/runs', { json: { prompt: 'x', agent: 'nobody' } });
+      expect(response.status).toBe(400);
+      const error = (await json<ApiError>(response)).error;
+      expect(error.field).toBe('agent');
+      expect(error.message).toMatch(/reviewer/);
+    });
+  });
+
+  describe('GET /v1/runs and /v1/runs/:id', () => {
+    it('pages runs newest first and filters by status', async () => {
+      const first = await start({ prompt: 'scenario:hello page 1' });
+      const second = await start({ prompt: 'scenario:hello page 2' });
+      await waitForRun(test, second, ended);
+      await waitForRun(test, first, ended);
+      const page = await json<ApiRunList>(await test.api('/v1/runs?limit=1'));
+      expect(page.runs.map((run) => run.id)).toEqual([second]);
+      const next = await json<ApiRunList>(
+        await test.api(`/v1/runs?limit=1&cursor=${page.nextCursor}`),
+      );
+      expect(next.runs.map((run) => run.id)).toEqual([first]);
+      const completed = await json<ApiRunList>(
+        await test.api('/v1/runs?status=completed&limit=200'),
+      );
+      expect(completed.runs.every((run) => run.status === 'completed')).toBe(true);
+      expect(completed.runs.map((run) => run.id)).toContain(first);
+    });
+
+    it.each([
+      ['status=nope', 'status'],
+      ['limit=0', 'limit'],
+      ['limit=abc', 'limit'],
+      ['cursor=garbage', 'cursor'],
+    ])('refuses ?%s naming %s', async (query, field) => {
+      const response = await test.api(`/v1/runs?${query}`);
+      expect(response.status).toBe(400);
+      expect((await json<ApiError>(response)).error.field).toBe(field);
+    });
+
+    it('answers 404 for an unknown run and 400 for a malformed id', async () => {
+      expect((await test.api('/v1/runs/run_000000000000000000000000')).status).toBe(404);
+      expect((await test.api('/v1/runs/..%2F..%2Fetc')).status).toBe(400);
+    });
+
+    it('reports usage and cost per agent as the model billed them', async () => {
+      test.sim.journal.clear();
+      const id = await start({ prompt: 'scenario:bg', fork: true });
+      gates.open('bg');
+      const run = await waitForRun(test, id, ended);
+      expect(run.status).toBe('completed');
+      expect(run.agents.map((agent) => agent.agentType).sort()).toEqual([
+        'general-purpose',
+        'general-purpose',
+        'main',
+      ]);
+      const answered = test.sim.journal.entries.filter(
+        (entry) => entry.status === 200 && entry.usage,
+      );
+      const sum = (pick: (usage: JournalUsage) => number) =>
+        answered.reduce((total, entry) => total + pick(entry.usage!), 0);
+      expect(run.usage.input_tokens).toBe(sum((usage) => usage.input_tokens));
+      expect(run.usage.output_tokens).toBe(sum((usage) => usage.output_tokens));
+      expect(run.usage.cache_read_input_tokens).toBe(
+        sum((usage) => usage.cache_read_input_tokens ?? 0),
+      );
+      expect(run.usage.cache_creation_input_tokens).toBe(
+        sum((usage) => usage.cache_creation_input_tokens ?? 0),
+      );
+      const main = answered.filter((entry) => entry.headers['x-delegate-agent'] === undefined);
+      const mainAgent = run.agents.find((agent) => agent.agentId === 'main');
+      expect(mainAgent!.usage.output_tokens).toBe(
+        main.reduce((total, entry) => total + entry.usage!.output_tokens, 0),
+      );
+      for (const agent of run.agents) {
+        expect(agent.costUsd).toBeCloseTo(costOfUsage(agent.usage, agent.model).costUsd, 10);
+        expect(agent.costUsd).toBeGreaterThan(0);
+      }
+      expect(run.costUsd).toBeCloseTo(
+        run.agents.reduce((total: number, agent) => total + agent.costUsd, 0),
+        10,
+      );
+      expect(run.tasks.length).toBeGreaterThanOrEqual(2);
+    });
+  });
+
+  it('lists a background shell command among the tasks', async () => {
+    const id = await start({ prompt: 'scenario:shell', permissionMode: 'bypassPermissions' });
+    const run = await waitForRun(test, id, ended);
+    expect(run.result).toBe('Started the shell.');
+    expect(run.tasks).toContainEqual(
+      expect.objectContaining({
+        type: 'local_bash',
+        description: 'wait a little',
+        backgrounded: true,
+      }),
+    );
+  });
+
+  describe('POST /v1/runs/:id/messages', () => {
+    it('continues a finished run with its conversation', async () => {
+      const id = await start({ prompt: 'scenario:hello' });
+      await waitForRun(test, id, ended);
+      const response = await test.api(`/v1/runs/${id}/messages`, { json: { text: 'And now?' } });
+      expect(response.status).toBe(202);
+      const run = await waitForRun(
+        test,
+        id,
+        (value) => ended(value) && value.result !== 'Hello from the model.',
+      );
+      expect(run.result).toBe('You said: And now? (turn 1)');
+    });
+
+    it('continues from the transcript when the session is no longer in memory', async () => {
+      const local = await startTestServer({
+        policy: scenarioPolicy(gates),
+        config: { idleSessions: 0 },
+      });
+      try {
+        const created = await json<{ id: string }>(
+          await local.api('/v1/runs', { json: { prompt: 'scenario:hello' } }),
+        );
+        await waitForRun(local, created.id, ended);
+        await local.api(`/v1/runs/${created.id}/messages`, { json: { text: 'Still there?' } });
+        const run = await waitForRun(
+          local,
+          created.id,
+          (value) => ended(value) && value.result !== 'Hello from the model.',
+        );
+        expect(run.result).toBe('You said: Still there? (turn 1)');
+      } finally {
+        await local.close();
+      }
+    });
+
+    it('refuses while the run works, for unknown runs and with a bad body', async () => {
+      const id = await start({ prompt: 'scenario:hold' });
+      await waitForRun(test, id, (run) => run.status === 'running');
+      const busy = await test.api(`/v1/runs/${id}/messages`, { json: { text: 'hi' } });
+      expect(busy.status).toBe(409);
+      expect((await json<ApiError>(busy)).error.code).toBe('CONFLICT');
+      expect(
+        (await test.api('/v1/runs/run_000000000000000000000000/messages', { json: { text: 'hi' } }))
+          .status,
+      ).toBe(404);
+      const bad = await test.api(`/v1/runs/${id}/messages`, { json: { message: 'hi' } });
+      expect(bad.status).toBe(400);
+      gates.open('hold');
+      await waitForRun(test, id, ended);
+    });
+  });
+
+  describe('POST /v1/runs/:id/cancel and /resume', () => {
+    it('cancels a running run and then continues it on resume', async () => {
+      const id = await start({ prompt: 'scenario:hold' });
+      await waitForRun(test, id, (run) => run.status === 'running');
+      const response = await test.api(`/v1/runs/${id}/cancel`, { method: 'POST' });
+      expect(response.status).toBe(202);
+      expect((await json<{ status: string }>(response)).status).toBe('cancelling');
+      const run = await waitForRun(test, id, ended);
+      expect(run.status).toBe('cancelled');
+      expect(run.agents[0]!.status).toBe('cancelled');
+      expect((await test.api(`/v1/runs/${id}/cancel`, { method: 'POST' })).status).toBe(409);
+      gates.open('hold');
+      const resumed = await test.api(`/v1/runs/${id}/resume`, { method: 'POST' });
+      expect(resumed.status).toBe(202);
+      const after = await waitForRun(test, id, (value) => value.status === 'completed');
+      expect(after.result).toBe('Released.');
+    });
+
+    it('cancels a queued run before it starts', async () => {
+      const local = await startTestServer({
+        policy: scenarioPolicy(gates),
+        config: { maxConcurrentRuns: 1 },
+      });
+      try {
+        const busy = await json<{ id: string }>(
+          await local.api('/v1/runs', { json: { prompt: 'scenario:hold' } }),
+        );
+        await waitForRun(local, busy.id, (run) => run.status === 'running');
+        const waiting = await json<{ id: string }>(
+          await local.api('/v1/runs', { json: { prompt: 'scenario:hello never' } }),
+        );
+        const response = await local.api(`/v1/runs/${waiting.id}/cancel`, { method: 'POST' });
+        expect((await json<{ status: string }>(response)).status).toBe('cancelled');
+        gates.open('hold');
+        await waitForRun(local, busy.id, ended);
+        const run = await waitForRun(local, waiting.id, ended);
+        expect(run.status).toBe('cancelled');
+        expect(run.agents).toEqual([]);
+        expect(
+          local.sim.journal.entries.some((entry) =>
+            JSON.stringify(entry.body).includes('hello never'),
+          ),
+        ).toBe(false);
+      } finally {
+        await local.close();
+      }
+    });
+
+    it('refuses to resume a completed run and answers 404 for unknown runs', async () => {
+      const id = await start({ prompt: 'scenario:hello' });
+      await waitForRun(test, id, ended);
+      const response = await test.api(`/v1/runs/${id}/resume`, { method: 'POST' });
+      expect(response.status).toBe(409);
+      expect((await json<ApiError>(response)).error.message).toMatch(/messages/);
+      expect(
+        (await test.api('/v1/runs/run_000000000000000000000000/resume', { method: 'POST' })).status,
+      ).toBe(404);
+      expect(
+        (await test.api('/v1/runs/run_000000000000000000000000/cancel', { method: 'POST' })).status,
+      ).toBe(404);
+    });
+  });
+
+  describe('agent actions', () => {
+    it('moves a running foreground agent to the background', async () => {
+      const id = await start({ prompt: 'scenario:fg' });
+      const running = await waitForRun(test, id, (run) =>
+        run.agents.some((agent) => agent.mode === 'foreground' && agent.status === 'running'),
+      );
+      const agent = running.agents.find((item) => item.mode === 'foreground');
+      expect(
+        (await test.api(`/v1/runs/${id}/agents/main/background`, { method: 'POST' })).status,
+      ).toBe(409);
+      const response = await test.api(`/v1/runs/${id}/agents/${agent!.agentId}/background`, {
+        method: 'POST',
+      });
+      expect(response.status).toBe(200);
+      expect((await json<{ status: string }>(response)).status).toBe('backgrounded');
+      await waitForRun(
+        test,
+        id,
+        (run) => run.agents.find((item) => item.agentId === agent!.agentId)?.backgrounded === true,
+      );
+      gates.open('fg');
+      const run = await waitForRun(test, id, ended);
+      expect(run.result).toBe('The moved agent reported back.');
+      expect(
+        (await test.api(`/v1/runs/${id}/agents/${agent!.agentId}/background`, { method: 'POST' }))
+          .status,
+      ).toBe(409);
+    });
+
+    it('cancels one background agent while the run goes on', async () => {
+      const id = await start({ prompt: 'scenario:bg' });
+      const running = await waitForRun(test, id, (run) =>
+        run.agents.some(
+          (agent) => agent.description === 'held background work' && agent.status === 'running',
+        ),
+      );
+      const held = running.agents.find((agent) => agent.description === 'held background work');
+      // The task list is stored while the run works, not only when it ends.
+      const tasks = await waitForRun(test, id, (run) =>
+        run.tasks.some((task) => task.agentId === held?.agentId && task.status === 'running'),
+      );
+      expect(tasks.tasks.find((task) => task.agentId === held!.agentId)).toMatchObject({
+        type: 'local_agent',
+        backgrounded: true,
+      });
+      expect(
+        (await test.api(`/v1/runs/${id}/agents/anobody/cancel`, { method: 'POST' })).status,
+      ).toBe(404);
+      const response = await test.api(`/v1/runs/${id}/agents/${held!.agentId}/cancel`, {
+        method: 'POST',
+      });
+      expect(response.status).toBe(202);
+      const run = await waitForRun(test, id, ended);
+      expect(run.status).toBe('completed');
+      expect(run.result).toBe('Main saw the background agents end.');
+      const states = Object.fromEntries(
+        run.agents.map((agent) => [agent.description, agent.status]),
+      );
+      expect(states['held background work']).toBe('cancelled');
+      expect(states['quick background work']).toBe('completed');
+      expect(
+        (await test.api(`/v1/runs/${id}/agents/${held!.agentId}/cancel`, { method: 'POST' }))
+          .status,
+      ).toBe(409);
+    });
+  });
+
+  describe('GET /v1/runs/:id/transcript', () => {
+    it('serves the main and a sub-agent transcript as JSONL and refuses traversal', async () => {
+      const id = await start({ prompt: 'scenario:bg' });
+      gates.open('bg');
+      const run = await waitForRun(test, id, ended);
+      const main = await test.api(`/v1/runs/${id}/transcript`);
+      expect(main.status).toBe(200);
+      expect(main.headers.get('content-type')).toMatch(/x-ndjson/);
+      const lines = (await main.text())
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
+      expect(lines.some((line) => JSON.stringify(line).includes('scenario:bg'))).toBe(true);
+      const sub = run.agents.find((agent) => agent.agentId !== 'main');
+      const subText = await (
+        await test.api(`/v1/runs/${id}/transcript?agent=${sub!.agentId}`)
+      ).text();
+      expect(subText).toContain('scenario:bg');
+      for (const agent of ['../../../etc/passwd', '..', 'a/b', '%2e%2e']) {
+        const response = await test.api(
+          `/v1/runs/${id}/transcript?agent=${encodeURIComponent(agent)}`,
+        );
+        expect(response.status, agent).toBe(400);
+        expect((await json<ApiError>(response)).error.field).toBe('agent');
+      }
+      expect((await test.api(`/v1/runs/${id}/transcript?agent=anobody`)).status).toBe(404);
+      // A transcript file swapped for a link to a file outside the transcript folder is not served.
+      const file = join(test.dataDir, 'transcripts', id, 'agents', `${sub!.agentId}.jsonl`);
+      const secret = join(test.root, 'outside-secret.txt');
+      await writeFile(secret, 'not for clients');
+      await rm(file);
+      await symlink(secret, file);
+      const linked = await test.api(`/v1/runs/${id}/transcript?agent=${sub!.agentId}`);
+      expect(linked.status).toBe(400);
+      expect(await linked.text()).not.toContain('not for clients');
+      expect((await test.api('/v1/runs/run_000000000000000000000000/transcript')).status).toBe(404);
+    });
+  });
+
+  describe('GET /v1/agents', () => {
+    it('lists effective definitions with sources and diagnostics', async () => {
+      const response = await test.api('/v1/agents');
+      expect(response.status).toBe(200);
+      const body = await json<AgentsBody>(response);
+      const reviewer = body.agents.find((agent) => agent.agentType === 'reviewer');
+      expect(reviewer).toMatchObject({ source: 'projectSettings', active: true, color: 'purple' });
+      expect(
+        body.agents.some((agent) => agent.source === 'built-in' && agent.agentType === 'Explore'),
+      ).toBe(true);
+      expect(body.diagnostics.some((diagnostic) => diagnostic.filePath.endsWith('broken.md'))).toBe(
+        true,
+      );
+      const plans = body.agents.filter((agent) => agent.agentType === 'Plan');
+      expect(plans.map((agent) => [agent.source, agent.active, agent.overriddenBy]).sort()).toEqual(
+        [
+          ['built-in', false, 'projectSettings'],
+          ['projectSettings', true, null],
+        ],
+      );
+      expect(
+        body.diagnostics.some((diagnostic) => /replaces the built-in/.test(diagnostic.reason)),
+      ).toBe(true);
+      const sub = await json<AgentsBody>(await test.api('/v1/agents?workspace=sub'));
+      expect(sub.workspace).toBe(join(test.workspace, 'sub'));
+      const outside = await test.api('/v1/agents?workspace=../');
+      expect(outside.status).toBe(400);
+      expect((await json<ApiError>(outside)).error.field).toBe('workspace');
+    });
+  });
+
+  describe('health', () => {
+    it('answers /healthz and /readyz without a token', async () => {
+      const health = await fetch(`${test.server.url}/healthz`);
+      expect(await health.json()).toEqual({ status: 'ok' });
+      const ready = await fetch(`${test.server.url}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toEqual({ status: 'ok', checks: { store: 'ok', queue: 'ok' } });
+    });
+  });
+});

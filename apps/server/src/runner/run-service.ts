@@ -1,0 +1,355 @@
+import { randomBytes } from 'node:crypto';
+import { isAbsolute, join, relative } from 'node:path';
+import { realpath } from 'node:fs/promises';
+import { DelegateError } from '@delegate/core';
+import type { Logger } from 'pino';
+import type { RunEventHub } from '../events/run-event-hub.js';
+import { ApiError, conflict, runNotFound } from '../http/api-error.js';
+import type { CreateRunBody, RunStatus } from '../http/schemas.js';
+import type { RunQueue } from '../queue/run-queue.js';
+import type {
+  AgentRecord,
+  RunInput,
+  RunPage,
+  RunRecord,
+  RunStore,
+  TaskRecord,
+} from '../store/run-store.js';
+import { resolveWorkspace } from '../workspace/resolve-workspace.js';
+import { MAIN_AGENT_ID } from './agent-tree.js';
+import { findMainAgent, loadWorkspaceAgents } from './prepare-session.js';
+import type { RunExecutor } from './run-executor.js';
+
+/** A run with its tree and tasks. */
+export type RunDetails = { run: RunRecord; agents: AgentRecord[]; tasks: TaskRecord[] };
+
+const INTERRUPTED_MESSAGE =
+  'The server stopped while this run was working. POST /v1/runs/{id}/resume continues it from its transcripts.';
+
+function now(): string {
+  return new Date().toISOString();
+}
+
+/**
+ * What the API does with runs: create, read, continue, resume, cancel, steer agents, find
+ * transcripts, and recover after a restart. Work itself goes through the `RunQueue` to
+ * the `RunExecutor`.
+ */
+export class RunService {
+  private readonly store: RunStore;
+  private readonly hub: RunEventHub;
+  private readonly queue: RunQueue;
+  private readonly executor: RunExecutor;
+  private readonly logger: Logger;
+  private readonly workspaceRoots: readonly string[];
+  private readonly transcriptDir: string;
+  private readonly homeDir: string | undefined;
+  private readonly redact: <T>(value: T) => T;
+  private accepting = true;
+
+  constructor(options: {
+    store: RunStore;
+    hub: RunEventHub;
+    queue: RunQueue;
+    executor: RunExecutor;
+    logger: Logger;
+    workspaceRoots: readonly string[];
+    dataDir: string;
+    homeDir?: string;
+    redact: <T>(value: T) => T;
+  }) {
+    this.store = options.store;
+    this.hub = options.hub;
+    this.queue = options.queue;
+    this.executor = options.executor;
+    this.logger = options.logger;
+    this.workspaceRoots = options.workspaceRoots;
+    this.transcriptDir = join(options.dataDir, 'transcripts');
+    this.homeDir = options.homeDir;
+    this.redact = options.redact;
+  }
+
+  /** Refuses new work from now on (shutdown). */
+  stopAccepting(): void {
+    this.accepting = false;
+  }
+
+  /** Creates a run and queues its first turn. */
+  async create(body: CreateRunBody): Promise<RunRecord> {
+    this.assertAccepting();
+    const workspace = await resolveWorkspace({
+      requested: body.workspace,
+      roots: this.workspaceRoots,
+    });
+    if (body.agent !== undefined) {
+      const definitions = await loadWorkspaceAgents({
+        workspace,
+        ...(this.homeDir ? { homeDir: this.homeDir } : {}),
+      });
+      findMainAgent(definitions, body.agent);
+    }
+    const { prompt, workspace: _requested, ...options } = body;
+    const id = `run_${randomBytes(12).toString('hex')}`;
+    const run = await this.store.createRun({
+      id,
+      status: 'queued',
+      prompt: this.redact(prompt),
+      options,
+      workspace,
+      sessionId: id,
+      transcriptDir: this.transcriptDir,
+      pending: { kind: 'start' },
+      createdAt: now(),
+    });
+    await this.queueTurn(run);
+    return run;
+  }
+
+  /** A run with its tree and tasks, or a 404. */
+  async details(runId: string): Promise<RunDetails> {
+    const run = await this.require(runId);
+    const [agents, tasks] = await Promise.all([
+      this.store.listAgents(runId),
+      this.store.listTasks(runId),
+    ]);
+    return { run, agents, tasks };
+  }
+
+  /** A page of runs. */
+  async list(options: { status?: RunStatus; limit: number; cursor?: string }): Promise<RunPage> {
+    try {
+      return await this.store.listRuns(options);
+    } catch (error) {
+      if (DelegateError.hasCode(error, 'INVALID_ARGUMENT'))
+        throw new ApiError({
+          status: 400,
+          code: 'INVALID_ARGUMENT',
+          message: error.message,
+          field: 'cursor',
+        });
+      throw error;
+    }
+  }
+
+  /** A run, or a 404. */
+  async require(runId: string): Promise<RunRecord> {
+    const run = await this.store.getRun(runId);
+    if (!run) throw runNotFound(runId);
+    return run;
+  }
+
+  /** Queues another turn with a user message; the run must not be queued or running. */
+  async sendMessage(runId: string, text: string): Promise<RunRecord> {
+    return this.requeue({
+      runId,
+      from: ['completed', 'failed', 'cancelled', 'interrupted'],
+      input: { kind: 'message', text: this.redact(text) },
+      refusal: (run) =>
+        `Run ${runId} is ${run.status}; send a message once its turn has ended, or cancel it first.`,
+    });
+  }
+
+  /** Queues a turn that continues an interrupted (or failed, or cancelled) run from its transcripts. */
+  async resume(runId: string, text: string | undefined): Promise<RunRecord> {
+    return this.requeue({
+      runId,
+      from: ['interrupted', 'failed', 'cancelled'],
+      input: { kind: 'resume', ...(text === undefined ? {} : { text: this.redact(text) }) },
+      refusal: (run) =>
+        run.status === 'completed'
+          ? `Run ${runId} completed; there is nothing to resume. Send it a message with POST /v1/runs/${runId}/messages instead.`
+          : `Run ${runId} is ${run.status}; only an interrupted, failed or cancelled run can be resumed.`,
+    });
+  }
+
+  /** Cancels a queued run at once, or asks a running one to stop. */
+  async cancel(runId: string): Promise<'cancelled' | 'cancelling'> {
+    const run = await this.require(runId);
+    if (run.status === 'queued') {
+      await this.queue.remove(runId);
+      const cancelled = await this.store.transitionRun({
+        runId,
+        from: ['queued'],
+        patch: {
+          status: 'cancelled',
+          pending: null,
+          endedAt: now(),
+          error: { code: 'ABORTED', message: 'The run was cancelled before it started.' },
+        },
+      });
+      if (cancelled) {
+        await this.hub.publish(runId, {
+          type: 'run.status',
+          status: 'cancelled',
+          error: cancelled.error!,
+        });
+        return 'cancelled';
+      }
+    }
+    if (this.executor.cancel(runId)) return 'cancelling';
+    const current = await this.require(runId);
+    throw conflict(`Run ${runId} is ${current.status}; there is nothing to cancel.`);
+  }
+
+  /** Stops one agent of a running run (the main agent: the whole run). */
+  async cancelAgent(runId: string, agentId: string): Promise<'cancelling'> {
+    const agent = await this.requireRunningAgent(runId, agentId);
+    if (agent.agentId === MAIN_AGENT_ID) {
+      await this.cancel(runId);
+      return 'cancelling';
+    }
+    if (!this.executor.cancelAgent(runId, agentId))
+      throw conflict(
+        `Agent ${agentId} of run ${runId} is not running; there is nothing to cancel.`,
+      );
+    return 'cancelling';
+  }
+
+  /** Moves a running foreground sub-agent to the background. */
+  async backgroundAgent(runId: string, agentId: string): Promise<'backgrounded'> {
+    const agent = await this.requireRunningAgent(runId, agentId);
+    if (agent.agentId === MAIN_AGENT_ID || !this.executor.backgroundAgent(runId, agentId)) {
+      throw conflict(
+        `Agent ${agentId} of run ${runId} is not a running foreground sub-agent, so it cannot be moved to the background.`,
+      );
+    }
+    return 'backgrounded';
+  }
+
+  /** The transcript file of the main agent or of a sub-agent, checked to lie in the transcript folder. */
+  async transcriptPath(runId: string, agentId: string | undefined): Promise<string> {
+    await this.require(runId);
+    const agents = await this.store.listAgents(runId);
+    const wanted = agentId ?? MAIN_AGENT_ID;
+    const agent = agents.find((item) => item.agentId === wanted);
+    if (!agent) {
+      throw new ApiError({
+        status: 404,
+        code: 'NOT_FOUND',
+        field: 'agent',
+        message: `agent: run ${runId} has no agent ${wanted}. Its agents: ${agents.map((item) => item.agentId).join(', ') || 'none yet'}.`,
+      });
+    }
+    const missing = new ApiError({
+      status: 404,
+      code: 'NOT_FOUND',
+      message: `No transcript has been written for agent ${wanted} of run ${runId} yet.`,
+    });
+    if (!agent.transcriptPath) throw missing;
+    let real: string;
+    try {
+      real = await realpath(agent.transcriptPath);
+    } catch {
+      throw missing;
+    }
+    const root = await realpath(this.transcriptDir).catch(() => this.transcriptDir);
+    const between = relative(root, real);
+    if (between.startsWith('..') || isAbsolute(between)) {
+      throw new ApiError({
+        status: 400,
+        code: 'PATH_ESCAPE',
+        field: 'agent',
+        message: `agent: the transcript of ${wanted} lies outside the server's transcript folder and is not served.`,
+      });
+    }
+    return real;
+  }
+
+  /**
+   * After a start: runs that were running are marked `interrupted` (their agents too) with
+   * every event kept; runs still queued are queued again.
+   */
+  async recover(): Promise<{ interrupted: string[]; requeued: string[] }> {
+    const interrupted = await this.store.runIdsWithStatus(['running']);
+    for (const runId of interrupted) await this.markInterrupted(runId);
+    const requeued = await this.store.runIdsWithStatus(['queued']);
+    for (const runId of requeued) {
+      const run = await this.store.getRun(runId);
+      if (run) await this.queue.enqueue({ runId, fairnessKey: run.workspace });
+    }
+    if (interrupted.length + requeued.length > 0)
+      this.logger.info(
+        { interrupted: interrupted.length, requeued: requeued.length },
+        'recovered runs',
+      );
+    return { interrupted, requeued };
+  }
+
+  private async markInterrupted(runId: string): Promise<void> {
+    for (const agent of await this.store.listAgents(runId)) {
+      if (agent.status !== 'running') continue;
+      await this.store.upsertAgent({
+        ...agent,
+        status: 'interrupted',
+        currentTool: null,
+        endedAt: now(),
+        error: INTERRUPTED_MESSAGE,
+      });
+      void this.hub.publish(runId, {
+        type: 'agent.status',
+        agentId: agent.agentId,
+        status: 'interrupted',
+        error: INTERRUPTED_MESSAGE,
+      });
+    }
+    const error = { code: 'INTERRUPTED', message: INTERRUPTED_MESSAGE };
+    await this.store.transitionRun({
+      runId,
+      from: ['running'],
+      patch: { status: 'interrupted', error, endedAt: now() },
+    });
+    await this.hub.publish(runId, { type: 'run.status', status: 'interrupted', error });
+  }
+
+  private async requireRunningAgent(runId: string, agentId: string): Promise<AgentRecord> {
+    const run = await this.require(runId);
+    const agent = (await this.store.listAgents(runId)).find((item) => item.agentId === agentId);
+    if (!agent) {
+      throw new ApiError({
+        status: 404,
+        code: 'NOT_FOUND',
+        message: `Run ${runId} has no agent ${agentId}.`,
+      });
+    }
+    if (run.status !== 'running' || agent.status !== 'running' || !this.executor.isActive(runId)) {
+      throw conflict(
+        `Agent ${agentId} of run ${runId} is ${agent.status} (the run is ${run.status}); only a running agent of a running run can be steered.`,
+      );
+    }
+    return agent;
+  }
+
+  private async requeue(options: {
+    runId: string;
+    from: RunStatus[];
+    input: RunInput;
+    refusal: (run: RunRecord) => string;
+  }): Promise<RunRecord> {
+    this.assertAccepting();
+    const existing = await this.require(options.runId);
+    const run = await this.store.transitionRun({
+      runId: options.runId,
+      from: options.from,
+      patch: { status: 'queued', pending: options.input, error: null },
+    });
+    if (!run) throw conflict(options.refusal((await this.store.getRun(options.runId)) ?? existing));
+    if (options.input.kind === 'resume') this.executor.dropIdle(run.id);
+    await this.queueTurn(run);
+    return run;
+  }
+
+  private async queueTurn(run: RunRecord): Promise<void> {
+    await this.hub.publish(run.id, { type: 'run.status', status: 'queued' });
+    await this.queue.enqueue({ runId: run.id, fairnessKey: run.workspace });
+  }
+
+  private assertAccepting(): void {
+    if (!this.accepting) {
+      throw new ApiError({
+        status: 503,
+        code: 'UNAVAILABLE',
+        message: 'The server is shutting down and takes no new work. Try again when it is back.',
+      });
+    }
+  }
+}

@@ -1,0 +1,297 @@
+import { setMaxListeners } from 'node:events';
+import { mkdir, realpath } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { type ServerType, createAdaptorServer } from '@hono/node-server';
+import type { Sim } from '@delegate/api-sim';
+import { DelegateError, errorMessage } from '@delegate/core';
+import type { DestinationStream, Logger } from 'pino';
+import {
+  type ServerConfig,
+  type ServerConfigInput,
+  parseServerConfig,
+} from './config/server-config.js';
+import { type ServerToken, loadServerToken } from './config/server-token.js';
+import { RunEventHub } from './events/run-event-hub.js';
+import { createApp } from './http/create-app.js';
+import { OpenStreams } from './http/open-streams.js';
+import { createLogger } from './logging/create-logger.js';
+import { InProcessRunQueue } from './queue/in-process-run-queue.js';
+import type { RunQueue, RunQueueShutdown } from './queue/run-queue.js';
+import { RunExecutor } from './runner/run-executor.js';
+import { RunService } from './runner/run-service.js';
+import { createRedactor } from './security/create-redactor.js';
+import { startInProcessSim } from './sim/start-in-process-sim.js';
+import type { RunStore } from './store/run-store.js';
+import { openSqliteRunStore } from './store/sqlite-run-store.js';
+import { isInside } from './workspace/resolve-workspace.js';
+
+/** A running delegate-server. */
+export type DelegateServer = {
+  /** Base URL (`http://127.0.0.1:PORT`). */
+  url: string;
+  /** Port it listens on. */
+  port: number;
+  /** The bearer token clients must send. */
+  token: ServerToken;
+  /** The validated configuration. */
+  config: ServerConfig;
+  /** The run store. */
+  store: RunStore;
+  /** The logger. */
+  logger: Logger;
+  /** The in-process simulator, with `--sim`. */
+  sim: Sim | undefined;
+  /**
+   * Shuts down gracefully: stops taking work, lets running turns finish for
+   * `shutdownTimeoutMs` (or `timeoutMs`), marks the rest interrupted, ends event streams,
+   * closes the store. Calling it again returns the same promise.
+   */
+  close(options?: { timeoutMs?: number }): Promise<RunQueueShutdown>;
+};
+
+/** Parts a deployment may replace (the scale-out uses PostgreSQL and BullMQ). */
+export type ServerParts = {
+  /** The store; default SQLite in the data directory. */
+  store?: RunStore;
+  /** The queue; default in-process with `maxConcurrentRuns`. */
+  queue?: RunQueue;
+  /** Where JSON logs go; default stdout. */
+  logDestination?: DestinationStream;
+};
+
+const SECRET_VARIABLES = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'DELEGATE_SERVER_TOKEN'];
+
+/** This process's environment without the credentials, for the commands runs execute. */
+function toolEnvironment(secrets: readonly (string | undefined)[]): NodeJS.ProcessEnv {
+  const environment: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (SECRET_VARIABLES.includes(name) || value === undefined) continue;
+    if (
+      secrets.some((secret) => secret !== undefined && secret.length >= 8 && value.includes(secret))
+    )
+      continue;
+    environment[name] = value;
+  }
+  return environment;
+}
+
+async function realRoots(roots: readonly string[]): Promise<string[]> {
+  return Promise.all(
+    roots.map(async (root) => {
+      try {
+        return await realpath(root);
+      } catch (error) {
+        throw new DelegateError(
+          'INVALID_ARGUMENT',
+          `--workspace-root: ${root} does not exist (${errorMessage(error)}). Create it or pass another directory.`,
+        );
+      }
+    }),
+  );
+}
+
+async function prepareDataDir(config: ServerConfig, roots: readonly string[]): Promise<string> {
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  const dataDir = await realpath(config.dataDir);
+  const overlap = roots.find((root) => isInside(root, dataDir) || isInside(dataDir, root));
+  if (overlap !== undefined) {
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `--data-dir ${dataDir} overlaps the workspace root ${overlap}: runs could read the server's token and database. Put the data directory outside every workspace root.`,
+    );
+  }
+  return dataDir;
+}
+
+function listen(server: ServerType, options: { port: number; host: string }): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (error) => {
+      reject(
+        new DelegateError(
+          'INVALID_ARGUMENT',
+          `Cannot listen on ${options.host}:${options.port}: ${errorMessage(error)}. Pick another --port or --host.`,
+          { cause: error },
+        ),
+      );
+    });
+    // A deep accept queue: hundreds of dashboards and SSE clients may connect at once.
+    server.listen({ port: options.port, host: options.host, backlog: 4_096 }, () =>
+      resolve(server.address() as AddressInfo),
+    );
+  });
+}
+
+/** Everything the configuration resolves to before the store opens. */
+type Foundation = {
+  config: ServerConfig;
+  roots: string[];
+  dataDir: string;
+  token: ServerToken;
+  sim: Sim | undefined;
+  secrets: (string | undefined)[];
+  redact: <T>(value: T) => T;
+  logger: Logger;
+};
+
+async function lay(input: ServerConfigInput, parts: ServerParts): Promise<Foundation> {
+  const config = parseServerConfig(input);
+  const roots = await realRoots(config.workspaceRoots);
+  const dataDir = await prepareDataDir(config, roots);
+  const token = await loadServerToken({ configured: config.token, dataDir });
+  const sim = config.sim
+    ? await startInProcessSim({
+        policy: config.sim,
+        ...(config.simPacing ? { pacing: config.simPacing } : {}),
+      })
+    : undefined;
+  const secrets = [config.apiKey, token.token];
+  const logger = createLogger({
+    level: config.logLevel,
+    secrets,
+    ...(parts.logDestination ? { destination: parts.logDestination } : {}),
+  });
+  return { config, roots, dataDir, token, sim, secrets, redact: createRedactor(secrets), logger };
+}
+
+/** The store, the event log, the queue and what runs the work. */
+type Engine = {
+  store: RunStore;
+  hub: RunEventHub;
+  queue: RunQueue;
+  service: RunService;
+};
+
+async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
+  const { config, logger, redact } = base;
+  const store = parts.store ?? openSqliteRunStore({ path: join(base.dataDir, 'runs.sqlite') });
+  await store.migrate();
+  const hub = new RunEventHub({
+    store,
+    redact,
+    onWriteError: (runId, error) =>
+      logger.error({ runId, err: redact(errorMessage(error)) }, 'storing events failed'),
+  });
+  const queue =
+    parts.queue ??
+    new InProcessRunQueue({
+      concurrency: config.maxConcurrentRuns,
+      onHandlerError: (job, error) =>
+        logger.error({ runId: job.runId, err: redact(errorMessage(error)) }, 'run job failed'),
+    });
+  const baseURL = base.sim?.url ?? config.baseURL;
+  const executor = new RunExecutor({
+    store,
+    hub,
+    logger,
+    redact,
+    idleSessions: config.idleSessions,
+    defaults: {
+      dataDir: base.dataDir,
+      apiKey: config.apiKey ?? 'sim-key',
+      ...(baseURL ? { baseURL } : {}),
+      ...(config.homeDir ? { homeDir: config.homeDir } : {}),
+      toolEnv: toolEnvironment(base.secrets),
+    },
+  });
+  const service = new RunService({
+    store,
+    hub,
+    queue,
+    executor,
+    logger,
+    workspaceRoots: base.roots,
+    dataDir: base.dataDir,
+    redact,
+    ...(config.homeDir ? { homeDir: config.homeDir } : {}),
+  });
+  await service.recover();
+  queue.start(executor.handle);
+  return { store, hub, queue, service };
+}
+
+/** Closes the HTTP server: idle sockets at once, the rest after a second. */
+function closeHttp(server: ServerType): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      if ('closeAllConnections' in server) server.closeAllConnections();
+    }, 1_000);
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    if ('closeIdleConnections' in server) server.closeIdleConnections();
+  });
+}
+
+/** Starts delegate-server: validates the configuration, opens the store, recovers runs, listens. */
+export async function startServer(
+  input: ServerConfigInput = {},
+  parts: ServerParts = {},
+): Promise<DelegateServer> {
+  const base = await lay(input, parts);
+  const { config, logger } = base;
+  const engine = await assemble(base, parts);
+  const shutdown = new AbortController();
+  // Every open event stream listens for the shutdown.
+  setMaxListeners(0, shutdown.signal);
+  const streams = new OpenStreams();
+  let accepting = true;
+  const app = createApp({
+    ...engine,
+    logger,
+    workspaceRoots: base.roots,
+    homeDir: config.homeDir,
+    keepAliveMs: config.keepAliveMs,
+    shutdownSignal: shutdown.signal,
+    streams,
+    isAccepting: () => accepting,
+    security: {
+      token: base.token.token,
+      corsOrigins: config.corsOrigins,
+      rateLimitPerMinute: config.rateLimitPerMinute,
+      authFailuresPerMinute: config.authFailuresPerMinute,
+      bodyLimitBytes: config.bodyLimitBytes,
+      redact: base.redact,
+    },
+  });
+  const server = createAdaptorServer({ fetch: app.fetch });
+  const address = await listen(server, { port: config.port, host: config.host });
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  logger.info(
+    { url, dataDir: base.dataDir, workspaceRoots: base.roots, tokenSource: base.token.source },
+    'delegate-server listening',
+  );
+
+  let closing: Promise<RunQueueShutdown> | undefined;
+  const close = (options: { timeoutMs?: number } = {}): Promise<RunQueueShutdown> => {
+    closing ??= (async () => {
+      accepting = false;
+      engine.service.stopAccepting();
+      const result = await engine.queue.shutdown({
+        timeoutMs: options.timeoutMs ?? config.shutdownTimeoutMs,
+      });
+      await engine.hub.flushAll();
+      // Event streams send what is left and end; then the sockets close.
+      shutdown.abort();
+      await streams.drained(2_000);
+      await closeHttp(server);
+      await engine.store.close();
+      await base.sim?.close();
+      logger.info({ ...result }, 'delegate-server stopped');
+      return result;
+    })();
+    return closing;
+  };
+  return {
+    url,
+    port: address.port,
+    token: base.token,
+    config,
+    store: engine.store,
+    logger,
+    sim: base.sim,
+    close,
+  };
+}

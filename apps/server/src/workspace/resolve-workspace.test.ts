@@ -1,0 +1,74 @@
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isInside, resolveWorkspace } from './resolve-workspace.js';
+
+describe('resolveWorkspace', () => {
+  let base: string;
+  let root: string;
+  let outside: string;
+
+  beforeAll(async () => {
+    base = await realpath(await mkdtemp(join(tmpdir(), 'delegate-workspace-')));
+    root = join(base, 'root');
+    outside = join(base, 'outside');
+    await mkdir(join(root, 'project', 'src'), { recursive: true });
+    await mkdir(outside);
+    await writeFile(join(root, 'file.txt'), 'x');
+    await symlink(outside, join(root, 'escape'));
+    await symlink(join(root, 'project'), join(root, 'alias'));
+  });
+  afterAll(() => rm(base, { recursive: true, force: true }));
+
+  it('defaults to the first root and resolves relative and absolute paths inside it', async () => {
+    expect(await resolveWorkspace({ requested: undefined, roots: [root] })).toBe(root);
+    expect(await resolveWorkspace({ requested: 'project/src', roots: [root] })).toBe(
+      join(root, 'project', 'src'),
+    );
+    expect(await resolveWorkspace({ requested: join(root, 'project'), roots: [root] })).toBe(
+      join(root, 'project'),
+    );
+    expect(await resolveWorkspace({ requested: 'alias', roots: [root] })).toBe(
+      join(root, 'project'),
+    );
+  });
+
+  it('accepts a path inside any of several roots', async () => {
+    expect(await resolveWorkspace({ requested: outside, roots: [root, outside] })).toBe(outside);
+  });
+
+  it('refuses traversal, links out of the root and outside paths, naming the field', async () => {
+    await expect(resolveWorkspace({ requested: '../outside', roots: [root] })).rejects.toThrow(
+      /^workspace: .*contains "\.\."/,
+    );
+    await expect(
+      resolveWorkspace({ requested: 'project/../../outside', roots: [root] }),
+    ).rejects.toThrow(/contains "\.\."/);
+    await expect(resolveWorkspace({ requested: 'escape', roots: [root] })).rejects.toThrow(
+      /outside the workspace roots/,
+    );
+    await expect(resolveWorkspace({ requested: outside, roots: [root] })).rejects.toThrow(
+      /outside the workspace roots/,
+    );
+    await expect(resolveWorkspace({ requested: '/', roots: [root] })).rejects.toThrow(
+      /outside the workspace roots/,
+    );
+    await expect(resolveWorkspace({ requested: 'a\0b', roots: [root] })).rejects.toThrow(/NUL/);
+  });
+
+  it('refuses missing paths and files', async () => {
+    await expect(resolveWorkspace({ requested: 'nope', roots: [root] })).rejects.toThrow(
+      /does not exist/,
+    );
+    await expect(resolveWorkspace({ requested: 'file.txt', roots: [root] })).rejects.toThrow(
+      /not a directory/,
+    );
+  });
+
+  it('does not take a sibling with a common prefix for the root', () => {
+    expect(isInside('/data/root', '/data/root-other')).toBe(false);
+    expect(isInside('/data/root', '/data/root/a')).toBe(true);
+    expect(isInside('/data/root', '/data/root')).toBe(true);
+  });
+});

@@ -1,0 +1,61 @@
+import { realpath, stat } from 'node:fs/promises';
+import { isAbsolute, relative, resolve } from 'node:path';
+import { DelegateError, errorMessage } from '@delegate/core';
+
+/** True when `path` is `root` or lies below it (both real, absolute paths). */
+export function isInside(root: string, path: string): boolean {
+  const between = relative(root, path);
+  return between === '' || (!between.startsWith('..') && !isAbsolute(between));
+}
+
+function refuse(field: string, message: string): never {
+  throw new DelegateError('PATH_ESCAPE', `${field}: ${message}`, { details: { field } });
+}
+
+/**
+ * Resolves a requested workspace to a real directory inside one of `roots` (real paths).
+ * A relative path is taken from the first root; `..` segments, symbolic links and hard
+ * paths that end outside every root are refused, as are missing paths and files.
+ */
+export async function resolveWorkspace(options: {
+  requested: string | undefined;
+  roots: readonly string[];
+  /** Field name for errors (`workspace`). */
+  field?: string;
+}): Promise<string> {
+  const field = options.field ?? 'workspace';
+  const [first] = options.roots;
+  if (first === undefined) refuse(field, 'no workspace root is configured (--workspace-root).');
+  const requested = options.requested ?? first;
+  if (requested.includes('\0')) refuse(field, 'the path contains a NUL byte.');
+  if (requested.split(/[\\/]+/).includes('..')) {
+    refuse(
+      field,
+      `"${requested}" contains "..": give a path inside a workspace root without "..".`,
+    );
+  }
+  const absolute = resolve(first, requested);
+  let real: string;
+  try {
+    real = await realpath(absolute);
+  } catch (error) {
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `${field}: "${requested}" does not exist (${errorMessage(error)}). Create the directory inside a workspace root first.`,
+      { details: { field } },
+    );
+  }
+  // Checked on the real path, so a symbolic link that points outside is refused too.
+  if (!options.roots.some((root) => isInside(root, real))) {
+    refuse(
+      field,
+      `"${requested}" is outside the workspace roots (${options.roots.join(', ')}). Use a directory inside one of them, or start the server with another --workspace-root.`,
+    );
+  }
+  if (!(await stat(real)).isDirectory()) {
+    throw new DelegateError('INVALID_ARGUMENT', `${field}: "${requested}" is not a directory.`, {
+      details: { field },
+    });
+  }
+  return real;
+}
