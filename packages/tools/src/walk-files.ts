@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import ignore, { type Ignore } from 'ignore';
+import type { Ignore } from 'ignore';
 import { DelegateError } from '@delegate/core';
 import { readDirectoryInside } from './confined-directory.js';
 import { readAtMost } from './open-confined-file.js';
@@ -103,6 +103,7 @@ export async function walkFiles(options: WalkFilesOptions): Promise<WalkedFile[]
       entries.some((entry) => entry.name === '.gitignore' && entry.isFile())
     ) {
       const rules = await readGitignore(join(job.path, '.gitignore'));
+      const { default: ignore } = await import('ignore');
       layers = [...layers, { base: job.relativePath, matcher: ignore().add(rules) }];
     }
     for (const entry of entries) {
