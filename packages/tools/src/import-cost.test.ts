@@ -25,17 +25,21 @@ async function packagesLoadedBy(script: string): Promise<string[]> {
 }
 
 describe('importing @delegate/tools', () => {
-  it('loads neither the MCP SDK nor the bash grammar until they are used', { timeout: 120_000 }, async () => {
-    const loaded = await packagesLoadedBy(
-      `const tools = await import(${JSON.stringify(entry)}); tools.getBuiltinTools();`,
-    );
-    expect(loaded.some((url) => url.includes('/zod/'))).toBe(true);
-    expect(loaded.filter((url) => url.includes('@modelcontextprotocol'))).toEqual([]);
-    expect(loaded.filter((url) => url.includes('web-tree-sitter'))).toEqual([]);
+  it(
+    'loads neither the MCP SDK nor the bash grammar until they are used',
+    { timeout: 120_000 },
+    async () => {
+      const loaded = await packagesLoadedBy(
+        `const tools = await import(${JSON.stringify(entry)}); tools.getBuiltinTools();`,
+      );
+      expect(loaded.some((url) => url.includes('/zod/'))).toBe(true);
+      expect(loaded.filter((url) => url.includes('@modelcontextprotocol'))).toEqual([]);
+      expect(loaded.filter((url) => url.includes('web-tree-sitter'))).toEqual([]);
 
-    const afterUse = await packagesLoadedBy(
-      `const tools = await import(${JSON.stringify(entry)}); await tools.loadShellParser();`,
-    );
-    expect(afterUse.some((url) => url.includes('web-tree-sitter'))).toBe(true);
-  });
+      const afterUse = await packagesLoadedBy(
+        `const tools = await import(${JSON.stringify(entry)}); await tools.loadShellParser();`,
+      );
+      expect(afterUse.some((url) => url.includes('web-tree-sitter'))).toBe(true);
+    },
+  );
 });
