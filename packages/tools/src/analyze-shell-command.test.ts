@@ -163,6 +163,8 @@ describe('analyzeShellCommand', () => {
       'for f in *.ts; do echo "$f"; done',
       'cat <<EOF > notes.txt\nhello $USER\nEOF',
       'git commit -m "fix: a \\"quoted\\" word"',
+      "cat > notes.tex <<'EOF'\nsee \\ here, a\\\nb\nEOF",
+      'echo \'a \\ b\' "c\\\nd"',
     ]) {
       expect({ line, reasons: analyzeShellCommandSync(line).opaqueReasons }).toEqual({
         line,

@@ -149,22 +149,38 @@ function analyzeCode(options: { source: string; walk: Walk }): void {
     markOpaque(analysis, `shell code is nested more than ${maxDepth} levels deep`);
     return;
   }
-  if (hasContinuationInsideWord(source)) {
-    markOpaque(analysis, 'a backslash-newline continues a word across lines');
-  }
-  if (hasEscapedBlankStartingWord(source)) {
-    markOpaque(analysis, 'a word starts with an escaped blank (\\ )');
-  }
   withShellSyntaxTree(source, (root) => {
+    const quoted: Array<[number, number]> = [];
     const stack: ShellSyntaxNode[] = [root];
     for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+      if (quotedTypes.has(node.type)) quoted.push([node.startIndex, node.endIndex]);
       visitNode(node, walk);
       for (let index = node.namedChildCount - 1; index >= 0; index--) {
         const child = node.namedChild(index);
         if (child !== null) stack.push(child);
       }
     }
+    // Inside quotes and here-document bodies these spellings cannot split or join words.
+    const outsideQuotes = blankOut(source, quoted);
+    if (hasContinuationInsideWord(outsideQuotes)) {
+      markOpaque(analysis, 'a backslash-newline continues a word across lines');
+    }
+    if (hasEscapedBlankStartingWord(outsideQuotes)) {
+      markOpaque(analysis, 'a word starts with an escaped blank (\\ )');
+    }
   });
+}
+
+const quotedTypes = new Set(['raw_string', 'string', 'ansi_c_string', 'heredoc_body', 'comment']);
+
+/** `source` with the given ranges replaced by letters (same length, so indexes still match). */
+function blankOut(source: string, ranges: ReadonlyArray<[number, number]>): string {
+  if (ranges.length === 0) return source;
+  const characters = [...source.split('')];
+  for (const [start, end] of ranges) {
+    for (let index = start; index < end; index++) characters[index] = 'x';
+  }
+  return characters.join('');
 }
 
 function visitNode(node: ShellSyntaxNode, walk: Walk): void {
