@@ -53,8 +53,8 @@ export {
   resolveToolPath,
 } from './resolve-path-within-roots.js';
 export type { ResolvedPath } from './resolve-path-within-roots.js';
-export { openConfinedFile } from './open-confined-file.js';
-export type { OpenConfinedFileOptions } from './open-confined-file.js';
+export { openConfinedFile, openConfinedFileWithStats } from './open-confined-file.js';
+export type { ConfinedFile, OpenConfinedFileOptions } from './open-confined-file.js';
 export { compileGlob, splitGlobBase } from './glob-pattern.js';
 export { findRequiredLiteral } from './required-literal.js';
 export { walkFiles, DEFAULT_SKIPPED_DIRECTORIES } from './walk-files.js';
