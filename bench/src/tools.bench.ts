@@ -1,12 +1,22 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import * as fsPromises from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createRootToolUseContext } from '@delegate/context-isolation';
 import type { ToolUseContext } from '@delegate/core';
-import { createGlobTool, createGrepTool, type GrepInput } from '@delegate/tools';
-import { type BenchResult, medianTime } from './harness.js';
+import {
+  analyzeShellCommand,
+  analyzeShellCommandSync,
+  createGlobTool,
+  createGrepTool,
+  createReadTool,
+  type GrepInput,
+} from '@delegate/tools';
+import { type BenchResult, medianTime, timeIt } from './harness.js';
 
 const run = promisify(execFile);
 
@@ -69,8 +79,150 @@ function lineCount(text: string): number {
   return text === '' ? 0 : text.trimEnd().split('\n').length;
 }
 
+type Patchable = Record<string, (...args: unknown[]) => unknown>;
+
+/**
+ * Counts the file-system calls (each one a trip through libuv's thread pool) that `work`
+ * makes through node:fs/promises and FileHandle methods.
+ */
+async function countFileSystemCalls(work: () => Promise<void>): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  const restore: Array<() => void> = [];
+  const patch = (target: Patchable, name: string, label: string): void => {
+    const original = target[name];
+    if (typeof original !== 'function') return;
+    target[name] = function (this: unknown, ...args: unknown[]) {
+      counts[label] = (counts[label] ?? 0) + 1;
+      return original.apply(this, args);
+    };
+    restore.push(() => {
+      target[name] = original;
+    });
+  };
+  const promises = fsPromises as unknown as { default?: Patchable };
+  const module = promises.default ?? (fsPromises as unknown as Patchable);
+  for (const name of ['realpath', 'lstat', 'stat', 'open', 'readlink', 'readFile', 'readdir']) {
+    patch(module, name, name);
+  }
+  const probe = await fsPromises.open(fileURLToPath(import.meta.url));
+  const handlePrototype = Object.getPrototypeOf(probe) as Patchable;
+  await probe.close();
+  for (const name of ['stat', 'read', 'readFile', 'close']) {
+    patch(handlePrototype, name, `handle.${name}`);
+  }
+  syncBuiltinESMExports();
+  try {
+    await work();
+  } finally {
+    for (const undo of restore) undo();
+    syncBuiltinESMExports();
+  }
+  return counts;
+}
+
+/** Read of one small file: file-system calls per call (counted) and time per call. */
+async function readBench(): Promise<BenchResult> {
+  const root = await realpath(await mkdtemp(join(tmpdir(), 'delegate-read-bench-')));
+  try {
+    await writeFile(join(root, 'a.ts'), 'export const a = 1;\n'.repeat(200));
+    const context = createContext(root);
+    const read = createReadTool();
+    const extras = { toolUseId: 'bench' };
+    const calls = 200;
+    await read.call({ file_path: 'a.ts' }, context, extras);
+    const counts = await countFileSystemCalls(async () => {
+      for (let index = 0; index < calls; index++) {
+        await read.call({ file_path: 'a.ts' }, context, extras);
+      }
+    });
+    const total = Object.values(counts).reduce((sum, count) => sum + count, 0);
+    const msPerCall =
+      (await medianTime(
+        async () => {
+          for (let index = 0; index < calls; index++) {
+            await read.call({ file_path: 'a.ts' }, context, extras);
+          }
+        },
+        { runs: 5, warmup: 1 },
+      )) / calls;
+    return {
+      name: 'tools: Read of a 4 KB file (file-system calls and time per call)',
+      metrics: { fileSystemCallsPerRead: total / calls, msPerRead: msPerCall },
+      notes: {
+        calls,
+        breakdown: Object.entries(counts)
+          .map(([name, count]) => `${name}×${count / calls}`)
+          .join(' '),
+        before:
+          'the same count on the code before issue 17 gave 10 per Read (realpath×2 stat open readlink handle.stat×3 handle.read×2; close is not counted)',
+      },
+    };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+/** Median wall time of a fresh `node` process running `script` (ES module), in ms. */
+async function freshProcessMs(script: string, cwd: string): Promise<number> {
+  return medianTime(() => run(process.execPath, ['--input-type=module', '-e', script], { cwd }), {
+    runs: 7,
+    warmup: 1,
+  });
+}
+
+/** Importing @delegate/tools in a fresh process, side by side with `node -e 0` and with the MCP SDK. */
+async function importBench(): Promise<BenchResult> {
+  const entry = fileURLToPath(import.meta.resolve('@delegate/tools'));
+  const packageFolder = dirname(dirname(entry));
+  const baselineMs = await freshProcessMs('0', packageFolder);
+  const toolsMs = await freshProcessMs(`await import(${JSON.stringify(entry)});`, packageFolder);
+  // What the import used to cost when the MCP SDK was loaded eagerly.
+  const withSdkMs = await freshProcessMs(
+    `await import(${JSON.stringify(entry)});` +
+      `await import('@modelcontextprotocol/sdk/client/index.js');` +
+      `await import('@modelcontextprotocol/sdk/client/stdio.js');`,
+    packageFolder,
+  );
+  return {
+    name: 'tools: import @delegate/tools in a fresh process (built package)',
+    metrics: {
+      nodeBaselineMs: baselineMs,
+      importToolsMs: toolsMs,
+      importToolsOverBaselineMs: toolsMs - baselineMs,
+      importToolsWithMcpSdkMs: withSdkMs,
+      mcpSdkShareMs: withSdkMs - toolsMs,
+    },
+    notes: {
+      runs: 7,
+      meaning:
+        'importToolsWithMcpSdkMs is the cost before the MCP SDK became a lazy import (it is now loaded when a server connects)',
+    },
+  };
+}
+
+/** The bash analysis behind Bash permission rules: first use (loads the grammar) and per line. */
+async function shellAnalysisBench(): Promise<BenchResult> {
+  const line =
+    'cd packages/tools && FOO=1 npx vitest run --project tools 2>&1 | tee log.txt | grep -E "fail|pass" || echo $(date) done';
+  const firstMs = await timeIt(() => analyzeShellCommand(line));
+  const lines = 2000;
+  const perLineMs =
+    (await medianTime(
+      () => {
+        for (let index = 0; index < lines; index++) analyzeShellCommandSync(line);
+      },
+      { runs: 5, warmup: 1 },
+    )) / lines;
+  return {
+    name: 'tools: analyzeShellCommand (bash grammar) of a 120-character line',
+    metrics: { firstCallMs: firstMs, msPerLine: perLineMs },
+    notes: { lines, firstCall: 'includes loading web-tree-sitter and the bash grammar' },
+  };
+}
+
 /** Grep and Glob over a generated 10,000-file tree, side by side with GNU grep and find. */
 export default async function toolsBench(): Promise<BenchResult[]> {
+  const early = [await importBench(), await readBench(), await shellAnalysisBench()];
   const root = await mkdtemp(join(tmpdir(), 'delegate-tools-bench-'));
   try {
     const fileCount = await createTree(root);
@@ -78,7 +230,7 @@ export default async function toolsBench(): Promise<BenchResult[]> {
     const grepTool = createGrepTool();
     const globTool = createGlobTool();
     const extras = { toolUseId: 'bench' };
-    const results: BenchResult[] = [];
+    const results: BenchResult[] = [...early];
 
     const cases: Array<{ label: string; input: GrepInput; grepArgs: string[] }> = [
       {

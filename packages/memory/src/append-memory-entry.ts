@@ -1,8 +1,8 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type AgentMemoryScope, DelegateError } from '@delegate/core';
-import { checkMemoryDirectory } from './check-memory-directory.js';
+import { checkMemoryDirectory, expectedRealDirectory } from './check-memory-directory.js';
 import { fileSystemError } from './file-system-error.js';
+import { makeMemoryFolder } from './make-memory-folder.js';
 import { getAgentMemoryDir } from './get-agent-memory-dir.js';
 import { MEMORY_INDEX_FILE_NAME } from './get-agent-memory-file.js';
 import { getAgentMemoryRoot } from './get-agent-memory-root.js';
@@ -41,11 +41,14 @@ export async function appendMemoryEntry(
   await withPathLock(file, async () => {
     checkMemoryDirectory(check);
     try {
-      await mkdir(directory, { recursive: true });
+      await makeMemoryFolder(check);
       checkMemoryDirectory(check);
       const current = (await readRegularFile(file)) ?? '';
       const separator = current.length === 0 || current.endsWith('\n') ? '' : '\n';
-      await writeFileAtomic(file, current + separator + block, { fsync: options.fsync ?? false });
+      await writeFileAtomic(file, current + separator + block, {
+        fsync: options.fsync ?? false,
+        expectedDirectory: expectedRealDirectory(check),
+      });
     } catch (cause) {
       if (cause instanceof DelegateError) throw cause;
       throw fileSystemError({

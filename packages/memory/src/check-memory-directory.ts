@@ -23,7 +23,8 @@ function isInside(parent: string, child: string): boolean {
 }
 
 // The real path of `path` (links resolved) for the part that exists, with the rest appended.
-function realPathOfNearest(path: string): string {
+/** The real path of `path` (links resolved) for the part that exists, with the rest appended. */
+export function realPathOfNearest(path: string): string {
   const missing: string[] = [];
   let current = resolve(path);
   for (;;) {
@@ -77,4 +78,12 @@ export function checkMemoryDirectory(check: MemoryDirectoryCheck): void {
     const code = systemErrorCode(error);
     if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
   }
+}
+
+/**
+ * The real path an agent's memory folder must have once `checkMemoryDirectory` passed:
+ * the scope root with links resolved, plus the folder's own name (which is no link).
+ */
+export function expectedRealDirectory(check: MemoryDirectoryCheck): string {
+  return join(realPathOfNearest(check.root), basename(check.directory));
 }

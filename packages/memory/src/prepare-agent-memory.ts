@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import { type AgentMemoryScope, DelegateError } from '@delegate/core';
 import { buildAgentMemoryPrompt } from './build-agent-memory-prompt.js';
 import { fileSystemError } from './file-system-error.js';
@@ -6,6 +5,7 @@ import { getAgentMemoryDir } from './get-agent-memory-dir.js';
 import { MEMORY_INDEX_FILE_NAME } from './get-agent-memory-file.js';
 import { type AgentMemoryPathOptions, getAgentMemoryRoot } from './get-agent-memory-root.js';
 import { checkMemoryDirectory } from './check-memory-directory.js';
+import { makeMemoryFolder } from './make-memory-folder.js';
 import {
   DEFAULT_MEMORY_INDEX_MAX_BYTES,
   DEFAULT_MEMORY_INDEX_MAX_LINES,
@@ -78,13 +78,14 @@ export function prepareAgentMemory(
   const maxBytes = positiveLimit('maxBytes', options.maxBytes, DEFAULT_MEMORY_INDEX_MAX_BYTES);
 
   let escape: DelegateError | undefined;
+  const check = {
+    scope,
+    root: getAgentMemoryRoot(scope, options),
+    directory,
+    cwd: options.cwd ?? process.cwd(),
+  };
   try {
-    checkMemoryDirectory({
-      scope,
-      root: getAgentMemoryRoot(scope, options),
-      directory,
-      cwd: options.cwd ?? process.cwd(),
-    });
+    checkMemoryDirectory(check);
   } catch (cause) {
     escape =
       cause instanceof DelegateError
@@ -106,15 +107,17 @@ export function prepareAgentMemory(
     return { prompt, directory, indexFile, ready };
   }
 
-  const ready = mkdir(directory, { recursive: true }).then(
+  const ready = makeMemoryFolder(check).then(
     () => undefined,
     (cause: unknown) => {
-      const error = fileSystemError({
-        action: 'create the memory folder',
-        path: directory,
-        cause,
-        details: { agentType, scope },
-      });
+      const error = DelegateError.isInstance(cause)
+        ? cause
+        : fileSystemError({
+            action: 'create the memory folder',
+            path: directory,
+            cause,
+            details: { agentType, scope },
+          });
       report(options.onError, error);
       throw error;
     },

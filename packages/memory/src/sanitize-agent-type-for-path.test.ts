@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { DelegateError } from '@delegate/core';
 import fc from 'fast-check';
@@ -56,6 +57,9 @@ function assertSafe(folderName: string): void {
   expect(folderName).not.toBe('.');
   expect(folderName).not.toBe('..');
   expect(folderName.length).toBeGreaterThan(0);
+  expect(folderName.startsWith('-')).toBe(false);
+  // Valid in a git branch name: no `~ ^ : ? * [ \\`, no `..`, no `@{`, no `.lock` end.
+  expect(folderName).not.toMatch(/[~^:?*[\\\s]|\.\.|@\{|\.lock$|^\./);
   expect(folderName.length).toBeLessThanOrEqual(MAX_AGENT_FOLDER_NAME_LENGTH);
   expect(staysInside(folderName)).toBe(true);
   // Windows device names are refused with or without an extension.
@@ -162,8 +166,40 @@ describe('sanitizeAgentTypeForPath', () => {
   it('never cuts through a %XX escape when shortening', () => {
     for (let offset = 0; offset < 6; offset++) {
       const folder = sanitizeAgentTypeForPath('a'.repeat(offset) + '/'.repeat(60));
-      const prefix = folder.split('~')[0] ?? '';
+      const prefix = folder.split('+')[0] ?? '';
       expect(prefix).toMatch(/^(?:[a-z]|%[0-9A-F]{2})*$/);
+    }
+  });
+
+  it('encodes a leading - so a name never reads as an option', () => {
+    expect(sanitizeAgentTypeForPath('-rf')).toBe('%2Drf');
+    expect(sanitizeAgentTypeForPath('--force')).toBe('%2D-force');
+    expect(decodeAgentTypeFromPath('%2Drf')).toBe('-rf');
+    expect(decodeAgentTypeFromPath('-rf')).toBeUndefined();
+  });
+
+  it('gives names git accepts as branch names (checked with git check-ref-format)', () => {
+    const names = [
+      ...fc.sample(agentTypes, { numRuns: 40, seed: 3 }),
+      'plugin:reviewer',
+      '../../etc',
+      '-rf',
+      'a'.repeat(300),
+      '.lock',
+      'x.lock',
+      '@{u}',
+      'a..b',
+    ];
+    for (const agentType of names) {
+      const folder = sanitizeAgentTypeForPath(agentType);
+      const check = spawnSync('git', ['check-ref-format', '--branch', `delegate/${folder}`], {
+        encoding: 'utf8',
+      });
+      expect({ agentType, folder, accepted: check.status === 0 }).toEqual({
+        agentType,
+        folder,
+        accepted: true,
+      });
     }
   });
 
@@ -205,7 +241,7 @@ describe('sanitizeAgentTypeForPath', () => {
       fc.property(agentTypes, (agentType) => {
         const folder = sanitizeAgentTypeForPath(agentType);
         const decoded = decodeAgentTypeFromPath(folder);
-        if (folder.includes('~')) expect(decoded).toBeUndefined();
+        if (folder.includes('+')) expect(decoded).toBeUndefined();
         else expect(decoded).toBe(agentType);
       }),
       { numRuns: 1000 },

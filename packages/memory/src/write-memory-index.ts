@@ -1,11 +1,11 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type AgentMemoryScope, DelegateError } from '@delegate/core';
 import { fileSystemError } from './file-system-error.js';
+import { makeMemoryFolder } from './make-memory-folder.js';
 import { getAgentMemoryDir } from './get-agent-memory-dir.js';
 import { MEMORY_INDEX_FILE_NAME } from './get-agent-memory-file.js';
 import { type AgentMemoryPathOptions, getAgentMemoryRoot } from './get-agent-memory-root.js';
-import { checkMemoryDirectory } from './check-memory-directory.js';
+import { checkMemoryDirectory, expectedRealDirectory } from './check-memory-directory.js';
 import { writeFileAtomic } from './write-file-atomic.js';
 
 /** Options for writing MEMORY.md. */
@@ -42,10 +42,13 @@ export async function writeMemoryIndex(
   };
   checkMemoryDirectory(check);
   try {
-    await mkdir(directory, { recursive: true });
+    await makeMemoryFolder(check);
     // Checked again now that the folder exists, to narrow the window for a swapped-in link.
     checkMemoryDirectory(check);
-    await writeFileAtomic(file, content, { fsync: options.fsync ?? false });
+    await writeFileAtomic(file, content, {
+      fsync: options.fsync ?? false,
+      expectedDirectory: expectedRealDirectory(check),
+    });
   } catch (cause) {
     if (cause instanceof DelegateError) throw cause;
     throw fileSystemError({

@@ -8,6 +8,14 @@ import type {
   ToolUseContext,
 } from '@delegate/core';
 import { TOOL_NAMES, toolMatchesName } from '@delegate/core';
+import {
+  allowedByShellRules,
+  analyzeShellCommandSync,
+  assessReadOnlyCommand,
+  deniedByShellRule,
+  getAllowedRoots,
+  loadShellParser,
+} from '@delegate/tools';
 
 const FILE_EDIT_TOOLS: readonly string[] = [
   TOOL_NAMES.write,
@@ -24,58 +32,119 @@ export type AskHandler = (request: {
 }) => Promise<PermissionDecision>;
 
 /**
- * Splits a shell command into the commands it runs (on `;`, `&&`, `||`, `|`, `&` and new
- * lines), with the program of each reduced to its base name (`/bin/rm` → `rm`). `opaque`
- * is true when the command substitutes or redirects, which a prefix rule cannot judge.
+ * The commands a shell line runs, as `program arg…` text with the program reduced to its
+ * base name (`/bin/rm -rf x` → `rm -rf x`), found with the bash parser of
+ * `@delegate/tools` (so also after wrappers such as `sudo` and inside `bash -c`, `$(…)`,
+ * pipelines and chains). `opaque` is true when the line substitutes, redirects, or has a
+ * part the parser cannot see through. The parser must be loaded (`loadShellParser()`).
+ *
+ * @deprecated Use `analyzeShellCommand` from `@delegate/tools`, which keeps each word.
  */
 export function splitShellCommand(command: string): { parts: string[]; opaque: boolean } {
-  const opaque = /\$\(|`|[<>]/.test(command);
-  const parts = command
-    .split(/&&|\|\||[;|&\n]/)
-    .map((part) => part.trim().replace(/\s+/g, ' '))
-    .filter((part) => part.length > 0)
-    .map((part) => {
-      const [program = '', ...rest] = part.split(' ');
-      return [basename(program), ...rest].join(' ');
-    });
-  return { parts, opaque };
+  const analysis = analyzeShellCommandSync(command);
+  const parts = analysis.commands.map((each) =>
+    [basename(each.program), ...each.args.map((word) => word.value ?? word.text)].join(' '),
+  );
+  const substitutes =
+    analysis.commands.some((each) => each.origin !== 'line') || /\$\(|`/.test(command);
+  const redirects = analysis.writtenFiles.length > 0 || analysis.readFiles.length > 0;
+  return { parts, opaque: analysis.opaque || substitutes || redirects };
 }
 
-/** `prefix:*` matches the prefix alone or followed by arguments; anything else matches exactly. */
-function contentMatches(content: string, value: string): boolean {
+function commandOf(input: unknown): string | undefined {
+  const record =
+    typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
+  const command = record['command'];
+  return typeof command === 'string' ? command : undefined;
+}
+
+function isWholeToolRule(rule: PermissionRule): boolean {
+  const content = rule.ruleValue.ruleContent;
+  return content === undefined || content === '' || content === '*';
+}
+
+/** `prefix:*` matches the prefix alone or followed by arguments; anything else matches exactly (file paths). */
+function pathMatches(content: string, value: string): boolean {
   if (!content.endsWith(':*')) return value === content;
   const prefix = content.slice(0, -2);
   return value === prefix || value.startsWith(`${prefix} `);
 }
 
-function ruleMatches(
-  rule: PermissionRule,
-  tool: Tool,
-  input: unknown,
-  behavior: 'allow' | 'deny',
-): boolean {
+/**
+ * Does a deny rule match the call? A rule about a command matches when any command the
+ * line would run matches it (after wrappers, inside `bash -c`, `$(…)`, …), and whenever
+ * the line has a part the parser cannot see through.
+ */
+function denyRuleMatches(rule: PermissionRule, tool: Tool, input: unknown): boolean {
   if (!toolMatchesName(tool, rule.ruleValue.toolName)) return false;
-  const content = rule.ruleValue.ruleContent;
-  if (content === undefined || content === '' || content === '*') return true;
-  const record =
-    typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
-  const command = record['command'];
-  if (typeof command === 'string') {
-    // A rule about one command must hold for every command a chained line runs: a deny
-    // rule matches when any part matches, an allow rule only when all parts do.
-    const { parts, opaque } = splitShellCommand(command);
-    if (behavior === 'deny') return parts.some((part) => contentMatches(content, part));
-    return !opaque && parts.length > 0 && parts.every((part) => contentMatches(content, part));
+  if (isWholeToolRule(rule)) return true;
+  const content = rule.ruleValue.ruleContent ?? '';
+  const command = commandOf(input);
+  if (command !== undefined) {
+    return deniedByShellRule({ analysis: analyzeShellCommandSync(command), ruleContent: content });
   }
-  const path = record['file_path'];
-  if (typeof path !== 'string') return false;
-  return contentMatches(content, path);
+  const path = (input as Record<string, unknown> | null)?.['file_path'];
+  return typeof path === 'string' && pathMatches(content, path);
+}
+
+/**
+ * Do the allow rules cover the call? A command line is allowed only when it is fully
+ * seen through, writes no file by redirection, and each of its commands matches one of
+ * the rules exactly (see `allowedByShellRules`).
+ */
+function allowRulesMatch(rules: readonly PermissionRule[], tool: Tool, input: unknown): boolean {
+  const forTool = rules.filter((rule) => toolMatchesName(tool, rule.ruleValue.toolName));
+  if (forTool.some(isWholeToolRule)) return true;
+  const contents = forTool.map((rule) => rule.ruleValue.ruleContent ?? '');
+  if (contents.length === 0) return false;
+  const command = commandOf(input);
+  if (command !== undefined) {
+    return allowedByShellRules({
+      analysis: analyzeShellCommandSync(command),
+      ruleContents: contents,
+    });
+  }
+  const path = (input as Record<string, unknown> | null)?.['file_path'];
+  return typeof path === 'string' && contents.some((content) => pathMatches(content, path));
+}
+
+function describeRule(rule: PermissionRule): string {
+  const content = rule.ruleValue.ruleContent;
+  return `${rule.ruleValue.toolName}${content ? `(${content})` : ''}`;
+}
+
+/**
+ * Whether a read-only Bash line may run without asking: only when every path it names
+ * resolves inside the context's allowed directories (`assessReadOnlyCommand`). Without a
+ * context the paths cannot be checked, so it may not.
+ */
+function readOnlyBashDecision(
+  command: string,
+  context: ToolUseContext | undefined,
+): PermissionDecision | undefined {
+  if (context === undefined) return undefined;
+  const assessment = assessReadOnlyCommand({
+    command,
+    cwd: context.cwd,
+    roots: getAllowedRoots(context),
+  });
+  if (assessment.insideRoots) return { behavior: 'allow' };
+  if (!assessment.readOnly) return undefined;
+  return {
+    behavior: 'ask',
+    message: `Bash needs approval: the command only reads, but ${assessment.reason ?? 'it reads outside the allowed directories'}.`,
+  };
 }
 
 /**
  * The permission decision of a mode and rule set, before anyone is asked: deny rules
  * first, then allow rules, then the mode (`bypassPermissions` allows everything,
- * `acceptEdits` allows reads and file edits, `plan` and `default` allow reads).
+ * `acceptEdits` allows reads and file edits, `plan` and `default` allow reads). A Bash
+ * line counts as a read only when it is read-only and every path it names lies inside
+ * `context`'s allowed directories; without `context` no Bash line does.
+ *
+ * Bash rules need the bash parser: call `await loadShellParser()` (from `@delegate/tools`)
+ * first; `createCanUseTool` does. Without it a Bash call with rules throws a DelegateError.
  */
 export function decideByRules(options: {
   tool: Tool;
@@ -83,19 +152,28 @@ export function decideByRules(options: {
   mode: PermissionMode;
   allowRules?: readonly PermissionRule[];
   denyRules?: readonly PermissionRule[];
+  /** The calling agent's context: its cwd and allowed directories bound read-only Bash lines. */
+  context?: ToolUseContext;
 }): PermissionDecision {
   const { tool, input, mode } = options;
-  const deny = options.denyRules?.find((rule) => ruleMatches(rule, tool, input, 'deny'));
+  const deny = options.denyRules?.find((rule) => denyRuleMatches(rule, tool, input));
   if (deny) {
     return {
       behavior: 'deny',
-      message: `${tool.name} is denied by the rule ${deny.ruleValue.toolName}${deny.ruleValue.ruleContent ? `(${deny.ruleValue.ruleContent})` : ''} from ${deny.source}.`,
+      message: `${tool.name} is denied by the rule ${describeRule(deny)} from ${deny.source}.`,
     };
   }
-  if (options.allowRules?.some((rule) => ruleMatches(rule, tool, input, 'allow')))
+  if (options.allowRules !== undefined && allowRulesMatch(options.allowRules, tool, input)) {
     return { behavior: 'allow' };
+  }
   if (mode === 'bypassPermissions') return { behavior: 'allow' };
-  if (tool.isReadOnly(input)) return { behavior: 'allow' };
+  const command = commandOf(input);
+  if (toolMatchesName(tool, TOOL_NAMES.bash) && command !== undefined) {
+    const readOnly = readOnlyBashDecision(command, options.context);
+    if (readOnly !== undefined) return readOnly;
+  } else if (tool.isReadOnly(input)) {
+    return { behavior: 'allow' };
+  }
   if (mode === 'acceptEdits' && FILE_EDIT_TOOLS.some((name) => toolMatchesName(tool, name))) {
     return { behavior: 'allow' };
   }
@@ -125,12 +203,14 @@ export function createCanUseTool(
       const own = await tool.checkPermissions(input, context);
       if (own.behavior === 'deny') return own;
     }
+    if (commandOf(input) !== undefined) await loadShellParser();
     const decision = decideByRules({
       tool,
       input,
       mode: permission.mode,
       allowRules: permission.allowRules,
       denyRules: permission.denyRules,
+      context,
     });
     if (decision.behavior !== 'ask') return decision;
     if (permission.mode === 'bubble' && options.parentCanUseTool) {

@@ -16,6 +16,7 @@ import {
 } from './__fixtures__/test-context.js';
 import { BackgroundShellRegistry, getBackgroundShellOutput } from './background-shell-registry.js';
 import { createBashTool } from './bash-tool.js';
+import { isShellParserLoaded, loadShellParser } from './shell-parser.js';
 
 let directory: string;
 let outputDirectory: string;
@@ -152,8 +153,11 @@ describe('Bash', () => {
     expect(tool.inputSchema.safeParse({ command: 'ls', timeout: 600_000 }).success).toBe(true);
   });
 
-  it('treats only allow-listed read-only commands as read-only and concurrency-safe', () => {
+  it('treats only allow-listed read-only commands as read-only and concurrency-safe', async () => {
     const tool = createBashTool();
+    // Until the bash parser is loaded nothing counts as read-only.
+    if (!isShellParserLoaded()) expect(tool.isReadOnly({ command: 'ls' })).toBe(false);
+    await loadShellParser();
     for (const command of [
       'ls -la',
       'cat a.txt | wc -l',
@@ -172,6 +176,16 @@ describe('Bash', () => {
       'find . -delete',
       'echo $(rm x)',
       'ls && touch y',
+      'env rm x',
+      'FOO=1 cat a',
+      'PAGER=rm git log',
+      'cat $(rm x)',
+      'git diff --output=/tmp/x',
+      'find . $ACTION',
+      'bash -c "ls"',
+      'echo `touch y`',
+      'ls | bash',
+      '$CMD a',
     ]) {
       expect(tool.isReadOnly({ command })).toBe(false);
       expect(tool.isConcurrencySafe({ command })).toBe(false);

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { DelegateError, TOOL_NAMES, type Tool, type ToolUseContext } from '@delegate/core';
 import { assertFileIsFresh, readCurrentFile } from './file-freshness.js';
-import { openConfinedFile } from './open-confined-file.js';
+import { withFileSystemErrors } from './file-system-error.js';
+import { openConfinedFileWithStats } from './open-confined-file.js';
 import { resolveToolPath } from './resolve-path-within-roots.js';
 import { decodeTextFile, hashContent } from './text-file.js';
 
@@ -70,94 +71,98 @@ export function createEditTool(): Tool<EditInput, EditOutput> {
     isConcurrencySafe: () => false,
     requiresUserInteraction: () => false,
 
-    async call(input: EditInput, context: ToolUseContext) {
-      if (input.old_string === input.new_string) {
-        throw new DelegateError(
-          'INVALID_ARGUMENT',
-          `Edit refused for ${input.file_path}: old_string and new_string are identical, so nothing would change.`,
-          { details: { path: input.file_path } },
-        );
-      }
-      const { absolutePath, realPath, root } = await resolveToolPath(input.file_path, context);
-      const current = await readCurrentFile({ realPath, root });
-      if (current === undefined) {
-        throw new DelegateError(
-          'NOT_FOUND',
-          `File does not exist: ${absolutePath}. Use Write to create a new file.`,
-          { details: { path: absolutePath } },
-        );
-      }
-      assertFileIsFresh({
-        absolutePath,
-        current,
-        cache: context.readFileState,
-        toolName: TOOL_NAMES.edit,
-      });
-      const text = decodeTextFile(current.bytes, absolutePath);
-
-      let oldString = input.old_string;
-      let newString = input.new_string;
-      let count = countOccurrences(text, oldString);
-      // Models write LF; a CRLF file would otherwise never match a multi-line old_string.
-      if (
-        count === 0 &&
-        text.includes('\r\n') &&
-        oldString.includes('\n') &&
-        !oldString.includes('\r\n')
-      ) {
-        oldString = oldString.replace(/\n/g, '\r\n');
-        newString = newString.replace(/\n/g, '\r\n');
-        count = countOccurrences(text, oldString);
-      }
-      if (count === 0) {
-        throw new DelegateError(
-          'TOOL_FAILED',
-          `Edit failed: old_string was not found in ${absolutePath}. Read the file again and copy the text exactly, ` +
-            'including whitespace and indentation.',
-          { details: { path: absolutePath } },
-        );
-      }
-      if (count > 1 && input.replace_all !== true) {
-        throw new DelegateError(
-          'INVALID_ARGUMENT',
-          `Edit refused: old_string occurs ${count} times in ${absolutePath}. Add surrounding lines to make it ` +
-            'unique, or set replace_all to true to replace every occurrence.',
-          { details: { path: absolutePath, occurrences: count } },
-        );
-      }
-
-      const firstIndex = text.indexOf(oldString);
-      const updated =
-        input.replace_all === true
-          ? text.split(oldString).join(newString)
-          : text.replace(oldString, () => newString);
-      const hadBom =
-        current.bytes[0] === 0xef && current.bytes[1] === 0xbb && current.bytes[2] === 0xbf;
-      const previous = context.readFileState.get(absolutePath);
-      const handle = await openConfinedFile({ realPath, root, purpose: 'write' });
-      let stats;
-      try {
-        await handle.truncate(0);
-        await handle.writeFile(hadBom ? `\ufeff${updated}` : updated, 'utf8');
-        stats = await handle.stat();
-      } finally {
-        await handle.close();
-      }
-      context.readFileState.set(absolutePath, {
-        content: updated,
-        timestamp: stats.mtimeMs,
-        contentHash: hashContent(hadBom ? `\ufeff${updated}` : updated),
-        // An edit does not show the model the rest of a partly read file.
-        ...(previous?.isPartialView === true
-          ? { offset: previous.offset, limit: previous.limit, isPartialView: true }
-          : {}),
-      });
-      const snippet = buildSnippet(updated, firstIndex, newString.length);
-      const what = count === 1 ? '1 occurrence' : `${count} occurrences`;
-      return {
-        content: `Edited ${absolutePath}: replaced ${what}. Around the ${count === 1 ? 'change' : 'first change'}:\n${snippet}`,
-        data: { filePath: absolutePath, replacements: count },
-      };
+    call(input: EditInput, context: ToolUseContext) {
+      return withFileSystemErrors(input.file_path, () => editFile(input, context));
     },
+  };
+}
+
+async function editFile(input: EditInput, context: ToolUseContext) {
+  if (input.old_string === input.new_string) {
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `Edit refused for ${input.file_path}: old_string and new_string are identical, so nothing would change.`,
+      { details: { path: input.file_path } },
+    );
+  }
+  const { absolutePath, realPath, root } = await resolveToolPath(input.file_path, context);
+  const current = await readCurrentFile({ realPath, root });
+  if (current === undefined) {
+    throw new DelegateError(
+      'NOT_FOUND',
+      `File does not exist: ${absolutePath}. Use Write to create a new file.`,
+      { details: { path: absolutePath } },
+    );
+  }
+  assertFileIsFresh({
+    absolutePath,
+    current,
+    cache: context.readFileState,
+    toolName: TOOL_NAMES.edit,
+  });
+  const text = decodeTextFile(current.bytes, absolutePath);
+
+  let oldString = input.old_string;
+  let newString = input.new_string;
+  let count = countOccurrences(text, oldString);
+  // Models write LF; a CRLF file would otherwise never match a multi-line old_string.
+  if (
+    count === 0 &&
+    text.includes('\r\n') &&
+    oldString.includes('\n') &&
+    !oldString.includes('\r\n')
+  ) {
+    oldString = oldString.replace(/\n/g, '\r\n');
+    newString = newString.replace(/\n/g, '\r\n');
+    count = countOccurrences(text, oldString);
+  }
+  if (count === 0) {
+    throw new DelegateError(
+      'TOOL_FAILED',
+      `Edit failed: old_string was not found in ${absolutePath}. Read the file again and copy the text exactly, ` +
+        'including whitespace and indentation.',
+      { details: { path: absolutePath } },
+    );
+  }
+  if (count > 1 && input.replace_all !== true) {
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `Edit refused: old_string occurs ${count} times in ${absolutePath}. Add surrounding lines to make it ` +
+        'unique, or set replace_all to true to replace every occurrence.',
+      { details: { path: absolutePath, occurrences: count } },
+    );
+  }
+
+  const firstIndex = text.indexOf(oldString);
+  const updated =
+    input.replace_all === true
+      ? text.split(oldString).join(newString)
+      : text.replace(oldString, () => newString);
+  const hadBom =
+    current.bytes[0] === 0xef && current.bytes[1] === 0xbb && current.bytes[2] === 0xbf;
+  const previous = context.readFileState.get(absolutePath);
+  const { handle } = await openConfinedFileWithStats({ realPath, root, purpose: 'write' });
+  let stats;
+  try {
+    await handle.truncate(0);
+    await handle.writeFile(hadBom ? `\ufeff${updated}` : updated, 'utf8');
+    stats = await handle.stat();
+  } finally {
+    await handle.close();
+  }
+  context.readFileState.set(absolutePath, {
+    content: updated,
+    timestamp: stats.mtimeMs,
+    contentHash: hashContent(hadBom ? `\ufeff${updated}` : updated),
+    // An edit does not show the model the rest of a partly read file.
+    ...(previous?.isPartialView === true
+      ? { offset: previous.offset, limit: previous.limit, isPartialView: true }
+      : {}),
+  });
+  const snippet = buildSnippet(updated, firstIndex, newString.length);
+  const what = count === 1 ? '1 occurrence' : `${count} occurrences`;
+  return {
+    content: `Edited ${absolutePath}: replaced ${what}. Around the ${count === 1 ? 'change' : 'first change'}:\n${snippet}`,
+    data: { filePath: absolutePath, replacements: count },
   };
 }

@@ -1,5 +1,6 @@
 import { DelegateError, type FileState, type FileStateCache } from '@delegate/core';
-import { openConfinedFile } from './open-confined-file.js';
+import { hasSystemCode } from './file-system-error.js';
+import { openConfinedFileWithStats, readAtMost } from './open-confined-file.js';
 import { hashContent } from './text-file.js';
 
 /** What is on disk now, for a file about to be overwritten. */
@@ -15,26 +16,16 @@ export async function readCurrentFile(options: {
   realPath: string;
   root: string;
 }): Promise<CurrentFile | undefined> {
-  let handle;
+  let opened;
   try {
-    handle = await openConfinedFile({ ...options, purpose: 'read' });
+    opened = await openConfinedFileWithStats({ ...options, purpose: 'read' });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    if ((error as NodeJS.ErrnoException).code === 'EISDIR') {
-      throw new DelegateError(
-        'INVALID_ARGUMENT',
-        `${options.realPath} is a directory, not a file.`,
-        {
-          cause: error,
-          details: { path: options.realPath },
-        },
-      );
-    }
+    if (hasSystemCode(error, 'ENOENT')) return undefined;
     throw error;
   }
+  const { handle, stats } = opened;
   try {
-    const stats = await handle.stat();
-    const bytes = await handle.readFile();
+    const { bytes } = await readAtMost(handle, Number.MAX_SAFE_INTEGER, stats.size);
     return { bytes, mtimeMs: stats.mtimeMs };
   } finally {
     await handle.close();

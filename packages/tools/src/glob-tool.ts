@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { lstat, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { DelegateError, TOOL_NAMES, type Tool, type ToolUseContext } from '@delegate/core';
@@ -112,7 +112,7 @@ export function createGlobTool(options: GlobToolOptions = {}): Tool<GlobInput, G
         return file === undefined ? [] : [file];
       });
       const withTimes = await mapWithConcurrency(matched, 64, async (file) => {
-        const stats = await stat(file.path).catch(() => undefined);
+        const stats = await lstat(file.path).catch(() => undefined);
         return {
           path: resolve(start.absolutePath, file.relativePath),
           mtimeMs: stats?.mtimeMs ?? 0,

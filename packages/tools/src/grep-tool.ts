@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { lstat, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { z } from 'zod';
 import { DelegateError, TOOL_NAMES, type Tool, type ToolUseContext } from '@delegate/core';
@@ -91,6 +91,11 @@ export type GrepToolOptions = {
    */
   timeoutMs?: number;
   /**
+   * Also search regular files with more than one hard link (default false: skipped, since
+   * another name of the file may lie outside the allowed directories).
+   */
+  allowHardLinks?: boolean;
+  /**
    * @deprecated Ignored: files are now read and searched in a worker thread (with
    * synchronous reads, which do not block the event loop there). Kept so existing
    * option objects still type-check.
@@ -155,6 +160,7 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepInput, G
         });
       }
       let candidates: WalkedFile[];
+      const confineTo = targetStats.isDirectory() ? target.realPath : target.root;
       if (targetStats.isDirectory()) {
         candidates = await walkFiles({ root: target.realPath, respectGitignore: true, signal });
       } else {
@@ -183,6 +189,8 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepInput, G
           before,
           after,
           maxFileBytes,
+          confineTo,
+          allowHardLinks: options.allowHardLinks === true,
         },
         timeoutMs,
         signal,
@@ -198,7 +206,7 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepInput, G
         case 'files_with_matches': {
           const withTimes = await mapWithConcurrency(matches, concurrency, async (entry) => ({
             path: toAbsolute(entry.file),
-            mtimeMs: (await stat(entry.file.path).catch(() => undefined))?.mtimeMs ?? 0,
+            mtimeMs: (await lstat(entry.file.path).catch(() => undefined))?.mtimeMs ?? 0,
             shown: show(entry.file),
           }));
           withTimes.sort(

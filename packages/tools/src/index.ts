@@ -26,7 +26,22 @@ export type {
   BackgroundShellRegistryOptions,
   StartBackgroundShellOptions,
 } from './background-shell-registry.js';
-export { isReadOnlyCommand } from './read-only-command.js';
+export { assessReadOnlyCommand, isReadOnlyCommand } from './read-only-command.js';
+export type { ReadOnlyCommandAssessment } from './read-only-command.js';
+export {
+  MAX_ANALYZED_COMMAND_LENGTH,
+  analyzeShellCommand,
+  analyzeShellCommandSync,
+} from './analyze-shell-command.js';
+export type { ShellAnalysis, ShellCommand, ShellWord } from './analyze-shell-command.js';
+export { isShellParserLoaded, loadShellParser } from './shell-parser.js';
+export {
+  allowedByShellRules,
+  deniedByShellRule,
+  parseShellRuleContent,
+  shellCommandMatchesRule,
+} from './match-shell-rule.js';
+export type { ShellRule } from './match-shell-rule.js';
 export { getBuiltinTools } from './get-builtin-tools.js';
 export type { BuiltinToolsOptions } from './get-builtin-tools.js';
 export { toolInputJSONSchema, toolToApiSchema } from './tool-to-api-schema.js';
@@ -38,8 +53,8 @@ export {
   resolveToolPath,
 } from './resolve-path-within-roots.js';
 export type { ResolvedPath } from './resolve-path-within-roots.js';
-export { openConfinedFile } from './open-confined-file.js';
-export type { OpenConfinedFileOptions } from './open-confined-file.js';
+export { openConfinedFile, openConfinedFileWithStats } from './open-confined-file.js';
+export type { ConfinedFile, OpenConfinedFileOptions } from './open-confined-file.js';
 export { compileGlob, splitGlobBase } from './glob-pattern.js';
 export { findRequiredLiteral } from './required-literal.js';
 export { walkFiles, DEFAULT_SKIPPED_DIRECTORIES } from './walk-files.js';

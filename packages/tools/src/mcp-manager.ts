@@ -1,11 +1,24 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  StdioClientTransport,
-  getDefaultEnvironment,
-} from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { errorMessage, type McpClientState, type Tool } from '@delegate/core';
 import { type McpToolDefinition, createMcpTool } from './mcp-tool.js';
 import { assignMcpToolNames, mcpNameTag } from './mcp-tool-name.js';
+
+/**
+ * Loads the MCP SDK when a server is first connected, not when @delegate/tools is
+ * imported: it is the package's heaviest dependency and most hosts configure no server.
+ */
+async function loadMcpSdk() {
+  const [client, stdio] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+  ]);
+  return {
+    Client: client.Client,
+    StdioClientTransport: stdio.StdioClientTransport,
+    getDefaultEnvironment: stdio.getDefaultEnvironment,
+  };
+}
 
 /** How to start one stdio MCP server. */
 export type McpServerConfig = {
@@ -106,6 +119,15 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
     entry: ServerEntry,
   ): Promise<void> => {
     let stderr = '';
+    let sdk: Awaited<ReturnType<typeof loadMcpSdk>>;
+    try {
+      sdk = await loadMcpSdk();
+    } catch (error) {
+      fail(name, entry, `the MCP SDK could not be loaded: ${errorMessage(error)}`);
+      return;
+    }
+    if (closing) return;
+    const { Client, StdioClientTransport, getDefaultEnvironment } = sdk;
     const transport = new StdioClientTransport({
       command: config.command,
       args: config.args ?? [],

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, readdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DelegateError } from '@delegate/core';
@@ -78,7 +78,60 @@ describe('openConfinedFile', () => {
       await handle.close();
     }
     const error = await errorOf(openConfinedFile({ ...checked, purpose: 'create' }));
-    expect((error as NodeJS.ErrnoException).code).toBe('EEXIST');
+    expect(DelegateError.hasCode(error, 'FILE_STALE')).toBe(true);
+    expect((error as DelegateError).details).toMatchObject({ systemCode: 'EEXIST' });
+  });
+
+  it('refuses files with other hard links, unless allowed', async () => {
+    await link(join(outside, 'file.txt'), join(root, 'dir', 'linked.txt'));
+    const checked = await resolvePathWithinRoots({
+      path: 'dir/linked.txt',
+      cwd: root,
+      roots: [root],
+    });
+    for (const purpose of ['read', 'write'] as const) {
+      const error = await errorOf(openConfinedFile({ ...checked, purpose }));
+      expect(DelegateError.hasCode(error, 'PATH_ESCAPE')).toBe(true);
+      expect((error as DelegateError).message).toContain('2 hard links');
+    }
+    const handle = await openConfinedFile({ ...checked, purpose: 'read', allowHardLinks: true });
+    await handle.close();
+    expect(await readFile(join(outside, 'file.txt'), 'utf8')).toBe('outside');
+  });
+
+  it('creates a new file and its missing parents, but nothing under a parent swapped for a symlink', async () => {
+    const checked = await resolvePathWithinRoots({
+      path: 'dir/a/b/new.txt',
+      cwd: root,
+      roots: [root],
+    });
+    const handle = await openConfinedFile({ ...checked, purpose: 'create' });
+    await handle.close();
+    expect(await readFile(join(root, 'dir', 'a', 'b', 'new.txt'), 'utf8')).toBe('');
+
+    const later = await resolvePathWithinRoots({
+      path: 'dir/c/d/new.txt',
+      cwd: root,
+      roots: [root],
+    });
+    await rename(join(root, 'dir'), join(root, 'dir-old'));
+    await symlink(outside, join(root, 'dir'));
+    const error = await errorOf(openConfinedFile({ ...later, purpose: 'create' }));
+    expect(DelegateError.hasCode(error, 'PATH_ESCAPE')).toBe(true);
+    expect(await readdir(outside)).toEqual(['file.txt']);
+  });
+
+  it('turns file-system errors into DelegateErrors that name the path', async () => {
+    const checked = await resolvePathWithinRoots({
+      path: 'dir/file.txt/x',
+      cwd: root,
+      roots: [root],
+    });
+    for (const purpose of ['read', 'create'] as const) {
+      const error = await errorOf(openConfinedFile({ ...checked, purpose }));
+      expect(DelegateError.isInstance(error)).toBe(true);
+      expect((error as DelegateError).message).toContain(join(root, 'dir', 'file.txt'));
+    }
   });
 });
 

@@ -1,20 +1,24 @@
-const readOnlyPrograms = new Set([
-  'cat',
-  'cut',
-  'df',
-  'du',
-  'echo',
-  'grep',
-  'head',
-  'ls',
-  'pwd',
-  'stat',
-  'tail',
-  'uname',
-  'wc',
-  'which',
-  'whoami',
-]);
+import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import {
+  analyzeShellCommandSync,
+  type ShellAnalysis,
+  type ShellCommand,
+} from './analyze-shell-command.js';
+import { isPathInside } from './resolve-path-within-roots.js';
+import { isShellParserLoaded } from './shell-parser.js';
+import type { ShellWord } from './shell-word.js';
+
+type ReadOnlyProgram = {
+  /** Its arguments name files or directories it reads (checked against the roots). */
+  readsPaths: boolean;
+  /** Why a call writes or runs something, if it does. */
+  writes?: (args: readonly ShellWord[]) => string | undefined;
+  /** True when a call follows symbolic links while walking a tree. */
+  followsLinks?: (args: readonly ShellWord[]) => boolean;
+};
+
+const findWritingActions = /^-(exec|execdir|ok|okdir|delete|fprint|fprint0|fprintf|fls)$/;
 
 const readOnlyGitCommands = new Set([
   'status',
@@ -26,32 +30,288 @@ const readOnlyGitCommands = new Set([
   'ls-files',
 ]);
 
-// Redirection, substitution, background jobs, globbing into commands and variable
-// expansion can all turn a harmless command into a writing one.
-const unsafeCharacters = /[<>`$&;(){}\n\\]|\|\||\|&/;
+function anyUnknown(args: readonly ShellWord[]): ShellWord | undefined {
+  return args.find((word) => word.value === undefined || word.mayExpand);
+}
+
+function shortClusterHas(args: readonly ShellWord[], letter: string, long: string): boolean {
+  return args.some((word) => {
+    const value = word.value ?? '';
+    if (value === long || value.startsWith(`${long}=`)) return true;
+    return /^-[A-Za-z]+$/.test(value) && value.includes(letter);
+  });
+}
+
+const programs: Record<string, ReadOnlyProgram> = {
+  cat: { readsPaths: true },
+  cut: { readsPaths: true },
+  df: { readsPaths: true },
+  du: { readsPaths: true, followsLinks: (args) => shortClusterHas(args, 'L', '--dereference') },
+  echo: { readsPaths: false },
+  grep: {
+    readsPaths: true,
+    followsLinks: (args) => shortClusterHas(args, 'R', '--dereference-recursive'),
+  },
+  head: { readsPaths: true },
+  ls: { readsPaths: true, followsLinks: (args) => shortClusterHas(args, 'L', '--dereference') },
+  pwd: { readsPaths: false },
+  stat: { readsPaths: true },
+  tail: { readsPaths: true },
+  uname: { readsPaths: false },
+  wc: { readsPaths: true },
+  which: { readsPaths: false },
+  whoami: { readsPaths: false },
+  find: {
+    readsPaths: true,
+    writes: (args) => {
+      const unknown = anyUnknown(args);
+      if (unknown)
+        return `find gets ${unknown.text}, which could expand to an action such as -delete`;
+      const action = args.find((word) => findWritingActions.test(word.value ?? ''));
+      return action ? `find ${action.value} runs or writes` : undefined;
+    },
+    followsLinks: (args) => args.some((word) => word.value === '-L' || word.value === '-follow'),
+  },
+  git: {
+    readsPaths: true,
+    writes: (args) => {
+      const subcommand = args[0]?.value ?? '';
+      if (!readOnlyGitCommands.has(subcommand))
+        return `git ${subcommand} is not a read-only git command`;
+      const unknown = anyUnknown(args);
+      if (unknown)
+        return `git gets ${unknown.text}, which could expand to an option such as --output`;
+      const option = args.find((word) => /^--(output|ext-diff)(=|$)/.test(word.value ?? ''));
+      return option ? `git ${option.value} writes or runs a program` : undefined;
+    },
+  },
+};
+
+/** Why a command is not read-only, or undefined when it is. */
+function whyNotReadOnly(command: ShellCommand): string | undefined {
+  if (command.assignments.length > 0) {
+    return `${command.program} runs with variables set (${command.assignments.join(' ')}), which can change what it runs`;
+  }
+  const program = command.program.includes('/') ? undefined : programs[command.program];
+  if (program === undefined) return `${command.program} is not on the read-only list`;
+  return program.writes?.(command.args);
+}
+
+function whyLineNotReadOnly(analysis: ShellAnalysis): string | undefined {
+  if (analysis.opaque)
+    return `the line cannot be fully analysed: ${analysis.opaqueReasons.join('; ')}`;
+  const written = analysis.writtenFiles[0];
+  if (written) return `the line writes ${written.text} by redirection`;
+  if (analysis.commands.length === 0) return 'the line runs no command';
+  for (const command of analysis.commands) {
+    const reason = whyNotReadOnly(command);
+    if (reason !== undefined) return reason;
+  }
+  return undefined;
+}
 
 /**
- * True when a Bash command line only reads: a pipeline (`|`) of allow-listed programs
- * (ls, cat, grep, head, wc, `git status`, `git diff`, …) with no redirection,
- * substitution, chaining or background jobs. Anything else counts as writing.
+ * True when a Bash command line only reads: every command it would run (each part of a
+ * pipeline or chain, each `$(…)`) is an allow-listed reading program — `cat`, `cut`,
+ * `df`, `du`, `echo`, `grep`, `head`, `ls`, `pwd`, `stat`, `tail`, `uname`, `wc`, `which`,
+ * `whoami`, `find` without actions that run or write, `git status|log|diff|show|blame|
+ * rev-parse|ls-files` without `--output`/`--ext-diff` — with no variable assignment and no
+ * redirection that writes a file. Returns false while the bash parser is not loaded
+ * (`loadShellParser()`), and for anything the analysis cannot see through.
  */
 export function isReadOnlyCommand(command: string): boolean {
-  const trimmed = command.trim();
-  if (trimmed === '' || unsafeCharacters.test(trimmed)) return false;
-  return trimmed.split('|').every((segment) => {
-    const words = segment.trim().split(/\s+/);
-    const program = words[0] ?? '';
-    if (program === 'git') {
-      const subcommand = words[1] ?? '';
-      return (
-        readOnlyGitCommands.has(subcommand) && !words.some((word) => word.startsWith('--output'))
-      );
+  if (!isShellParserLoaded()) return false;
+  return whyLineNotReadOnly(analyzeShellCommandSync(command)) === undefined;
+}
+
+/** What `assessReadOnlyCommand` decided. */
+export type ReadOnlyCommandAssessment = {
+  /** The line only reads (`isReadOnlyCommand`). */
+  readOnly: boolean;
+  /** It only reads, and every path it names resolves inside the roots (safe to run without asking). */
+  insideRoots: boolean;
+  /** Why it is not read-only, or which path keeps it from being inside the roots. */
+  reason?: string;
+};
+
+const maxSymlinkHops = 40;
+const maxGlobEntries = 10_000;
+
+function realPathSync(path: string, hops = 0): string {
+  if (hops > maxSymlinkHops) throw new Error(`too many symbolic links at ${path}`);
+  try {
+    return realpathSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+  }
+  let stats;
+  try {
+    stats = lstatSync(path);
+  } catch {
+    stats = undefined;
+  }
+  if (stats?.isSymbolicLink()) {
+    return realPathSync(resolve(dirname(path), readlinkSync(path)), hops + 1);
+  }
+  const parent = dirname(path);
+  if (parent === path) return path;
+  return join(realPathSync(parent, hops), basename(path));
+}
+
+type PathCheck = { cwd: string; realCwd: string; realRoots: string[] };
+
+/** Why a path keeps the line from running without asking, or undefined when it is fine. */
+function whyPathOutside(path: string, check: PathCheck): string | undefined {
+  let real: string;
+  try {
+    real = realPathSync(resolve(check.cwd, path));
+  } catch (error) {
+    return `${path} cannot be resolved (${(error as Error).message})`;
+  }
+  if (!check.realRoots.some((root) => isPathInside(real, root))) {
+    return `${path} resolves to ${real}, outside the allowed directories ${check.realRoots.join(', ')}`;
+  }
+  try {
+    const stats = statSync(real);
+    if (stats.isFile() && stats.nlink > 1) {
+      return `${path} has ${stats.nlink} hard links, and another of its names may lie outside the allowed directories`;
     }
-    if (program === 'find') {
-      return !words.some((word) =>
-        /^-(exec|execdir|ok|okdir|delete|fprint|fprint0|fprintf|fls)$/.test(word),
-      );
+  } catch {
+    // A missing file reads nothing.
+  }
+  return undefined;
+}
+
+function whyGlobOutside(pattern: string, check: PathCheck): string | undefined {
+  const slash = pattern.lastIndexOf('/');
+  const directory = slash === -1 ? '.' : pattern.slice(0, slash) || '/';
+  if (/[*?[{]/.test(directory) || /[{]/.test(pattern)) {
+    return `${pattern} expands over several directories, which is not checked before it runs`;
+  }
+  const outside = whyPathOutside(directory, check);
+  if (outside !== undefined) return outside;
+  let entries: string[];
+  try {
+    entries = readdirSync(resolve(check.cwd, directory));
+  } catch {
+    return undefined;
+  }
+  if (entries.length > maxGlobEntries) {
+    return `${pattern} expands over more than ${maxGlobEntries} entries`;
+  }
+  // Every entry, matching or not: a superset of what the glob can expand to.
+  for (const entry of entries) {
+    const reason = whyPathOutside(join(directory, entry), check);
+    if (reason !== undefined) return reason;
+  }
+  return undefined;
+}
+
+/** The path an argument may name: the value of `--opt=value`, the tail of `-fVALUE`, or the word. */
+function pathOfArgument(value: string): string | undefined {
+  if (value === '-' || value === '--') return undefined;
+  if (value.startsWith('--'))
+    return value.includes('=') ? value.slice(value.indexOf('=') + 1) : undefined;
+  if (value.startsWith('-')) {
+    const tail = /^-[A-Za-z]+(.*)$/s.exec(value)?.[1] ?? '';
+    return tail === '' ? undefined : tail;
+  }
+  return value;
+}
+
+function whyArgumentOutside(word: ShellWord, check: PathCheck): string | undefined {
+  if (word.value === undefined) return `${word.text} is only known when the command runs`;
+  const path = pathOfArgument(word.value);
+  if (path === undefined || path === '') return undefined;
+  if (path.startsWith('~'))
+    return `${word.text} starts with ~, which is not resolved before it runs`;
+  if (word.mayExpand) return whyGlobOutside(path, check);
+  return whyPathOutside(path, check);
+}
+
+function gitTopLevel(realCwd: string): string | undefined {
+  for (let directory = realCwd; ; directory = dirname(directory)) {
+    if (existsSync(join(directory, '.git'))) return directory;
+    if (dirname(directory) === directory) return undefined;
+  }
+}
+
+function whyCommandOutside(command: ShellCommand, check: PathCheck): string | undefined {
+  const program = programs[command.program];
+  if (program === undefined || !program.readsPaths) return undefined;
+  if (program.followsLinks?.(command.args) === true) {
+    return `${command.program} follows symbolic links while it walks, which is not checked before it runs`;
+  }
+  if (command.program === 'git') {
+    const top = gitTopLevel(check.realCwd);
+    if (top !== undefined && !check.realRoots.some((root) => isPathInside(top, root))) {
+      return `git reads the repository at ${top}, outside the allowed directories`;
     }
-    return readOnlyPrograms.has(program);
+  }
+  const args = command.program === 'git' ? command.args.slice(1) : command.args;
+  for (const word of args) {
+    const reason = whyArgumentOutside(word, check);
+    if (reason !== undefined) return reason;
+  }
+  return undefined;
+}
+
+/**
+ * Decides whether a Bash line may run without asking because it only reads inside the
+ * allowed directories: it must be read-only (`isReadOnlyCommand`), and every path it
+ * names — arguments, `--opt=path` values, input redirections, glob expansions — must
+ * resolve (symbolic links followed) inside one of `roots`, with no regular file that has
+ * other hard links. Recursive reads that follow links (`grep -R`, `find -L`, `du -L`,
+ * `ls -L`), `~` paths and arguments only known at run time are never inside. git also
+ * needs its repository's top folder inside the roots. The parser must be loaded.
+ */
+export function assessReadOnlyCommand(options: {
+  command: string;
+  cwd: string;
+  roots: readonly string[];
+}): ReadOnlyCommandAssessment {
+  if (!isShellParserLoaded()) {
+    return { readOnly: false, insideRoots: false, reason: 'the bash parser is not loaded' };
+  }
+  const analysis = analyzeShellCommandSync(options.command);
+  const notReadOnly = whyLineNotReadOnly(analysis);
+  if (notReadOnly !== undefined)
+    return { readOnly: false, insideRoots: false, reason: notReadOnly };
+  const cwd = resolve(options.cwd);
+  let realCwd: string;
+  try {
+    realCwd = realPathSync(cwd);
+  } catch (error) {
+    return {
+      readOnly: true,
+      insideRoots: false,
+      reason: `${cwd} cannot be resolved (${(error as Error).message})`,
+    };
+  }
+  const realRoots = options.roots.flatMap((root) => {
+    try {
+      return [realPathSync(resolve(cwd, root))];
+    } catch {
+      return [];
+    }
   });
+  const check: PathCheck = { cwd, realCwd, realRoots };
+  // Commands without path arguments (`ls`, `find`, `du`) read the working directory.
+  if (!realRoots.some((root) => isPathInside(realCwd, root))) {
+    return {
+      readOnly: true,
+      insideRoots: false,
+      reason: `the working directory ${realCwd} is outside the allowed directories`,
+    };
+  }
+  for (const command of analysis.commands) {
+    const reason = whyCommandOutside(command, check);
+    if (reason !== undefined) return { readOnly: true, insideRoots: false, reason };
+  }
+  for (const word of analysis.readFiles) {
+    const reason = whyArgumentOutside(word, check);
+    if (reason !== undefined) return { readOnly: true, insideRoots: false, reason };
+  }
+  return { readOnly: true, insideRoots: true };
 }

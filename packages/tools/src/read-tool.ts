@@ -1,7 +1,7 @@
-import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { DelegateError, TOOL_NAMES, type Tool, type ToolUseContext } from '@delegate/core';
-import { openConfinedFile, readAtMost } from './open-confined-file.js';
+import { hasSystemCode, withFileSystemErrors } from './file-system-error.js';
+import { openConfinedFileWithStats, readAtMost } from './open-confined-file.js';
 import { readLineRange } from './read-line-range.js';
 import { resolveToolPath } from './resolve-path-within-roots.js';
 import { findSimilarFileNames } from './similar-file-names.js';
@@ -49,6 +49,12 @@ export type ReadToolOptions = {
   defaultLineLimit?: number;
   /** Longer lines are cut to this many characters (default 2000). */
   maxLineLength?: number;
+  /**
+   * Read regular files that have more than one hard link (default false: refused with
+   * PATH_ESCAPE, since another name of the file may lie outside the allowed directories).
+   * pnpm's node_modules are hard links into its store, for example.
+   */
+  allowHardLinks?: boolean;
 };
 
 function formatLine(lineNumber: number, line: string, maxLineLength: number): string {
@@ -84,102 +90,100 @@ export function createReadTool(options: ReadToolOptions = {}): Tool<ReadInput, R
     isConcurrencySafe: () => true,
     requiresUserInteraction: () => false,
 
-    async call(input: ReadInput, context: ToolUseContext) {
-      const maxBytes = context.fileReadingLimits?.maxBytes ?? options.maxBytes ?? 256 * 1024;
-      const lineLimit = context.fileReadingLimits?.maxLines ?? defaultLineLimit;
-      const { absolutePath, realPath, root } = await resolveToolPath(input.file_path, context);
-
-      let pathStats;
-      try {
-        pathStats = await stat(realPath);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-          throw await notFound(absolutePath, realPath);
-        throw error;
-      }
-      if (pathStats.isDirectory()) {
-        throw new DelegateError(
-          'INVALID_ARGUMENT',
-          `${absolutePath} is a directory, not a file. Use Glob to list its files or Bash \`ls\` to look at it.`,
-          { details: { path: absolutePath } },
-        );
-      }
-      const handle = await openConfinedFile({ realPath, root, purpose: 'read' });
-      const offset = input.offset ?? 1;
-      const limit = input.limit ?? lineLimit;
-      let stats;
-      let selected: string[];
-      let totalLines: number;
-      let contentHash: string;
-      let wholeText: string | undefined;
-      try {
-        stats = await handle.stat();
-        const hasRange = input.offset !== undefined || input.limit !== undefined;
-        if (!hasRange && stats.size > maxBytes) {
-          throw new DelegateError(
-            'LIMIT_EXCEEDED',
-            `${absolutePath} is ${stats.size} bytes, over the ${maxBytes}-byte read limit. ` +
-              'Read part of it with offset and limit, or search it with Grep.',
-            { details: { path: absolutePath, size: stats.size, maxBytes } },
-          );
-        }
-        if (stats.size > maxBytes) {
-          const range = await readLineRange({ path: realPath, handle, offset, limit });
-          selected = range.lines;
-          totalLines = range.totalLines;
-          contentHash = range.contentHash;
-        } else {
-          const { bytes, truncated } = await readAtMost(handle, maxBytes);
-          if (truncated) {
-            throw new DelegateError(
-              'LIMIT_EXCEEDED',
-              `${absolutePath} grew past the ${maxBytes}-byte read limit while it was being read. ` +
-                'Read part of it with offset and limit, or search it with Grep.',
-              { details: { path: absolutePath, maxBytes } },
-            );
-          }
-          wholeText = decodeTextFile(bytes, absolutePath);
-          const lines = splitLines(wholeText);
-          selected = lines.slice(offset - 1, offset - 1 + limit);
-          totalLines = lines.length;
-          contentHash = hashContent(bytes);
-        }
-      } finally {
-        await handle.close();
-      }
-
-      const isPartialView = offset > 1 || offset - 1 + selected.length < totalLines;
-      context.readFileState.set(absolutePath, {
-        content: isPartialView || wholeText === undefined ? selected.join('\n') : wholeText,
-        timestamp: stats.mtimeMs,
-        contentHash,
-        ...(isPartialView ? { offset, limit, isPartialView: true } : {}),
-      });
-
-      const data: ReadOutput = {
-        filePath: absolutePath,
-        startLine: offset,
-        numLines: selected.length,
-        totalLines,
-      };
-      if (totalLines === 0) {
-        return { content: `(${absolutePath} is empty)`, data };
-      }
-      if (selected.length === 0) {
-        return {
-          content: `(${absolutePath} has ${totalLines} lines; offset ${offset} is past the end.)`,
-          data,
-        };
-      }
-      const body = selected
-        .map((line, index) => formatLine(offset + index, line, maxLineLength))
-        .join('\n');
-      const lastShown = offset + selected.length - 1;
-      const note =
-        lastShown < totalLines
-          ? `\n\n(Showing lines ${offset}-${lastShown} of ${totalLines}. Use offset and limit to read more.)`
-          : '';
-      return { content: body + note, data };
+    call(input: ReadInput, context: ToolUseContext) {
+      return withFileSystemErrors(input.file_path, () => readFile(input, context));
     },
   };
+
+  async function readFile(input: ReadInput, context: ToolUseContext) {
+    const maxBytes = context.fileReadingLimits?.maxBytes ?? options.maxBytes ?? 256 * 1024;
+    const lineLimit = context.fileReadingLimits?.maxLines ?? defaultLineLimit;
+    const { absolutePath, realPath, root } = await resolveToolPath(input.file_path, context);
+    let opened;
+    try {
+      opened = await openConfinedFileWithStats({
+        realPath,
+        root,
+        purpose: 'read',
+        ...(options.allowHardLinks === true ? { allowHardLinks: true } : {}),
+      });
+    } catch (error) {
+      if (hasSystemCode(error, 'ENOENT')) throw await notFound(absolutePath, realPath);
+      throw error;
+    }
+    const { handle, stats } = opened;
+    const offset = input.offset ?? 1;
+    const limit = input.limit ?? lineLimit;
+    let selected: string[];
+    let totalLines: number;
+    let contentHash: string;
+    let wholeText: string | undefined;
+    try {
+      const hasRange = input.offset !== undefined || input.limit !== undefined;
+      if (!hasRange && stats.size > maxBytes) {
+        throw new DelegateError(
+          'LIMIT_EXCEEDED',
+          `${absolutePath} is ${stats.size} bytes, over the ${maxBytes}-byte read limit. ` +
+            'Read part of it with offset and limit, or search it with Grep.',
+          { details: { path: absolutePath, size: stats.size, maxBytes } },
+        );
+      }
+      if (stats.size > maxBytes) {
+        const range = await readLineRange({ path: realPath, handle, offset, limit });
+        selected = range.lines;
+        totalLines = range.totalLines;
+        contentHash = range.contentHash;
+      } else {
+        const { bytes, truncated } = await readAtMost(handle, maxBytes, stats.size);
+        if (truncated) {
+          throw new DelegateError(
+            'LIMIT_EXCEEDED',
+            `${absolutePath} grew past the ${maxBytes}-byte read limit while it was being read. ` +
+              'Read part of it with offset and limit, or search it with Grep.',
+            { details: { path: absolutePath, maxBytes } },
+          );
+        }
+        wholeText = decodeTextFile(bytes, absolutePath);
+        const lines = splitLines(wholeText);
+        selected = lines.slice(offset - 1, offset - 1 + limit);
+        totalLines = lines.length;
+        contentHash = hashContent(bytes);
+      }
+    } finally {
+      await handle.close();
+    }
+
+    const isPartialView = offset > 1 || offset - 1 + selected.length < totalLines;
+    context.readFileState.set(absolutePath, {
+      content: isPartialView || wholeText === undefined ? selected.join('\n') : wholeText,
+      timestamp: stats.mtimeMs,
+      contentHash,
+      ...(isPartialView ? { offset, limit, isPartialView: true } : {}),
+    });
+
+    const data: ReadOutput = {
+      filePath: absolutePath,
+      startLine: offset,
+      numLines: selected.length,
+      totalLines,
+    };
+    if (totalLines === 0) {
+      return { content: `(${absolutePath} is empty)`, data };
+    }
+    if (selected.length === 0) {
+      return {
+        content: `(${absolutePath} has ${totalLines} lines; offset ${offset} is past the end.)`,
+        data,
+      };
+    }
+    const body = selected
+      .map((line, index) => formatLine(offset + index, line, maxLineLength))
+      .join('\n');
+    const lastShown = offset + selected.length - 1;
+    const note =
+      lastShown < totalLines
+        ? `\n\n(Showing lines ${offset}-${lastShown} of ${totalLines}. Use offset and limit to read more.)`
+        : '';
+    return { content: body + note, data };
+  }
 }

@@ -27,6 +27,10 @@ export type SearchFilesTask = {
   after: number;
   /** Larger files are skipped. */
   maxFileBytes: number;
+  /** Real path every file read must lie in (checked on the open descriptor); others are skipped. */
+  confineTo: string;
+  /** Also read files with more than one hard link (skipped by default). */
+  allowHardLinks: boolean;
 };
 
 /** One file with matches, as the worker reports it. */
@@ -45,12 +49,31 @@ type TaskResult<Task> = Task extends FilterPathsTask ? number[] : FileSearchResu
 
 // Plain JavaScript, run with `eval: true` so it works from source and from the bundle.
 // Files are opened with O_NOFOLLOW (a symlink swapped in after the walk is skipped) and
-// O_NONBLOCK (a FIFO cannot block the open), checked to be regular files, and read up
-// to the size cap only.
+// O_NONBLOCK (a FIFO cannot block the open), checked to be regular files with one hard
+// link whose open descriptor lies inside `confineTo`, and read up to the size cap only.
 const workerSource = `
 const { parentPort, workerData } = require('node:worker_threads');
 const fs = require('node:fs');
+const { sep } = require('node:path');
 const task = workerData;
+
+function locationOf(fd, path) {
+  try {
+    return fs.readlinkSync('/proc/self/fd/' + fd).replace(/ \\(deleted\\)$/, '');
+  } catch {}
+  try {
+    const real = fs.realpathSync(path);
+    const opened = fs.fstatSync(fd);
+    const found = fs.statSync(real);
+    return opened.ino === found.ino && opened.dev === found.dev ? real : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isInside(child, parent) {
+  return child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
+}
 
 function readCapped(path, maxBytes) {
   let fd;
@@ -62,6 +85,10 @@ function readCapped(path, maxBytes) {
   try {
     const stats = fs.fstatSync(fd);
     if (!stats.isFile() || stats.size > maxBytes) return undefined;
+    if (!task.allowHardLinks && stats.nlink > 1) return undefined;
+    // A parent swapped for a symbolic link after the walk: the descriptor shows it.
+    const location = locationOf(fd, path);
+    if (location === undefined || !isInside(location, task.confineTo)) return undefined;
     let buffer = Buffer.allocUnsafe(stats.size + 1);
     let length = 0;
     for (;;) {

@@ -1,8 +1,10 @@
-import { type Dirent } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import ignore, { type Ignore } from 'ignore';
+import type { Ignore } from 'ignore';
 import { DelegateError } from '@delegate/core';
+import { readDirectoryInside } from './confined-directory.js';
+import { readAtMost } from './open-confined-file.js';
 
 /** A file found by `walkFiles`. */
 export type WalkedFile = {
@@ -26,10 +28,36 @@ export type WalkFilesOptions = {
   signal?: AbortSignal;
   /** Directories read at the same time (default 32). */
   concurrency?: number;
+  /**
+   * Real path every listed directory must lie in (default: `root`). A directory swapped
+   * for a symbolic link while the walk runs is skipped, never followed out of it.
+   */
+  confineTo?: string;
 };
 
 /** Directory names skipped by default. */
 export const DEFAULT_SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set(['.git', 'node_modules']);
+
+const maxGitignoreBytes = 1024 * 1024;
+
+/** Reads a `.gitignore` without following a symbolic link or blocking on a FIFO; '' when unusable. */
+async function readGitignore(path: string): Promise<string> {
+  let handle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return '';
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile() || stats.size > maxGitignoreBytes) return '';
+    return (await readAtMost(handle, maxGitignoreBytes, stats.size)).bytes.toString('utf8');
+  } catch {
+    return '';
+  } finally {
+    await handle.close();
+  }
+}
 
 type IgnoreLayer = { base: string; matcher: Ignore };
 type DirectoryJob = { path: string; relativePath: string; layers: IgnoreLayer[] };
@@ -51,34 +79,31 @@ function isIgnored(
 
 /**
  * Lists every regular file below `root` with bounded concurrency. Symbolic links are
- * not followed (no loops, no escapes); skipped and git-ignored directories are not
- * entered at all.
+ * not followed (no loops, no escapes), also when a directory is swapped for one while
+ * the walk runs: each directory is listed through a descriptor checked to lie inside
+ * `confineTo`. Skipped and git-ignored directories are not entered at all.
  */
 export async function walkFiles(options: WalkFilesOptions): Promise<WalkedFile[]> {
   const skip = options.skipDirectoryNames ?? DEFAULT_SKIPPED_DIRECTORIES;
   const concurrency = Math.max(1, options.concurrency ?? 32);
   const files: WalkedFile[] = [];
   const queue: DirectoryJob[] = [{ path: options.root, relativePath: '', layers: [] }];
+  const confineTo = options.confineTo ?? options.root;
 
   const processDirectory = async (job: DirectoryJob): Promise<void> => {
     if (options.signal?.aborted) {
       throw new DelegateError('ABORTED', `Walking ${options.root} was aborted.`);
     }
-    let entries: Dirent[];
-    try {
-      entries = await readdir(job.path, { withFileTypes: true });
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      // Unreadable or vanished directories are skipped, as grep -r does.
-      if (code === 'EACCES' || code === 'ENOENT' || code === 'ENOTDIR' || code === 'EPERM') return;
-      throw error;
-    }
+    // Unreadable, vanished or swapped-out directories are skipped, as grep -r skips the first two.
+    const entries = await readDirectoryInside({ path: job.path, root: confineTo });
+    if (entries === undefined) return;
     let layers = job.layers;
     if (
       options.respectGitignore === true &&
       entries.some((entry) => entry.name === '.gitignore' && entry.isFile())
     ) {
-      const rules = await readFile(join(job.path, '.gitignore'), 'utf8').catch(() => '');
+      const rules = await readGitignore(join(job.path, '.gitignore'));
+      const { default: ignore } = await import('ignore');
       layers = [...layers, { base: job.relativePath, matcher: ignore().add(rules) }];
     }
     for (const entry of entries) {

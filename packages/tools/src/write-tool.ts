@@ -1,9 +1,8 @@
-import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { z } from 'zod';
 import { DelegateError, TOOL_NAMES, type Tool, type ToolUseContext } from '@delegate/core';
 import { assertFileIsFresh, readCurrentFile } from './file-freshness.js';
-import { openConfinedFile } from './open-confined-file.js';
+import { hasSystemCode, withFileSystemErrors } from './file-system-error.js';
+import { openConfinedFileWithStats } from './open-confined-file.js';
 import { resolveToolPath } from './resolve-path-within-roots.js';
 import { splitLines } from './split-lines.js';
 import { hashContent } from './text-file.js';
@@ -40,59 +39,68 @@ export function createWriteTool(): Tool<WriteInput, WriteOutput> {
     isConcurrencySafe: () => false,
     requiresUserInteraction: () => false,
 
-    async call(input: WriteInput, context: ToolUseContext) {
-      const { absolutePath, realPath, root } = await resolveToolPath(input.file_path, context);
-      const current = await readCurrentFile({ realPath, root });
-      if (current !== undefined) {
-        assertFileIsFresh({
-          absolutePath,
-          current,
-          cache: context.readFileState,
-          toolName: TOOL_NAMES.write,
-          requireFullRead: true,
-        });
-      }
-      await mkdir(dirname(realPath), { recursive: true });
-      let handle;
-      try {
-        handle = await openConfinedFile({
-          realPath,
-          root,
-          purpose: current === undefined ? 'create' : 'write',
-        });
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-          throw new DelegateError(
-            'FILE_STALE',
-            `Write refused: ${absolutePath} was created by something else while it was being written. ` +
-              'Read it, then retry.',
-            {
-              cause: error,
-              details: { path: absolutePath, tool: TOOL_NAMES.write, reason: 'created' },
-            },
-          );
-        }
-        throw error;
-      }
-      let stats;
-      try {
-        await handle.truncate(0);
-        await handle.writeFile(input.content, 'utf8');
-        stats = await handle.stat();
-      } finally {
-        await handle.close();
-      }
-      context.readFileState.set(absolutePath, {
-        content: input.content,
-        timestamp: stats.mtimeMs,
-        contentHash: hashContent(input.content),
-      });
-      const lineCount = splitLines(input.content).length;
-      const created = current === undefined;
-      return {
-        content: `${created ? 'Created' : 'Overwrote'} ${absolutePath} (${lineCount} lines).`,
-        data: { filePath: absolutePath, created, bytes: Buffer.byteLength(input.content) },
-      };
+    call(input: WriteInput, context: ToolUseContext) {
+      return withFileSystemErrors(input.file_path, () => writeFile(input, context));
     },
+  };
+}
+
+async function writeFile(input: WriteInput, context: ToolUseContext) {
+  const { absolutePath, realPath, root } = await resolveToolPath(input.file_path, context);
+  const current = await readCurrentFile({ realPath, root });
+  if (current !== undefined) {
+    assertFileIsFresh({
+      absolutePath,
+      current,
+      cache: context.readFileState,
+      toolName: TOOL_NAMES.write,
+      requireFullRead: true,
+    });
+  }
+  let handle;
+  try {
+    // A new file's missing parent directories are made inside the root by the open.
+    ({ handle } = await openConfinedFileWithStats({
+      realPath,
+      root,
+      purpose: current === undefined ? 'create' : 'write',
+    }));
+  } catch (error) {
+    const appeared = hasSystemCode(error, 'EEXIST');
+    if (appeared || hasSystemCode(error, 'ENOENT')) {
+      throw new DelegateError(
+        'FILE_STALE',
+        `Write refused: ${absolutePath} was ${appeared ? 'created' : 'removed'} by something else while it was being written. ` +
+          'Read it, then retry.',
+        {
+          cause: error,
+          details: {
+            path: absolutePath,
+            tool: TOOL_NAMES.write,
+            reason: appeared ? 'created' : 'removed',
+          },
+        },
+      );
+    }
+    throw error;
+  }
+  let stats;
+  try {
+    await handle.truncate(0);
+    await handle.writeFile(input.content, 'utf8');
+    stats = await handle.stat();
+  } finally {
+    await handle.close();
+  }
+  context.readFileState.set(absolutePath, {
+    content: input.content,
+    timestamp: stats.mtimeMs,
+    contentHash: hashContent(input.content),
+  });
+  const lineCount = splitLines(input.content).length;
+  const created = current === undefined;
+  return {
+    content: `${created ? 'Created' : 'Overwrote'} ${absolutePath} (${lineCount} lines).`,
+    data: { filePath: absolutePath, created, bytes: Buffer.byteLength(input.content) },
   };
 }
