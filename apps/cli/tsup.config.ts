@@ -1,8 +1,16 @@
-import { readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'tsup';
 
 const packagesDir = fileURLToPath(new URL('../../packages/', import.meta.url));
+// @delegate/tools parses shell lines with WebAssembly files that a bundle cannot inline; they
+// are copied next to the bundle and the CLI points the parser at them (src/load-tools.ts).
+const fromTools = createRequire(`${packagesDir}tools/package.json`);
+const WASM_FILES = {
+  'web-tree-sitter.wasm': fromTools.resolve('web-tree-sitter/web-tree-sitter.wasm'),
+  'tree-sitter-bash.wasm': fromTools.resolve('tree-sitter-bash/tree-sitter-bash.wasm'),
+};
 const { version } = JSON.parse(readFileSync(new URL('package.json', import.meta.url), 'utf8')) as {
   version: string;
 };
@@ -27,6 +35,11 @@ export default defineConfig({
   banner: {
     // Bundled CommonJS dependencies call require() for Node built-ins.
     js: "import { createRequire as __delegateCreateRequire } from 'node:module'; const require = __delegateCreateRequire(import.meta.url);",
+  },
+  onSuccess: async () => {
+    for (const [name, source] of Object.entries(WASM_FILES)) {
+      copyFileSync(source, fileURLToPath(new URL(`dist/${name}`, import.meta.url)));
+    }
   },
   esbuildPlugins: [
     {

@@ -34,7 +34,8 @@ export {
   analyzeShellCommandSync,
 } from './analyze-shell-command.js';
 export type { ShellAnalysis, ShellCommand, ShellWord } from './analyze-shell-command.js';
-export { isShellParserLoaded, loadShellParser } from './shell-parser.js';
+export { configureShellParser, isShellParserLoaded, loadShellParser } from './shell-parser.js';
+export type { ShellParserWasmPaths } from './shell-parser.js';
 export {
   allowedByShellRules,
   deniedByShellRule,

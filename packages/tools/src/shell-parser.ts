@@ -7,14 +7,36 @@ export type ShellSyntaxNode = Node;
 
 let parser: Parser | undefined;
 let loading: Promise<void> | undefined;
+let wasmPaths: ShellParserWasmPaths = {};
+
+/** Where the parser's two WebAssembly files are, for hosts that bundle this package. */
+export type ShellParserWasmPaths = {
+  /** web-tree-sitter's runtime (`web-tree-sitter.wasm`); default: next to its module. */
+  runtime?: string;
+  /** The bash grammar (`tree-sitter-bash.wasm`); default: from the tree-sitter-bash package. */
+  grammar?: string;
+};
+
+/**
+ * Tells the bash parser where its WebAssembly files are. Only a host that bundles
+ * @delegate/tools needs this (a bundle has no node_modules to find them in): copy
+ * `web-tree-sitter/web-tree-sitter.wasm` and `tree-sitter-bash/tree-sitter-bash.wasm` next
+ * to the bundle and pass their paths before the first analysis.
+ */
+export function configureShellParser(paths: ShellParserWasmPaths): void {
+  wasmPaths = { ...paths };
+}
 
 async function load(): Promise<void> {
   // Imported here, not at the top: the grammar is ~1.4 MB of WebAssembly, and most
   // programs that import @delegate/tools never analyse a shell command.
   const { Parser: ParserClass, Language } = await import('web-tree-sitter');
-  await ParserClass.init();
-  const require = createRequire(import.meta.url);
-  const grammar = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
+  const runtime = wasmPaths.runtime;
+  await ParserClass.init(runtime ? { locateFile: () => runtime } : undefined);
+  const grammarPath =
+    wasmPaths.grammar ??
+    createRequire(import.meta.url).resolve('tree-sitter-bash/tree-sitter-bash.wasm');
+  const grammar = await Language.load(grammarPath);
   const created = new ParserClass();
   created.setLanguage(grammar);
   parser = created;

@@ -4,6 +4,7 @@ import type { AgentDiagnostic, getAgentDefinitionsWithOverrides } from '@delegat
 import type { AgentDefinition, Tool } from '@delegate/core';
 import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES, type ExitCode, UsageError } from '../exit-codes.js';
+import { loadTools } from '../load-tools.js';
 import { formatDiagnostic } from '../output/report-diagnostics.js';
 import { readAgentsFlag } from '../session/load-flag-agents.js';
 import { colorsFor } from '../terminal/colors.js';
@@ -33,7 +34,7 @@ async function resolvedTools(
   agent: AgentDefinition,
 ): Promise<{ foreground: string[]; background: string[] }> {
   const [{ getBuiltinTools }, { resolveAgentTools }] = await Promise.all([
-    import('@delegate/tools'),
+    loadTools(),
     import('@delegate/tool-filter'),
   ]);
   // The runtime offers sub-agents the built-in tools and the Agent tool (the gates decide whether it stays).

@@ -11,6 +11,7 @@ import {
 import type { DelegateSession, DelegateSessionOptions } from '@delegate/runtime';
 import type { McpManager } from '@delegate/tools';
 import { UsageError } from '../exit-codes.js';
+import { loadTools } from '../load-tools.js';
 import type { EffectiveConfig, Sourced } from '../settings/resolve-config.js';
 import type { SettingOrigin } from '../settings/settings-schema.js';
 import { readAgentsFlag } from './load-flag-agents.js';
@@ -175,11 +176,7 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
     options.agents === undefined ? undefined : readAgentsFlag(options.agents, options.processCwd);
   const mcpServers = config.mcpConfig.value ? loadMcpConfig(config.mcpConfig.value) : undefined;
   const [{ DelegateSession }, { getAgentDefinitionsWithOverrides }, { getBuiltinTools }] =
-    await Promise.all([
-      import('@delegate/runtime'),
-      import('@delegate/agent-defs'),
-      import('@delegate/tools'),
-    ]);
+    await Promise.all([import('@delegate/runtime'), import('@delegate/agent-defs'), loadTools()]);
   const definitions = await getAgentDefinitionsWithOverrides({
     cwd: config.cwd,
     homeDir: config.homeDir,
@@ -200,7 +197,7 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
   let mcp: McpManager | undefined;
   try {
     if (mcpServers && Object.keys(mcpServers).length > 0) {
-      const { createMcpManager } = await import('@delegate/tools');
+      const { createMcpManager } = await loadTools();
       mcp = createMcpManager({ servers: mcpServers });
       // The first request should offer the servers' tools: wait until each has connected or failed.
       const states = await mcp.whenSettled();
