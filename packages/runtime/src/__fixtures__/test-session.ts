@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { type Policy, type Sim, startSim, type SimOptions } from '@delegate/api-sim';
 import { getBuiltInAgents } from '@delegate/agent-defs';
 import type { AgentDefinition } from '@delegate/core';
-import { createApiClient } from '../model-config.js';
-import { DelegateSession, type DelegateSessionOptions } from '../session.js';
+import { createApiClient } from '../session/model-config.js';
+import { DelegateSession, type DelegateSessionOptions } from '../session/session.js';
 
 /** A simulator, a temporary working directory and a session wired to both. */
 export type TestSession = {

@@ -26,8 +26,8 @@ import {
 } from '@delegate/agent-defs';
 import { createRootToolUseContext } from '@delegate/context-isolation';
 import { getBuiltinTools, resolveToolPath } from '@delegate/tools';
-import { startAgentRun } from './agent-lifecycle.js';
-import { createAgentRecord, parseAgentSpec } from './agent-record.js';
+import { startAgentRun } from '../lifecycle/agent-lifecycle.js';
+import { createAgentRecord, parseAgentSpec } from '../lifecycle/agent-record.js';
 import type { AgentRuntime, AgentRuntimeOptions } from './agent-runtime.js';
 import {
   type AgentToolOutput,
@@ -35,8 +35,8 @@ import {
   createAgentTool,
   resolveAgentPermissionMode,
   visibleAgents,
-} from './agent-tool.js';
-import { buildAgentListReminder } from './agent-tool-prompt.js';
+} from '../agent-tool/agent-tool.js';
+import { buildAgentListReminder } from '../agent-tool/agent-tool-prompt.js';
 import { EventBus } from './event-bus.js';
 import {
   DEFAULT_MAIN_MODEL,
@@ -44,13 +44,13 @@ import {
   createApiClient,
   resolveModelAlias,
 } from './model-config.js';
-import { type AskHandler, createCanUseTool } from './permissions.js';
-import { type QueryEvent, type QueryOutcome, query } from './query.js';
-import { createSendMessageTool } from './send-message-tool.js';
+import { type AskHandler, createCanUseTool } from '../permissions.js';
+import { type QueryEvent, type QueryOutcome, query } from '../query/query.js';
+import { createSendMessageTool } from '../tasks/send-message-tool.js';
 import { getEnvironmentDetails, getMainSystemPrompt } from './system-prompt.js';
-import { createTaskOutputTool, createTaskStopTool } from './task-tools.js';
-import { TaskRegistry } from './task-registry.js';
-import { TranscriptStore, readTranscript } from './transcript.js';
+import { createTaskOutputTool, createTaskStopTool } from '../tasks/task-tools.js';
+import { TaskRegistry } from '../tasks/task-registry.js';
+import { TranscriptStore, readTranscript } from '../transcripts/transcript-store.js';
 
 /** MCP servers as the session sees them (the `@delegate/tools` MCP manager fits). */
 export type McpSource = {

@@ -7,7 +7,7 @@ import {
 } from '@delegate/core';
 import { getBackgroundShellOutput } from '@delegate/tools';
 import { z } from 'zod';
-import type { AgentRuntime } from './agent-runtime.js';
+import type { AgentRuntime } from '../session/agent-runtime.js';
 
 const TaskOutputInput = z.object({
   task_id: z

@@ -9,10 +9,10 @@ import {
 } from '@delegate/core';
 import { z } from 'zod';
 import { createChildAbortController, createSubagentContext } from '@delegate/context-isolation';
-import type { AgentRecord, AgentRuntime } from './agent-runtime.js';
-import type { ApiEffort, ApiToolDefinition } from './api-request.js';
-import { createCanUseTool } from './permissions.js';
-import type { AgentWorktree } from './worktree.js';
+import type { AgentRecord, AgentRuntime } from '../session/agent-runtime.js';
+import type { ApiEffort, ApiToolDefinition } from '../query/build-messages-request.js';
+import { createCanUseTool } from '../permissions.js';
+import type { AgentWorktree } from '../worktree/worktree.js';
 
 /** Everything that defines a sub-agent's runs, as stored in its transcript metadata. */
 export type AgentSpec = {

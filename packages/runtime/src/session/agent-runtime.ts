@@ -8,12 +8,12 @@ import type {
   ToolUseContext,
   UserMessage,
 } from '@delegate/core';
-import type { ApiEffort, ApiToolDefinition } from './api-request.js';
+import type { ApiEffort, ApiToolDefinition } from '../query/build-messages-request.js';
 import type { EventBus } from './event-bus.js';
-import type { AskHandler } from './permissions.js';
-import type { TaskRegistry } from './task-registry.js';
-import type { TranscriptStore } from './transcript.js';
-import type { AgentWorktree } from './worktree.js';
+import type { AskHandler } from '../permissions.js';
+import type { TaskRegistry } from '../tasks/task-registry.js';
+import type { TranscriptStore } from '../transcripts/transcript-store.js';
+import type { AgentWorktree } from '../worktree/worktree.js';
 
 /** Limits and switches of sub-agent spawning. */
 export type AgentRuntimeOptions = {

@@ -5,7 +5,7 @@ import {
   ensureToolResultPairing,
   toWireMessages,
 } from './normalize-messages.js';
-import { buildMessagesRequest } from './api-request.js';
+import { buildMessagesRequest } from './build-messages-request.js';
 
 describe('message normalization', () => {
   it('drops system notes and empty text, and merges same-role neighbours with tool results first', () => {

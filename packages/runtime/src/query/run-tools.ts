@@ -13,7 +13,7 @@ import {
   errorMessage,
   findToolByName,
 } from '@delegate/core';
-import { AsyncChannel } from './async-channel.js';
+import { AsyncChannel } from '../util/async-channel.js';
 
 /** Text of the result recorded for a tool call the abort signal interrupted. */
 export const INTERRUPTED_TOOL_RESULT =

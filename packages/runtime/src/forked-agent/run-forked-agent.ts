@@ -12,9 +12,9 @@ import {
 } from '@delegate/core';
 import { type SubagentContextOverrides, createSubagentContext } from '@delegate/context-isolation';
 import { type CacheSafeParams, assertCacheSafeForkOptions } from '@delegate/fork-cache';
-import type { ApiToolDefinition } from './api-request.js';
-import { query } from './query.js';
-import type { TranscriptStore } from './transcript.js';
+import type { ApiToolDefinition } from '../query/build-messages-request.js';
+import { query } from '../query/query.js';
+import type { TranscriptStore } from '../transcripts/transcript-store.js';
 
 /** Facts about a finished forked run, for logs and metrics. */
 export type ForkedAgentCompletion = {

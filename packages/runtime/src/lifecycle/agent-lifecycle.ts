@@ -12,11 +12,11 @@ import {
   releaseChildAbortController,
   releaseSubagentContext,
 } from '@delegate/context-isolation';
-import type { AgentRecord, AgentRuntime } from './agent-runtime.js';
-import type { AgentToolOutput } from './agent-tool.js';
-import { finalizeAgentTool } from './finalize-agent-result.js';
-import { driveAgent } from './run-agent.js';
-import { cleanupAgentWorktree, createAgentWorktree } from './worktree.js';
+import type { AgentRecord, AgentRuntime } from '../session/agent-runtime.js';
+import type { AgentToolOutput } from '../agent-tool/agent-tool.js';
+import { finalizeAgentTool } from '../agent-tool/finalize-agent-result.js';
+import { driveAgent } from './drive-agent.js';
+import { cleanupAgentWorktree, createAgentWorktree } from '../worktree/worktree.js';
 
 type RunOptions = {
   newMessages: readonly Message[];

@@ -19,10 +19,14 @@ import {
   errorMessage,
   isAbortError,
 } from '@delegate/core';
-import { type ApiEffort, type ApiToolDefinition, buildMessagesRequest } from './api-request.js';
+import {
+  type ApiEffort,
+  type ApiToolDefinition,
+  buildMessagesRequest,
+} from './build-messages-request.js';
 import { ensureToolResultPairing, toWireMessages } from './normalize-messages.js';
 import { runToolUses } from './run-tools.js';
-import { delay } from './delay.js';
+import { delay } from '../util/delay.js';
 import { setRenderedRequestParts } from './rendered-request.js';
 import { toolsToApiDefinitions } from './tool-schemas.js';
 

@@ -28,17 +28,24 @@ import {
   missingMcpServers,
   resolveAgentTools,
 } from '@delegate/tool-filter';
-import { createAgentRecord } from './agent-record.js';
-import { delay } from './delay.js';
-import type { AgentRuntime } from './agent-runtime.js';
+import { createAgentRecord } from '../lifecycle/agent-record.js';
+import { delay } from '../util/delay.js';
+import type { AgentRuntime } from '../session/agent-runtime.js';
 import { AgentToolInput } from './agent-tool-input.js';
 import { getAgentToolPrompt } from './agent-tool-prompt.js';
 import type { AgentToolResult } from './finalize-agent-result.js';
-import { resolveAgentModel } from './model-config.js';
-import { getRenderedRequestParts } from './rendered-request.js';
-import { startAgentRun } from './agent-lifecycle.js';
-import { enhanceSystemPromptWithEnvDetails, getEnvironmentDetails } from './system-prompt.js';
-import { type AgentWorktree, createAgentWorktree, removeAgentWorktree } from './worktree.js';
+import { resolveAgentModel } from '../session/model-config.js';
+import { getRenderedRequestParts } from '../query/rendered-request.js';
+import { startAgentRun } from '../lifecycle/agent-lifecycle.js';
+import {
+  enhanceSystemPromptWithEnvDetails,
+  getEnvironmentDetails,
+} from '../session/system-prompt.js';
+import {
+  type AgentWorktree,
+  createAgentWorktree,
+  removeAgentWorktree,
+} from '../worktree/worktree.js';
 
 /** The query source of fork children; a fork seeing it refuses to fork again. */
 export const FORK_QUERY_SOURCE = 'agent:builtin:fork';

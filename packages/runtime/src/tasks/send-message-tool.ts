@@ -6,9 +6,9 @@ import {
   createUserMessage,
 } from '@delegate/core';
 import { z } from 'zod';
-import type { AgentRuntime } from './agent-runtime.js';
-import { continueAgent } from './agent-lifecycle.js';
-import { type AgentToolOutput, formatAgentToolResult } from './agent-tool.js';
+import type { AgentRuntime } from '../session/agent-runtime.js';
+import { continueAgent } from '../lifecycle/agent-lifecycle.js';
+import { type AgentToolOutput, formatAgentToolResult } from '../agent-tool/agent-tool.js';
 
 const SendMessageInput = z.object({
   to: z.string().min(1).describe('Agent id or name of a previously started agent'),

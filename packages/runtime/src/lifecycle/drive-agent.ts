@@ -6,8 +6,8 @@ import {
   type CompleteUsage,
   totalTokens,
 } from '@delegate/core';
-import type { AgentRecord, AgentRuntime } from './agent-runtime.js';
-import { query } from './query.js';
+import type { AgentRecord, AgentRuntime } from '../session/agent-runtime.js';
+import { query } from '../query/query.js';
 
 /** Options of `driveAgent`. */
 export type DriveAgentOptions = {

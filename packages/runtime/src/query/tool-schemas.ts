@@ -1,6 +1,6 @@
 import type { Tool, ToolUseContext } from '@delegate/core';
 import { toolToApiSchema } from '@delegate/tools';
-import type { ApiToolDefinition } from './api-request.js';
+import type { ApiToolDefinition } from './build-messages-request.js';
 
 /** Converts tools to Messages API definitions, in order. */
 export async function toolsToApiDefinitions(

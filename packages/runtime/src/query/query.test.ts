@@ -16,8 +16,8 @@ import {
 } from '@delegate/core';
 import { getBuiltinTools } from '@delegate/tools';
 import { z } from 'zod';
-import { createApiClient } from './model-config.js';
-import { createCanUseTool } from './permissions.js';
+import { createApiClient } from '../session/model-config.js';
+import { createCanUseTool } from '../permissions.js';
 import { type QueryEvent, type QueryOutcome, type QueryParams, query } from './query.js';
 
 const SYSTEM = ['You are a test agent. '.repeat(400)];

@@ -1,5 +1,5 @@
 import type { AgentEvent } from '@delegate/core';
-import { AsyncChannel } from './async-channel.js';
+import { AsyncChannel } from '../util/async-channel.js';
 
 /** Fans lifecycle events out to listeners and to async-iterable subscriptions. */
 export class EventBus {

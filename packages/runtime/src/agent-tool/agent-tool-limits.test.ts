@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rules } from '@delegate/api-sim';
 import type { AgentEvent } from '@delegate/core';
-import { readTranscript } from './transcript.js';
+import { readTranscript } from '../transcripts/transcript-store.js';
 import { getBuiltInAgents } from '@delegate/agent-defs';
 import {
   customAgent,
@@ -11,8 +11,8 @@ import {
   requestBody,
   resultText,
   agentCall,
-} from './__fixtures__/sim-helpers.js';
-import { type TestSession, createTestSession } from './__fixtures__/test-session.js';
+} from '../__fixtures__/sim-helpers.js';
+import { type TestSession, createTestSession } from '../__fixtures__/test-session.js';
 
 let current: TestSession | undefined;
 

@@ -1,5 +1,5 @@
 import type { ThinkingConfig, ToolUseContext } from '@delegate/core';
-import type { ApiToolDefinition } from './api-request.js';
+import type { ApiToolDefinition } from './build-messages-request.js';
 
 /** The cache-relevant parts of the last request an agent sent, exactly as sent. */
 export type RenderedRequestParts = {

@@ -3,11 +3,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { rules } from '@delegate/api-sim';
 import { parseAgentFromMarkdown } from '@delegate/agent-defs';
 import { type McpManager, createMcpManager } from '@delegate/tools';
-import { agentCall, isMain } from './__fixtures__/sim-helpers.js';
-import { type TestSession, createTestSession } from './__fixtures__/test-session.js';
+import { agentCall, isMain } from '../__fixtures__/sim-helpers.js';
+import { type TestSession, createTestSession } from '../__fixtures__/test-session.js';
 
 const server = fileURLToPath(
-  new URL('../../tools/src/__fixtures__/mcp-test-server.mjs', import.meta.url),
+  new URL('../../../tools/src/__fixtures__/mcp-test-server.mjs', import.meta.url),
 );
 
 let current: TestSession | undefined;

@@ -4,8 +4,8 @@ import { getBuiltInAgents } from '@delegate/agent-defs';
 import type { AgentEvent } from '@delegate/core';
 import { createApiClient } from './model-config.js';
 import { DelegateSession } from './session.js';
-import { agentCall, isMain } from './__fixtures__/sim-helpers.js';
-import { type TestSession, createTestSession, waitUntil } from './__fixtures__/test-session.js';
+import { agentCall, isMain } from '../__fixtures__/sim-helpers.js';
+import { type TestSession, createTestSession, waitUntil } from '../__fixtures__/test-session.js';
 
 let current: TestSession | undefined;
 

@@ -5,12 +5,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { rules } from '@delegate/api-sim';
 import { getBuiltInAgents } from '@delegate/agent-defs';
 import { type AgentEvent, DelegateError } from '@delegate/core';
-import { resolveAgentPermissionMode } from './agent-tool.js';
+import { resolveAgentPermissionMode } from '../agent-tool/agent-tool.js';
 import { createApiClient } from './model-config.js';
 import { DelegateSession } from './session.js';
-import { readTranscript } from './transcript.js';
-import { agentCall, customAgent, isMain, resultText } from './__fixtures__/sim-helpers.js';
-import { type TestSession, createTestSession, waitUntil } from './__fixtures__/test-session.js';
+import { readTranscript } from '../transcripts/transcript-store.js';
+import { agentCall, customAgent, isMain, resultText } from '../__fixtures__/sim-helpers.js';
+import { type TestSession, createTestSession, waitUntil } from '../__fixtures__/test-session.js';
 
 let current: TestSession | undefined;
 

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { estimateBlockTokens, rules } from '@delegate/api-sim';
 import type { AgentEvent } from '@delegate/core';
 import { fingerprintRequest, diagnoseCacheBreak } from '@delegate/fork-cache';
-import { readTranscript } from './transcript.js';
+import { readTranscript } from '../transcripts/transcript-store.js';
 import {
   agentOf,
   customAgent,
@@ -15,8 +15,8 @@ import {
   requestBody,
   resultText,
   agentCall,
-} from './__fixtures__/sim-helpers.js';
-import { type TestSession, createTestSession, waitUntil } from './__fixtures__/test-session.js';
+} from '../__fixtures__/sim-helpers.js';
+import { type TestSession, createTestSession, waitUntil } from '../__fixtures__/test-session.js';
 
 let current: TestSession | undefined;
 

@@ -8,11 +8,11 @@ import { rules } from '@delegate/api-sim';
 import { createRootToolUseContext } from '@delegate/context-isolation';
 import { type AssistantMessage, type Tool, createUuid } from '@delegate/core';
 import { z } from 'zod';
-import { resolveAgentPermissionMode } from './agent-tool.js';
-import { type ToolRunUpdate, runToolUses } from './run-tools.js';
-import { TaskRegistry } from './task-registry.js';
-import { agentCall, isMain, resultText } from './__fixtures__/sim-helpers.js';
-import { type TestSession, createTestSession } from './__fixtures__/test-session.js';
+import { resolveAgentPermissionMode } from '../agent-tool/agent-tool.js';
+import { type ToolRunUpdate, runToolUses } from '../query/run-tools.js';
+import { TaskRegistry } from '../tasks/task-registry.js';
+import { agentCall, isMain, resultText } from '../__fixtures__/sim-helpers.js';
+import { type TestSession, createTestSession } from '../__fixtures__/test-session.js';
 
 let current: TestSession | undefined;
 let outside: string | undefined;

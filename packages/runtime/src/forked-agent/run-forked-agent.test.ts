@@ -18,12 +18,12 @@ import {
   fingerprintRequest,
 } from '@delegate/fork-cache';
 import { getBuiltinTools } from '@delegate/tools';
-import { type ForkedAgentCompletion, runForkedAgent } from './forked-agent.js';
-import { createApiClient } from './model-config.js';
-import { createCanUseTool } from './permissions.js';
-import { query } from './query.js';
-import { getRenderedRequestParts } from './rendered-request.js';
-import { TranscriptStore, readTranscript } from './transcript.js';
+import { type ForkedAgentCompletion, runForkedAgent } from './run-forked-agent.js';
+import { createApiClient } from '../session/model-config.js';
+import { createCanUseTool } from '../permissions.js';
+import { query } from '../query/query.js';
+import { getRenderedRequestParts } from '../query/rendered-request.js';
+import { TranscriptStore, readTranscript } from '../transcripts/transcript-store.js';
 
 const SYSTEM = ['You are the parent agent. '.repeat(300)];
 let sim: Sim | undefined;
