@@ -218,7 +218,6 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent, Qu
   const thinking = params.thinking ?? context.options.thinking;
   const toolDefinitions =
     params.toolDefinitions ?? (await toolsToApiDefinitions(context.options.tools, context));
-  context.renderedSystemPrompt = [...params.systemPrompt];
   setRenderedRequestParts(context, {
     systemPrompt: [...params.systemPrompt],
     toolDefinitions,
