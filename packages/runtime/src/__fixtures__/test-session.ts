@@ -5,7 +5,8 @@ import { type Policy, type Sim, startSim, type SimOptions } from '@delegate/api-
 import { getBuiltInAgents } from '@delegate/agent-defs';
 import type { AgentDefinition } from '@delegate/core';
 import { createApiClient } from '../session/model-config.js';
-import { DelegateSession, type DelegateSessionOptions } from '../session/session.js';
+import { DelegateSession } from '../session/session.js';
+import type { DelegateSessionOptions } from '../session/session-options.js';
 
 /** A simulator, a temporary working directory and a session wired to both. */
 export type TestSession = {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rules } from '@delegate/api-sim';
 import type { AgentEvent } from '@delegate/core';
-import { readTranscript } from '../transcripts/transcript-store.js';
+import { readTranscript } from '../transcripts/read-transcript.js';
 import { getBuiltInAgents } from '@delegate/agent-defs';
 import {
   customAgent,

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { estimateBlockTokens, rules } from '@delegate/api-sim';
 import type { AgentEvent } from '@delegate/core';
 import { fingerprintRequest, diagnoseCacheBreak } from '@delegate/fork-cache';
-import { readTranscript } from '../transcripts/transcript-store.js';
+import { readTranscript } from '../transcripts/read-transcript.js';
 import {
   agentOf,
   customAgent,

@@ -23,7 +23,8 @@ import { createApiClient } from '../session/model-config.js';
 import { createCanUseTool } from '../permissions.js';
 import { query } from '../query/query.js';
 import { getRenderedRequestParts } from '../query/rendered-request.js';
-import { TranscriptStore, readTranscript } from '../transcripts/transcript-store.js';
+import { readTranscript } from '../transcripts/read-transcript.js';
+import { TranscriptStore } from '../transcripts/transcript-store.js';
 
 const SYSTEM = ['You are the parent agent. '.repeat(300)];
 let sim: Sim | undefined;

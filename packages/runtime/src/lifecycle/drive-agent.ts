@@ -1,13 +1,28 @@
 import {
-  type Message,
-  completeUsage,
-  addUsage,
-  emptyUsage,
+  type AssistantMessage,
   type CompleteUsage,
+  type Message,
+  addUsage,
+  completeUsage,
+  emptyUsage,
   totalTokens,
 } from '@delegate/core';
-import type { AgentRecord, AgentRuntime } from '../session/agent-runtime.js';
 import { query } from '../query/query.js';
+import type { AgentRuntime } from '../session/agent-runtime.js';
+import type { AgentRecord } from './agent-record.js';
+import { appendMessages, takeInbox } from './record-transitions.js';
+
+/** Running totals of one run, as `onProgress` reports them. */
+export type AgentProgress = {
+  /** Messages of the run so far. */
+  messageCount: number;
+  /** Tool calls so far. */
+  toolUseCount: number;
+  /** Usage summed over the run's responses. */
+  usage: CompleteUsage;
+  /** What the agent did last. */
+  lastActivity?: string;
+};
 
 /** Options of `driveAgent`. */
 export type DriveAgentOptions = {
@@ -17,21 +32,88 @@ export type DriveAgentOptions = {
   alreadyRecorded?: number;
   /** Called once, when the first response of the run begins streaming. */
   onFirstResponse?: () => void;
-  /** Called after each message, with the running totals. */
-  onProgress?: (progress: {
-    messageCount: number;
-    toolUseCount: number;
-    usage: CompleteUsage;
-    lastActivity?: string;
-  }) => void;
+  /** Called after each response, with the running totals. */
+  onProgress?: (progress: AgentProgress) => void;
 };
 
-function describeActivity(message: Message): string | undefined {
-  if (message.type !== 'assistant') return undefined;
+function describeActivity(message: AssistantMessage): string | undefined {
   const toolUse = [...message.message.content].reverse().find((block) => block.type === 'tool_use');
   if (toolUse?.type === 'tool_use') return `called ${toolUse.name}`;
   const text = message.message.content.find((block) => block.type === 'text');
   return text?.type === 'text' ? text.text.slice(0, 120) : undefined;
+}
+
+async function recordStart(
+  runtime: AgentRuntime,
+  record: AgentRecord,
+  options: DriveAgentOptions,
+): Promise<void> {
+  const start = record.messages.length;
+  appendMessages(record, options.newMessages);
+  if (!runtime.transcript) return;
+  // The first run records the whole starting conversation (a fork's inherited history
+  // included), so the transcript alone is enough to resume the agent.
+  const fresh = start === 0 ? record.messages : options.newMessages;
+  await runtime.transcript.append(fresh.slice(options.alreadyRecorded ?? 0), record.agentId);
+}
+
+function startQuery(runtime: AgentRuntime, record: AgentRecord) {
+  return query({
+    client: runtime.client,
+    messages: [...record.messages],
+    systemPrompt: record.systemPrompt,
+    ...(record.userContext ? { userContext: record.userContext } : {}),
+    ...(record.systemContext ? { systemContext: record.systemContext } : {}),
+    toolUseContext: record.context,
+    canUseTool: record.canUseTool,
+    querySource: record.querySource,
+    ...(record.maxTurns !== undefined ? { maxTurns: record.maxTurns } : {}),
+    ...(record.effort ? { effort: record.effort } : {}),
+    ...(record.toolDefinitions ? { toolDefinitions: record.toolDefinitions } : {}),
+    ...(record.toolHooks ? { toolHooks: record.toolHooks } : {}),
+    drainQueuedMessages: () => takeInbox(record),
+  });
+}
+
+/** Progress bookkeeping of one run. */
+class RunProgress {
+  private messageCount = 0;
+  private toolUseCount = 0;
+  private usage = emptyUsage();
+
+  constructor(
+    private readonly runtime: AgentRuntime,
+    private readonly record: AgentRecord,
+    private readonly onProgress: DriveAgentOptions['onProgress'],
+  ) {}
+
+  countMessage(): void {
+    this.messageCount++;
+  }
+
+  countResponse(message: AssistantMessage): void {
+    this.usage = addUsage(this.usage, completeUsage(message.message.usage));
+    this.toolUseCount += message.message.content.filter(
+      (block) => block.type === 'tool_use',
+    ).length;
+    const lastActivity = describeActivity(message);
+    const progress = {
+      messageCount: this.messageCount,
+      toolUseCount: this.toolUseCount,
+      usage: this.usage,
+      ...(lastActivity ? { lastActivity } : {}),
+    };
+    this.onProgress?.(progress);
+    this.runtime.events.emit({
+      type: 'agent.progress',
+      agentId: this.record.agentId,
+      timestamp: new Date().toISOString(),
+      messageCount: this.messageCount,
+      toolUseCount: this.toolUseCount,
+      tokens: totalTokens(message.message.usage),
+      ...(lastActivity ? { lastActivity } : {}),
+    });
+  }
 }
 
 /**
@@ -44,38 +126,16 @@ export async function* driveAgent(
   record: AgentRecord,
   options: DriveAgentOptions,
 ): AsyncGenerator<Message, 'completed' | 'aborted'> {
-  const start = record.messages.length;
-  record.messages.push(...options.newMessages);
-  if (runtime.transcript) {
-    // The first run records the whole starting conversation (a fork's inherited history
-    // included), so the transcript alone is enough to resume the agent.
-    const fresh = start === 0 ? record.messages : options.newMessages;
-    await runtime.transcript.append(fresh.slice(options.alreadyRecorded ?? 0), record.agentId);
-  }
+  await recordStart(runtime, record, options);
   let firstResponse = false;
-  let toolUseCount = 0;
-  let usage = emptyUsage();
-  let messageCount = 0;
   const notifyFirst = (): void => {
     if (firstResponse) return;
     firstResponse = true;
     options.onFirstResponse?.();
   };
+  const progress = new RunProgress(runtime, record, options.onProgress);
   try {
-    const generator = query({
-      client: runtime.client,
-      messages: [...record.messages],
-      systemPrompt: record.systemPrompt,
-      ...(record.userContext ? { userContext: record.userContext } : {}),
-      ...(record.systemContext ? { systemContext: record.systemContext } : {}),
-      toolUseContext: record.context,
-      canUseTool: record.canUseTool,
-      querySource: record.querySource,
-      ...(record.maxTurns !== undefined ? { maxTurns: record.maxTurns } : {}),
-      ...(record.effort ? { effort: record.effort } : {}),
-      ...(record.toolDefinitions ? { toolDefinitions: record.toolDefinitions } : {}),
-      drainQueuedMessages: () => record.inbox.splice(0, record.inbox.length),
-    });
+    const generator = startQuery(runtime, record);
     for (;;) {
       const next = await generator.next();
       if (next.done) return next.value.reason;
@@ -85,30 +145,11 @@ export async function* driveAgent(
         continue;
       }
       if (event.type === 'stream_request_start') continue;
-      record.messages.push(event);
-      messageCount++;
+      appendMessages(record, [event]);
+      progress.countMessage();
       if (runtime.transcript && event.type !== 'system')
         await runtime.transcript.append([event], record.agentId);
-      if (event.type === 'assistant') {
-        usage = addUsage(usage, completeUsage(event.message.usage));
-        toolUseCount += event.message.content.filter((block) => block.type === 'tool_use').length;
-        const lastActivity = describeActivity(event);
-        options.onProgress?.({
-          messageCount,
-          toolUseCount,
-          usage,
-          ...(lastActivity ? { lastActivity } : {}),
-        });
-        runtime.events.emit({
-          type: 'agent.progress',
-          agentId: record.agentId,
-          timestamp: new Date().toISOString(),
-          messageCount,
-          toolUseCount,
-          tokens: totalTokens(event.message.usage),
-          ...(lastActivity ? { lastActivity } : {}),
-        });
-      }
+      if (event.type === 'assistant') progress.countResponse(event);
       yield event;
     }
   } finally {

@@ -7,8 +7,11 @@ export const DEFAULT_MAX_OUTPUT_TOKENS = 16_384;
 
 /** A Messages API tool definition. */
 export type ApiToolDefinition = {
+  /** Tool name. */
   name: string;
+  /** Description for the model. */
   description: string;
+  /** JSON Schema of the input. */
   input_schema: Record<string, unknown>;
 };
 
@@ -23,7 +26,7 @@ export type BuildRequestOptions = {
   systemPrompt: readonly string[];
   /** Extra system context, appended after the prompt as one block. */
   systemContext?: Readonly<Record<string, string>>;
-  /** Wire messages, already paired and merged. */
+  /** Wire messages, already paired and merged (as `toWireMessages` or a `WireConversation` gives them). */
   messages: readonly WireMessage[];
   /** Tool definitions in order. */
   tools: readonly ApiToolDefinition[];
@@ -45,50 +48,57 @@ export function renderContext(context: Readonly<Record<string, string>>): string
     .join('\n\n');
 }
 
-/**
- * Builds a streaming Messages API request. Cache breakpoints: the last system block
- * (covers tools and system), and the last two blocks of the last message, so that
- * consecutive turns of one agent reuse each other's prefix and sibling forks (whose
- * requests differ only in the final directive block) reuse the first sibling's write.
- */
-export function buildMessagesRequest(
-  options: BuildRequestOptions,
-): Anthropic.MessageCreateParamsStreaming {
+/** The system blocks: the prompt, then the rendered system context; the last one is a breakpoint. */
+function buildSystemBlocks(options: BuildRequestOptions): Anthropic.TextBlockParam[] {
   const system: Anthropic.TextBlockParam[] = options.systemPrompt
     .filter((text) => text.length > 0)
     .map((text) => ({ type: 'text', text }));
   if (options.systemContext && Object.keys(options.systemContext).length > 0) {
     system.push({ type: 'text', text: renderContext(options.systemContext) });
   }
-  const lastSystem = system[system.length - 1];
-  if (lastSystem) lastSystem.cache_control = { type: 'ephemeral' };
+  const last = system[system.length - 1];
+  if (last) last.cache_control = { type: 'ephemeral' };
+  return system;
+}
 
-  const messages = options.messages.map((message) => ({
-    role: message.role,
-    content: message.content.map((block) => stripCacheControl(block)),
-  }));
-  placeMessageBreakpoints(messages, options.skipCacheWrite ?? false);
-
+/** `max_tokens` and the API's thinking setting; the budget stays below `max_tokens`. */
+function resolveOutputAndThinking(options: BuildRequestOptions): {
+  maxTokens: number;
+  thinking: Anthropic.ThinkingConfigParam | undefined;
+} {
   let maxTokens = options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
-  let thinking: Anthropic.ThinkingConfigParam | undefined;
   const config = options.thinking;
-  if (config?.type === 'enabled') {
-    // The budget must stay below max_tokens. A capped output therefore changes the budget,
-    // and the thinking budget is part of the cache key: forks must not cap output.
-    let budget = config.budgetTokens;
-    if (options.maxOutputTokens !== undefined)
-      budget = Math.min(budget, options.maxOutputTokens - 1);
-    else if (budget >= maxTokens) maxTokens = budget + DEFAULT_MAX_OUTPUT_TOKENS;
-    thinking = { type: 'enabled', budget_tokens: Math.max(1024, budget) };
-    if (thinking.budget_tokens >= maxTokens) maxTokens = thinking.budget_tokens + 1;
-  } else if (config?.type === 'adaptive') {
-    thinking = { type: 'adaptive' };
-  }
+  if (config?.type === 'adaptive') return { maxTokens, thinking: { type: 'adaptive' } };
+  if (config?.type !== 'enabled') return { maxTokens, thinking: undefined };
+  // A capped output therefore changes the budget, and the thinking budget is part of the
+  // cache key: forks must not cap output.
+  let budget = config.budgetTokens;
+  if (options.maxOutputTokens !== undefined) budget = Math.min(budget, options.maxOutputTokens - 1);
+  else if (budget >= maxTokens) maxTokens = budget + DEFAULT_MAX_OUTPUT_TOKENS;
+  const budgetTokens = Math.max(1024, budget);
+  if (budgetTokens >= maxTokens) maxTokens = budgetTokens + 1;
+  return { maxTokens, thinking: { type: 'enabled', budget_tokens: budgetTokens } };
+}
 
+/**
+ * Builds a streaming Messages API request. Cache breakpoints: the last system block
+ * (covers tools and system), and the last two blocks of the last message, so that
+ * consecutive turns of one agent reuse each other's prefix and sibling forks (whose
+ * requests differ only in the final directive block) reuse the first sibling's write.
+ * Only the last messages are copied (to carry the markers); the rest are sent as given.
+ */
+export function buildMessagesRequest(
+  options: BuildRequestOptions,
+): Anthropic.MessageCreateParamsStreaming {
+  const system = buildSystemBlocks(options);
+  const { maxTokens, thinking } = resolveOutputAndThinking(options);
   const request: Anthropic.MessageCreateParamsStreaming = {
     model: options.model,
     max_tokens: maxTokens,
-    messages: messages as Anthropic.MessageParam[],
+    messages: placeMessageBreakpoints(
+      options.messages,
+      options.skipCacheWrite ?? false,
+    ) as Anthropic.MessageParam[],
     stream: true,
   };
   if (system.length > 0) request.system = system;
@@ -99,32 +109,33 @@ export function buildMessagesRequest(
   return request;
 }
 
-function stripCacheControl(block: ContentBlock): ContentBlock {
-  if ('cache_control' in block && block.cache_control) {
-    const copy = { ...block };
-    delete copy.cache_control;
-    return copy;
-  }
-  return block;
+function isMarkable(block: ContentBlock | undefined): block is ContentBlock {
+  return block !== undefined && block.type !== 'thinking' && block.type !== 'redacted_thinking';
 }
 
-type MutableMessage = { role: string; content: ContentBlock[] };
-
-function markBlock(block: ContentBlock | undefined): void {
-  if (!block || block.type === 'thinking' || block.type === 'redacted_thinking') return;
-  block.cache_control = { type: 'ephemeral' };
+/** A copy of `message` whose last `count` blocks (thinking blocks excepted) carry a breakpoint. */
+function markLastBlocks(message: WireMessage, count: number): WireMessage {
+  const content = [...message.content];
+  for (let index = Math.max(0, content.length - count); index < content.length; index++) {
+    const block = content[index];
+    if (isMarkable(block))
+      content[index] = { ...block, cache_control: { type: 'ephemeral' } } as ContentBlock;
+  }
+  return { role: message.role, content };
 }
 
-function placeMessageBreakpoints(messages: MutableMessage[], skipCacheWrite: boolean): void {
-  if (messages.length === 0) return;
-  if (skipCacheWrite) {
-    // Read what earlier requests wrote, but do not write this request's own tail.
-    const previous = messages[messages.length - 2];
-    if (previous) markBlock(previous.content[previous.content.length - 1]);
-    return;
-  }
-  const last = messages[messages.length - 1]!;
-  const length = last.content.length;
-  markBlock(last.content[length - 1]);
-  if (length >= 2) markBlock(last.content[length - 2]);
+/**
+ * The messages with their breakpoints, marked on copies: the last two blocks of the last
+ * message, or with `skipCacheWrite` only the last block of the message before it (read
+ * what earlier requests wrote without writing this request's own tail).
+ */
+function placeMessageBreakpoints(
+  messages: readonly WireMessage[],
+  skipCacheWrite: boolean,
+): WireMessage[] {
+  const result = [...messages];
+  const index = skipCacheWrite ? result.length - 2 : result.length - 1;
+  const target = result[index];
+  if (target) result[index] = markLastBlocks(target, skipCacheWrite ? 1 : 2);
+  return result;
 }

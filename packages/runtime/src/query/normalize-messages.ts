@@ -7,10 +7,10 @@ export type WireMessage = { role: 'user' | 'assistant'; content: ContentBlock[] 
 export const MISSING_TOOL_RESULT_TEXT =
   'The tool call did not complete (the run was interrupted before a result was recorded).';
 
-function toBlocks(content: string | readonly ContentBlock[]): ContentBlock[] {
-  if (typeof content === 'string')
-    return content.length > 0 ? [{ type: 'text', text: content }] : [];
-  return content.map((block) => ({ ...block }));
+function copyWithoutCacheControl(block: ContentBlock): ContentBlock {
+  const copy = { ...block };
+  if ('cache_control' in copy) delete copy.cache_control;
+  return copy;
 }
 
 function isUsableBlock(block: ContentBlock): boolean {
@@ -19,37 +19,91 @@ function isUsableBlock(block: ContentBlock): boolean {
 }
 
 /**
+ * One message as wire content: the blocks copied without cache markers and without empty
+ * text, or undefined for a message the API never sees (system, progress, empty).
+ */
+export function toWireMessage(message: Message): WireMessage | undefined {
+  if (message.type !== 'user' && message.type !== 'assistant') return undefined;
+  const source = message.message.content;
+  const blocks: ContentBlock[] =
+    typeof source === 'string'
+      ? [{ type: 'text', text: source }]
+      : source.map((block) => copyWithoutCacheControl(block));
+  const content = blocks.filter(isUsableBlock);
+  return content.length > 0 ? { role: message.type, content } : undefined;
+}
+
+/** Joins two consecutive contents of one role; in a user turn, tool results go first. */
+export function mergeContent(
+  role: 'user' | 'assistant',
+  first: readonly ContentBlock[],
+  second: readonly ContentBlock[],
+): ContentBlock[] {
+  const merged = [...first, ...second];
+  if (role === 'assistant') return merged;
+  return [
+    ...merged.filter((block) => block.type === 'tool_result'),
+    ...merged.filter((block) => block.type !== 'tool_result'),
+  ];
+}
+
+/**
  * Turns Delegate messages into wire messages: system and progress messages are left
- * out, empty text blocks dropped, and consecutive messages of one role merged (tool
- * results first, as the API wants them at the start of a user turn).
+ * out, empty text blocks dropped, cache markers removed, and consecutive messages of one
+ * role merged (tool results first, as the API wants them at the start of a user turn).
  */
 export function toWireMessages(messages: readonly Message[]): WireMessage[] {
   const result: WireMessage[] = [];
   for (const message of messages) {
-    if (message.type !== 'user' && message.type !== 'assistant') continue;
-    const content = toBlocks(message.message.content).filter(isUsableBlock);
-    if (content.length === 0) continue;
-    const role = message.type;
+    const wire = toWireMessage(message);
+    if (!wire) continue;
     const previous = result[result.length - 1];
-    if (previous && previous.role === role) {
-      previous.content = mergeContent(role, previous.content, content);
+    if (previous && previous.role === wire.role) {
+      previous.content = mergeContent(wire.role, previous.content, wire.content);
     } else {
-      result.push({ role, content });
+      result.push(wire);
     }
   }
   return result;
 }
 
-function mergeContent(
-  role: 'user' | 'assistant',
-  first: ContentBlock[],
-  second: ContentBlock[],
+/** The ids of the `tool_use` blocks of a wire message. */
+export function toolUseIds(message: WireMessage | undefined): string[] {
+  if (message?.role !== 'assistant') return [];
+  return message.content.flatMap((block) => (block.type === 'tool_use' ? [block.id] : []));
+}
+
+function missingResult(id: string): ToolResultBlock {
+  return {
+    type: 'tool_result',
+    tool_use_id: id,
+    content: [{ type: 'text', text: MISSING_TOOL_RESULT_TEXT }],
+    is_error: true,
+  };
+}
+
+/**
+ * The content of the user turn that answers `callIds`: results for other ids dropped,
+ * a synthetic error result for every call left unanswered, results first.
+ */
+export function pairToolResults(
+  callIds: readonly string[],
+  content: readonly ContentBlock[],
 ): ContentBlock[] {
-  const merged = [...first, ...second];
-  if (role === 'assistant') return merged;
-  const results = merged.filter((block) => block.type === 'tool_result');
-  const others = merged.filter((block) => block.type !== 'tool_result');
-  return [...results, ...others];
+  const wanted = new Set(callIds);
+  const kept = content.filter(
+    (block) => block.type !== 'tool_result' || wanted.has(block.tool_use_id),
+  );
+  if (callIds.length === 0) return kept;
+  const answered = new Set(
+    kept.flatMap((block) => (block.type === 'tool_result' ? [block.tool_use_id] : [])),
+  );
+  const missing = callIds.filter((id) => !answered.has(id)).map(missingResult);
+  return [
+    ...kept.filter((block) => block.type === 'tool_result'),
+    ...missing,
+    ...kept.filter((block) => block.type !== 'tool_result'),
+  ];
 }
 
 /**
@@ -62,45 +116,21 @@ export function ensureToolResultPairing(messages: readonly WireMessage[]): WireM
   const output: WireMessage[] = [];
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index]!;
+    const previous = output[output.length - 1];
     if (message.role === 'assistant') {
       output.push({ role: 'assistant', content: [...message.content] });
-      const toolUseIds = message.content.flatMap((block) =>
-        block.type === 'tool_use' ? [block.id] : [],
-      );
-      if (toolUseIds.length === 0) continue;
+      const calls = toolUseIds(message);
+      if (calls.length === 0) continue;
       const next = messages[index + 1];
-      const nextContent = next?.role === 'user' ? [...next.content] : [];
-      const answered = new Set(
-        nextContent.flatMap((block) => (block.type === 'tool_result' ? [block.tool_use_id] : [])),
-      );
-      const missing: ToolResultBlock[] = toolUseIds
-        .filter((id) => !answered.has(id))
-        .map((id) => ({
-          type: 'tool_result',
-          tool_use_id: id,
-          content: [{ type: 'text', text: MISSING_TOOL_RESULT_TEXT }],
-          is_error: true,
-        }));
-      const wanted = new Set(toolUseIds);
-      const kept = nextContent.filter(
-        (block) => block.type !== 'tool_result' || wanted.has(block.tool_use_id),
-      );
-      const results = [...kept.filter((block) => block.type === 'tool_result'), ...missing];
-      const others = kept.filter((block) => block.type !== 'tool_result');
-      output.push({ role: 'user', content: [...results, ...others] });
+      output.push({
+        role: 'user',
+        content: pairToolResults(calls, next?.role === 'user' ? next.content : []),
+      });
       if (next?.role === 'user') index++;
       continue;
     }
     // A user message not preceded by tool calls may not carry tool results.
-    const previous = output[output.length - 1];
-    const allowedIds = new Set(
-      previous?.role === 'assistant'
-        ? previous.content.flatMap((block) => (block.type === 'tool_use' ? [block.id] : []))
-        : [],
-    );
-    const content = message.content.filter(
-      (block) => block.type !== 'tool_result' || allowedIds.has(block.tool_use_id),
-    );
+    const content = pairToolResults([], message.content);
     if (content.length === 0) continue;
     if (previous?.role === 'user') {
       previous.content = mergeContent('user', previous.content, content);

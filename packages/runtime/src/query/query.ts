@@ -2,7 +2,6 @@ import type Anthropic from '@anthropic-ai/sdk';
 import {
   type AssistantMessage,
   type CanUseTool,
-  type ContentBlock,
   type Message,
   type ProgressMessage,
   type SystemMessage,
@@ -12,31 +11,36 @@ import {
   type ToolUseContext,
   type UserMessage,
   DelegateError,
-  completeUsage,
   createSystemMessage,
   createUserMessage,
-  createUuid,
-  errorMessage,
-  isAbortError,
 } from '@delegate/core';
 import {
   type ApiEffort,
   type ApiToolDefinition,
   buildMessagesRequest,
 } from './build-messages-request.js';
-import { ensureToolResultPairing, toWireMessages } from './normalize-messages.js';
-import { runToolUses } from './run-tools.js';
-import { delay } from '../util/delay.js';
 import { setRenderedRequestParts } from './rendered-request.js';
+import { type ToolCallHooks, runToolUses } from './run-tools.js';
+import { streamResponse } from './stream-response.js';
 import { toolsToApiDefinitions } from './tool-schemas.js';
+import { userContextReminder } from './user-context.js';
+import { WireConversation } from './wire-conversation.js';
 
 /** A raw stream event of the Messages API, as yielded by `query`. */
-export type StreamEventMessage = { type: 'stream_event'; event: Anthropic.RawMessageStreamEvent };
+export type StreamEventMessage = {
+  /** Discriminator. */
+  type: 'stream_event';
+  /** The event as the SDK parsed it. */
+  event: Anthropic.RawMessageStreamEvent;
+};
 
 /** Marks the start of one API request (with the exact body sent). */
 export type RequestStartMessage = {
+  /** Discriminator. */
   type: 'stream_request_start';
+  /** The request body, exactly as sent. */
   request: Anthropic.MessageCreateParamsStreaming;
+  /** 1-based number of the request in this loop. */
   turn: number;
 };
 
@@ -91,114 +95,135 @@ export type QueryParams = {
   maxToolConcurrency?: number;
   /** Exact tool definitions to send (forks reuse the parent's bytes). */
   toolDefinitions?: readonly ApiToolDefinition[];
-  /** Retries of a stream that fails after it started (overloaded, connection reset). */
+  /** Retries of a stream that fails after it started (overloaded, connection reset); default 2. */
   maxStreamRetries?: number;
+  /** Hooks run around each approved tool call (a sub-agent's PreToolUse/PostToolUse). */
+  toolHooks?: ToolCallHooks;
 };
 
-/** Renders user context as the `<system-reminder>` block that opens the conversation. */
-export function renderUserContext(context: Readonly<Record<string, string>>): string {
-  const body = Object.keys(context)
-    .sort()
-    .map((key) => `# ${key}\n${context[key]}`)
-    .join('\n\n');
-  return `<system-reminder>\nUse this context where it is relevant to the task:\n\n${body}\n</system-reminder>`;
-}
-
-/** The user-context reminder that opens the conversation, or undefined when there is none. */
-function userContextReminder(
-  userContext: Readonly<Record<string, string>> | undefined,
-): UserMessage | undefined {
-  if (!userContext || Object.keys(userContext).length === 0) return undefined;
-  return createUserMessage({ content: renderUserContext(userContext), isMeta: true });
-}
-
-type Accumulator = {
-  message: AssistantMessage['message'] | undefined;
-  blocks: Array<ContentBlock & { partialJson?: string }>;
+/** The state of one running loop. */
+type Loop = {
+  params: QueryParams;
+  context: ToolUseContext;
+  signal: AbortSignal;
+  conversation: Message[];
+  wire: WireConversation;
+  toolDefinitions: readonly ApiToolDefinition[];
+  thinking: ThinkingConfig | undefined;
+  turns: number;
 };
 
-function applyEvent(acc: Accumulator, event: Anthropic.RawMessageStreamEvent): void {
-  switch (event.type) {
-    case 'message_start': {
-      const start = event.message;
-      acc.message = {
-        id: start.id,
-        role: 'assistant',
-        model: start.model,
-        content: [],
-        stop_reason: start.stop_reason ?? null,
-        usage: completeUsage(start.usage),
-      };
-      return;
-    }
-    case 'content_block_start': {
-      const block = event.content_block as unknown as ContentBlock;
-      if (block.type === 'tool_use')
-        acc.blocks[event.index] = { ...block, input: {}, partialJson: '' };
-      else acc.blocks[event.index] = { ...block } as ContentBlock;
-      return;
-    }
-    case 'content_block_delta': {
-      const block = acc.blocks[event.index];
-      if (!block) return;
-      const delta = event.delta;
-      if (delta.type === 'text_delta' && block.type === 'text') block.text += delta.text;
-      else if (delta.type === 'input_json_delta' && block.type === 'tool_use') {
-        block.partialJson = (block.partialJson ?? '') + delta.partial_json;
-      } else if (delta.type === 'thinking_delta' && block.type === 'thinking')
-        block.thinking += delta.thinking;
-      else if (delta.type === 'signature_delta' && block.type === 'thinking')
-        block.signature += delta.signature;
-      return;
-    }
-    case 'content_block_stop': {
-      const block = acc.blocks[event.index];
-      if (block?.type === 'tool_use') {
-        const raw = block.partialJson ?? '';
-        delete block.partialJson;
-        block.input = raw.length > 0 ? safeJsonParse(raw) : {};
-      }
-      return;
-    }
-    case 'message_delta': {
-      if (!acc.message) return;
-      acc.message.stop_reason = event.delta.stop_reason ?? acc.message.stop_reason;
-      const usage = event.usage as unknown as Record<string, unknown>;
-      const merged = { ...acc.message.usage } as Record<string, unknown>;
-      for (const [key, value] of Object.entries(usage)) {
-        if (value !== null && value !== undefined) merged[key] = value;
-      }
-      acc.message.usage = completeUsage(merged as AssistantMessage['message']['usage']);
-      return;
-    }
-    case 'message_stop':
-      return;
+async function startLoop(params: QueryParams): Promise<Loop> {
+  const context = params.toolUseContext;
+  const thinking = params.thinking ?? context.options.thinking;
+  const toolDefinitions =
+    params.toolDefinitions ?? (await toolsToApiDefinitions(context.options.tools, context));
+  setRenderedRequestParts(context, {
+    systemPrompt: [...params.systemPrompt],
+    toolDefinitions,
+    ...(params.userContext ? { userContext: params.userContext } : {}),
+    ...(params.systemContext ? { systemContext: params.systemContext } : {}),
+    ...(thinking ? { thinking } : {}),
+  });
+  // Built once: its bytes open every request of this loop.
+  const reminder = userContextReminder(params.userContext);
+  const conversation = [...params.messages];
+  return {
+    params,
+    context,
+    signal: context.abortController.signal,
+    conversation,
+    wire: new WireConversation(reminder ? [reminder, ...conversation] : conversation),
+    toolDefinitions,
+    thinking,
+    turns: 0,
+  };
+}
+
+function add(loop: Loop, message: Message): void {
+  loop.conversation.push(message);
+  loop.wire.append(message);
+}
+
+function* addQueued(loop: Loop, queued: readonly UserMessage[]): Generator<UserMessage> {
+  for (const message of queued) {
+    add(loop, message);
+    yield message;
   }
 }
 
-function safeJsonParse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return { __invalid_json__: text };
-  }
-}
-
-function isRetryableStreamError(error: unknown): boolean {
-  if (isAbortError(error)) return false;
-  if (DelegateError.isInstance(error) && error.details?.['streamEndedEarly'] === true) return true;
-  const status = (error as { status?: number }).status;
-  if (status === 529 || status === 500 || status === 503 || status === 504) return true;
-  const name = (error as { name?: string }).name ?? '';
-  const message = errorMessage(error).toLowerCase();
-  return (
-    name === 'APIConnectionError' ||
-    message.includes('overloaded') ||
-    // undici's error when the connection is cut mid-body.
-    message.includes('terminated') ||
-    message.includes('socket') ||
-    message.includes('econnreset')
+function* enforceTurnLimit(loop: Loop): Generator<SystemMessage> {
+  const { maxTurns, querySource } = loop.params;
+  if (maxTurns === undefined || loop.turns < maxTurns) return;
+  yield createSystemMessage(`Stopped after reaching the limit of ${maxTurns} turns.`, 'max_turns');
+  throw new DelegateError(
+    'MAX_TURNS',
+    `The agent (${querySource}) reached its limit of ${maxTurns} turns before finishing. Raise maxTurns in its definition, or give it a smaller task.`,
+    { details: { maxTurns, querySource } },
   );
+}
+
+function buildTurnRequest(loop: Loop): Anthropic.MessageCreateParamsStreaming {
+  const { params } = loop;
+  return buildMessagesRequest({
+    model: loop.context.options.model,
+    systemPrompt: params.systemPrompt,
+    ...(params.systemContext ? { systemContext: params.systemContext } : {}),
+    messages: loop.wire.messages(),
+    tools: loop.toolDefinitions,
+    ...(loop.thinking ? { thinking: loop.thinking } : {}),
+    ...(params.maxOutputTokensOverride !== undefined
+      ? { maxOutputTokens: params.maxOutputTokensOverride }
+      : {}),
+    ...(params.effort ? { effort: params.effort } : {}),
+    ...(params.skipCacheWrite ? { skipCacheWrite: true } : {}),
+  });
+}
+
+/**
+ * After a response without tool calls: the loop ends, unless messages were queued while
+ * it streamed (they are answered, not dropped). At the turn limit the run ends as
+ * completed and queued messages stay queued (the caller can start a new run for them)
+ * rather than failing a finished task. Returns the messages to continue with, if any.
+ */
+function lateMessages(loop: Loop): UserMessage[] {
+  const { maxTurns } = loop.params;
+  if (maxTurns !== undefined && loop.turns >= maxTurns) return [];
+  return loop.params.drainQueuedMessages?.() ?? [];
+}
+
+async function* runToolTurn(
+  loop: Loop,
+  assistant: AssistantMessage,
+  toolUses: ToolUseBlock[],
+): AsyncGenerator<QueryEvent> {
+  const { context, params } = loop;
+  context.messages = loop.conversation;
+  const results: ToolResultBlock[] = [];
+  const extraMessages: Message[] = [];
+  for await (const update of runToolUses({
+    toolUses,
+    assistantMessage: assistant,
+    context,
+    canUseTool: params.canUseTool,
+    maxConcurrency: params.maxToolConcurrency ?? 10,
+    ...(params.toolHooks ? { hooks: params.toolHooks } : {}),
+  })) {
+    if (update.type === 'progress') {
+      yield update.message;
+      continue;
+    }
+    results.push(update.result);
+    extraMessages.push(...update.newMessages);
+  }
+  const resultMessage = createUserMessage({
+    content: results,
+    ...(context.agentId ? { agentId: context.agentId } : {}),
+  });
+  for (const message of [resultMessage, ...extraMessages]) {
+    add(loop, message);
+    yield message;
+  }
 }
 
 /**
@@ -210,180 +235,38 @@ function isRetryableStreamError(error: unknown): boolean {
  * A stream that fails after it started is retried: its events already yielded are
  * followed by a `system` message with subtype `api_retry`, and only the retried
  * response becomes an assistant message (sum usage from assistant messages, not events).
+ * The conversation is kept in request form as it grows, so a turn costs the same at
+ * turn 600 as at turn 6.
  */
 export async function* query(params: QueryParams): AsyncGenerator<QueryEvent, QueryOutcome> {
-  const context = params.toolUseContext;
-  const signal = context.abortController.signal;
-  const conversation: Message[] = [...params.messages];
-  const thinking = params.thinking ?? context.options.thinking;
-  const toolDefinitions =
-    params.toolDefinitions ?? (await toolsToApiDefinitions(context.options.tools, context));
-  setRenderedRequestParts(context, {
-    systemPrompt: [...params.systemPrompt],
-    toolDefinitions,
-    ...(params.userContext ? { userContext: params.userContext } : {}),
-    ...(params.systemContext ? { systemContext: params.systemContext } : {}),
-    ...(thinking ? { thinking } : {}),
-  });
-  let turns = 0;
-  // Built once: its bytes open every request of this loop.
-  const reminder = userContextReminder(params.userContext);
-
+  const loop = await startLoop(params);
   for (;;) {
-    if (signal.aborted) return { reason: 'aborted', turns };
-    for (const queued of params.drainQueuedMessages?.() ?? []) {
-      conversation.push(queued);
-      yield queued;
-    }
-    if (params.maxTurns !== undefined && turns >= params.maxTurns) {
-      const note = createSystemMessage(
-        `Stopped after reaching the limit of ${params.maxTurns} turns.`,
-        'max_turns',
-      );
-      yield note;
-      throw new DelegateError(
-        'MAX_TURNS',
-        `The agent (${params.querySource}) reached its limit of ${params.maxTurns} turns before finishing. Raise maxTurns in its definition, or give it a smaller task.`,
-        {
-          details: { maxTurns: params.maxTurns, querySource: params.querySource },
-        },
-      );
-    }
-    turns++;
-    const wire = ensureToolResultPairing(
-      toWireMessages(reminder ? [reminder, ...conversation] : conversation),
-    );
-    const request = buildMessagesRequest({
-      model: context.options.model,
-      systemPrompt: params.systemPrompt,
-      ...(params.systemContext ? { systemContext: params.systemContext } : {}),
-      messages: wire,
-      tools: toolDefinitions,
-      ...(thinking ? { thinking } : {}),
-      ...(params.maxOutputTokensOverride !== undefined
-        ? { maxOutputTokens: params.maxOutputTokensOverride }
-        : {}),
-      ...(params.effort ? { effort: params.effort } : {}),
-      ...(params.skipCacheWrite ? { skipCacheWrite: true } : {}),
+    if (loop.signal.aborted) return { reason: 'aborted', turns: loop.turns };
+    yield* addQueued(loop, params.drainQueuedMessages?.() ?? []);
+    yield* enforceTurnLimit(loop);
+    loop.turns++;
+    const request = buildTurnRequest(loop);
+    yield { type: 'stream_request_start', request, turn: loop.turns };
+    const assistant = yield* streamResponse({
+      client: params.client,
+      request,
+      context: loop.context,
+      querySource: params.querySource,
+      maxRetries: params.maxStreamRetries ?? 2,
     });
-    yield { type: 'stream_request_start', request, turn: turns };
-
-    let assistant: AssistantMessage | undefined;
-    for (let attempt = 0; ; attempt++) {
-      const acc: Accumulator = { message: undefined, blocks: [] };
-      // HTTP-level failures were already retried by the SDK; only a stream that fails
-      // after it started (an error event, a cut connection) is retried here.
-      let streamStarted = false;
-      try {
-        const { data: stream, request_id: requestId } = await params.client.messages
-          .create(request, {
-            signal,
-            // Lets a proxy or the simulator tell agents apart; the API ignores it.
-            ...(context.agentType ? { headers: { 'x-delegate-agent': context.agentType } } : {}),
-          })
-          .withResponse();
-        streamStarted = true;
-        let stopped = false;
-        for await (const event of stream) {
-          applyEvent(acc, event);
-          if (event.type === 'message_stop') stopped = true;
-          yield { type: 'stream_event', event };
-        }
-        // The SDK ends the iteration quietly on abort; a cut connection looks the same.
-        if (signal.aborted) return { reason: 'aborted', turns };
-        if (!acc.message || !stopped) {
-          throw new DelegateError(
-            'API_ERROR',
-            'The response stream ended before message_stop (the connection was cut).',
-            { details: { streamEndedEarly: true } },
-          );
-        }
-        acc.message.content = acc.blocks.filter(
-          (block): block is ContentBlock => block !== undefined,
-        );
-        assistant = {
-          type: 'assistant',
-          uuid: createUuid(),
-          timestamp: new Date().toISOString(),
-          message: acc.message,
-          ...(requestId ? { requestId } : {}),
-          ...(context.agentId ? { agentId: context.agentId } : {}),
-        };
-        break;
-      } catch (error) {
-        if (signal.aborted || isAbortError(error)) return { reason: 'aborted', turns };
-        const retries = params.maxStreamRetries ?? 2;
-        if (streamStarted && attempt < retries && isRetryableStreamError(error)) {
-          yield createSystemMessage(
-            `The API stream failed (${errorMessage(error)}); retrying (${attempt + 1}/${retries}).`,
-            'api_retry',
-          );
-          await delay(Math.min(2000, 200 * 2 ** attempt), { signal });
-          if (signal.aborted) return { reason: 'aborted', turns };
-          continue;
-        }
-        throw new DelegateError(
-          'API_ERROR',
-          `The Messages API request of ${context.agentType ? `agent ${context.agentType}` : 'the main agent'} (${params.querySource}) failed: ${errorMessage(error)}`,
-          {
-            cause: error,
-            details: {
-              status: (error as { status?: number }).status,
-              querySource: params.querySource,
-            },
-          },
-        );
-      }
-    }
-
-    conversation.push(assistant);
+    if (!assistant) return { reason: 'aborted', turns: loop.turns };
+    add(loop, assistant);
     yield assistant;
-
     const toolUses = assistant.message.content.filter(
       (block): block is ToolUseBlock => block.type === 'tool_use',
     );
     if (toolUses.length === 0) {
-      // At the turn limit the run ends as completed and queued messages stay queued (the
-      // caller can start a new run for them) rather than failing a finished task.
-      if (params.maxTurns !== undefined && turns >= params.maxTurns)
-        return { reason: 'completed', turns };
-      // Messages queued while the last response streamed are answered, not dropped.
-      const late = params.drainQueuedMessages?.() ?? [];
-      if (late.length === 0) return { reason: 'completed', turns };
-      for (const queued of late) {
-        conversation.push(queued);
-        yield queued;
-      }
+      const late = lateMessages(loop);
+      if (late.length === 0) return { reason: 'completed', turns: loop.turns };
+      yield* addQueued(loop, late);
       continue;
     }
-
-    context.messages = conversation;
-    const results: ToolResultBlock[] = [];
-    const extraMessages: Message[] = [];
-    for await (const update of runToolUses({
-      toolUses,
-      assistantMessage: assistant,
-      context,
-      canUseTool: params.canUseTool,
-      maxConcurrency: params.maxToolConcurrency ?? 10,
-    })) {
-      if (update.type === 'progress') {
-        yield update.message;
-      } else {
-        results.push(update.result);
-        extraMessages.push(...update.newMessages);
-      }
-    }
-    const resultMessage = createUserMessage({
-      content: results,
-      ...(context.agentId ? { agentId: context.agentId } : {}),
-    });
-    conversation.push(resultMessage);
-    yield resultMessage;
-    for (const extra of extraMessages) {
-      conversation.push(extra);
-      yield extra;
-    }
-    if (signal.aborted) return { reason: 'aborted', turns };
+    yield* runToolTurn(loop, assistant, toolUses);
+    if (loop.signal.aborted) return { reason: 'aborted', turns: loop.turns };
   }
 }

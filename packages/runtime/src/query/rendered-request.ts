@@ -3,10 +3,15 @@ import type { ApiToolDefinition } from './build-messages-request.js';
 
 /** The cache-relevant parts of the last request an agent sent, exactly as sent. */
 export type RenderedRequestParts = {
+  /** System prompt blocks as sent. */
   systemPrompt: string[];
+  /** User context rendered into the opening reminder, when there was one. */
   userContext?: Readonly<Record<string, string>>;
+  /** System context appended to the system prompt, when there was one. */
   systemContext?: Readonly<Record<string, string>>;
+  /** Tool definitions as sent, in order. */
   toolDefinitions: readonly ApiToolDefinition[];
+  /** Thinking configuration as sent. */
   thinking?: ThinkingConfig;
 };
 

@@ -1,13 +1,35 @@
 import type { Tool, ToolUseContext } from '@delegate/core';
-import { toolToApiSchema } from '@delegate/tools';
+import { toolInputJSONSchema } from '@delegate/tools';
 import type { ApiToolDefinition } from './build-messages-request.js';
 
-/** Converts tools to Messages API definitions, in order. */
+// A tool's input schema never changes, and converting a zod schema to JSON Schema is the
+// costly part: it is done once per tool object, for the life of the tool.
+const inputSchemas = new WeakMap<Tool, Record<string, unknown>>();
+
+/** The JSON Schema of a tool's input, converted once per tool and shared afterwards (never modify it). */
+export function cachedInputSchema(tool: Tool): Record<string, unknown> {
+  let schema = inputSchemas.get(tool);
+  if (!schema) {
+    schema = toolInputJSONSchema(tool);
+    inputSchemas.set(tool, schema);
+  }
+  return schema;
+}
+
+/**
+ * Converts tools to Messages API definitions, in order. Descriptions are asked for on
+ * every call (a tool may describe itself from the context); input schemas come from the
+ * per-tool cache.
+ */
 export async function toolsToApiDefinitions(
   tools: readonly Tool[],
   context?: ToolUseContext,
 ): Promise<ApiToolDefinition[]> {
   return Promise.all(
-    tools.map(async (tool) => (await toolToApiSchema(tool, context)) as ApiToolDefinition),
+    tools.map(async (tool) => ({
+      name: tool.name,
+      description: await tool.description(context),
+      input_schema: cachedInputSchema(tool),
+    })),
   );
 }

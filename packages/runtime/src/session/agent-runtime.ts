@@ -1,25 +1,17 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type {
-  AgentDefinition,
-  AgentDefinitionsResult,
-  CanUseTool,
-  Message,
-  Tool,
-  ToolUseContext,
-  UserMessage,
-} from '@delegate/core';
-import type { ApiEffort, ApiToolDefinition } from '../query/build-messages-request.js';
-import type { EventBus } from './event-bus.js';
+import type { AgentDefinition, AgentDefinitionsResult, Tool, ToolUseContext } from '@delegate/core';
+import type { AbortHub } from '../lifecycle/abort-hub.js';
+import type { AgentDirectory } from '../lifecycle/agent-directory.js';
 import type { AskHandler } from '../permissions.js';
 import type { TaskRegistry } from '../tasks/task-registry.js';
 import type { TranscriptStore } from '../transcripts/transcript-store.js';
-import type { AgentWorktree } from '../worktree/worktree.js';
+import type { EventBus } from './event-bus.js';
 
 /** Limits and switches of sub-agent spawning. */
 export type AgentRuntimeOptions = {
   /** Leaving out `subagent_type` forks the caller (default false). */
   forkEnabled: boolean;
-  /** Every spawn runs in the background while forking is on (the fork experiment's mode). */
+  /** While forking is on, every spawn (fork or named type) runs in the background. */
   forkForceAsync: boolean;
   /** Coordinator mode: every spawn runs in the background. */
   coordinatorMode: boolean;
@@ -39,54 +31,27 @@ export type AgentRuntimeOptions = {
   mcpPollMs: number;
   /** Default model of sub-agents (alias or id). */
   defaultSubagentModel: string;
+  /** Finished agents kept whole for SendMessage; older ones are compacted to a summary. */
+  maxRetainedAgents: number;
   /** Parent directory of agent worktrees (default: under the OS temp dir). */
   worktreeRoot?: string;
   /** Home directory for user-scope memory. */
   homeDir?: string;
 };
 
-/** A spawned agent that SendMessage can continue. */
-export type AgentRecord = {
-  agentId: string;
-  name?: string;
-  agentType: string;
-  description: string;
-  isFork: boolean;
-  isBuiltIn: boolean;
-  /** System prompt blocks sent on every request. */
-  systemPrompt: string[];
-  userContext?: Record<string, string>;
-  systemContext?: Record<string, string>;
-  /** Exact tool definitions (forks reuse the parent's). */
-  toolDefinitions?: ApiToolDefinition[];
-  model: string;
-  effort?: ApiEffort;
-  maxTurns?: number;
-  /** The agent's context (tools, cwd, abort signal). */
-  context: ToolUseContext;
-  canUseTool: CanUseTool;
-  /** Conversation so far. */
-  messages: Message[];
-  /** Messages sent while it runs, delivered at its next turn. */
-  inbox: UserMessage[];
-  status: 'running' | 'idle' | 'failed' | 'killed';
-  /** True once it runs (or ran) in the background. */
-  isBackground: boolean;
-  /** Task tracking the current run. */
-  taskId?: string;
-  worktree?: AgentWorktree;
-  /** Set when the agent runs in a worktree, kept after a removed worktree for continuations. */
-  isolation?: 'worktree';
-  parentAgentId?: string;
-  querySource: string;
-};
-
 /** Everything the Agent, TaskOutput, TaskStop and SendMessage tools share. */
 export type AgentRuntime = {
+  /** The SDK client every agent of the session uses. */
   client: Anthropic;
+  /** The session's id. */
+  sessionId: string;
+  /** Limits and switches. */
   options: AgentRuntimeOptions;
+  /** Tasks of the session. */
   tasks: TaskRegistry;
+  /** Lifecycle events. */
   events: EventBus;
+  /** Transcript writer, when transcripts are on. */
   transcript?: TranscriptStore;
   /** Base tool pool sub-agents are assembled from (without the agent tools). */
   baseTools: () => Tool[];
@@ -96,21 +61,23 @@ export type AgentRuntime = {
   getAgentDefinitions: () => AgentDefinitionsResult;
   /** Asks the person at the terminal (foreground agents only). */
   ask?: AskHandler;
-  /** Agents by id and by name. */
-  agents: Map<string, AgentRecord>;
+  /** Spawned agents by id and by name, finished ones compacted past `maxRetainedAgents`. */
+  agents: AgentDirectory;
   /** Gates that let sibling forks wait until the first one's response has begun. */
   forkWarmups: Map<string, Promise<void>>;
   /** Handles of foreground agents that can be moved to the background. */
   foreground: Map<string, { background: () => boolean }>;
-  /** Custom agent definition lookup (the fork definition). */
+  /** The fork's synthetic definition. */
   forkAgent: AgentDefinition;
   /** Background spawns being set up (counted against `maxBackgroundAgents`). */
   pendingBackgroundSpawns: number;
   /** Runs still settling (flush waits for them). */
   pendingRuns: Set<Promise<unknown>>;
-  /** The session's abort controller: background agents link to it, not to the caller. */
-  rootAbortController: AbortController;
-  /** The session's working directory (new worktrees are made from its repository). */
+  /** The main agent's context (background agents and resumed agents hang off it). */
+  rootContext: ToolUseContext;
+  /** Background agents' abort controllers, all stopped by the session's abort through one listener. */
+  backgroundAbort: AbortHub;
+  /** The session's working directory: new worktrees and project memory resolve against it. */
   rootCwd: string;
   /** Pulls the current MCP clients and tools into the root state (when the session has a source). */
   refreshMcp?: () => void;

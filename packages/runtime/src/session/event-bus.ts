@@ -1,27 +1,55 @@
-import type { AgentEvent } from '@delegate/core';
+import { type AgentEvent, errorMessage } from '@delegate/core';
 import { AsyncChannel } from '../util/async-channel.js';
+
+/** Options of an {@link EventBus}. */
+export type EventBusOptions = {
+  /** Events kept for `events` (default 10,000; the oldest go first). */
+  keepHistory?: number;
+  /**
+   * Called when a listener throws. Default: a process warning (code
+   * `DELEGATE_EVENT_LISTENER`); the other listeners and the agent run go on either way.
+   * Tests set it to rethrow, so an assertion inside a listener fails the test.
+   */
+  onListenerError?: (error: unknown, event: AgentEvent) => void;
+};
+
+function warnListenerError(error: unknown, event: AgentEvent): void {
+  process.emitWarning(`A lifecycle event listener threw on ${event.type}: ${errorMessage(error)}`, {
+    code: 'DELEGATE_EVENT_LISTENER',
+  });
+}
 
 /** Fans lifecycle events out to listeners and to async-iterable subscriptions. */
 export class EventBus {
   private readonly listeners = new Set<(event: AgentEvent) => void>();
   private readonly history: AgentEvent[] = [];
   private readonly keep: number;
+  private readonly onListenerError: (error: unknown, event: AgentEvent) => void;
 
-  constructor(options: { keepHistory?: number } = {}) {
+  /** A bus with no listeners yet. */
+  constructor(options: EventBusOptions = {}) {
     this.keep = options.keepHistory ?? 10_000;
+    this.onListenerError = options.onListenerError ?? warnListenerError;
   }
 
-  /** Delivers an event to every listener; a throwing listener never stops the others. */
+  /**
+   * Delivers an event to every listener. A throwing listener never stops the others; its
+   * error goes to `onListenerError` (which may rethrow, to the emitter).
+   */
   emit = (event: AgentEvent): void => {
     this.history.push(event);
-    if (this.history.length > this.keep) this.history.splice(0, this.history.length - this.keep);
+    // Trimmed in chunks, so a long session does not shift the whole history on every event.
+    if (this.history.length > this.keep * 1.25)
+      this.history.splice(0, this.history.length - this.keep);
+    let failure: { error: unknown } | undefined;
     for (const listener of this.listeners) {
       try {
         listener(event);
-      } catch {
-        // A broken listener must not break an agent run.
+      } catch (error) {
+        failure ??= { error };
       }
     }
+    if (failure) this.onListenerError(failure.error, event);
   };
 
   /** Calls `listener` for each future event; returns an unsubscribe function. */
@@ -30,7 +58,7 @@ export class EventBus {
     return () => this.listeners.delete(listener);
   }
 
-  /** Events seen so far (bounded). */
+  /** Events seen so far (the last `keepHistory`, give or take a quarter). */
   get events(): readonly AgentEvent[] {
     return this.history;
   }

@@ -8,7 +8,7 @@ import { rules } from '@delegate/api-sim';
 import { createRootToolUseContext } from '@delegate/context-isolation';
 import { type AssistantMessage, type Tool, createUuid } from '@delegate/core';
 import { z } from 'zod';
-import { resolveAgentPermissionMode } from '../agent-tool/agent-tool.js';
+import { resolveAgentPermissionMode } from '../agent-tool/resolve-permission-mode.js';
 import { type ToolRunUpdate, runToolUses } from '../query/run-tools.js';
 import { TaskRegistry } from '../tasks/task-registry.js';
 import { agentCall, isMain, resultText } from '../__fixtures__/sim-helpers.js';
@@ -84,7 +84,7 @@ describe('sub-agent boundaries', () => {
     expect(existsSync(join(current.cwd, 'plan.txt'))).toBe(false);
   });
 
-  it('picks the sub-agent permission mode from the parent first', () => {
+  it("picks the sub-agent permission mode: the parent's bypass and plan first, then the definition's, else acceptEdits", () => {
     expect(
       resolveAgentPermissionMode({
         parentMode: 'bypassPermissions',
@@ -92,8 +92,9 @@ describe('sub-agent boundaries', () => {
         isFork: false,
       }),
     ).toBe('bypassPermissions');
+    // A fork bubbles its questions to the parent's check, which judges them in acceptEdits.
     expect(resolveAgentPermissionMode({ parentMode: 'acceptEdits', agent: {}, isFork: true })).toBe(
-      'acceptEdits',
+      'bubble',
     );
     expect(resolveAgentPermissionMode({ parentMode: 'default', agent: {}, isFork: true })).toBe(
       'bubble',
@@ -112,9 +113,17 @@ describe('sub-agent boundaries', () => {
         isFork: false,
       }),
     ).toBe('acceptEdits');
+    // No mode in the definition: acceptEdits, whatever the parent's (but the three above).
     expect(resolveAgentPermissionMode({ parentMode: 'default', agent: {}, isFork: false })).toBe(
-      'default',
+      'acceptEdits',
     );
+    expect(
+      resolveAgentPermissionMode({
+        parentMode: 'acceptEdits',
+        agent: { permissionMode: 'default' },
+        isFork: false,
+      }),
+    ).toBe('default');
   });
 });
 

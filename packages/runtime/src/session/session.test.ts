@@ -5,10 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { rules } from '@delegate/api-sim';
 import { getBuiltInAgents } from '@delegate/agent-defs';
 import { type AgentEvent, DelegateError } from '@delegate/core';
-import { resolveAgentPermissionMode } from '../agent-tool/agent-tool.js';
+import { resolveAgentPermissionMode } from '../agent-tool/resolve-permission-mode.js';
 import { createApiClient } from './model-config.js';
 import { DelegateSession } from './session.js';
-import { readTranscript } from '../transcripts/transcript-store.js';
+import { readTranscript } from '../transcripts/read-transcript.js';
 import { agentCall, customAgent, isMain, resultText } from '../__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession, waitUntil } from '../__fixtures__/test-session.js';
 
@@ -127,7 +127,12 @@ describe('DelegateSession', () => {
 
 describe('permission modes of sub-agents', () => {
   it('keeps a sub-agent that would ask in dontAsk under a dontAsk parent', () => {
+    // No mode in the definition means acceptEdits, which never asks under a dontAsk parent
+    // (its questions become denials; see the next test).
     expect(resolveAgentPermissionMode({ parentMode: 'dontAsk', agent: {}, isFork: false })).toBe(
+      'acceptEdits',
+    );
+    expect(resolveAgentPermissionMode({ parentMode: 'dontAsk', agent: {}, isFork: true })).toBe(
       'dontAsk',
     );
     expect(

@@ -1,16 +1,11 @@
-import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import {
   type AgentDefinitionsResult,
   type CanUseTool,
-  type McpClientState,
   type Message,
-  type PermissionMode,
-  type PermissionRule,
   type TaskState,
-  type ThinkingConfig,
   type Tool,
   type ToolUseContext,
   DelegateError,
@@ -19,24 +14,30 @@ import {
   getLastAssistantMessage,
   getText,
 } from '@delegate/core';
-import {
-  FORK_AGENT,
-  getAgentDefinitionsWithOverrides,
-  type AgentDefinitionsOptions,
-} from '@delegate/agent-defs';
+import { FORK_AGENT, getAgentDefinitionsWithOverrides } from '@delegate/agent-defs';
 import { createRootToolUseContext } from '@delegate/context-isolation';
-import { getBuiltinTools, resolveToolPath } from '@delegate/tools';
-import { startAgentRun } from '../lifecycle/agent-lifecycle.js';
-import { createAgentRecord, parseAgentSpec } from '../lifecycle/agent-record.js';
-import type { AgentRuntime, AgentRuntimeOptions } from './agent-runtime.js';
-import {
-  type AgentToolOutput,
-  assembleWorkerTools,
-  createAgentTool,
-  resolveAgentPermissionMode,
-  visibleAgents,
-} from '../agent-tool/agent-tool.js';
+import { type CacheSafeParams, createCacheSafeParamsSlot } from '@delegate/fork-cache';
+import { getBuiltinTools } from '@delegate/tools';
+import { createAgentTool } from '../agent-tool/agent-tool.js';
+import type { AgentToolOutput } from '../agent-tool/agent-tool-output.js';
 import { buildAgentListReminder } from '../agent-tool/agent-tool-prompt.js';
+import { visibleAgents } from '../agent-tool/resolve-agent.js';
+import {
+  type ForkedAgentParams,
+  type ForkedAgentResult,
+  runForkedAgent,
+} from '../forked-agent/run-forked-agent.js';
+import { AbortHub } from '../lifecycle/abort-hub.js';
+import { AgentDirectory } from '../lifecycle/agent-directory.js';
+import { type ResumeAgentOptions, resumeAgentFromTranscript } from '../lifecycle/resume-agent.js';
+import { createCanUseTool } from '../permissions.js';
+import { type QueryEvent, type QueryOutcome, query } from '../query/query.js';
+import { createSendMessageTool } from '../tasks/send-message-tool.js';
+import { createTaskOutputTool, createTaskStopTool } from '../tasks/task-tools.js';
+import { TaskRegistry } from '../tasks/task-registry.js';
+import { TranscriptStore } from '../transcripts/transcript-store.js';
+import type { AgentRuntime, AgentRuntimeOptions } from './agent-runtime.js';
+import { withAskRules } from './ask-rules.js';
 import { EventBus } from './event-bus.js';
 import {
   DEFAULT_MAIN_MODEL,
@@ -44,67 +45,127 @@ import {
   createApiClient,
   resolveModelAlias,
 } from './model-config.js';
-import { type AskHandler, createCanUseTool } from '../permissions.js';
-import { type QueryEvent, type QueryOutcome, query } from '../query/query.js';
-import { createSendMessageTool } from '../tasks/send-message-tool.js';
+import {
+  type DelegateSessionOptions,
+  type McpSource,
+  type ValidatedSessionOptions,
+  validateSessionOptions,
+} from './session-options.js';
 import { getEnvironmentDetails, getMainSystemPrompt } from './system-prompt.js';
-import { createTaskOutputTool, createTaskStopTool } from '../tasks/task-tools.js';
-import { TaskRegistry } from '../tasks/task-registry.js';
-import { TranscriptStore, readTranscript } from '../transcripts/transcript-store.js';
 
-/** MCP servers as the session sees them (the `@delegate/tools` MCP manager fits). */
-export type McpSource = {
-  getClients(): McpClientState[];
-  getTools(): Tool[];
+/** Options of `session.send`. */
+export type SendOptions = {
+  /** Turn limit of each run. */
+  maxTurns?: number;
+  /** Keep going while background agents run: each notification starts another turn. */
+  waitForBackground?: boolean;
+  /** Called with every event of every run. */
+  onEvent?: (event: QueryEvent) => void;
 };
 
-/** Options of `DelegateSession.create`. */
-export type DelegateSessionOptions = Partial<AgentRuntimeOptions> & {
-  /** Working directory of the main agent. */
-  cwd: string;
-  /** SDK client; default one from `apiKey`/`baseURL` or the environment. */
-  client?: Anthropic;
-  /** API key when no client is given. */
-  apiKey?: string;
-  /** Base URL when no client is given (the simulator's URL, for example). */
-  baseURL?: string;
-  /** Main model (alias or id). */
-  model?: string;
-  /** Base tools of the main agent and of sub-agent pools; default the built-in tools. */
-  tools?: Tool[];
-  /** Agent definitions; default loaded from disk for `cwd`. */
-  agentDefinitions?: AgentDefinitionsResult;
-  /** Options for loading definitions from disk. */
-  agentLoading?: Partial<AgentDefinitionsOptions>;
-  /** Main agent's permission mode (default `default`). */
-  permissionMode?: PermissionMode;
-  /** Rules that approve calls. */
-  allowRules?: PermissionRule[];
-  /** Rules that refuse calls and hide agent types. */
-  denyRules?: PermissionRule[];
-  /** Asks the person at the terminal; without it, a question is a denial. */
-  ask?: AskHandler;
-  /** Where transcripts go; `false` for none (default `~/.delegate/transcripts`). */
-  transcriptDir?: string | false;
-  /** Session id (default a new uuid). */
-  sessionId?: string;
-  /** Replaces the main system prompt's introduction. */
-  customSystemPrompt?: string;
-  /** Appended to the main system prompt. */
-  appendSystemPrompt?: string;
-  /** Context prepended to the conversation (project instructions and the like). */
-  userContext?: Record<string, string>;
-  /** Thinking configuration of the main agent (inherited by forks). */
-  thinking?: ThinkingConfig;
-  /** MCP servers whose tools join the pools. */
-  mcp?: McpSource;
-  /** Environment to read switches from (`DELEGATE_DISABLE_BACKGROUND_TASKS`). */
-  env?: NodeJS.ProcessEnv;
-};
+/** Options of `session.forkAfterTurn`. */
+export type ForkAfterTurnOptions = {
+  /** What the fork should do (its one new user message). */
+  prompt: string;
+  /** Label for its id and logs (default `fork`). */
+  label?: string;
+  /** Query source recorded on its requests (default `post_turn_fork`). */
+  querySource?: string;
+} & Pick<
+  ForkedAgentParams,
+  'maxTurns' | 'skipTranscript' | 'skipCacheWrite' | 'onMessage' | 'onComplete'
+>;
 
 function envFlag(env: NodeJS.ProcessEnv, name: string): boolean {
   const value = env[name]?.trim().toLowerCase();
   return value === '1' || value === 'true' || value === 'yes' || value === 'on';
+}
+
+function runtimeOptionsOf(
+  options: ValidatedSessionOptions,
+  env: NodeJS.ProcessEnv,
+): AgentRuntimeOptions {
+  return {
+    forkEnabled: options.forkEnabled ?? false,
+    forkForceAsync: options.forkForceAsync ?? false,
+    coordinatorMode: options.coordinatorMode ?? false,
+    backgroundTasksDisabled:
+      options.backgroundTasksDisabled ?? envFlag(env, 'DELEGATE_DISABLE_BACKGROUND_TASKS'),
+    agentListInMessages: options.agentListInMessages ?? true,
+    maxBackgroundAgents: options.maxBackgroundAgents ?? 8,
+    maxDepth: options.maxDepth ?? 3,
+    backgroundHintMs: options.backgroundHintMs ?? 2_000,
+    mcpWaitMs: options.mcpWaitMs ?? 30_000,
+    mcpPollMs: options.mcpPollMs ?? 500,
+    defaultSubagentModel: options.defaultSubagentModel ?? DEFAULT_SUBAGENT_MODEL,
+    maxRetainedAgents: options.maxRetainedAgents ?? 100,
+    ...(options.worktreeRoot ? { worktreeRoot: options.worktreeRoot } : {}),
+    ...(options.homeDir ? { homeDir: options.homeDir } : {}),
+  };
+}
+
+function clientOf(options: ValidatedSessionOptions, env: NodeJS.ProcessEnv): Anthropic {
+  return (
+    options.client ??
+    createApiClient({
+      ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+      ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+      env,
+    })
+  );
+}
+
+async function definitionsOf(options: ValidatedSessionOptions): Promise<AgentDefinitionsResult> {
+  const loaded =
+    options.agentDefinitions ??
+    (await getAgentDefinitionsWithOverrides({
+      cwd: options.cwd,
+      ...(options.homeDir ? { homeDir: options.homeDir } : {}),
+      ...options.agentLoading,
+    }));
+  return {
+    activeAgents: loaded.activeAgents,
+    allAgents: loaded.allAgents,
+    ...(loaded.allowedAgentTypes ? { allowedAgentTypes: loaded.allowedAgentTypes } : {}),
+  };
+}
+
+function transcriptDirOf(options: ValidatedSessionOptions): string | undefined {
+  if (options.transcriptDir === false) return undefined;
+  return options.transcriptDir ?? join(options.homeDir ?? homedir(), '.delegate', 'transcripts');
+}
+
+function rootContextOf(options: {
+  validated: ValidatedSessionOptions;
+  baseTools: Tool[];
+  agentTools: Tool[];
+  definitions: AgentDefinitionsResult;
+  events: EventBus;
+}): ToolUseContext {
+  const { validated, definitions } = options;
+  const mcpTools = validated.mcp?.getTools() ?? [];
+  return createRootToolUseContext({
+    cwd: validated.cwd,
+    tools: [...options.baseTools, ...mcpTools, ...options.agentTools],
+    model: resolveModelAlias(validated.model ?? DEFAULT_MAIN_MODEL),
+    appState: {
+      toolPermissionContext: {
+        mode: validated.permissionMode ?? 'default',
+        allowRules: validated.allowRules,
+        denyRules: validated.denyRules,
+        askRules: validated.askRules,
+        additionalWorkingDirectories: [],
+      },
+      tasks: {},
+      mcp: { clients: validated.mcp?.getClients() ?? [], tools: mcpTools },
+    },
+    options: {
+      querySource: 'repl_main_thread',
+      agentDefinitions: definitions,
+      ...(validated.thinking ? { thinking: validated.thinking } : {}),
+    },
+    emit: options.events.emit,
+  });
 }
 
 /**
@@ -123,82 +184,49 @@ export class DelegateSession {
   readonly transcript: TranscriptStore | undefined;
   /** The main conversation. */
   readonly messages: Message[] = [];
-  /** Shared state of the agent tools. */
+  /** Shared state of the agent tools (what the tool factories take). */
   readonly runtime: AgentRuntime;
   private readonly systemPrompt: string[];
   private readonly userContext: Record<string, string> | undefined;
   private readonly canUseTool: CanUseTool;
+  private readonly cacheSafeParams = createCacheSafeParamsSlot();
   private lastAgentList: string | undefined;
 
-  private constructor(
-    runtime: AgentRuntime,
-    context: ToolUseContext,
-    options: DelegateSessionOptions,
-  ) {
+  private constructor(runtime: AgentRuntime, options: ValidatedSessionOptions) {
     this.runtime = runtime;
-    this.context = context;
+    this.context = runtime.rootContext;
     this.events = runtime.events;
     this.tasks = runtime.tasks;
     this.transcript = runtime.transcript;
     this.userContext = options.userContext;
     this.systemPrompt = getMainSystemPrompt({
-      environment: getEnvironmentDetails({ cwd: options.cwd, model: context.options.model }),
+      environment: getEnvironmentDetails({ cwd: options.cwd, model: this.context.options.model }),
       ...(options.customSystemPrompt ? { customPrompt: options.customSystemPrompt } : {}),
       ...(options.appendSystemPrompt ? { appendPrompt: options.appendSystemPrompt } : {}),
     });
-    this.canUseTool = createCanUseTool(options.ask ? { ask: options.ask } : {});
+    const ask = options.ask;
+    this.canUseTool = withAskRules(createCanUseTool(ask ? { ask } : {}), ask ? { ask } : {});
   }
 
-  /** Creates a session: loads agent definitions, builds the tools and the root context. */
+  /**
+   * Creates a session: validates the options (an `INVALID_ARGUMENT` error names the bad
+   * field), loads agent definitions, builds the tools and the root context.
+   */
   static async create(options: DelegateSessionOptions): Promise<DelegateSession> {
-    const env = options.env ?? process.env;
-    const client =
-      options.client ??
-      createApiClient({
-        ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-        ...(options.baseURL ? { baseURL: options.baseURL } : {}),
-        env,
-      });
-    const definitions =
-      options.agentDefinitions ??
-      (await getAgentDefinitionsWithOverrides({
-        cwd: options.cwd,
-        ...(options.homeDir ? { homeDir: options.homeDir } : {}),
-        ...options.agentLoading,
-      }));
-    const agentDefinitions: AgentDefinitionsResult = {
-      activeAgents: definitions.activeAgents,
-      allAgents: definitions.allAgents,
-      ...(definitions.allowedAgentTypes
-        ? { allowedAgentTypes: definitions.allowedAgentTypes }
-        : {}),
-    };
-    const baseTools = options.tools ?? getBuiltinTools();
-    const events = new EventBus();
-    const runtimeOptions: AgentRuntimeOptions = {
-      forkEnabled: options.forkEnabled ?? false,
-      forkForceAsync: options.forkForceAsync ?? false,
-      coordinatorMode: options.coordinatorMode ?? false,
-      backgroundTasksDisabled:
-        options.backgroundTasksDisabled ?? envFlag(env, 'DELEGATE_DISABLE_BACKGROUND_TASKS'),
-      agentListInMessages: options.agentListInMessages ?? true,
-      maxBackgroundAgents: options.maxBackgroundAgents ?? 8,
-      maxDepth: options.maxDepth ?? 3,
-      backgroundHintMs: options.backgroundHintMs ?? 2_000,
-      mcpWaitMs: options.mcpWaitMs ?? 30_000,
-      mcpPollMs: options.mcpPollMs ?? 500,
-      defaultSubagentModel: options.defaultSubagentModel ?? DEFAULT_SUBAGENT_MODEL,
-      ...(options.worktreeRoot ? { worktreeRoot: options.worktreeRoot } : {}),
-      ...(options.homeDir ? { homeDir: options.homeDir } : {}),
-    };
-    const transcriptDir =
-      options.transcriptDir === false
-        ? undefined
-        : (options.transcriptDir ?? join(options.homeDir ?? homedir(), '.delegate', 'transcripts'));
-    const sessionId = options.sessionId ?? createUuid();
-    let agentTools: Tool[] = [];
-    const runtime: AgentRuntime = {
+    const validated = validateSessionOptions(options);
+    const env = validated.env ?? process.env;
+    const client = clientOf(validated, env);
+    const definitions = await definitionsOf(validated);
+    const baseTools = validated.tools ?? getBuiltinTools();
+    const events = new EventBus(
+      validated.onEventListenerError ? { onListenerError: validated.onEventListenerError } : {},
+    );
+    const runtimeOptions = runtimeOptionsOf(validated, env);
+    const transcriptDir = transcriptDirOf(validated);
+    const sessionId = validated.sessionId ?? createUuid();
+    const runtime = {
       client,
+      sessionId,
       options: runtimeOptions,
       tasks: new TaskRegistry(),
       events,
@@ -207,54 +235,37 @@ export class DelegateSession {
         : {}),
       baseTools: () => baseTools,
       agentTools: () => agentTools,
-      getAgentDefinitions: () => agentDefinitions,
-      ...(options.ask ? { ask: options.ask } : {}),
-      agents: new Map(),
+      getAgentDefinitions: () => definitions,
+      ...(validated.ask ? { ask: validated.ask } : {}),
+      agents: new AgentDirectory({ maxRetained: runtimeOptions.maxRetainedAgents }),
       forkWarmups: new Map(),
       foreground: new Map(),
       forkAgent: FORK_AGENT,
       pendingBackgroundSpawns: 0,
       pendingRuns: new Set(),
-      // Replaced below by the root context's controller.
-      rootAbortController: new AbortController(),
-      rootCwd: options.cwd,
-    };
-    agentTools = [
+      rootCwd: validated.cwd,
+    } as Omit<AgentRuntime, 'rootContext' | 'backgroundAbort'> as AgentRuntime;
+    const agentTools: Tool[] = [
       createAgentTool(runtime),
       createTaskOutputTool(runtime),
       createTaskStopTool(runtime),
       createSendMessageTool(runtime),
     ];
-    const mcpTools = options.mcp?.getTools() ?? [];
-    const context = createRootToolUseContext({
-      cwd: options.cwd,
-      tools: [...baseTools, ...mcpTools, ...agentTools],
-      model: resolveModelAlias(options.model ?? DEFAULT_MAIN_MODEL),
-      appState: {
-        toolPermissionContext: {
-          mode: options.permissionMode ?? 'default',
-          allowRules: options.allowRules ?? [],
-          denyRules: options.denyRules ?? [],
-          askRules: [],
-          additionalWorkingDirectories: [],
-        },
-        tasks: {},
-        mcp: { clients: options.mcp?.getClients() ?? [], tools: mcpTools },
-      },
-      options: {
-        querySource: 'repl_main_thread',
-        agentDefinitions,
-        ...(options.thinking ? { thinking: options.thinking } : {}),
-      },
-      emit: events.emit,
-    });
+    runtime.rootContext = rootContextOf({ validated, baseTools, agentTools, definitions, events });
+    runtime.backgroundAbort = new AbortHub(runtime.rootContext.abortController.signal);
     // Task changes are mirrored into the root state for UIs.
-    runtime.tasks.mirrorTo(context.setAppStateForTasks ?? context.setAppState);
-    runtime.rootAbortController = context.abortController;
-    const mcp = options.mcp;
-    const session = new DelegateSession(runtime, context, options);
+    runtime.tasks.mirrorTo(
+      runtime.rootContext.setAppStateForTasks ?? runtime.rootContext.setAppState,
+    );
+    const session = new DelegateSession(runtime, validated);
+    const mcp = validated.mcp;
     if (mcp) runtime.refreshMcp = () => session.syncMcp(mcp);
     return session;
+  }
+
+  /** The session's id (its transcript file is `<transcriptDir>/<sessionId>.jsonl`). */
+  get sessionId(): string {
+    return this.runtime.sessionId;
   }
 
   /**
@@ -280,24 +291,19 @@ export class DelegateSession {
     ];
   }
 
-  /**
-   * Runs one main-agent turn for `prompt`: yields stream events and messages until the
-   * model stops calling tools. Notifications of finished background agents are added
-   * before each request. An empty prompt with nothing waiting (no notification, no
-   * unanswered user message) sends no request and returns `turns: 0`.
-   */
-  async *run(
-    prompt: string,
-    options: { maxTurns?: number } = {},
-  ): AsyncGenerator<QueryEvent, QueryOutcome> {
-    // Nothing new to answer (no prompt, no notification, and the model spoke last): a
-    // request would end with the assistant's own message, so none is sent.
-    const last = this.messages
-      .filter((message) => message.type === 'user' || message.type === 'assistant')
-      .at(-1);
-    if (prompt.length === 0 && this.tasks.pendingNotifications === 0 && last?.type !== 'user')
-      return { reason: 'completed', turns: 0 };
-    this.runtime.refreshMcp?.();
+  /** True when a run would have nothing to answer: no prompt, no notification, and the model spoke last. */
+  private nothingToAnswer(prompt: string): boolean {
+    if (prompt.length > 0 || this.tasks.pendingNotifications > 0) return false;
+    for (let index = this.messages.length - 1; index >= 0; index--) {
+      const type = this.messages[index]?.type;
+      if (type === 'user') return false;
+      if (type === 'assistant') return true;
+    }
+    return true;
+  }
+
+  /** The messages a run opens with: the agent list when it changed, and the prompt. */
+  private openingMessages(prompt: string): Message[] {
     const added: Message[] = [];
     if (this.runtime.options.agentListInMessages) {
       const reminder = buildAgentListReminder(
@@ -309,6 +315,23 @@ export class DelegateSession {
       }
     }
     if (prompt.length > 0) added.push(createUserMessage({ content: prompt }));
+    return added;
+  }
+
+  /**
+   * Runs one main-agent turn for `prompt`: yields stream events and messages until the
+   * model stops calling tools. Notifications of finished background agents are added
+   * before each request. An empty prompt with nothing waiting (no notification, no
+   * unanswered user message) sends no request and returns `turns: 0`. A completed turn
+   * saves its cache-safe parameters (see `lastCacheSafeParams`).
+   */
+  async *run(
+    prompt: string,
+    options: { maxTurns?: number } = {},
+  ): AsyncGenerator<QueryEvent, QueryOutcome> {
+    if (this.nothingToAnswer(prompt)) return { reason: 'completed', turns: 0 };
+    this.runtime.refreshMcp?.();
+    const added = this.openingMessages(prompt);
     this.messages.push(...added);
     await this.transcript?.append(added);
     const generator = query({
@@ -324,7 +347,10 @@ export class DelegateSession {
     });
     for (;;) {
       const next = await generator.next();
-      if (next.done) return next.value;
+      if (next.done) {
+        if (next.value.reason === 'completed') this.saveCacheSafeParams();
+        return next.value;
+      }
       const event = next.value;
       if (event.type !== 'stream_event' && event.type !== 'stream_request_start') {
         this.messages.push(event);
@@ -334,23 +360,68 @@ export class DelegateSession {
     }
   }
 
+  private saveCacheSafeParams(): void {
+    this.cacheSafeParams.save({
+      systemPrompt: this.systemPrompt,
+      userContext: this.userContext ?? {},
+      systemContext: {},
+      toolUseContext: this.context,
+      forkContextMessages: this.messages,
+    });
+  }
+
+  /**
+   * The cache-safe parameters of the last completed turn (a snapshot: later messages do
+   * not change it), or null before the first one. Work after a turn forks from them to
+   * share the turn's prompt cache; `forkAfterTurn` does that for you.
+   */
+  lastCacheSafeParams(): CacheSafeParams | null {
+    return this.cacheSafeParams.get();
+  }
+
+  /**
+   * Runs work forked from the last completed turn (a summary, a suggestion, a side
+   * question) with `runForkedAgent`: same system prompt, tools, model, thinking and
+   * history bytes as that turn's last request, so it reads the turn's prompt cache.
+   * Throws `INVALID_ARGUMENT` before any turn has completed.
+   */
+  async forkAfterTurn(options: ForkAfterTurnOptions): Promise<ForkedAgentResult> {
+    const params = this.cacheSafeParams.get();
+    if (!params) {
+      throw new DelegateError(
+        'INVALID_ARGUMENT',
+        'forkAfterTurn needs a completed turn to fork from, and this session has none yet. Call send() (or run()) first.',
+      );
+    }
+    return runForkedAgent({
+      client: this.runtime.client,
+      promptMessages: [createUserMessage({ content: options.prompt })],
+      cacheSafeParams: params,
+      canUseTool: this.canUseTool,
+      querySource: options.querySource ?? 'post_turn_fork',
+      forkLabel: options.label ?? 'fork',
+      ...(this.transcript ? { transcript: this.transcript } : {}),
+      ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
+      ...(options.skipTranscript ? { skipTranscript: true } : {}),
+      ...(options.skipCacheWrite ? { skipCacheWrite: true } : {}),
+      ...(options.onMessage ? { onMessage: options.onMessage } : {}),
+      ...(options.onComplete ? { onComplete: options.onComplete } : {}),
+    });
+  }
+
   /**
    * Runs a turn to its end and returns the final text. With `waitForBackground`, keeps
    * going while background agents run: each notification starts another turn.
    */
   async send(
     prompt: string,
-    options: {
-      maxTurns?: number;
-      waitForBackground?: boolean;
-      onEvent?: (event: QueryEvent) => void;
-    } = {},
+    options: SendOptions = {},
   ): Promise<{ text: string; outcome: QueryOutcome }> {
     // run() itself sends nothing when there is nothing to answer.
     let outcome = await this.consume(this.run(prompt, options), options.onEvent);
     while (options.waitForBackground && !this.context.abortController.signal.aborted) {
       if (this.tasks.pendingNotifications === 0) {
-        if (this.tasks.runningBackground().length === 0) break;
+        if (this.tasks.runningBackgroundCount === 0) break;
         await this.tasks.waitForNotification({
           timeoutMs: 600_000,
           signal: this.context.abortController.signal,
@@ -378,108 +449,10 @@ export class DelegateSession {
    * Resumes a sub-agent from its transcript (this session's, or `sessionId`'s in the same
    * transcript directory): its conversation is restored, dangling tool calls are repaired,
    * and it runs on in the background with `message` (or a note that it was interrupted).
-   * Its transcript continues under this session.
+   * Its transcript continues under this session. Refuses an agent still running here.
    */
-  async resumeAgent(options: {
-    agentId: string;
-    sessionId?: string;
-    message?: string;
-  }): Promise<AgentToolOutput> {
-    const store = this.transcript;
-    if (!store)
-      throw new DelegateError(
-        'INVALID_ARGUMENT',
-        'Resuming needs transcripts, and this session was created with transcriptDir: false. Create the session with a transcriptDir (the one the agent was recorded in).',
-      );
-    const running = this.runtime.agents.get(options.agentId);
-    if (running?.status === 'running') {
-      throw new DelegateError(
-        'INVALID_ARGUMENT',
-        `Agent ${options.agentId} is still running in this session; send it a message with SendMessage instead of resuming it.`,
-      );
-    }
-    const source = options.sessionId
-      ? new TranscriptStore({ directory: store.directory, sessionId: options.sessionId })
-      : store;
-    // Resuming in the same session continues the same file: the history is already there.
-    const sameFile = source.agentPath(options.agentId) === store.agentPath(options.agentId);
-    const spec = parseAgentSpec(
-      await source.readAgentMeta(options.agentId),
-      source.agentMetaPath(options.agentId),
-    );
-    const entries = await readTranscript(source.agentPath(options.agentId));
-    const history: Message[] = entries.map((entry) => {
-      const {
-        sessionId: _session,
-        parentUuid: _parent,
-        isSidechain: _side,
-        parentAgentId: _agent,
-        ...message
-      } = entry;
-      return message as Message;
-    });
-    const definitions = this.runtime.getAgentDefinitions();
-    let tools: Tool[];
-    let resumeDefinitions: AgentDefinitionsResult = definitions;
-    if (spec.isFork) {
-      tools = this.context.options.tools;
-    } else {
-      const definition = definitions.activeAgents.find(
-        (agent) => agent.agentType === spec.agentType,
-      );
-      if (!definition) {
-        throw new DelegateError(
-          'AGENT_NOT_FOUND',
-          `Cannot resume ${spec.agentId}: agent type "${spec.agentType}" is no longer defined. Restore its definition file, or start a new agent.`,
-        );
-      }
-      const assembled = assembleWorkerTools(this.runtime, this.context, definition, true);
-      tools = assembled.tools;
-      if (assembled.allowedAgentTypes) {
-        resumeDefinitions = { ...definitions, allowedAgentTypes: assembled.allowedAgentTypes };
-      }
-    }
-    // What the old session allowed does not carry over: the mode comes from this session,
-    // and the agent's directory must exist and lie inside this session's roots.
-    const definition = definitions.activeAgents.find((agent) => agent.agentType === spec.agentType);
-    spec.permissionMode = resolveAgentPermissionMode({
-      parentMode: this.context.getAppState().toolPermissionContext.mode,
-      agent: definition ?? {},
-      isFork: spec.isFork,
-    });
-    spec.cwd = await this.resumableCwd(spec.cwd);
-    const isBackground = !this.runtime.options.backgroundTasksDisabled;
-    const record = createAgentRecord({
-      runtime: this.runtime,
-      parent: this.context,
-      spec,
-      tools,
-      definitions: resumeDefinitions,
-      isBackground,
-    });
-    const note = createUserMessage({
-      content:
-        options.message ??
-        'Your previous run was interrupted. Continue the task from where you left off, then give your report.',
-      agentId: spec.agentId,
-    });
-    const lastWritten = history.filter((message) => message.type !== 'progress').at(-1);
-    if (sameFile && lastWritten) store.continueAfter(options.agentId, lastWritten.uuid);
-    return startAgentRun(this.runtime, record, {
-      newMessages: [...history, note],
-      ...(sameFile ? { alreadyRecorded: history.length } : {}),
-    });
-  }
-
-  private async resumableCwd(cwd: string): Promise<string> {
-    try {
-      const resolved = await resolveToolPath(cwd, this.context);
-      if ((await stat(resolved.realPath)).isDirectory()) return resolved.absolutePath;
-      return this.context.cwd;
-    } catch {
-      // A removed worktree or a directory outside this session: work from the session's cwd.
-      return this.context.cwd;
-    }
+  resumeAgent(options: ResumeAgentOptions): Promise<AgentToolOutput> {
+    return resumeAgentFromTranscript(this.runtime, options);
   }
 
   /** Moves a running foreground agent to the background; false when it cannot be. */
@@ -492,7 +465,7 @@ export class DelegateSession {
     return [...this.runtime.foreground.keys()];
   }
 
-  /** Stops a running task. */
+  /** Stops a running task (throws `NOT_FOUND` for an unknown id) and returns it. */
   stopTask(taskId: string): TaskState {
     const task = this.tasks.require(taskId);
     task.kill?.();
@@ -508,6 +481,7 @@ export class DelegateSession {
   async flush(): Promise<void> {
     while (this.runtime.pendingRuns.size > 0)
       await Promise.allSettled([...this.runtime.pendingRuns]);
+    this.tasks.flushMirror();
     await this.transcript?.flush();
   }
 }

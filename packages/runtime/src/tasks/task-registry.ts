@@ -11,29 +11,58 @@ import { type TaskNotification, formatTaskNotification } from './task-notificati
 
 type Waiter = () => void;
 
+/** The progress fields `update` may change. */
+export type TaskPatch = Partial<
+  Pick<TaskState, 'usage' | 'toolUseCount' | 'lastActivity' | 'isBackgrounded' | 'kill' | 'agentId'>
+>;
+
+/** How a task ended, as `finish` takes it. */
+export type TaskOutcome = {
+  /** Final status. */
+  status: 'completed' | 'failed' | 'killed';
+  /** Result text of a completed task. */
+  result?: string;
+  /** What went wrong. */
+  error?: string;
+  /** Final usage. */
+  usage?: CompleteUsage;
+};
+
+// At most this many ids are listed in a NOT_FOUND message.
+const LISTED_IDS = 20;
+
+function isRunningInBackground(task: TaskState): boolean {
+  return task.status === 'running' && task.isBackgrounded === true;
+}
+
 /**
  * The tasks of a session, kept at the root: status, usage, last activity, results, and
- * the notifications queued for the parent's next turn. Every change is mirrored into the
- * root app state through `setAppStateForTasks` so UIs see it.
+ * the notifications queued for the parent's next turn. Changes touch only the changed
+ * entry; they are mirrored into the root app state (for UIs) once per tick, in one update
+ * for every task changed in that tick. Running background tasks are counted, not scanned.
  */
 export class TaskRegistry {
   private readonly tasks = new Map<string, TaskState>();
   private readonly waiters = new Map<string, Set<Waiter>>();
   private readonly queue: UserMessage[] = [];
   private readonly queueWaiters = new Set<Waiter>();
+  private readonly dirty = new Set<string>();
   private setRootState: SetAppState | undefined;
+  private flushScheduled = false;
+  private backgroundRunning = 0;
 
+  /** `setAppStateForTasks`: where changes are mirrored (see {@link TaskRegistry.mirrorTo}). */
   constructor(options: { setAppStateForTasks?: SetAppState } = {}) {
     this.setRootState = options.setAppStateForTasks;
   }
 
-  /** Mirrors every task change into the root app state from now on. */
+  /** Mirrors every task change into the root app state from now on (the current tasks at the next tick). */
   mirrorTo(setAppStateForTasks: SetAppState): void {
     this.setRootState = setAppStateForTasks;
-    for (const task of this.tasks.values()) this.mirror(task);
+    for (const id of this.tasks.keys()) this.markDirty(id);
   }
 
-  /** Registers a running task and returns it. */
+  /** Registers a running task and returns it (the live entry). */
   register(task: Omit<TaskState, 'id' | 'status' | 'startTime'> & { id?: string }): TaskState {
     const state: TaskState = {
       ...task,
@@ -42,7 +71,8 @@ export class TaskRegistry {
       startTime: Date.now(),
     };
     this.tasks.set(state.id, state);
-    this.mirror(state);
+    if (isRunningInBackground(state)) this.backgroundRunning++;
+    this.markDirty(state.id);
     return state;
   }
 
@@ -51,17 +81,16 @@ export class TaskRegistry {
     return this.tasks.get(taskId);
   }
 
-  /** Returns a task or throws a NOT_FOUND error listing the known ids. */
+  /** Returns a task or throws a NOT_FOUND error listing known ids (at most 20). */
   require(taskId: string): TaskState {
     const task = this.tasks.get(taskId);
-    if (!task) {
-      const known = [...this.tasks.keys()];
-      throw new DelegateError(
-        'NOT_FOUND',
-        `No task with id "${taskId}". Known tasks: ${known.length > 0 ? known.join(', ') : 'none'}.`,
-      );
-    }
-    return task;
+    if (task) return task;
+    const known = [...this.tasks.keys()];
+    const listed = known.slice(-LISTED_IDS).join(', ');
+    throw new DelegateError(
+      'NOT_FOUND',
+      `No task with id "${taskId}". Known tasks: ${known.length === 0 ? 'none' : known.length > LISTED_IDS ? `${listed} and ${known.length - LISTED_IDS} older` : listed}.`,
+    );
   }
 
   /** Every task, oldest first. */
@@ -69,49 +98,41 @@ export class TaskRegistry {
     return [...this.tasks.values()];
   }
 
-  /** Tasks still running in the background. */
+  /** Tasks still running in the background (a scan; use `runningBackgroundCount` for the number). */
   runningBackground(): TaskState[] {
-    return this.list().filter((task) => task.status === 'running' && task.isBackgrounded);
+    return this.list().filter(isRunningInBackground);
+  }
+
+  /** Number of tasks running in the background, kept as a counter. */
+  get runningBackgroundCount(): number {
+    return this.backgroundRunning;
   }
 
   /** Updates a running task's progress fields. */
-  update(
-    taskId: string,
-    patch: Partial<
-      Pick<
-        TaskState,
-        'usage' | 'toolUseCount' | 'lastActivity' | 'isBackgrounded' | 'kill' | 'agentId'
-      >
-    >,
-  ): void {
+  update(taskId: string, patch: TaskPatch): void {
     const task = this.tasks.get(taskId);
     if (!task) return;
+    const before = isRunningInBackground(task);
     Object.assign(task, patch);
-    this.mirror(task);
+    this.backgroundRunning += Number(isRunningInBackground(task)) - Number(before);
+    this.markDirty(taskId);
   }
 
   /**
    * Marks a task finished. The first final status wins: a task killed while it was
    * finishing stays killed. Returns false when the task had already finished.
    */
-  finish(
-    taskId: string,
-    outcome: {
-      status: 'completed' | 'failed' | 'killed';
-      result?: string;
-      error?: string;
-      usage?: CompleteUsage;
-    },
-  ): boolean {
+  finish(taskId: string, outcome: TaskOutcome): boolean {
     const task = this.tasks.get(taskId);
     if (!task || task.status !== 'running') return false;
+    if (isRunningInBackground(task)) this.backgroundRunning--;
     task.status = outcome.status;
     task.endTime = Date.now();
     if (outcome.result !== undefined) task.result = outcome.result;
     if (outcome.error !== undefined) task.error = outcome.error;
     if (outcome.usage) task.usage = outcome.usage;
     delete task.kill;
-    this.mirror(task);
+    this.markDirty(taskId);
     for (const waiter of this.waiters.get(taskId) ?? []) waiter();
     this.waiters.delete(taskId);
     return true;
@@ -183,10 +204,24 @@ export class TaskRegistry {
     });
   }
 
-  private mirror(task: TaskState): void {
-    this.setRootState?.((previous) => ({
-      ...previous,
-      tasks: { ...previous.tasks, [task.id]: { ...task } },
-    }));
+  /** Writes the changes not mirrored yet into the root app state now (also done every tick). */
+  flushMirror(): void {
+    this.flushScheduled = false;
+    if (this.dirty.size === 0 || !this.setRootState) return;
+    const changed: Record<string, TaskState> = {};
+    for (const id of this.dirty) {
+      const task = this.tasks.get(id);
+      if (task) changed[id] = { ...task };
+    }
+    this.dirty.clear();
+    this.setRootState((previous) => ({ ...previous, tasks: { ...previous.tasks, ...changed } }));
+  }
+
+  private markDirty(taskId: string): void {
+    if (!this.setRootState) return;
+    this.dirty.add(taskId);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flushMirror()).unref();
   }
 }

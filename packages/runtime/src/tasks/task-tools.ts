@@ -48,7 +48,7 @@ export function describeTask(task: TaskState): string {
   return lines.join('\n');
 }
 
-/** Creates `TaskOutput`: read a task's result, waiting for it by default. */
+/** Creates `TaskOutput` bound to a session's runtime: read a task's result, waiting for it by default. */
 export function createTaskOutputTool(runtime: AgentRuntime): Tool<TaskOutputInput, TaskState> {
   return {
     name: TOOL_NAMES.taskOutput,
@@ -87,7 +87,7 @@ export function createTaskOutputTool(runtime: AgentRuntime): Tool<TaskOutputInpu
   };
 }
 
-/** Creates `TaskStop`: stop a running task. */
+/** Creates `TaskStop` bound to a session's runtime: stop a running task (an agent or a background shell). */
 export function createTaskStopTool(runtime: AgentRuntime): Tool<TaskStopInput, TaskState> {
   return {
     name: TOOL_NAMES.taskStop,

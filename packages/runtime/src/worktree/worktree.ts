@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, isAbsolute, join, relative } from 'node:path';
+import { basename, isAbsolute, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { DelegateError, errorMessage } from '@delegate/core';
 
@@ -45,7 +45,9 @@ export function defaultWorktreeRoot(gitRoot: string): string {
 
 /**
  * Creates a new worktree on a new branch `delegate/<slug>` from the current HEAD commit of
- * the repository that holds `cwd`. `slug` must be made of letters, digits, `-` and `_`.
+ * the repository that holds `cwd`. `slug` must start with a letter or digit and hold only
+ * letters, digits, `-`, `_`, `%` and `+` (what `agentWorktreeSlug` makes), so it can be
+ * neither a path escape nor a git option.
  * Uncommitted changes of that repository are not in the worktree (it starts from the
  * commit). Fails clearly when the repository has no commit yet, or when the path or
  * branch is already taken (nothing existing is overwritten).
@@ -55,10 +57,10 @@ export async function createAgentWorktree(options: {
   slug: string;
   root?: string;
 }): Promise<AgentWorktree> {
-  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(options.slug)) {
+  if (!/^[A-Za-z0-9][A-Za-z0-9_%+-]{0,127}$/.test(options.slug)) {
     throw new DelegateError(
       'INVALID_ARGUMENT',
-      `Worktree name "${options.slug}" may use letters, digits, "-" and "_" only.`,
+      `Worktree name "${options.slug.slice(0, 80)}" must start with a letter or digit and use letters, digits, "-", "_", "%" and "+" only (agentWorktreeSlug makes such names from any agent type).`,
     );
   }
   let gitRoot: string;
@@ -81,7 +83,7 @@ export async function createAgentWorktree(options: {
       { cause: error },
     );
   }
-  const root = options.root ?? defaultWorktreeRoot(gitRoot);
+  const root = resolve(options.cwd, options.root ?? defaultWorktreeRoot(gitRoot));
   await mkdir(root, { recursive: true });
   const worktreePath = join(root, options.slug);
   const worktreeBranch = `delegate/${options.slug}`;
@@ -91,14 +93,14 @@ export async function createAgentWorktree(options: {
       `Cannot create the worktree at ${worktreePath}: something is already there. Remove it (\`git worktree remove\` if it is a worktree) or pick another worktree root.`,
     );
   }
-  const taken = await git(gitRoot, ['branch', '--list', worktreeBranch]);
+  const taken = await git(gitRoot, ['branch', '--list', '--', worktreeBranch]);
   if (taken.length > 0) {
     throw new DelegateError(
       'INVALID_ARGUMENT',
       `Cannot create the worktree branch ${worktreeBranch} in ${gitRoot}: a branch of that name exists (left by an earlier agent?). Delete it with \`git branch -D ${worktreeBranch}\` once its work is merged, then try again.`,
     );
   }
-  await git(gitRoot, ['worktree', 'add', '-b', worktreeBranch, worktreePath, headCommit]);
+  await git(gitRoot, ['worktree', 'add', '-b', worktreeBranch, '--', worktreePath, headCommit]);
   // An agent started from a subdirectory works in the same subdirectory of its worktree.
   const inside = relative(await realpath(gitRoot), await realpath(options.cwd));
   const cwd =
@@ -124,8 +126,8 @@ export async function hasWorktreeChanges(
 
 /** Removes a worktree and its branch. */
 export async function removeAgentWorktree(worktree: AgentWorktree): Promise<void> {
-  await git(worktree.gitRoot, ['worktree', 'remove', '--force', worktree.worktreePath]);
-  await git(worktree.gitRoot, ['branch', '-D', worktree.worktreeBranch]);
+  await git(worktree.gitRoot, ['worktree', 'remove', '--force', '--', worktree.worktreePath]);
+  await git(worktree.gitRoot, ['branch', '-D', '--', worktree.worktreeBranch]);
 }
 
 /**
