@@ -9,8 +9,8 @@ import {
   toolMatchesName,
 } from '@delegate/core';
 import { prepareAgentMemory } from '@delegate/memory';
-import { resolvePathWithinRoots } from '@delegate/tools';
 import type { AgentRuntime } from '../session/agent-runtime.js';
+import { loadTools } from '../util/load-tools.js';
 
 /** An agent's memory as a spawn sets it up. */
 export type AgentMemorySetup = {
@@ -70,6 +70,7 @@ async function isMemoryWrite(options: {
   if (typeof path !== 'string') return false;
   try {
     // Symbolic links are followed: a link inside the folder that points out of it is no memory write.
+    const { resolvePathWithinRoots } = await loadTools();
     await resolvePathWithinRoots({ path, cwd: context.cwd, roots: [directory] });
     return true;
   } catch {

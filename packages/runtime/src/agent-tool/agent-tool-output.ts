@@ -1,4 +1,3 @@
-import { ONE_SHOT_BUILTIN_AGENT_TYPES } from '@delegate/agent-defs';
 import type { AgentToolResult } from './finalize-agent-result.js';
 
 /** A finished run as the Agent tool (and SendMessage) returns it. */
@@ -37,8 +36,15 @@ function formatLaunched(output: LaunchedAgentOutput): string {
   ].join('\n');
 }
 
-/** Formats the tool result text the calling model sees. */
-export function formatAgentToolResult(output: AgentToolOutput): string {
+/**
+ * Formats the tool result text the calling model sees. Agents of `oneShotAgentTypes`
+ * (the built-in Explore and Plan) are never continued, so their report comes without the
+ * agent id and usage trailer.
+ */
+export function formatAgentToolResult(
+  output: AgentToolOutput,
+  options: { oneShotAgentTypes: ReadonlySet<string> },
+): string {
   if (output.status === 'async_launched') return formatLaunched(output);
   const report =
     output.content.map((block) => block.text).join('\n') || '(the agent returned no text)';
@@ -49,7 +55,7 @@ export function formatAgentToolResult(output: AgentToolOutput): string {
     ? `\nworktreePath: ${output.worktree.path}\nworktreeBranch: ${output.worktree.branch}`
     : '';
   // One-shot built-ins are never continued, so their id and usage trailer would only cost tokens.
-  if (ONE_SHOT_BUILTIN_AGENT_TYPES.has(output.agentType) && !worktree) return body;
+  if (options.oneShotAgentTypes.has(output.agentType) && !worktree) return body;
   return (
     `${body}${worktree}\n\nagentId: ${output.agentId} (use SendMessage with this id to continue the agent)\n` +
     `<usage>total_tokens: ${output.totalTokens}\ntool_uses: ${output.totalToolUseCount}\nduration_ms: ${output.totalDurationMs}</usage>`

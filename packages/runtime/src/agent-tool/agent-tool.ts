@@ -30,7 +30,10 @@ export function createAgentTool(runtime: AgentRuntime): Tool<AgentToolInput, Age
     requiresUserInteraction: () => false,
     async call(input, context, extras): Promise<ToolResult<AgentToolOutput>> {
       const output = await spawnAgent(runtime, input, context, extras);
-      return { content: formatAgentToolResult(output), data: output };
+      return {
+        content: formatAgentToolResult(output, { oneShotAgentTypes: runtime.oneShotAgentTypes }),
+        data: output,
+      };
     },
   };
 }

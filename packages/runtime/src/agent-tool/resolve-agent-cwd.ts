@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { type ToolUseContext, DelegateError } from '@delegate/core';
-import { resolveToolPath } from '@delegate/tools';
+import { loadTools } from '../util/load-tools.js';
 
 async function isDirectory(path: string): Promise<boolean> {
   try {
@@ -20,6 +20,7 @@ export async function resolveAgentCwd(
   requested: string | undefined,
 ): Promise<string> {
   if (!requested) return context.cwd;
+  const { resolveToolPath } = await loadTools();
   const resolved = await resolveToolPath(requested, context);
   if (await isDirectory(resolved.realPath)) return resolved.absolutePath;
   throw new DelegateError(

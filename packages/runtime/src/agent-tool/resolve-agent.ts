@@ -5,7 +5,6 @@ import {
   DelegateError,
   TOOL_NAMES,
 } from '@delegate/core';
-import { GENERAL_PURPOSE_AGENT_TYPE } from '@delegate/agent-defs';
 import { isInForkChild } from '@delegate/fork-cache';
 import {
   createAgentDeniedError,
@@ -117,7 +116,7 @@ export function resolveSpawnTarget(
     const agent = selectAgent(
       context,
       definitions,
-      input.subagent_type ?? GENERAL_PURPOSE_AGENT_TYPE,
+      input.subagent_type ?? runtime.defaultAgentType,
     );
     return { agent, isFork, definitions };
   }

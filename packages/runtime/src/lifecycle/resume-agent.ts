@@ -7,7 +7,6 @@ import {
   DelegateError,
   createUserMessage,
 } from '@delegate/core';
-import { resolveToolPath } from '@delegate/tools';
 import { allowMemoryWrites, setUpAgentMemory } from '../agent-tool/agent-memory.js';
 import type { AgentToolOutput } from '../agent-tool/agent-tool-output.js';
 import { assembleWorkerTools } from '../agent-tool/assemble-worker-tools.js';
@@ -16,6 +15,7 @@ import { resolveAgentPermissionMode } from '../agent-tool/resolve-permission-mod
 import type { AgentRuntime } from '../session/agent-runtime.js';
 import { readTranscript } from '../transcripts/read-transcript.js';
 import { TranscriptStore } from '../transcripts/transcript-store.js';
+import { loadTools } from '../util/load-tools.js';
 import { type AgentRecord, createAgentRecord } from './agent-record.js';
 import { type AgentSpec, parseAgentSpec } from './agent-spec.js';
 import { isCompacted } from './agent-directory.js';
@@ -100,6 +100,7 @@ function resumedTools(
 async function resumableCwd(runtime: AgentRuntime, cwd: string): Promise<string> {
   const root = runtime.rootContext;
   try {
+    const { resolveToolPath } = await loadTools();
     const resolved = await resolveToolPath(cwd, root);
     if ((await stat(resolved.realPath)).isDirectory()) return resolved.absolutePath;
   } catch {

@@ -1,5 +1,5 @@
 import type { Tool, ToolUseContext } from '@delegate/core';
-import { toolInputJSONSchema } from '@delegate/tools';
+import { loadTools } from '../util/load-tools.js';
 import type { ApiToolDefinition } from './build-messages-request.js';
 
 // A tool's input schema never changes, and converting a zod schema to JSON Schema is the
@@ -7,10 +7,11 @@ import type { ApiToolDefinition } from './build-messages-request.js';
 const inputSchemas = new WeakMap<Tool, Record<string, unknown>>();
 
 /** The JSON Schema of a tool's input, converted once per tool and shared afterwards (never modify it). */
-export function cachedInputSchema(tool: Tool): Record<string, unknown> {
+export async function cachedInputSchema(tool: Tool): Promise<Record<string, unknown>> {
   let schema = inputSchemas.get(tool);
   if (!schema) {
-    schema = toolInputJSONSchema(tool);
+    const { toolInputJSONSchema } = await loadTools();
+    schema = inputSchemas.get(tool) ?? toolInputJSONSchema(tool);
     inputSchemas.set(tool, schema);
   }
   return schema;
@@ -29,7 +30,7 @@ export async function toolsToApiDefinitions(
     tools.map(async (tool) => ({
       name: tool.name,
       description: await tool.description(context),
-      input_schema: cachedInputSchema(tool),
+      input_schema: await cachedInputSchema(tool),
     })),
   );
 }

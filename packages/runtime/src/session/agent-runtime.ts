@@ -69,6 +69,10 @@ export type AgentRuntime = {
   foreground: Map<string, { background: () => boolean }>;
   /** The fork's synthetic definition. */
   forkAgent: AgentDefinition;
+  /** The type a call without `subagent_type` starts when it does not fork (`general-purpose`). */
+  defaultAgentType: string;
+  /** Built-in types that are never continued (Explore, Plan): no id or usage trailer, no SendMessage. */
+  oneShotAgentTypes: ReadonlySet<string>;
   /** Background spawns being set up (counted against `maxBackgroundAgents`). */
   pendingBackgroundSpawns: number;
   /** Runs still settling (flush waits for them). */

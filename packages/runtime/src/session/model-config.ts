@@ -1,5 +1,14 @@
-import Anthropic from '@anthropic-ai/sdk';
+import { createRequire } from 'node:module';
+import type Anthropic from '@anthropic-ai/sdk';
 import { DelegateError } from '@delegate/core';
+
+// The SDK is the heaviest import of the runtime; it is loaded when the first client is
+// made, not when the runtime is imported.
+const requireModule = createRequire(import.meta.url);
+
+function loadSdk(): typeof Anthropic {
+  return (requireModule('@anthropic-ai/sdk') as { default: typeof Anthropic }).default;
+}
 
 /** Model ids the aliases `sonnet`, `opus` and `haiku` stand for. */
 export const MODEL_ALIASES: Readonly<Record<string, string>> = {
@@ -67,7 +76,8 @@ export function createApiClient(options: ApiClientOptions = {}): Anthropic {
     );
   }
   const baseURL = options.baseURL ?? env['ANTHROPIC_BASE_URL'];
-  return new Anthropic({
+  const Client = loadSdk();
+  return new Client({
     apiKey,
     ...(baseURL ? { baseURL } : {}),
     maxRetries: options.maxRetries ?? 4,

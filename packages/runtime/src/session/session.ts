@@ -14,10 +14,8 @@ import {
   getLastAssistantMessage,
   getText,
 } from '@delegate/core';
-import { FORK_AGENT, getAgentDefinitionsWithOverrides } from '@delegate/agent-defs';
 import { createRootToolUseContext } from '@delegate/context-isolation';
 import { type CacheSafeParams, createCacheSafeParamsSlot } from '@delegate/fork-cache';
-import { getBuiltinTools } from '@delegate/tools';
 import { createAgentTool } from '../agent-tool/agent-tool.js';
 import type { AgentToolOutput } from '../agent-tool/agent-tool-output.js';
 import { buildAgentListReminder } from '../agent-tool/agent-tool-prompt.js';
@@ -36,6 +34,7 @@ import { createSendMessageTool } from '../tasks/send-message-tool.js';
 import { createTaskOutputTool, createTaskStopTool } from '../tasks/task-tools.js';
 import { TaskRegistry } from '../tasks/task-registry.js';
 import { TranscriptStore } from '../transcripts/transcript-store.js';
+import { loadTools } from '../util/load-tools.js';
 import type { AgentRuntime, AgentRuntimeOptions } from './agent-runtime.js';
 import { withAskRules } from './ask-rules.js';
 import { EventBus } from './event-bus.js';
@@ -115,10 +114,16 @@ function clientOf(options: ValidatedSessionOptions, env: NodeJS.ProcessEnv): Ant
   );
 }
 
-async function definitionsOf(options: ValidatedSessionOptions): Promise<AgentDefinitionsResult> {
+// Loaded with the first session: its YAML parser is not needed to import the runtime.
+type AgentDefsModule = typeof import('@delegate/agent-defs');
+
+async function definitionsOf(
+  options: ValidatedSessionOptions,
+  agentDefs: AgentDefsModule,
+): Promise<AgentDefinitionsResult> {
   const loaded =
     options.agentDefinitions ??
-    (await getAgentDefinitionsWithOverrides({
+    (await agentDefs.getAgentDefinitionsWithOverrides({
       cwd: options.cwd,
       ...(options.homeDir ? { homeDir: options.homeDir } : {}),
       ...options.agentLoading,
@@ -216,8 +221,9 @@ export class DelegateSession {
     const validated = validateSessionOptions(options);
     const env = validated.env ?? process.env;
     const client = clientOf(validated, env);
-    const definitions = await definitionsOf(validated);
-    const baseTools = validated.tools ?? getBuiltinTools();
+    const agentDefs = await import('@delegate/agent-defs');
+    const definitions = await definitionsOf(validated, agentDefs);
+    const baseTools = validated.tools ?? (await loadTools()).getBuiltinTools();
     const events = new EventBus(
       validated.onEventListenerError ? { onListenerError: validated.onEventListenerError } : {},
     );
@@ -240,7 +246,9 @@ export class DelegateSession {
       agents: new AgentDirectory({ maxRetained: runtimeOptions.maxRetainedAgents }),
       forkWarmups: new Map(),
       foreground: new Map(),
-      forkAgent: FORK_AGENT,
+      forkAgent: agentDefs.FORK_AGENT,
+      defaultAgentType: agentDefs.GENERAL_PURPOSE_AGENT_TYPE,
+      oneShotAgentTypes: agentDefs.ONE_SHOT_BUILTIN_AGENT_TYPES,
       pendingBackgroundSpawns: 0,
       pendingRuns: new Set(),
       rootCwd: validated.cwd,

@@ -5,7 +5,6 @@ import {
   TOOL_NAMES,
   createUserMessage,
 } from '@delegate/core';
-import { ONE_SHOT_BUILTIN_AGENT_TYPES } from '@delegate/agent-defs';
 import { z } from 'zod';
 import { type AgentToolOutput, formatAgentToolResult } from '../agent-tool/agent-tool-output.js';
 import { type AgentEntry, isCompacted } from '../lifecycle/agent-directory.js';
@@ -32,11 +31,8 @@ function findEntry(runtime: AgentRuntime, to: string): AgentEntry {
 }
 
 /** Refuses what cannot be continued: one-shot built-ins (Explore, Plan) and stopped agents. */
-function refuseUncontinuable(entry: AgentEntry): void {
-  if (
-    ONE_SHOT_BUILTIN_AGENT_TYPES.has(entry.agentType) &&
-    (isCompacted(entry) || entry.isBuiltIn)
-  ) {
+function refuseUncontinuable(runtime: AgentRuntime, entry: AgentEntry): void {
+  if (runtime.oneShotAgentTypes.has(entry.agentType) && (isCompacted(entry) || entry.isBuiltIn)) {
     throw new DelegateError(
       'INVALID_ARGUMENT',
       `Agent ${entry.agentId} is a one-shot ${entry.agentType} agent: it gave its report and cannot be continued. Start a new ${entry.agentType} agent with the Agent tool, with the follow-up in its prompt.`,
@@ -69,7 +65,7 @@ export function createSendMessageTool(
     requiresUserInteraction: () => false,
     async call(input, context): Promise<ToolResult<SendMessageOutput>> {
       const entry = findEntry(runtime, input.to);
-      refuseUncontinuable(entry);
+      refuseUncontinuable(runtime, entry);
       if (isCompacted(entry)) {
         if (!runtime.transcript) {
           throw new DelegateError(
@@ -81,7 +77,10 @@ export function createSendMessageTool(
           agentId: entry.agentId,
           message: input.message,
         });
-        return { content: formatAgentToolResult(output), data: output };
+        return {
+          content: formatAgentToolResult(output, { oneShotAgentTypes: runtime.oneShotAgentTypes }),
+          data: output,
+        };
       }
       const outcome = continueAgent({
         runtime,
@@ -96,7 +95,10 @@ export function createSendMessageTool(
         };
       }
       const output = await outcome;
-      return { content: formatAgentToolResult(output), data: output };
+      return {
+        content: formatAgentToolResult(output, { oneShotAgentTypes: runtime.oneShotAgentTypes }),
+        data: output,
+      };
     },
   };
 }

@@ -5,7 +5,7 @@ import {
   type ToolUseContext,
   TOOL_NAMES,
 } from '@delegate/core';
-import { getBackgroundShellOutput } from '@delegate/tools';
+import { loadTools } from '../util/load-tools.js';
 import { z } from 'zod';
 import type { AgentRuntime } from '../session/agent-runtime.js';
 
@@ -137,6 +137,7 @@ async function describeShellTask(options: {
     await new Promise((resolve) => setTimeout(resolve, 50));
     task = context.getAppState().tasks[taskId] ?? task;
   }
+  const { getBackgroundShellOutput } = await loadTools();
   const output = await getBackgroundShellOutput(taskId);
   const text = [
     describeTask(task),
