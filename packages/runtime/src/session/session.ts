@@ -14,6 +14,7 @@ import {
   getLastAssistantMessage,
   getText,
 } from '@delegate/core';
+import type * as AgentDefs from '@delegate/agent-defs';
 import { createRootToolUseContext } from '@delegate/context-isolation';
 import { type CacheSafeParams, createCacheSafeParamsSlot } from '@delegate/fork-cache';
 import { createAgentTool } from '../agent-tool/agent-tool.js';
@@ -115,7 +116,7 @@ function clientOf(options: ValidatedSessionOptions, env: NodeJS.ProcessEnv): Ant
 }
 
 // Loaded with the first session: its YAML parser is not needed to import the runtime.
-type AgentDefsModule = typeof import('@delegate/agent-defs');
+type AgentDefsModule = typeof AgentDefs;
 
 async function definitionsOf(
   options: ValidatedSessionOptions,

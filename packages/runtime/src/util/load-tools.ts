@@ -1,6 +1,8 @@
 // @delegate/tools pulls in the shell, search and MCP machinery; the runtime needs it only
 // once a session runs, so it is loaded on first use rather than at import time.
-type ToolsModule = typeof import('@delegate/tools');
+import type * as Tools from '@delegate/tools';
+
+type ToolsModule = typeof Tools;
 
 let loading: Promise<ToolsModule> | undefined;
 
