@@ -429,7 +429,6 @@ describe('Agent tool', () => {
     await writeFile(join(cwd, 'README.md'), '# repo\n');
     git('add', '.');
     git('-c', 'user.email=t@example.invalid', '-c', 'user.name=T', 'commit', '-qm', 'init');
-    session.runtime.options.worktreeRoot = join(cwd, '..', 'worktrees');
 
     const edited = await session.send('edit');
     const path = /worktreePath: (\S+)/.exec(edited.text)?.[1];
@@ -519,6 +518,9 @@ describe('Agent tool', () => {
   });
 
   it('moves a running foreground agent to the background and notifies the parent when it ends', async () => {
+    // The agent's Bash call waits for a file the test writes once the agent is in the
+    // background: it cannot finish early, however slow the machine.
+    const gate = 'release-the-agent';
     current = await createTestSession({
       policy: rules([
         {
@@ -537,7 +539,13 @@ describe('Agent tool', () => {
         },
         {
           match: { agent: 'general-purpose', toolResult: false },
-          reply: [{ type: 'tool_use', name: 'Bash', input: { command: 'sleep 0.4; echo slept' } }],
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'Bash',
+              input: { command: `while [ ! -e ${gate} ]; do sleep 0.05; done; echo slept` },
+            },
+          ],
         },
         { match: { agent: 'general-purpose', toolResult: 'Bash' }, reply: 'slow job finished' },
         {
@@ -547,18 +555,22 @@ describe('Agent tool', () => {
       ]),
       session: { permissionMode: 'bypassPermissions', backgroundHintMs: 50 },
     });
-    const { session, sim } = current;
+    const { session, sim, cwd } = current;
     const events: AgentEvent[] = [];
+    const moved: boolean[] = [];
     session.events.on((event) => {
       events.push(event);
+      // An action, not an assertion: its outcome is checked after the turn.
       if (event.type === 'agent.background_hint')
-        expect(session.backgroundAgent(event.agentId)).toBe(true);
+        moved.push(session.backgroundAgent(event.agentId));
     });
     const first = await session.send('run the slow job');
+    expect(moved).toEqual([true]);
     expect(first.text).toContain('moved: Started general-purpose agent');
     const types = events.map((event) => event.type);
     expect(types).toContain('agent.background_hint');
     expect(types).toContain('agent.backgrounded');
+    await writeFile(join(cwd, gate), '');
     const finished = await session.send('', { waitForBackground: true });
     expect(finished.text).toContain('slow job finished');
     // It kept running rather than restarting: one request per turn of its script.
