@@ -5,7 +5,6 @@ import {
   ensureToolResultPairing,
   toWireMessages,
 } from './normalize-messages.js';
-import { buildMessagesRequest } from './build-messages-request.js';
 
 describe('message normalization', () => {
   it('drops system notes and empty text, and merges same-role neighbours with tool results first', () => {
@@ -66,63 +65,5 @@ describe('message normalization', () => {
         },
       ],
     });
-  });
-});
-
-describe('buildMessagesRequest', () => {
-  const messages = [
-    { role: 'user' as const, content: [{ type: 'text' as const, text: 'a' }] },
-    { role: 'assistant' as const, content: [{ type: 'text' as const, text: 'b' }] },
-    {
-      role: 'user' as const,
-      content: [
-        { type: 'text' as const, text: 'c' },
-        { type: 'text' as const, text: 'd' },
-      ],
-    },
-  ];
-
-  it('marks the last system block and the last two blocks of the last message, never more than four', () => {
-    const request = buildMessagesRequest({
-      model: 'm',
-      systemPrompt: ['one', 'two'],
-      messages,
-      tools: [],
-    });
-    const marked = JSON.stringify(request).match(/cache_control/g) ?? [];
-    expect(marked).toHaveLength(3);
-    expect(request.system?.[1]).toMatchObject({ cache_control: { type: 'ephemeral' } });
-    expect(request.messages[2]!.content).toEqual([
-      { type: 'text', text: 'c', cache_control: { type: 'ephemeral' } },
-      { type: 'text', text: 'd', cache_control: { type: 'ephemeral' } },
-    ]);
-  });
-
-  it('reads without writing a new tail when skipCacheWrite is set', () => {
-    const request = buildMessagesRequest({
-      model: 'm',
-      systemPrompt: ['s'],
-      messages,
-      tools: [],
-      skipCacheWrite: true,
-    });
-    expect(JSON.stringify(request.messages[2])).not.toContain('cache_control');
-    expect(JSON.stringify(request.messages[1])).toContain('cache_control');
-  });
-
-  it('keeps the thinking budget below max_tokens, and an output cap changes the budget', () => {
-    const base = {
-      model: 'm',
-      systemPrompt: ['s'],
-      messages,
-      tools: [],
-      thinking: { type: 'enabled' as const, budgetTokens: 8000 },
-    };
-    const plain = buildMessagesRequest(base);
-    const capped = buildMessagesRequest({ ...base, maxOutputTokens: 4000 });
-    expect(plain.thinking).toEqual({ type: 'enabled', budget_tokens: 8000 });
-    expect(plain.max_tokens).toBeGreaterThan(8000);
-    expect(capped.max_tokens).toBe(4000);
-    expect(capped.thinking).toEqual({ type: 'enabled', budget_tokens: 3999 });
   });
 });

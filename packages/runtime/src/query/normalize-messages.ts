@@ -82,28 +82,46 @@ function missingResult(id: string): ToolResultBlock {
   };
 }
 
+function isStandIn(block: ToolResultBlock): boolean {
+  const content = block.content;
+  return (
+    block.is_error === true &&
+    Array.isArray(content) &&
+    content.length === 1 &&
+    content[0]?.text === MISSING_TOOL_RESULT_TEXT
+  );
+}
+
+/** One result per call id, in order of first appearance; a real result wins over a stand-in. */
+function uniqueResults(blocks: readonly ToolResultBlock[]): ToolResultBlock[] {
+  const byId = new Map<string, ToolResultBlock>();
+  for (const block of blocks) {
+    const existing = byId.get(block.tool_use_id);
+    if (!existing || (isStandIn(existing) && !isStandIn(block))) byId.set(block.tool_use_id, block);
+  }
+  return [...byId.values()];
+}
+
 /**
  * The content of the user turn that answers `callIds`: results for other ids dropped,
- * a synthetic error result for every call left unanswered, results first.
+ * one result per call (a real one over a stand-in), a synthetic error result for every
+ * call left unanswered, results first.
  */
 export function pairToolResults(
   callIds: readonly string[],
   content: readonly ContentBlock[],
 ): ContentBlock[] {
   const wanted = new Set(callIds);
-  const kept = content.filter(
-    (block) => block.type !== 'tool_result' || wanted.has(block.tool_use_id),
+  const others = content.filter((block) => block.type !== 'tool_result');
+  const results = uniqueResults(
+    content.filter(
+      (block): block is ToolResultBlock =>
+        block.type === 'tool_result' && wanted.has(block.tool_use_id),
+    ),
   );
-  if (callIds.length === 0) return kept;
-  const answered = new Set(
-    kept.flatMap((block) => (block.type === 'tool_result' ? [block.tool_use_id] : [])),
-  );
-  const missing = callIds.filter((id) => !answered.has(id)).map(missingResult);
-  return [
-    ...kept.filter((block) => block.type === 'tool_result'),
-    ...missing,
-    ...kept.filter((block) => block.type !== 'tool_result'),
-  ];
+  const answered = new Set(results.map((block) => block.tool_use_id));
+  const missing = [...wanted].filter((id) => !answered.has(id)).map(missingResult);
+  return [...results, ...missing, ...others];
 }
 
 /**
@@ -118,7 +136,10 @@ export function ensureToolResultPairing(messages: readonly WireMessage[]): WireM
     const message = messages[index]!;
     const previous = output[output.length - 1];
     if (message.role === 'assistant') {
-      output.push({ role: 'assistant', content: [...message.content] });
+      // A user message dropped as empty can leave two assistant messages side by side.
+      if (previous?.role === 'assistant')
+        previous.content = [...previous.content, ...message.content];
+      else output.push({ role: 'assistant', content: [...message.content] });
       const calls = toolUseIds(message);
       if (calls.length === 0) continue;
       const next = messages[index + 1];

@@ -26,27 +26,24 @@ export class WireConversation {
     this.wire = ensureToolResultPairing(toWireMessages(history));
   }
 
-  /** Adds one message (system and progress messages are ignored). */
+  /** Adds one message (system and progress messages are ignored, and so is what pairing leaves empty). */
   append(message: Message): void {
     const next = toWireMessage(message);
     if (!next) return;
-    const last = this.wire[this.wire.length - 1];
+    const lastIndex = this.wire.length - 1;
+    const last = this.wire[lastIndex];
     if (last && last.role === next.role) {
       // Replaced, not changed in place: an earlier request may hold the old array.
-      this.wire[this.wire.length - 1] = {
-        role: last.role,
-        content: this.paired(
-          last.role,
-          this.wire.length - 1,
-          mergeContent(last.role, last.content, next.content),
-        ),
-      };
+      const content = this.paired(
+        last.role,
+        lastIndex,
+        mergeContent(last.role, last.content, next.content),
+      );
+      if (content.length > 0) this.wire[lastIndex] = { role: last.role, content };
       return;
     }
-    this.wire.push({
-      role: next.role,
-      content: this.paired(next.role, this.wire.length, next.content),
-    });
+    const content = this.paired(next.role, this.wire.length, next.content);
+    if (content.length > 0) this.wire.push({ role: next.role, content });
   }
 
   /**
