@@ -90,7 +90,11 @@ function launched(run: AgentRun): LaunchedAgentOutput {
 
 function track<T>(runtime: AgentRuntime, promise: Promise<T>): Promise<T> {
   runtime.pendingRuns.add(promise);
-  void promise.finally(() => runtime.pendingRuns.delete(promise));
+  // The caller handles a rejection of `promise`; this side chain must not report it again.
+  promise.then(
+    () => runtime.pendingRuns.delete(promise),
+    () => runtime.pendingRuns.delete(promise),
+  );
   return promise;
 }
 
