@@ -5,7 +5,8 @@ import {
   createUserMessage,
   createUuid,
 } from '@delegate/core';
-import { finalizeAgentTool } from './finalize-agent-result.js';
+import { formatAgentToolResult } from './agent-tool-output.js';
+import { MAX_REPORT_CHARS, capReport, finalizeAgentTool } from './finalize-agent-result.js';
 
 function assistant(
   content: ContentBlock[],
@@ -57,5 +58,29 @@ describe('finalizeAgentTool', () => {
         startTime: 0,
       }),
     ).toThrow(/Agent a3 \(Plan\) produced no assistant message/);
+  });
+
+  it(`cuts a report over ${MAX_REPORT_CHARS.toLocaleString('en-US')} characters and says so in the result`, () => {
+    const long = `${'a'.repeat(MAX_REPORT_CHARS)}THE-TAIL`;
+    const result = finalizeAgentTool(
+      [createUserMessage({ content: 'task' }), assistant([{ type: 'text', text: long }])],
+      'a1',
+      { agentType: 'general-purpose', startTime: Date.now() },
+    );
+    const text = formatAgentToolResult(
+      { status: 'completed', ...result },
+      { oneShotAgentTypes: new Set() },
+    );
+    expect(text).not.toContain('THE-TAIL');
+    expect(text).toContain('[The report was cut: 100,000 of 100,008 characters shown.]');
+    const report = result.content.map((block) => block.text).join('');
+    expect(report.startsWith('a'.repeat(MAX_REPORT_CHARS))).toBe(true);
+  });
+
+  it('never splits a character made of two code units when it cuts', () => {
+    const cut = capReport(`${'a'.repeat(9)}😀rest`, 10);
+    expect(cut.startsWith(`${'a'.repeat(9)}\n`)).toBe(true);
+    expect(cut).toContain('9 of 15 characters shown');
+    expect(capReport('short', 10)).toBe('short');
   });
 });
