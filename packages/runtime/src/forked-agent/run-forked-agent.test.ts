@@ -3,8 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Sim, rules, startSim } from '@delegate/api-sim';
-import { createRootToolUseContext } from '@delegate/context-isolation';
 import {
+  countLinkedChildren,
+  createFileStateCache,
+  createRootToolUseContext,
+} from '@delegate/context-isolation';
+import {
+  type FileStateCache,
   type Message,
   DelegateError,
   createUserMessage,
@@ -121,8 +126,96 @@ describe('runForkedAgent', () => {
     await transcript.flush();
     const lines = await readTranscript(transcript.agentPath(result.agentId!));
     expect(lines.at(-1)?.type).toBe('assistant');
-    // The isolated child's file cache was released; the parent's is untouched.
-    expect(params.toolUseContext.readFileState.size).toBe(0);
+  });
+
+  it("releases the child's file cache and abort link when it ends, even when it fails", async () => {
+    sim = await startSim({
+      policy: rules([
+        {
+          match: { lastUserText: 'loop' },
+          reply: [{ type: 'tool_use', name: 'Glob', input: { pattern: '*' } }],
+        },
+        {
+          match: { toolResult: 'Glob', when: (request) => request.turnIndex > 2 },
+          reply: [{ type: 'tool_use', name: 'Glob', input: { pattern: '*' } }],
+        },
+        { match: {}, reply: 'fine' },
+      ]),
+    });
+    const { client, params } = await parentTurn();
+    const source = createFileStateCache();
+    source.set(join(dir!, 'seen.txt'), { content: 'seen', timestamp: 1 });
+    const clones: FileStateCache[] = [];
+    const cloneOriginal = source.clone.bind(source);
+    source.clone = () => {
+      const copy = cloneOriginal();
+      clones.push(copy);
+      return copy;
+    };
+    const parent = params.toolUseContext.abortController;
+    await runForkedAgent({
+      client,
+      promptMessages: [createUserMessage({ content: 'summarise' })],
+      cacheSafeParams: params,
+      canUseTool: createCanUseTool(),
+      querySource: 'summary',
+      forkLabel: 'summary',
+      overrides: { readFileState: source },
+    });
+    expect(clones).toHaveLength(1);
+    // The child had the entry while it ran; it was released afterwards, and the source kept it.
+    expect(clones[0]!.size).toBe(0);
+    expect(source.has(join(dir!, 'seen.txt'))).toBe(true);
+    expect(countLinkedChildren(parent)).toBe(0);
+    const failing = runForkedAgent({
+      client,
+      promptMessages: [createUserMessage({ content: 'loop' })],
+      cacheSafeParams: params,
+      canUseTool: createCanUseTool(),
+      querySource: 'summary',
+      forkLabel: 'summary',
+      maxTurns: 1,
+    });
+    await expect(failing).rejects.toSatisfy((error: unknown) =>
+      DelegateError.hasCode(error, 'MAX_TURNS'),
+    );
+    expect(countLinkedChildren(parent)).toBe(0);
+  });
+
+  it('writes no transcript with skipTranscript, and never caches its own prompt with skipCacheWrite', async () => {
+    sim = await startSim({ policy: rules([], { fallback: 'suggested next step' }) });
+    const { client, params } = await parentTurn();
+    const transcript = new TranscriptStore({ directory: dir!, sessionId: 'skips' });
+    const fork = (skips: { skipTranscript?: boolean; skipCacheWrite?: boolean }) =>
+      runForkedAgent({
+        client,
+        promptMessages: [createUserMessage({ content: 'suggest a next step '.repeat(200) })],
+        cacheSafeParams: params,
+        canUseTool: createCanUseTool(),
+        querySource: 'suggestion',
+        forkLabel: 'suggestion',
+        transcript,
+        ...skips,
+      });
+    const usage = () => sim!.journal.entries.at(-1)!.usage!;
+    // Twice the same fire-and-forget fork: the second reads the parent's prefix, but its
+    // prompt was never written, so it is still uncached.
+    const skipped = await fork({ skipTranscript: true, skipCacheWrite: true });
+    const first = usage();
+    await fork({ skipTranscript: true, skipCacheWrite: true });
+    const second = usage();
+    expect(second.cache_read_input_tokens).toBeGreaterThan(0);
+    expect(second.input_tokens).toBe(first.input_tokens);
+    expect(second.input_tokens).toBeGreaterThan(400);
+    const body = sim.journal.entries.at(-1)!.body as { messages: unknown[] };
+    expect(JSON.stringify(body.messages.at(-1))).not.toContain('cache_control');
+    // The same fork writing its tail: once more, and its prompt comes from the cache.
+    const written = await fork({});
+    const again = await fork({});
+    expect(usage().input_tokens).toBeLessThan(first.input_tokens / 10);
+    expect(skipped.agentId).toBeUndefined();
+    await transcript.flush();
+    expect(await transcript.listAgents()).toEqual([written.agentId, again.agentId].sort());
   });
 
   it('refuses maxOutputTokens when the fork shares the cache, and allows it when it does not', async () => {
