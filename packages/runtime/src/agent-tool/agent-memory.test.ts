@@ -80,7 +80,7 @@ describe('agent memory', () => {
   for (const scope of ['user', 'project', 'local'] as const) {
     it(`reads, updates and re-reads ${scope} memory across two sessions, without approval`, async () => {
       let memoryFile = '';
-      let write = firstNote;
+      let write: (previous: string) => string = firstNote;
       current = await createTestSession({
         policy: keeperPolicy(
           () => memoryFile,

@@ -222,36 +222,6 @@ describe('what a finished run gives back', () => {
     const evictable = events.find((event) => event.type === 'agent.cache_evictable');
     expect(evictable).toMatchObject({ lastRequestId: last.requestId });
   });
-
-  it('refuses to continue a one-shot Explore agent with SendMessage', async () => {
-    current = await createTestSession({
-      policy: rules([
-        {
-          match: { when: isMain, lastUserText: 'first' },
-          reply: [
-            agentCall({
-              description: 'look',
-              prompt: 'look',
-              subagent_type: 'Explore',
-              name: 'scout',
-            }),
-          ],
-        },
-        {
-          match: { when: isMain, lastUserText: 'again', toolResult: false },
-          reply: [
-            { type: 'tool_use', name: 'SendMessage', input: { to: 'scout', message: 'and more?' } },
-          ],
-        },
-        { match: { when: isMain, toolResult: true }, reply: (request) => resultText(request) },
-        { match: { agent: 'Explore' }, reply: 'found it' },
-      ]),
-    });
-    await current.session.send('first');
-    const { text } = await current.session.send('again');
-    expect(text).toMatch(/one-shot Explore agent: it gave its report and cannot be continued/);
-    expect(current.sim.journal.filter((entry) => agentOf(entry) === 'Explore')).toHaveLength(1);
-  });
 });
 
 describe('forks and worktrees', () => {
@@ -334,5 +304,32 @@ describe('forks and worktrees', () => {
     expect(() => git('check-ref-format', '--branch', branch)).not.toThrow();
     expect(await readFile(join(worktreePath, 'change.txt'), 'utf8')).toBe('x\n');
     expect(execFileSync('find', [root, '-name', 'PWNED'], { encoding: 'utf8' }).trim()).toBe('');
+  });
+});
+
+describe('effort', () => {
+  it("turns a numeric effort in the definition into the agent's thinking budget", async () => {
+    const thinker = customAgent(
+      '---\nname: thinker\ndescription: Thinks hard\neffort: 4096\n---\nYou think.',
+    );
+    current = await createTestSession({
+      agents: [thinker],
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [agentCall({ description: 'x', prompt: 'think', subagent_type: 'thinker' })],
+        },
+        { match: { agent: 'thinker' }, reply: 'thought' },
+        { match: { when: isMain }, reply: 'done' },
+      ]),
+    });
+    await current.session.send('go');
+    const request = current.sim.journal.filter(
+      (entry) => entry.headers['x-delegate-agent'] === 'thinker',
+    )[0]!;
+    expect((request.body as { thinking?: unknown }).thinking).toEqual({
+      type: 'enabled',
+      budget_tokens: 4096,
+    });
   });
 });

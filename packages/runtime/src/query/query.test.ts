@@ -123,6 +123,10 @@ describe('query', () => {
     const log: string[] = [];
     let running = 0;
     let maxRunning = 0;
+    // The reads wait for one another: they can only finish if all three run at once, so
+    // the test does not depend on timing (the guard only keeps a broken loop from hanging).
+    let allStarted!: () => void;
+    const threeRunning = new Promise<void>((resolve) => (allStarted = resolve));
     const makeTool = (name: string, safe: boolean): Tool => ({
       name,
       inputSchema: z.object({ id: z.string() }),
@@ -133,7 +137,10 @@ describe('query', () => {
         running++;
         maxRunning = Math.max(maxRunning, running);
         log.push(`start ${input.id}`);
-        await new Promise((resolve) => setTimeout(resolve, 40));
+        if (safe) {
+          if (running === 3) allStarted();
+          await Promise.race([threeRunning, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+        }
         log.push(`end ${input.id}`);
         running--;
         return { content: `ok ${input.id}` };

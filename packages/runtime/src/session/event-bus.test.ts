@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { rules } from '@delegate/api-sim';
 import type { AgentEvent } from '@delegate/core';
-import { agentCall, isMain } from '../__fixtures__/sim-helpers.js';
+import { agentCall, isMain, resultText } from '../__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession } from '../__fixtures__/test-session.js';
 import { EventBus } from './event-bus.js';
 
@@ -95,5 +95,36 @@ describe('an assertion inside a session listener', () => {
     expect(current.listenerErrors).toHaveLength(1);
     await expect(current.cleanup()).rejects.toThrow(/expected 'found it' to be 'something else'/);
     current = undefined;
+  });
+});
+
+describe('session events', () => {
+  it('streams lifecycle events as an async iterable', async () => {
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            agentCall({ description: 'hello', prompt: 'say hi', subagent_type: 'general-purpose' }),
+          ],
+        },
+        { match: { agent: 'general-purpose' }, reply: 'hi' },
+        { match: { when: isMain, toolResult: 'Agent' }, reply: (request) => resultText(request) },
+      ]),
+    });
+    const controller = new AbortController();
+    const seen: AgentEvent['type'][] = [];
+    const reading = (async () => {
+      for await (const event of current!.session.events.subscribe({ signal: controller.signal })) {
+        if (event.type !== 'agent.tool_use') seen.push(event.type);
+        if (event.type === 'agent.completed') break;
+      }
+    })();
+    const { text } = await current.session.send('say hi through an agent');
+    await reading;
+    expect(seen).toEqual(['agent.started', 'agent.progress', 'agent.completed']);
+    // general-purpose is not one-shot: the result names the agent and its usage.
+    expect(text).toMatch(/^hi\n\nagentId: a[0-9a-f]+ \(use SendMessage/);
+    expect(text).toContain('<usage>total_tokens:');
   });
 });

@@ -4,7 +4,10 @@ import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { rules } from '@delegate/api-sim';
 import { DelegateError } from '@delegate/core';
+import { agentCall, isMain, resultText } from '../__fixtures__/sim-helpers.js';
+import { type TestSession, createTestSession } from '../__fixtures__/test-session.js';
 import { cleanupAgentWorktree, createAgentWorktree } from './worktree.js';
 
 let root: string;
@@ -26,7 +29,11 @@ beforeEach(async () => {
   git('init', '-q', '-b', 'main');
 });
 
+let current: TestSession | undefined;
+
 afterEach(async () => {
+  await current?.cleanup();
+  current = undefined;
   await rm(root, { recursive: true, force: true });
 });
 
@@ -92,5 +99,77 @@ describe('createAgentWorktree', () => {
     );
     expect(git('rev-parse', 'delegate/agent-e')).toBe(before);
     expect(existsSync(join(root, 'trees', 'agent-e'))).toBe(false);
+  });
+});
+
+describe('worktree agents in a session', () => {
+  it('keeps a worktree that has changes and removes one that has none', async () => {
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { agent: 'general-purpose', lastUserText: 'add a file', toolResult: false },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'Write',
+              input: { file_path: 'added.txt', content: 'new\n' },
+            },
+          ],
+        },
+        { match: { agent: 'general-purpose', toolResult: 'Write' }, reply: 'Added added.txt.' },
+        {
+          match: { agent: 'general-purpose', lastUserText: 'look only' },
+          reply: 'Nothing to change.',
+        },
+        {
+          match: { when: isMain, lastUserText: 'edit', toolResult: false },
+          reply: [
+            agentCall({
+              description: 'edit',
+              prompt: 'add a file',
+              subagent_type: 'general-purpose',
+              isolation: 'worktree',
+            }),
+          ],
+        },
+        {
+          match: { when: isMain, lastUserText: 'read', toolResult: false },
+          reply: [
+            agentCall({
+              description: 'read',
+              prompt: 'look only',
+              subagent_type: 'general-purpose',
+              isolation: 'worktree',
+            }),
+          ],
+        },
+        {
+          match: { when: isMain, toolResult: 'Agent' },
+          reply: (request) => resultText(request),
+        },
+      ]),
+      session: { permissionMode: 'acceptEdits' },
+    });
+    const { cwd, session } = current;
+    const git = (...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+    git('init', '-q', '-b', 'main');
+    await writeFile(join(cwd, 'README.md'), '# repo\n');
+    git('add', '.');
+    git('-c', 'user.email=t@example.invalid', '-c', 'user.name=T', 'commit', '-qm', 'init');
+
+    const edited = await session.send('edit');
+    const path = /worktreePath: (\S+)/.exec(edited.text)?.[1];
+    const branch = /worktreeBranch: (\S+)/.exec(edited.text)?.[1];
+    expect(path).toBeDefined();
+    expect(await readFile(join(path!, 'added.txt'), 'utf8')).toBe('new\n');
+    expect(git('branch', '--list', branch!)).toContain(branch!);
+    expect(existsSync(join(cwd, 'added.txt'))).toBe(false);
+
+    const before = git('worktree', 'list');
+    const read = await session.send('read');
+    expect(read.text).toContain('Nothing to change.');
+    expect(read.text).not.toContain('worktreePath');
+    expect(git('worktree', 'list')).toBe(before);
+    expect(git('branch', '--list', 'delegate/*').split('\n').filter(Boolean)).toHaveLength(1);
   });
 });

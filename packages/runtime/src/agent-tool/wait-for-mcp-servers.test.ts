@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { rules } from '@delegate/api-sim';
 import { parseAgentFromMarkdown } from '@delegate/agent-defs';
 import { type McpManager, createMcpManager } from '@delegate/tools';
-import { agentCall, isMain } from '../__fixtures__/sim-helpers.js';
+import { agentCall, customAgent, isMain, resultText } from '../__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession } from '../__fixtures__/test-session.js';
 
 const server = fileURLToPath(
@@ -16,8 +16,47 @@ let manager: McpManager | undefined;
 afterEach(async () => {
   await current?.cleanup();
   await manager?.close();
-  current = undefined;
   manager = undefined;
+  current = undefined;
+});
+
+describe('required MCP servers', () => {
+  it('waits for a pending MCP server and stops early when it fails', async () => {
+    const needsGithub = customAgent(
+      '---\nname: gh-helper\ndescription: Works with GitHub\nrequiredMcpServers: [github]\n---\nYou use GitHub.',
+    );
+    current = await createTestSession({
+      agents: [needsGithub],
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [agentCall({ description: 'x', prompt: 'x', subagent_type: 'gh-helper' })],
+        },
+        {
+          match: { when: isMain, toolResult: 'Agent' },
+          reply: (request) => `ERR ${resultText(request)}`,
+        },
+      ]),
+      session: { mcpPollMs: 10, mcpWaitMs: 20_000 },
+    });
+    const { session } = current;
+    session.context.setAppState((state) => ({
+      ...state,
+      mcp: { ...state.mcp, clients: [{ name: 'github', type: 'pending' }] },
+    }));
+    setTimeout(() => {
+      session.context.setAppState((state) => ({
+        ...state,
+        mcp: {
+          ...state.mcp,
+          clients: [{ name: 'github', type: 'failed', error: 'spawn gh-mcp ENOENT' }],
+        },
+      }));
+    }, 100);
+    const { text } = await session.send('spawn');
+    expect(text).toContain('requires MCP servers matching: github');
+    expect(text).toContain('github (failed: spawn gh-mcp ENOENT)');
+  });
 });
 
 describe('agents that need MCP servers', () => {
