@@ -28,4 +28,5 @@ export const AgentToolInput = z.object({
     .optional()
     .describe('Working directory of the agent (absolute, or relative to yours)'),
 });
+/** Input of the Agent tool, as parsed. */
 export type AgentToolInput = z.infer<typeof AgentToolInput>;

@@ -2,15 +2,25 @@ import type { CompleteUsage, TaskStatus } from '@delegate/core';
 
 /** What a `<task-notification>` says about a finished task. */
 export type TaskNotification = {
+  /** The task that ended. */
   taskId: string;
+  /** Its agent, for agent tasks. */
   agentId?: string;
+  /** How it ended. */
   status: Exclude<TaskStatus, 'running'>;
+  /** Short description given when it started. */
   description: string;
+  /** The report (or what there was of it). */
   result?: string;
+  /** Why it failed or was stopped. */
   error?: string;
+  /** Usage of a completed run. */
   usage?: CompleteUsage;
+  /** Tool calls of a completed run. */
   toolUseCount?: number;
+  /** Duration of a completed run. */
   durationMs?: number;
+  /** The worktree it left, when it changed something. */
   worktree?: { path: string; branch?: string };
 };
 
