@@ -10,8 +10,15 @@ import Anthropic from '@anthropic-ai/sdk';
 import { rules, startSim } from '@delegate/api-sim';
 import { getBuiltInAgents } from '@delegate/agent-defs';
 import { createRootToolUseContext } from '@delegate/context-isolation';
-import { type AgentEvent, type Tool, createUserMessage } from '@delegate/core';
+import {
+  type AgentEvent,
+  type AssistantMessage,
+  type Tool,
+  createUserMessage,
+  createUuid,
+} from '@delegate/core';
 import { DelegateSession, createApiClient, createCanUseTool, query } from '@delegate/runtime';
+import { WireConversation, buildMessagesRequest } from '@delegate/runtime/internal';
 import { z } from 'zod';
 import type { BenchResult } from './harness.js';
 
@@ -154,6 +161,57 @@ export async function loopOverhead(turns: number): Promise<BenchResult> {
   } finally {
     await rm(cwd, { recursive: true, force: true });
   }
+}
+
+/**
+ * The runtime's own per-turn work, without the SDK or a server: adding a turn's two messages
+ * to the conversation and building the next request, at the start and at the end of a long
+ * conversation. This is the part that used to grow with the turn count.
+ */
+export async function requestBuilding(turns: number): Promise<BenchResult> {
+  const conversation = new WireConversation([createUserMessage({ content: 'loop' })]);
+  const times: number[] = [];
+  for (let turn = 0; turn < turns; turn++) {
+    const start = now();
+    const assistant: AssistantMessage = {
+      type: 'assistant',
+      uuid: createUuid(),
+      timestamp: new Date().toISOString(),
+      message: {
+        id: `msg_${turn}`,
+        role: 'assistant',
+        model: 'claude-sonnet-5-5',
+        content: [{ type: 'tool_use', id: `toolu_${turn}`, name: 'Noop', input: { n: turn } }],
+        stop_reason: 'tool_use',
+        usage: { input_tokens: 10, output_tokens: 5 },
+      },
+    };
+    conversation.append(assistant);
+    conversation.append(
+      createUserMessage({
+        content: [{ type: 'tool_result', tool_use_id: `toolu_${turn}`, content: `ok ${turn}` }],
+      }),
+    );
+    buildMessagesRequest({
+      model: 'claude-sonnet-5-5',
+      systemPrompt: ['You loop.'],
+      messages: conversation.messages(),
+      tools: [],
+    });
+    times.push(now() - start);
+  }
+  const tenth = Math.max(1, Math.floor(turns / 10));
+  return {
+    name: `runtime: conversation upkeep and request building per turn, ${turns} turns`,
+    metrics: {
+      microsecondsPerTurnTurns10OnP50: round(median(times.slice(10, 10 + tenth)) * 1000, 1),
+      microsecondsPerTurnLastTenthP50: round(median(times.slice(-tenth)) * 1000, 1),
+    },
+    notes: {
+      conditions:
+        'in process, no SDK and no server: WireConversation.append of a tool call and its result, then buildMessagesRequest',
+    },
+  };
 }
 
 /** A client whose every request's start time is recorded, by agent. */
@@ -614,6 +672,7 @@ async function abortLatency(): Promise<BenchResult> {
 export default async function bench(): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
   for (const turns of QUICK ? [5] : [40, 200, 600]) results.push(await loopOverhead(turns));
+  results.push(await requestBuilding(QUICK ? 20 : 600));
   results.push(await spawnOverhead(QUICK ? 3 : 200));
   results.push(await manyBackgroundAgents(QUICK ? 5 : 1_000));
   results.push(await importCost(QUICK ? 1 : 9));
