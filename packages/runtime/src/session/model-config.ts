@@ -3,11 +3,21 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { DelegateError } from '@delegate/core';
 
 // The SDK is the heaviest import of the runtime; it is loaded when the first client is
-// made, not when the runtime is imported.
+// made, not when the runtime is imported. `DelegateSession.create` loads its ES module
+// first (the copy an application imports too); a client made before any session, by a
+// synchronous call, comes from the SDK's CommonJS build.
 const requireModule = createRequire(import.meta.url);
+let esModuleSdk: typeof Anthropic | undefined;
+
+/** Loads the SDK's ES module, so clients made afterwards use the copy applications import. */
+export async function preloadSdk(): Promise<void> {
+  esModuleSdk ??= (await import('@anthropic-ai/sdk')).default;
+}
 
 function loadSdk(): typeof Anthropic {
-  return (requireModule('@anthropic-ai/sdk') as { default: typeof Anthropic }).default;
+  return (
+    esModuleSdk ?? (requireModule('@anthropic-ai/sdk') as { default: typeof Anthropic }).default
+  );
 }
 
 /** Model ids the aliases `sonnet`, `opus` and `haiku` stand for. */

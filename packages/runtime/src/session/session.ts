@@ -43,6 +43,7 @@ import {
   DEFAULT_MAIN_MODEL,
   DEFAULT_SUBAGENT_MODEL,
   createApiClient,
+  preloadSdk,
   resolveModelAlias,
 } from './model-config.js';
 import {
@@ -104,15 +105,17 @@ function runtimeOptionsOf(
   };
 }
 
-function clientOf(options: ValidatedSessionOptions, env: NodeJS.ProcessEnv): Anthropic {
-  return (
-    options.client ??
-    createApiClient({
-      ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-      ...(options.baseURL ? { baseURL: options.baseURL } : {}),
-      env,
-    })
-  );
+async function clientOf(
+  options: ValidatedSessionOptions,
+  env: NodeJS.ProcessEnv,
+): Promise<Anthropic> {
+  if (options.client) return options.client;
+  await preloadSdk();
+  return createApiClient({
+    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    env,
+  });
 }
 
 // Loaded with the first session: its YAML parser is not needed to import the runtime.
@@ -221,7 +224,7 @@ export class DelegateSession {
   static async create(options: DelegateSessionOptions): Promise<DelegateSession> {
     const validated = validateSessionOptions(options);
     const env = validated.env ?? process.env;
-    const client = clientOf(validated, env);
+    const client = await clientOf(validated, env);
     const agentDefs = await import('@delegate/agent-defs');
     const definitions = await definitionsOf(validated, agentDefs);
     const baseTools = validated.tools ?? (await loadTools()).getBuiltinTools();
