@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  DelegateError,
-  createUserMessage,
-  createUuid,
-  type AssistantMessage,
-} from '@delegate/core';
+import { DelegateError } from '@delegate/core';
 import { customAgent } from '../__fixtures__/sim-helpers.js';
 import { forkPrompts, freshAgentPrompts } from './agent-prompts.js';
 
