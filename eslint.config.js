@@ -55,5 +55,14 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
+  {
+    // The runtime composes everything: keep its functions small enough to read (issue 13).
+    files: ['packages/runtime/src/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      complexity: ['error', 20],
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+    },
+  },
   prettier,
 );

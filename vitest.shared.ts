@@ -15,6 +15,10 @@ export const sharedConfig = defineConfig({
         replacement: `${root}packages/$1/src/index.ts`,
       },
       {
+        find: /^@delegate\/([a-z-]+)\/internal$/,
+        replacement: `${root}packages/$1/src/internal.ts`,
+      },
+      {
         find: /^@delegate\/([a-z-]+)\/testing$/,
         replacement: `${root}packages/$1/src/testing.ts`,
       },

@@ -22,7 +22,7 @@ async function measure(
   options: { cwd: string; env?: Record<string, string> },
 ): Promise<Measured> {
   const usageFile = join(options.cwd, `usage-${process.hrtime.bigint()}.json`);
-  const env = {
+  const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...options.env,
     HOME: options.cwd,

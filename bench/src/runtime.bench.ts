@@ -1,17 +1,30 @@
-import type Anthropic from '@anthropic-ai/sdk';
-import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { fileURLToPath } from 'node:url';
+import Anthropic from '@anthropic-ai/sdk';
 import { rules, startSim } from '@delegate/api-sim';
 import { getBuiltInAgents } from '@delegate/agent-defs';
 import { createRootToolUseContext } from '@delegate/context-isolation';
-import { type Tool, createUserMessage } from '@delegate/core';
+import {
+  type AgentEvent,
+  type AssistantMessage,
+  type Tool,
+  createUserMessage,
+  createUuid,
+} from '@delegate/core';
 import { DelegateSession, createApiClient, createCanUseTool, query } from '@delegate/runtime';
+import { WireConversation, buildMessagesRequest } from '@delegate/runtime/internal';
 import { z } from 'zod';
 import type { BenchResult } from './harness.js';
 
-const TURNS = 200;
+// `pnpm bench runtime --quick` (or BENCH_QUICK=1) runs every scenario at a tiny size.
+const QUICK = process.argv.includes('--quick') || process.env['BENCH_QUICK'] === '1';
+const benchDir = fileURLToPath(new URL('..', import.meta.url));
 
 const noop: Tool = {
   name: 'Noop',
@@ -22,22 +35,44 @@ const noop: Tool = {
   call: async (input: { n: number }) => ({ content: `ok ${input.n}` }),
 };
 
-async function loopOverhead(): Promise<BenchResult> {
+function percentile(values: readonly number[], fraction: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))]!;
+}
+
+function median(values: readonly number[]): number {
+  return percentile(values, 0.5);
+}
+
+function now(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
+
+function round(value: number, digits = 3): number {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}
+
+/** One query loop of `turns` tool turns: the time of each turn, and the bodies it sent. */
+async function timeLoop(
+  turns: number,
+  cwd: string,
+): Promise<{ turnMs: number[]; bodies: Anthropic.MessageCreateParamsStreaming[] }> {
   const sim = await startSim({
     policy: rules([
-      { match: { when: (request) => request.turnIndex >= TURNS }, reply: 'finished' },
+      { match: { when: (request) => request.turnIndex >= turns }, reply: 'finished' },
       {
         match: {},
         reply: (request) => [{ type: 'tool_use', name: 'Noop', input: { n: request.turnIndex } }],
       },
     ]),
   });
-  const cwd = await mkdtemp(join(tmpdir(), 'delegate-bench-'));
   try {
     const client = createApiClient({ apiKey: 'bench', baseURL: sim.url });
     const context = createRootToolUseContext({ cwd, tools: [noop], model: 'claude-sonnet-5-5' });
-    const start = process.hrtime.bigint();
-    for await (const _event of query({
+    const starts: number[] = [];
+    for await (const event of query({
       client,
       messages: [createUserMessage({ content: 'loop' })],
       systemPrompt: ['You loop.'],
@@ -45,35 +80,457 @@ async function loopOverhead(): Promise<BenchResult> {
       canUseTool: createCanUseTool(),
       querySource: 'bench',
     })) {
-      // drain
+      if (event.type === 'stream_request_start') starts.push(now());
     }
-    const loopMs = Number(process.hrtime.bigint() - start) / 1e6;
-    // The same requests sent straight through the SDK, side by side: what the loop adds.
+    starts.push(now());
     const bodies = sim.journal.entries.map(
       (entry) => entry.body as Anthropic.MessageCreateParamsStreaming,
     );
-    const rawStart = process.hrtime.bigint();
+    return { turnMs: starts.slice(1).map((end, index) => end - starts[index]!), bodies };
+  } finally {
+    await sim.close();
+  }
+}
+
+/** The same requests sent straight through the SDK and drained: the time of each. */
+async function timeRaw(
+  bodies: readonly Anthropic.MessageCreateParamsStreaming[],
+): Promise<number[]> {
+  // A fresh simulator with the same script sees the same requests in the same order, so its
+  // prompt cache (and so its work per request) matches the loop's.
+  const replay = await startSim({
+    policy: rules([
+      { match: { when: (request) => request.turnIndex >= bodies.length - 1 }, reply: 'finished' },
+      {
+        match: {},
+        reply: (request) => [{ type: 'tool_use', name: 'Noop', input: { n: request.turnIndex } }],
+      },
+    ]),
+  });
+  try {
+    const client = createApiClient({ apiKey: 'bench', baseURL: replay.url });
+    const times: number[] = [];
     for (const body of bodies) {
+      const start = now();
       const stream = await client.messages.create({ ...body, stream: true });
       for await (const _event of stream) {
         // drain
       }
+      times.push(now() - start);
     }
-    const rawMs = Number(process.hrtime.bigint() - rawStart) / 1e6;
+    return times;
+  } finally {
+    await replay.close();
+  }
+}
+
+/**
+ * The runtime's own cost per turn: the query loop's time per turn minus the time the same
+ * request takes when sent straight through the SDK and drained, paired turn by turn. A
+ * warm-up round of both runs first, so neither side pays for the JIT.
+ */
+export async function loopOverhead(turns: number): Promise<BenchResult> {
+  const cwd = await mkdtemp(join(tmpdir(), 'delegate-bench-'));
+  try {
+    const warm = await timeLoop(Math.min(turns, 40), cwd);
+    await timeRaw(warm.bodies);
+    const loop = await timeLoop(turns, cwd);
+    const raw = await timeRaw(loop.bodies);
+    const overhead = loop.turnMs.map((turn, index) => turn - (raw[index] ?? 0));
+    const tenth = Math.max(1, Math.floor(overhead.length / 10));
+    const from = Math.min(10, Math.max(0, overhead.length - tenth));
+    const early = overhead.slice(from, from + tenth);
+    const late = overhead.slice(-tenth);
     return {
-      name: `runtime: query loop, ${TURNS} tool turns, zero model latency`,
+      name: `runtime: per-turn overhead of query over a raw-SDK loop, ${turns} tool turns`,
       metrics: {
-        loopMsPerTurn: loopMs / bodies.length,
-        rawSdkMsPerTurn: rawMs / bodies.length,
-        overheadMsPerTurn: (loopMs - rawMs) / bodies.length,
-        loopOverRawRatio: loopMs / rawMs,
+        overheadMsPerTurnP50: round(median(overhead)),
+        overheadMsPerTurnP99: round(percentile(overhead, 0.99)),
+        overheadMsTurns10OnP50: round(median(early)),
+        overheadMsLastTenthP50: round(median(late)),
+        loopMsPerTurnP50: round(median(loop.turnMs)),
+        rawSdkMsPerTurnP50: round(median(raw)),
       },
-      notes: { requests: bodies.length },
+      notes: {
+        requests: loop.bodies.length,
+        conditions:
+          'api-sim on loopback in the same process, zero model latency, one Noop tool call per turn, after a warm-up round; overhead = loop turn time minus the same request sent and drained through the SDK, paired per turn',
+        targets: 'p50 <= 1 ms at 40 turns, <= 1.5 ms at 600 turns, flat (last tenth ~ turns 10 on)',
+      },
+    };
+  } finally {
+    await rm(cwd, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The runtime's own per-turn work, without the SDK or a server: adding a turn's two messages
+ * to the conversation and building the next request, at the start and at the end of a long
+ * conversation. This is the part that used to grow with the turn count.
+ */
+export async function requestBuilding(turns: number): Promise<BenchResult> {
+  const conversation = new WireConversation([createUserMessage({ content: 'loop' })]);
+  const times: number[] = [];
+  for (let turn = 0; turn < turns; turn++) {
+    const start = now();
+    const assistant: AssistantMessage = {
+      type: 'assistant',
+      uuid: createUuid(),
+      timestamp: new Date().toISOString(),
+      message: {
+        id: `msg_${turn}`,
+        role: 'assistant',
+        model: 'claude-sonnet-5-5',
+        content: [{ type: 'tool_use', id: `toolu_${turn}`, name: 'Noop', input: { n: turn } }],
+        stop_reason: 'tool_use',
+        usage: { input_tokens: 10, output_tokens: 5 },
+      },
+    };
+    conversation.append(assistant);
+    conversation.append(
+      createUserMessage({
+        content: [{ type: 'tool_result', tool_use_id: `toolu_${turn}`, content: `ok ${turn}` }],
+      }),
+    );
+    buildMessagesRequest({
+      model: 'claude-sonnet-5-5',
+      systemPrompt: ['You loop.'],
+      messages: conversation.messages(),
+      tools: [],
+    });
+    times.push(now() - start);
+  }
+  const tenth = Math.max(1, Math.floor(turns / 10));
+  return {
+    name: `runtime: conversation upkeep and request building per turn, ${turns} turns`,
+    metrics: {
+      microsecondsPerTurnTurns10OnP50: round(median(times.slice(10, 10 + tenth)) * 1000, 1),
+      microsecondsPerTurnLastTenthP50: round(median(times.slice(-tenth)) * 1000, 1),
+    },
+    notes: {
+      conditions:
+        'in process, no SDK and no server: WireConversation.append of a tool call and its result, then buildMessagesRequest',
+    },
+  };
+}
+
+/** A client whose every request's start time is recorded, by agent. */
+function timedClient(
+  url: string,
+  starts: Array<{ agent: string | undefined; at: number }>,
+): Anthropic {
+  return new Anthropic({
+    apiKey: 'bench',
+    baseURL: url,
+    maxRetries: 0,
+    fetch: async (input, init) => {
+      const headers = new Headers(init?.headers);
+      starts.push({ agent: headers.get('x-delegate-agent') ?? undefined, at: now() });
+      return fetch(input, init);
+    },
+  });
+}
+
+/**
+ * Per spawn: from the Agent tool call starting (its `agent.tool_use` event) to the child's
+ * first request leaving (resolution, tool filtering, context, prompts, task and events).
+ */
+export async function spawnOverhead(spawns: number): Promise<BenchResult> {
+  const sim = await startSim({
+    policy: rules([
+      {
+        match: { when: (request) => request.agent === undefined && request.turnIndex < spawns },
+        reply: (request) => [
+          {
+            type: 'tool_use',
+            name: 'Agent',
+            input: {
+              description: `job ${request.turnIndex}`,
+              prompt: `Do job ${request.turnIndex}`,
+              subagent_type: 'general-purpose',
+            },
+          },
+        ],
+      },
+      { match: {}, reply: 'done' },
+    ]),
+  });
+  const cwd = await mkdtemp(join(tmpdir(), 'delegate-bench-'));
+  try {
+    const starts: Array<{ agent: string | undefined; at: number }> = [];
+    const session = await DelegateSession.create({
+      cwd,
+      homeDir: cwd,
+      client: timedClient(sim.url, starts),
+      agentDefinitions: { activeAgents: getBuiltInAgents(), allAgents: getBuiltInAgents() },
+      transcriptDir: false,
+    });
+    const calls: number[] = [];
+    session.events.on((event) => {
+      if (event.type === 'agent.tool_use' && event.toolName === 'Agent' && event.agentId === 'main')
+        calls.push(now());
+    });
+    await session.send('start the jobs');
+    const childStarts = starts
+      .filter((start) => start.agent === 'general-purpose')
+      .map((start) => start.at);
+    const perSpawn = calls.map((call, index) => (childStarts[index] ?? call) - call);
+    return {
+      name: `runtime: per-spawn overhead, ${spawns} foreground general-purpose spawns`,
+      metrics: {
+        spawnMsP50: round(median(perSpawn)),
+        spawnMsP99: round(percentile(perSpawn, 0.99)),
+      },
+      notes: {
+        conditions:
+          "from the Agent tool call starting to the child's first request leaving; built-in definitions, built-in tools, no transcripts, api-sim on loopback",
+        reference: 'Claude Code 2.1.328 adds 35-40 ms per warm spawn (issue 17)',
+      },
     };
   } finally {
     await sim.close();
     await rm(cwd, { recursive: true, force: true });
   }
+}
+
+type Phase = { wallMs: number; cpuMs: number; peakRssBytes: number; loopDelayP99Ms: number };
+
+/** Runs `work` while measuring wall time, CPU time, peak RSS and event-loop delay of this process. */
+async function measurePhase(work: () => Promise<void>): Promise<Phase> {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  let peak = process.memoryUsage().rss;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+  histogram.enable();
+  const cpuStart = process.cpuUsage();
+  const start = now();
+  await work();
+  const wallMs = now() - start;
+  const cpu = process.cpuUsage(cpuStart);
+  histogram.disable();
+  clearInterval(sampler);
+  peak = Math.max(peak, process.memoryUsage().rss);
+  return {
+    wallMs,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    peakRssBytes: peak,
+    loopDelayP99Ms: histogram.percentile(99) / 1e6,
+  };
+}
+
+/** Heap in use after a full garbage collection. */
+function heapAfterGc(): number {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+  return process.memoryUsage().heapUsed;
+}
+
+/** The scripted model of the scale scenario, as a module the simulator process loads. */
+function scalePolicySource(agents: number, perTurn: number): string {
+  const apiSim = import.meta.resolve('@delegate/api-sim');
+  return `import { rules } from ${JSON.stringify(apiSim)};
+const agents = ${agents};
+const perTurn = ${perTurn};
+const spawnTurns = Math.ceil(agents / perTurn);
+const isMain = (request) => request.agent === undefined;
+export default rules([
+  {
+    match: {
+      when: (request) =>
+        isMain(request) &&
+        request.turnIndex < spawnTurns &&
+        (request.turnIndex === 0 || request.toolResults.some((result) => result.toolName === 'Agent')),
+    },
+    reply: (request) =>
+      Array.from({ length: Math.min(perTurn, agents - request.turnIndex * perTurn) }, (_, index) => ({
+        type: 'tool_use',
+        name: 'Agent',
+        input: {
+          description: 'job ' + (request.turnIndex * perTurn + index),
+          prompt: 'Do job ' + (request.turnIndex * perTurn + index),
+          subagent_type: 'general-purpose',
+          run_in_background: true,
+        },
+      })),
+  },
+  { match: { when: isMain }, reply: 'noted' },
+  { match: { when: (request) => request.turnIndex >= 2 }, reply: 'job done' },
+  { match: {}, reply: (request) => [{ type: 'tool_use', name: 'Noop', input: { n: request.turnIndex } }] },
+]);
+`;
+}
+
+/** Starts the simulator in its own process (so this process measures only the client side). */
+async function startSimProcess(options: {
+  policyFile: string;
+  ttftMs: number;
+}): Promise<{ url: string; stop: () => Promise<void> }> {
+  const bin = fileURLToPath(new URL('bin.js', import.meta.resolve('@delegate/api-sim')));
+  const child = spawn(
+    process.execPath,
+    [bin, '--policy', options.policyFile, '--pacing', `${options.ttftMs},0`],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const line = output.split('\n').find((candidate) => candidate.startsWith('http'));
+      if (line) resolve(line.trim());
+    });
+    child.once('exit', (code) => reject(new Error(`delegate-sim exited with ${code}`)));
+  });
+  return {
+    url,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/**
+ * Many background agents in one process: each makes 3 requests (two Noop calls and a
+ * report) with 100 ms to first token, against a simulator in another process. The floor
+ * sends the same requests straight through the SDK, each conversation in order, all at once.
+ */
+export async function manyBackgroundAgents(agents: number): Promise<BenchResult> {
+  const ttft = 100;
+  // A response holds at most 100 Agent calls (more would pass max_tokens), so the main
+  // agent starts them over several turns; later main turns answer notifications.
+  const perTurn = 100;
+  const spawnTurns = Math.ceil(agents / perTurn);
+  const cwd = await mkdtemp(join(tmpdir(), 'delegate-bench-'));
+  const policyFile = join(cwd, 'scale-policy.mjs');
+  await writeFile(policyFile, scalePolicySource(agents, perTurn));
+  const sim = await startSimProcess({ policyFile, ttftMs: ttft });
+  const warnings: string[] = [];
+  const onWarning = (warning: Error): void => {
+    warnings.push(`${warning.name}: ${warning.message}`);
+  };
+  process.on('warning', onWarning);
+  try {
+    const sent: Array<{ agent: string | undefined; body: Anthropic.MessageCreateParamsStreaming }> =
+      [];
+    // Retries cover a kept-alive socket the server closed; both phases get the same.
+    const client = new Anthropic({
+      apiKey: 'bench',
+      baseURL: sim.url,
+      maxRetries: 2,
+      fetch: async (input, init) => {
+        const agent = new Headers(init?.headers).get('x-delegate-agent') ?? undefined;
+        if (typeof init?.body === 'string') sent.push({ agent, body: JSON.parse(init.body) });
+        return fetch(input, init);
+      },
+    });
+    let session: DelegateSession | undefined = await DelegateSession.create({
+      cwd,
+      homeDir: cwd,
+      client,
+      tools: [noop],
+      agentDefinitions: { activeAgents: getBuiltInAgents(), allAgents: getBuiltInAgents() },
+      transcriptDir: false,
+      maxBackgroundAgents: agents,
+    });
+    const baseline = process.memoryUsage().rss;
+    let finished = 0;
+    let allDone!: () => void;
+    const done = new Promise<void>((resolve) => (allDone = resolve));
+    session.events.on((event: AgentEvent) => {
+      if (event.type === 'agent.completed' || event.type === 'agent.failed')
+        if (++finished === agents) allDone();
+    });
+    const delegate = await measurePhase(async () => {
+      await session?.send('start the jobs');
+      await done;
+    });
+    // What the session keeps of its finished agents (records past maxRetainedAgents are
+    // compacted): the heap it frees when it is dropped.
+    await session.flush();
+    const completed = session.tasks.list().filter((task) => task.status === 'completed').length;
+    const heapWithSession = heapAfterGc();
+    session.abort();
+    await session.flush();
+    session = undefined;
+    const retainedHeap = heapWithSession - heapAfterGc();
+    // The floor: the same requests (the main agent's and every child's), replayed chain by
+    // chain in order, all chains at once.
+    const chains = new Map<string, Anthropic.MessageCreateParamsStreaming[]>();
+    for (const request of sent) {
+      const key = JSON.stringify(request.body.messages[0]);
+      chains.set(key, [...(chains.get(key) ?? []), request.body]);
+    }
+    const floorClient = createApiClient({ apiKey: 'bench', baseURL: sim.url, maxRetries: 2 });
+    const floor = await measurePhase(async () => {
+      await Promise.all(
+        [...chains.values()].map(async (bodies) => {
+          for (const body of bodies) {
+            const stream = await floorClient.messages.create({ ...body, stream: true });
+            for await (const _event of stream) {
+              // drain
+            }
+          }
+        }),
+      );
+    });
+    const ideal = (spawnTurns + 3) * ttft;
+    return {
+      name: `runtime: ${agents} background agents, 3 turns each, ${ttft} ms to first token`,
+      metrics: {
+        wallMs: round(delegate.wallMs, 1),
+        wallOverIdeal: round(delegate.wallMs / ideal, 2),
+        floorWallMs: round(floor.wallMs, 1),
+        cpuMs: round(delegate.cpuMs, 1),
+        floorCpuMs: round(floor.cpuMs, 1),
+        cpuOverFloor: round(delegate.cpuMs / floor.cpuMs, 2),
+        peakRssMb: round(delegate.peakRssBytes / 2 ** 20, 1),
+        rssPerAgentKb: round((delegate.peakRssBytes - baseline) / agents / 1024, 1),
+        retainedHeapPerAgentKb: round(retainedHeap / agents / 1024, 1),
+        eventLoopDelayP99Ms: round(delegate.loopDelayP99Ms, 1),
+        floorEventLoopDelayP99Ms: round(floor.loopDelayP99Ms, 1),
+        warnings: warnings.length,
+        completed,
+      },
+      notes: {
+        conditions: `api-sim in its own process with ${ttft} ms to first token; the main agent starts ${perTurn} agents per turn; ideal = (${spawnTurns} main turns + 3 child turns) x ${ttft} ms; CPU, RSS and event-loop delay of the client process only (RSS per agent is measured in a process that already ran the other scenarios; the retained heap is what a full GC frees when the finished session is dropped); the floor replays the same ${[...chains.values()].flat().length} requests (main and children) through the SDK, each conversation in order, all at once`,
+        targets: 'CPU <= 1.3x the floor, event-loop delay p99 <= 100 ms, no warning',
+        warningsSeen: warnings.slice(0, 3).join(' | ') || 'none',
+      },
+    };
+  } finally {
+    process.off('warning', onWarning);
+    await sim.stop();
+    await rm(cwd, { recursive: true, force: true });
+  }
+}
+
+/** `import('@delegate/runtime')` (the built package) in a fresh process, against `node -e 0`. */
+export async function importCost(runs: number): Promise<BenchResult> {
+  const time = (args: string[]): number => {
+    const start = now();
+    execFileSync(process.execPath, args, { cwd: benchDir, stdio: 'ignore' });
+    return now() - start;
+  };
+  const empty: number[] = [];
+  const runtime: number[] = [];
+  for (let index = 0; index < runs; index++) {
+    empty.push(time(['-e', '0']));
+    runtime.push(time(['--input-type=module', '-e', "await import('@delegate/runtime')"]));
+  }
+  return {
+    name: "runtime: import('@delegate/runtime') in a fresh process",
+    metrics: {
+      importProcessMsP50: round(median(runtime), 1),
+      emptyProcessMsP50: round(median(empty), 1),
+      importExtraMsP50: round(median(runtime) - median(empty), 1),
+    },
+    notes: {
+      conditions: `${runs} runs each, interleaved; the built dist of every package (pnpm bench builds first)`,
+      target: '<= 150 ms more than node -e 0',
+    },
+  };
 }
 
 async function forkCacheSavings(): Promise<BenchResult> {
@@ -100,6 +557,7 @@ async function forkCacheSavings(): Promise<BenchResult> {
     try {
       const session = await DelegateSession.create({
         cwd,
+        homeDir: cwd,
         client: createApiClient({ apiKey: 'bench', baseURL: sim.url }),
         agentDefinitions: { activeAgents: getBuiltInAgents(), allAgents: getBuiltInAgents() },
         transcriptDir: false,
@@ -112,14 +570,15 @@ async function forkCacheSavings(): Promise<BenchResult> {
         (entry) => entry.headers['x-delegate-agent'] !== undefined,
       );
       let read = 0;
-      let all = 0;
+      let written = 0;
+      let uncached = 0;
       for (const entry of children) {
         const usage = entry.usage!;
         read += usage.cache_read_input_tokens;
-        all +=
-          usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
+        written += usage.cache_creation_input_tokens;
+        uncached += usage.input_tokens;
       }
-      return { read, all, uncached: all - read };
+      return { read, written, uncached, all: read + written + uncached };
     } finally {
       await sim.close();
       await rm(cwd, { recursive: true, force: true });
@@ -130,14 +589,19 @@ async function forkCacheSavings(): Promise<BenchResult> {
   return {
     name: `runtime: ${prompts.length} children as forks vs. as fresh general-purpose agents`,
     metrics: {
-      forkCacheHitRate: forks.read / forks.all,
-      freshCacheHitRate: fresh.read / fresh.all,
-      forkUncachedInputTokens: forks.uncached,
-      freshUncachedInputTokens: fresh.uncached,
+      forkShareReadFromCache: round(forks.read / forks.all, 4),
+      freshShareReadFromCache: round(fresh.read / fresh.all, 4),
+      forkCacheReadTokens: forks.read,
+      forkCacheWriteTokens: forks.written,
+      forkUncachedTokens: forks.uncached,
+      freshCacheReadTokens: fresh.read,
+      freshCacheWriteTokens: fresh.written,
+      freshUncachedTokens: fresh.uncached,
     },
     notes: {
       children: prompts.length,
-      note: 'forks inherit the parent context, so their total input is larger but mostly cached',
+      conditions: 'api-sim cache model (an estimate of the real API), zero model latency',
+      note: 'forks inherit the parent context, so their total input is larger but mostly read from the cache; fresh agents get only their prompt (less context, not the same work)',
     },
   };
 }
@@ -180,6 +644,7 @@ async function abortLatency(): Promise<BenchResult> {
   try {
     const session = await DelegateSession.create({
       cwd,
+      homeDir: cwd,
       client: createApiClient({ apiKey: 'bench', baseURL: sim.url }),
       agentDefinitions: { activeAgents: getBuiltInAgents(), allAgents: getBuiltInAgents() },
       transcriptDir: false,
@@ -205,5 +670,13 @@ async function abortLatency(): Promise<BenchResult> {
 }
 
 export default async function bench(): Promise<BenchResult[]> {
-  return [await loopOverhead(), await forkCacheSavings(), await abortLatency()];
+  const results: BenchResult[] = [];
+  for (const turns of QUICK ? [5] : [40, 200, 600]) results.push(await loopOverhead(turns));
+  results.push(await requestBuilding(QUICK ? 20 : 600));
+  results.push(await spawnOverhead(QUICK ? 3 : 200));
+  results.push(await manyBackgroundAgents(QUICK ? 5 : 1_000));
+  results.push(await importCost(QUICK ? 1 : 9));
+  results.push(await forkCacheSavings());
+  results.push(await abortLatency());
+  return results;
 }

@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  entry: ['src/index.ts', 'src/internal.ts'],
   format: ['esm'],
   // Workspace packages' types are read from their source, so this package builds (and
   // `pnpm pack` ships dist) without building its dependencies first.

@@ -21,8 +21,6 @@ describe('createRootToolUseContext', () => {
     expect(context.messages).toEqual([]);
     expect(context.agentId).toBeUndefined();
     expect(context.queryTracking).toBeUndefined();
-    expect(context.localDenialTracking).toEqual({ consecutiveDenials: 0, totalDenials: 0 });
-    expect(context.contentReplacementState?.seenIds.size).toBe(0);
     expect(context.abortController.signal.aborted).toBe(false);
   });
 

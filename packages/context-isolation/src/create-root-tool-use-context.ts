@@ -11,7 +11,6 @@ import type {
 import { checkMaxListeners } from './check-max-listeners.js';
 import { createAppStateStore } from './create-app-state-store.js';
 import { DEFAULT_ABORT_MAX_LISTENERS } from './create-child-abort-controller.js';
-import { createDenialTrackingState } from './create-denial-tracking-state.js';
 import { createFileStateCache } from './create-file-state-cache.js';
 import type { FileStateCacheLimits } from './lru-file-state-cache.js';
 
@@ -46,9 +45,8 @@ export type RootToolUseContextOptions = {
 /**
  * Builds the context of a main-thread agent: one in-memory app-state store behind
  * `getAppState`, `setAppState` and `setAppStateForTasks`, a fresh file-read cache, a
- * new abort controller, fresh denial counters and replacement state. It has no
- * `agentId` and no `queryTracking`, so its first sub-agents are at depth 0. UI
- * callbacks can be assigned on the returned object.
+ * new abort controller. It has no `agentId` and no `queryTracking`, so its first
+ * sub-agents are at depth 0.
  */
 export function createRootToolUseContext(options: RootToolUseContextOptions): ToolUseContext {
   const store = createAppStateStore(options.appState);
@@ -70,12 +68,6 @@ export function createRootToolUseContext(options: RootToolUseContextOptions): To
     getAppState: store.getState,
     setAppState: store.setState,
     setAppStateForTasks: store.setState,
-    localDenialTracking: createDenialTrackingState(),
-    contentReplacementState: { seenIds: new Set(), replacements: new Map() },
-    nestedMemoryAttachmentTriggers: new Set(),
-    loadedNestedMemoryPaths: new Set(),
-    dynamicSkillDirTriggers: new Set(),
-    discoveredSkillNames: new Set(),
   };
   if (options.fileReadingLimits !== undefined)
     context.fileReadingLimits = options.fileReadingLimits;

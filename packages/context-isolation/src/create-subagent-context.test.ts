@@ -160,20 +160,11 @@ describe('createSubagentContext: app state', () => {
     expect(parent.getAppState()).toBe(before);
   });
 
-  it("shares the parent's setAppState and denial counters with shareSetAppState", () => {
+  it("shares the parent's setAppState with shareSetAppState", () => {
     const parent = createRoot();
     const child = createSubagentContext(parent, { shareSetAppState: true });
     child.setAppState((previous) => ({ ...previous, theme: 'dark' }));
     expect(parent.getAppState().theme).toBe('dark');
-    expect(child.localDenialTracking).toBe(parent.localDenialTracking);
-  });
-
-  it('counts denials afresh in an isolated child', () => {
-    const parent = createRoot();
-    if (parent.localDenialTracking) parent.localDenialTracking.totalDenials = 4;
-    const child = createSubagentContext(parent);
-    expect(child.localDenialTracking).toEqual({ consecutiveDenials: 0, totalDenials: 0 });
-    expect(child.localDenialTracking).not.toBe(parent.localDenialTracking);
   });
 
   it("lets a grandchild's task registration reach the root store", () => {
@@ -201,81 +192,7 @@ describe('createSubagentContext: app state', () => {
   });
 });
 
-describe('createSubagentContext: UI callbacks', () => {
-  function rootWithUi(calls: string[]): ToolUseContext {
-    const root = createRoot();
-    root.addNotification = () => calls.push('notification');
-    root.setToolJSX = () => calls.push('jsx');
-    root.setStreamMode = () => calls.push('stream');
-    root.openMessageSelector = () => calls.push('selector');
-    root.setInProgressToolUseIDs = () => calls.push('in-progress');
-    root.setResponseLength = () => calls.push('length');
-    root.pushApiMetricsEntry = () => calls.push('metrics');
-    return root;
-  }
-
-  it('gives the child no UI callbacks and no-op progress and length setters', () => {
-    const calls: string[] = [];
-    const child = createSubagentContext(rootWithUi(calls));
-    expect(child.addNotification).toBeUndefined();
-    expect(child.setToolJSX).toBeUndefined();
-    expect(child.setStreamMode).toBeUndefined();
-    expect(child.openMessageSelector).toBeUndefined();
-    expect(child.pushApiMetricsEntry).toBeUndefined();
-    child.setInProgressToolUseIDs?.((previous) => previous);
-    child.setResponseLength?.((previous) => previous + 10);
-    expect(calls).toEqual([]);
-  });
-
-  it('shares response length and metrics with shareSetResponseLength, and nothing else', () => {
-    const calls: string[] = [];
-    const child = createSubagentContext(rootWithUi(calls), { shareSetResponseLength: true });
-    child.setResponseLength?.((previous) => previous + 10);
-    child.pushApiMetricsEntry?.({ ttftMs: 5 });
-    child.setInProgressToolUseIDs?.((previous) => previous);
-    expect(calls).toEqual(['length', 'metrics']);
-    expect(child.addNotification).toBeUndefined();
-  });
-});
-
 describe('createSubagentContext: other fields', () => {
-  it('starts the four memory and skill sets empty and separate', () => {
-    const parent = createRoot();
-    parent.nestedMemoryAttachmentTriggers.add('/repo/CLAUDE.md');
-    parent.loadedNestedMemoryPaths.add('/repo/a/CLAUDE.md');
-    parent.dynamicSkillDirTriggers.add('/repo/.skills');
-    parent.discoveredSkillNames.add('pdf');
-    const child = createSubagentContext(parent);
-    child.discoveredSkillNames.add('xlsx');
-    expect(child.nestedMemoryAttachmentTriggers.size).toBe(0);
-    expect(child.loadedNestedMemoryPaths.size).toBe(0);
-    expect(child.dynamicSkillDirTriggers.size).toBe(0);
-    expect([...child.discoveredSkillNames]).toEqual(['xlsx']);
-    expect([...parent.discoveredSkillNames]).toEqual(['pdf']);
-  });
-
-  it("clones the parent's replacement decisions so the child's additions stay local", () => {
-    const parent = createRoot();
-    parent.contentReplacementState?.seenIds.add('toolu_1');
-    parent.contentReplacementState?.replacements.set('toolu_1', '[output trimmed]');
-    const child = createSubagentContext(parent);
-    expect(child.contentReplacementState?.replacements.get('toolu_1')).toBe('[output trimmed]');
-    child.contentReplacementState?.seenIds.add('toolu_2');
-    child.contentReplacementState?.replacements.set('toolu_2', 'x');
-    expect(parent.contentReplacementState?.seenIds.has('toolu_2')).toBe(false);
-    expect(parent.contentReplacementState?.replacements.has('toolu_2')).toBe(false);
-  });
-
-  it('uses a contentReplacementState override as given, and leaves it absent when the parent has none', () => {
-    const parent = createRoot();
-    const restored = { seenIds: new Set(['toolu_9']), replacements: new Map<string, string>() };
-    expect(
-      createSubagentContext(parent, { contentReplacementState: restored }).contentReplacementState,
-    ).toBe(restored);
-    const bare: ToolUseContext = { ...parent, contentReplacementState: undefined };
-    expect(createSubagentContext(bare).contentReplacementState).toBeUndefined();
-  });
-
   it('takes options, messages and cwd from the overrides, else from the parent', () => {
     const parent = createRoot();
     const inherited = createSubagentContext(parent);
@@ -314,7 +231,7 @@ describe('createSubagentContext: other fields', () => {
     expect(deep.queryTracking?.depth).toBe(5);
   });
 
-  it('keeps file-reading limits and the event sink, and drops the rendered system prompt', () => {
+  it('keeps file-reading limits and the event sink', () => {
     const events: unknown[] = [];
     const root = createRootToolUseContext({
       cwd: '/repo',
@@ -323,28 +240,9 @@ describe('createSubagentContext: other fields', () => {
       fileReadingLimits: { maxLines: 200 },
       emit: (event) => events.push(event),
     });
-    root.renderedSystemPrompt = ['You are the main agent.'];
-    root.toolUseId = 'toolu_parent';
     const child = createSubagentContext(root);
     expect(child.fileReadingLimits).toEqual({ maxLines: 200 });
     expect(child.emit).toBe(root.emit);
-    expect(child.renderedSystemPrompt).toBeUndefined();
-    expect(child.toolUseId).toBeUndefined();
-  });
-
-  it('takes criticalSystemReminder and requireCanUseTool only from overrides', () => {
-    const parent = createRoot();
-    parent.criticalSystemReminder = 'parent reminder';
-    parent.requireCanUseTool = true;
-    const plain = createSubagentContext(parent);
-    expect(plain.criticalSystemReminder).toBeUndefined();
-    expect(plain.requireCanUseTool).toBeUndefined();
-    const given = createSubagentContext(parent, {
-      criticalSystemReminder: 'only read files',
-      requireCanUseTool: true,
-    });
-    expect(given.criticalSystemReminder).toBe('only read files');
-    expect(given.requireCanUseTool).toBe(true);
   });
 });
 

@@ -1,11 +1,9 @@
 import { createAgentId, createUuid, type AppState, type ToolUseContext } from '@delegate/core';
-import { cloneContentReplacementState } from './clone-content-replacement-state.js';
 import { cloneFileStateCache } from './clone-file-state-cache.js';
 import {
   createChildAbortController,
   releaseChildAbortController,
 } from './create-child-abort-controller.js';
-import { createDenialTrackingState } from './create-denial-tracking-state.js';
 import type { SubagentContextOverrides } from './subagent-context-overrides.js';
 
 // Child controllers created here, by the context they belong to, so that releasing a
@@ -15,14 +13,12 @@ const ownedControllers = new WeakMap<ToolUseContext, AbortController>();
 function noop(): void {}
 
 /**
- * Derives the context of a sub-agent from its parent's. Isolated by default on four
+ * Derives the context of a sub-agent from its parent's. Isolated by default on three
  * dimensions, each shared only on request:
  * - file reads: a clone of the parent's cache (or of `overrides.readFileState`);
  * - abort: a child controller (parent abort reaches the child, never the reverse);
- * - state: `setAppState` is a no-op and denials are counted afresh, while
- *   `setAppStateForTasks` always reaches the root store;
- * - UI: no notification, JSX, stream-mode or selector callbacks; progress and
- *   response-length setters are no-ops.
+ * - state: `setAppState` is a no-op, while `setAppStateForTasks` always reaches the root
+ *   store.
  */
 export function createSubagentContext(
   parent: ToolUseContext,
@@ -56,21 +52,6 @@ export function createSubagentContext(
     // Task registration must reach the root even from isolated children, or their
     // background work would be left running with nobody to track or stop it.
     setAppStateForTasks: parent.setAppStateForTasks ?? parent.setAppState,
-    localDenialTracking:
-      overrides.shareSetAppState === true
-        ? parent.localDenialTracking
-        : createDenialTrackingState(),
-    // Cloned rather than fresh: a fork re-sends the parent's tool results, and must
-    // replace them exactly as the parent did or the cached prefix would differ.
-    contentReplacementState:
-      overrides.contentReplacementState ??
-      (parent.contentReplacementState === undefined
-        ? undefined
-        : cloneContentReplacementState(parent.contentReplacementState)),
-    nestedMemoryAttachmentTriggers: new Set<string>(),
-    loadedNestedMemoryPaths: new Set<string>(),
-    dynamicSkillDirTriggers: new Set<string>(),
-    discoveredSkillNames: new Set<string>(),
     agentId: overrides.agentId ?? createAgentId(),
     agentType: overrides.agentType,
     queryTracking: {
@@ -78,15 +59,8 @@ export function createSubagentContext(
       depth: (parent.queryTracking?.depth ?? -1) + 1,
     },
     fileReadingLimits: parent.fileReadingLimits,
-    criticalSystemReminder: overrides.criticalSystemReminder,
-    requireCanUseTool: overrides.requireCanUseTool,
-    setInProgressToolUseIDs: noop,
-    setResponseLength: overrides.shareSetResponseLength === true ? parent.setResponseLength : noop,
     emit: parent.emit,
   };
-  if (overrides.shareSetResponseLength === true && parent.pushApiMetricsEntry !== undefined) {
-    context.pushApiMetricsEntry = parent.pushApiMetricsEntry;
-  }
   if (ownsAbortController) ownedControllers.set(context, abortController);
   return context;
 }

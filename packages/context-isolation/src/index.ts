@@ -1,4 +1,3 @@
-export { cloneContentReplacementState } from './clone-content-replacement-state.js';
 export { cloneFileStateCache } from './clone-file-state-cache.js';
 export { createAppStateStore, createDefaultAppState } from './create-app-state-store.js';
 export type { AppStateStore } from './create-app-state-store.js';
@@ -9,7 +8,6 @@ export {
   releaseChildAbortController,
 } from './create-child-abort-controller.js';
 export type { ChildAbortControllerOptions } from './create-child-abort-controller.js';
-export { createDenialTrackingState } from './create-denial-tracking-state.js';
 export { createFileStateCache } from './create-file-state-cache.js';
 export { createRootToolUseContext } from './create-root-tool-use-context.js';
 export type { RootToolUseContextOptions } from './create-root-tool-use-context.js';

@@ -1,10 +1,4 @@
-import type {
-  AppState,
-  ContentReplacementState,
-  FileStateCache,
-  Message,
-  ToolUseOptions,
-} from '@delegate/core';
+import type { AppState, FileStateCache, Message, ToolUseOptions } from '@delegate/core';
 
 /**
  * What a caller may set or share when deriving a sub-agent context. Everything left
@@ -31,29 +25,14 @@ export type SubagentContextOverrides = {
   /** Reads application state for the child; replaces the parent's getter and the permission-prompt marking. */
   getAppState?: () => AppState;
   /**
-   * Share the parent's `setAppState` and denial counters, so the child's state
-   * changes reach the parent.
-   * @defaultValue false (state changes are a no-op; denials are counted per child)
+   * Share the parent's `setAppState`, so the child's state changes reach the parent.
+   * @defaultValue false (state changes are a no-op)
    */
   shareSetAppState?: boolean;
-  /**
-   * Share the parent's response-length and API-metrics callbacks.
-   * @defaultValue false (response length is a no-op; no metrics callback)
-   */
-  shareSetResponseLength?: boolean;
   /**
    * Use the parent's abort controller itself (an interactive child that stops with its
    * parent and may stop it) and the parent's `getAppState` unchanged.
    * @defaultValue false (a child controller linked to the parent's)
    */
   shareAbortController?: boolean;
-  /** Reminder re-sent on every user turn of the child; never inherited. */
-  criticalSystemReminder?: string;
-  /** When true, the child runs `canUseTool` even when a hook approved a call; never inherited. */
-  requireCanUseTool?: boolean;
-  /**
-   * Replacement decisions to use as they are (rebuilt from a resumed transcript, say);
-   * default a clone of the parent's.
-   */
-  contentReplacementState?: ContentReplacementState;
 };

@@ -59,7 +59,11 @@ export const AgentDefinition = z.object({
   model: z.string().optional(),
   /** Reasoning effort. */
   effort: AgentEffort.optional(),
-  /** Permission mode the agent runs with (default `acceptEdits` for sub-agents). */
+  /**
+   * Permission mode the agent runs with. Unset means `acceptEdits`. A parent in
+   * `bypassPermissions` or `plan` gives its sub-agents its own mode whatever this says, and
+   * a parent in `dontAsk` turns a mode that would ask (`default`, `bubble`) into `dontAsk`.
+   */
   permissionMode: PermissionMode.optional(),
   /** Turn limit of one run. */
   maxTurns: z.number().int().positive().optional(),

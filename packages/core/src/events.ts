@@ -33,7 +33,7 @@ export const AgentStartedEvent = z.object({
   taskId: z.string().optional(),
   /** Id of the `Agent` tool call that started it (absent for a resumed agent). */
   toolUseId: z.string().optional(),
-  /** Display color from its definition (absent for agents without one, such as general-purpose). */
+  /** Display color from the agent's definition; absent when the definition sets none. */
   color: AgentColor.optional(),
 });
 
@@ -135,6 +135,32 @@ export const AgentNotificationEvent = z.object({
   text: z.string(),
 });
 
+/**
+ * Something about a sub-agent is not as its definition asks (a part Delegate does not
+ * run, such as skills or inline MCP servers), or a hook failed without blocking.
+ */
+export const AgentWarningEvent = z.object({
+  ...EventBase,
+  /** Event discriminator. */
+  type: z.literal('agent.warning'),
+  /** What kind of warning (`SKILLS_IGNORED`, `MCP_SERVERS_IGNORED`, `HOOKS_IGNORED`, `HOOK_FAILED`). */
+  code: z.string(),
+  /** What happened and what to do. */
+  message: z.string(),
+});
+
+/**
+ * A sub-agent's run ended and no later request will read its cache chain, so the
+ * server may evict it (a proxy can forward this as a hint).
+ */
+export const AgentCacheEvictableEvent = z.object({
+  ...EventBase,
+  /** Event discriminator. */
+  type: z.literal('agent.cache_evictable'),
+  /** Request id of the run's last response. */
+  lastRequestId: z.string(),
+});
+
 /** Every lifecycle event of a sub-agent. */
 export const AgentEvent = z.discriminatedUnion('type', [
   AgentStartedEvent,
@@ -146,6 +172,8 @@ export const AgentEvent = z.discriminatedUnion('type', [
   AgentCompletedEvent,
   AgentFailedEvent,
   AgentNotificationEvent,
+  AgentWarningEvent,
+  AgentCacheEvictableEvent,
 ]);
 export type AgentEvent = z.infer<typeof AgentEvent>;
 export type AgentEventType = AgentEvent['type'];

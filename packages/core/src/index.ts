@@ -51,8 +51,6 @@ export { TOOL_NAMES, findToolByName, toolMatchesName } from './tool.js';
 export type { CanUseTool, Tool, ToolCallExtras, ToolResult } from './tool.js';
 export type {
   AppState,
-  ContentReplacementState,
-  DenialTrackingState,
   FileState,
   FileStateCache,
   McpClientState,
@@ -76,6 +74,7 @@ export type { AgentDefinitionsResult, SystemPromptParams } from './agent-definit
 export {
   AgentBackgroundedEvent,
   AgentBackgroundHintEvent,
+  AgentCacheEvictableEvent,
   AgentCompletedEvent,
   AgentEvent,
   AgentFailedEvent,
@@ -85,6 +84,7 @@ export {
   AgentRunMode,
   AgentStartedEvent,
   AgentToolUseEvent,
+  AgentWarningEvent,
 } from './events.js';
 export type { AgentEventType } from './events.js';
 export { DelegateError, DelegateErrorCode, errorMessage, isAbortError } from './errors.js';

@@ -96,20 +96,6 @@ export type AppState = {
 /** Replaces application state from the previous value. */
 export type SetAppState = (update: (previous: AppState) => AppState) => void;
 
-/** Counts of permission denials, used to stop asking after repeated refusals. */
-export type DenialTrackingState = {
-  consecutiveDenials: number;
-  totalDenials: number;
-};
-
-/** Which tool results were replaced by shorter stand-ins, so forks decide the same way. */
-export type ContentReplacementState = {
-  /** Tool-use ids already considered. */
-  seenIds: Set<string>;
-  /** Replacement text by tool-use id. */
-  replacements: Map<string, string>;
-};
-
 /** Extended-thinking configuration of a request (part of the cache key). */
 export type ThinkingConfig =
   { type: 'disabled' } | { type: 'enabled'; budgetTokens: number } | { type: 'adaptive' };
@@ -156,48 +142,14 @@ export type ToolUseContext = {
   setAppState: SetAppState;
   /** Changes task state at the root, always. */
   setAppStateForTasks?: SetAppState;
-  /** Permission denial counts for this agent. */
-  localDenialTracking?: DenialTrackingState;
-  /** Tool-result replacement decisions. */
-  contentReplacementState?: ContentReplacementState;
-  /** Nested memory files that triggered an attachment. */
-  nestedMemoryAttachmentTriggers: Set<string>;
-  /** Nested memory files already loaded. */
-  loadedNestedMemoryPaths: Set<string>;
-  /** Skill directories that triggered discovery. */
-  dynamicSkillDirTriggers: Set<string>;
-  /** Skills discovered during this agent's run. */
-  discoveredSkillNames: Set<string>;
   /** Id of the agent; absent on the main thread. */
   agentId?: string;
   /** Type of the agent; absent on the main thread. */
   agentType?: string;
   /** Query chain tracking. */
   queryTracking?: QueryTracking;
-  /** The system prompt exactly as last sent, reused byte for byte by forks. */
-  renderedSystemPrompt?: string[];
-  /** Id of the tool call this context serves. */
-  toolUseId?: string;
-  /** Reminder re-sent on every user turn. */
-  criticalSystemReminder?: string;
-  /** When true, `canUseTool` runs even when a hook approved the call. */
-  requireCanUseTool?: boolean;
   /** Limits on file reads. */
   fileReadingLimits?: { maxBytes?: number; maxLines?: number };
-  /** Marks tool uses in progress (UI). */
-  setInProgressToolUseIDs?: (update: (previous: Set<string>) => Set<string>) => void;
-  /** Reports streamed response length (UI). */
-  setResponseLength?: (update: (previous: number) => number) => void;
-  /** Records API metrics (UI). */
-  pushApiMetricsEntry?: (entry: Record<string, unknown>) => void;
-  /** Shows a notification (UI). */
-  addNotification?: (notification: { key: string; text: string }) => void;
-  /** Renders tool UI (UI). */
-  setToolJSX?: (value: unknown) => void;
-  /** Changes the spinner mode (UI). */
-  setStreamMode?: (mode: string) => void;
-  /** Opens the message selector (UI). */
-  openMessageSelector?: () => void;
   /** Receives lifecycle events. */
   emit?: (event: AgentEvent) => void;
 };

@@ -1,90 +1,52 @@
-export {
-  DEFAULT_MAIN_MODEL,
-  DEFAULT_SUBAGENT_MODEL,
-  MODEL_ALIASES,
-  createApiClient,
-  resolveAgentModel,
-  resolveModelAlias,
-} from './model-config.js';
-export type { ApiClientOptions } from './model-config.js';
-export {
-  enhanceSystemPromptWithEnvDetails,
-  getEnvironmentDetails,
-  getGitBranch,
-  getMainSystemPrompt,
-  isInsideGitRepo,
-  renderEnvironmentDetails,
-} from './system-prompt.js';
-export type { EnvironmentDetails } from './system-prompt.js';
-export {
-  MISSING_TOOL_RESULT_TEXT,
-  ensureToolResultPairing,
-  toWireMessages,
-} from './normalize-messages.js';
-export type { WireMessage } from './normalize-messages.js';
-export { DEFAULT_MAX_OUTPUT_TOKENS, buildMessagesRequest, renderContext } from './api-request.js';
-export type { ApiEffort, ApiToolDefinition, BuildRequestOptions } from './api-request.js';
-export { createCanUseTool, decideByRules, splitShellCommand } from './permissions.js';
-export type { AskHandler } from './permissions.js';
-export { query, renderUserContext } from './query.js';
+// The public API of @delegate/runtime, as its README documents it. Everything else is in
+// `@delegate/runtime/internal`, which may change in any release.
+export { DelegateSession } from './session/session.js';
+export type { ForkAfterTurnOptions, SendOptions } from './session/session.js';
+export type {
+  DelegateSessionOptions,
+  McpSource,
+  PermissionRuleInput,
+} from './session/session-options.js';
+export type { ResumeAgentOptions } from './lifecycle/resume-agent.js';
+export { query } from './query/query.js';
 export type {
   QueryEvent,
   QueryOutcome,
   QueryParams,
   RequestStartMessage,
   StreamEventMessage,
-} from './query.js';
-export { INTERRUPTED_TOOL_RESULT, runToolUses } from './run-tools.js';
-export type { ToolRunUpdate } from './run-tools.js';
-export { toolsToApiDefinitions } from './tool-schemas.js';
-export { runForkedAgent } from './forked-agent.js';
+} from './query/query.js';
+export { runForkedAgent } from './forked-agent/run-forked-agent.js';
 export type {
   ForkedAgentCompletion,
   ForkedAgentParams,
   ForkedAgentResult,
-} from './forked-agent.js';
-export { TranscriptStore, readTranscript } from './transcript.js';
-export type { TranscriptEntry } from './transcript.js';
-export { EventBus } from './event-bus.js';
+} from './forked-agent/run-forked-agent.js';
+export { EventBus } from './session/event-bus.js';
+export type { EventBusOptions } from './session/event-bus.js';
+export { TaskRegistry } from './tasks/task-registry.js';
+export type { TaskOutcome, TaskPatch } from './tasks/task-registry.js';
+export { TranscriptStore } from './transcripts/transcript-store.js';
+export type { TranscriptEntry } from './transcripts/transcript-store.js';
+export { readTranscript } from './transcripts/read-transcript.js';
 export {
-  AgentToolResultSchema,
-  countToolUses,
-  finalizeAgentTool,
-  sumUsage,
-} from './finalize-agent-result.js';
-export type { AgentToolResult } from './finalize-agent-result.js';
-export { formatTaskNotification, parseTaskNotificationIds } from './task-notification.js';
-export type { TaskNotification } from './task-notification.js';
-export { TaskRegistry } from './task-registry.js';
-export {
-  cleanupAgentWorktree,
-  createAgentWorktree,
-  defaultWorktreeRoot,
-  hasWorktreeChanges,
-  removeAgentWorktree,
-} from './worktree.js';
-export type { AgentWorktree } from './worktree.js';
-export {
-  buildAgentListReminder,
-  formatAgentLine,
-  getAgentToolPrompt,
-} from './agent-tool-prompt.js';
-export { AgentToolInput } from './agent-tool-input.js';
-export {
-  FORK_QUERY_SOURCE,
-  createAgentTool,
-  formatAgentToolResult,
-  resolveAgentPermissionMode,
-  visibleAgents,
-} from './agent-tool.js';
-export type { AgentToolOutput } from './agent-tool.js';
-export { continueAgent, startAgentRun } from './agent-lifecycle.js';
-export { createTaskOutputTool, createTaskStopTool, describeTask } from './task-tools.js';
-export { createSendMessageTool } from './send-message-tool.js';
-export { getRenderedRequestParts } from './rendered-request.js';
-export { createAgentRecord, parseAgentSpec } from './agent-record.js';
-export type { AgentSpec } from './agent-record.js';
-export type { RenderedRequestParts } from './rendered-request.js';
-export type { AgentRecord, AgentRuntime, AgentRuntimeOptions } from './agent-runtime.js';
-export { DelegateSession } from './session.js';
-export type { DelegateSessionOptions, McpSource } from './session.js';
+  DEFAULT_MAIN_MODEL,
+  DEFAULT_SUBAGENT_MODEL,
+  MODEL_ALIASES,
+  createApiClient,
+  resolveModelAlias,
+} from './session/model-config.js';
+export type { ApiClientOptions } from './session/model-config.js';
+export { createAgentTool } from './agent-tool/agent-tool.js';
+export type {
+  AgentToolOutput,
+  CompletedAgentOutput,
+  LaunchedAgentOutput,
+} from './agent-tool/agent-tool-output.js';
+export type { AgentToolResult } from './agent-tool/finalize-agent-result.js';
+export { createTaskOutputTool, createTaskStopTool } from './tasks/task-tools.js';
+export { createSendMessageTool } from './tasks/send-message-tool.js';
+export { formatTaskNotification } from './tasks/task-notification.js';
+export type { TaskNotification } from './tasks/task-notification.js';
+export { createCanUseTool } from './permissions.js';
+export type { AskHandler } from './permissions.js';

@@ -3,11 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PermissionRule, Tool, ToolUseContext } from '@delegate/core';
-import { createBashTool, loadShellParser } from '@delegate/tools';
+import { createBashTool } from '@delegate/tools';
 import { z } from 'zod';
-import { createCanUseTool, decideByRules, splitShellCommand } from './permissions.js';
+import {
+  createCanUseTool,
+  decideByRules,
+  prepareRuleChecks,
+  splitShellCommand,
+} from './permissions.js';
 
-beforeAll(() => loadShellParser());
+beforeAll(() => prepareRuleChecks());
 
 const bash: Tool = {
   name: 'Bash',

@@ -7,21 +7,42 @@ import type {
   Tool,
   ToolUseContext,
 } from '@delegate/core';
-import { TOOL_NAMES, toolMatchesName } from '@delegate/core';
-import {
-  allowedByShellRules,
-  analyzeShellCommandSync,
-  assessReadOnlyCommand,
-  deniedByShellRule,
-  getAllowedRoots,
-  loadShellParser,
-} from '@delegate/tools';
+import { DelegateError, TOOL_NAMES, toolMatchesName } from '@delegate/core';
+import type * as Tools from '@delegate/tools';
 
 const FILE_EDIT_TOOLS: readonly string[] = [
   TOOL_NAMES.write,
   TOOL_NAMES.edit,
   TOOL_NAMES.notebookEdit,
 ];
+
+// Loaded on the first Bash call, not at import: importing the runtime stays light.
+let shellTools: typeof Tools | undefined;
+
+/**
+ * Loads what Bash rules need, once: the shell analysis of `@delegate/tools` and its bash
+ * parser. `decideByRules` needs it for a call with a `command`; `createCanUseTool` and the
+ * session's ask rules call it themselves.
+ */
+export async function prepareRuleChecks(): Promise<void> {
+  shellTools ??= await import('@delegate/tools');
+  await shellTools.loadShellParser();
+}
+
+/** True when the call carries a shell command, so its rules need `prepareRuleChecks()`. */
+export function needsShellAnalysis(input: unknown): boolean {
+  return commandOf(input) !== undefined;
+}
+
+function shell(): typeof Tools {
+  if (shellTools === undefined || !shellTools.isShellParserLoaded()) {
+    throw new DelegateError(
+      'TOOL_FAILED',
+      'Bash rules need the bash parser: call `await prepareRuleChecks()` before `decideByRules` for a call with a command.',
+    );
+  }
+  return shellTools;
+}
 
 /** Asks a person (or a parent agent) about a call; resolves to their answer. */
 export type AskHandler = (request: {
@@ -41,7 +62,7 @@ export type AskHandler = (request: {
  * @deprecated Use `analyzeShellCommand` from `@delegate/tools`, which keeps each word.
  */
 export function splitShellCommand(command: string): { parts: string[]; opaque: boolean } {
-  const analysis = analyzeShellCommandSync(command);
+  const analysis = shell().analyzeShellCommandSync(command);
   const parts = analysis.commands.map((each) =>
     [basename(each.program), ...each.args.map((word) => word.value ?? word.text)].join(' '),
   );
@@ -81,7 +102,11 @@ function denyRuleMatches(rule: PermissionRule, tool: Tool, input: unknown): bool
   const content = rule.ruleValue.ruleContent ?? '';
   const command = commandOf(input);
   if (command !== undefined) {
-    return deniedByShellRule({ analysis: analyzeShellCommandSync(command), ruleContent: content });
+    const tools = shell();
+    return tools.deniedByShellRule({
+      analysis: tools.analyzeShellCommandSync(command),
+      ruleContent: content,
+    });
   }
   const path = (input as Record<string, unknown> | null)?.['file_path'];
   return typeof path === 'string' && pathMatches(content, path);
@@ -99,8 +124,9 @@ function allowRulesMatch(rules: readonly PermissionRule[], tool: Tool, input: un
   if (contents.length === 0) return false;
   const command = commandOf(input);
   if (command !== undefined) {
-    return allowedByShellRules({
-      analysis: analyzeShellCommandSync(command),
+    const tools = shell();
+    return tools.allowedByShellRules({
+      analysis: tools.analyzeShellCommandSync(command),
       ruleContents: contents,
     });
   }
@@ -123,10 +149,11 @@ function readOnlyBashDecision(
   context: ToolUseContext | undefined,
 ): PermissionDecision | undefined {
   if (context === undefined) return undefined;
-  const assessment = assessReadOnlyCommand({
+  const tools = shell();
+  const assessment = tools.assessReadOnlyCommand({
     command,
     cwd: context.cwd,
-    roots: getAllowedRoots(context),
+    roots: tools.getAllowedRoots(context),
   });
   if (assessment.insideRoots) return { behavior: 'allow' };
   if (!assessment.readOnly) return undefined;
@@ -143,8 +170,8 @@ function readOnlyBashDecision(
  * line counts as a read only when it is read-only and every path it names lies inside
  * `context`'s allowed directories; without `context` no Bash line does.
  *
- * Bash rules need the bash parser: call `await loadShellParser()` (from `@delegate/tools`)
- * first; `createCanUseTool` does. Without it a Bash call with rules throws a DelegateError.
+ * Bash calls need the shell analysis: call `await prepareRuleChecks()` first;
+ * `createCanUseTool` does. Without it a Bash call throws a DelegateError.
  */
 export function decideByRules(options: {
   tool: Tool;
@@ -203,7 +230,7 @@ export function createCanUseTool(
       const own = await tool.checkPermissions(input, context);
       if (own.behavior === 'deny') return own;
     }
-    if (commandOf(input) !== undefined) await loadShellParser();
+    if (needsShellAnalysis(input)) await prepareRuleChecks();
     const decision = decideByRules({
       tool,
       input,

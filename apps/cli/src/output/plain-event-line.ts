@@ -28,6 +28,10 @@ export function formatPlainEventLine(event: AgentEvent): string | undefined {
       return `${head} ${event.code === 'ABORTED' ? 'stopped' : 'failed'}: ${oneLine(event.error, 120)}`;
     case 'agent.notification':
       return `${head} notification queued for its parent (task ${event.taskId}, ${event.status})`;
+    case 'agent.warning':
+      return `${head} warning ${event.code}: ${oneLine(event.message, 200)}`;
+    case 'agent.cache_evictable':
+      return `${head} ended; its prompt cache (last request ${event.lastRequestId}) will not be read again`;
     case 'agent.message':
       return undefined;
   }

@@ -58,6 +58,8 @@ export class TextRenderer implements RunRenderer {
 
   onAgentEvent(event: AgentEvent): void {
     if (this.live) {
+      if (event.type === 'agent.warning')
+        this.live.note(`warning (${event.agentId}): ${event.message}`);
       if (event.type === 'agent.notification') {
         const node = this.options.tree.get(event.agentId);
         this.live.note(

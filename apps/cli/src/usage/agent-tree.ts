@@ -195,6 +195,8 @@ export class AgentTree {
       case 'agent.progress':
       case 'agent.background_hint':
       case 'agent.notification':
+      case 'agent.warning':
+      case 'agent.cache_evictable':
         break;
     }
     this.version++;

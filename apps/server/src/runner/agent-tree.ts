@@ -243,7 +243,12 @@ export class AgentTree {
         );
       case 'agent.background_hint':
       case 'agent.notification':
+      case 'agent.warning':
+      case 'agent.cache_evictable':
         return change;
+      case 'agent.message':
+        // Sub-agent messages are in the transcripts; the event log keeps lifecycle steps.
+        return { agents: [], events: [] };
     }
   }
 

@@ -42,9 +42,5 @@ export function createToolUseContext(): ToolUseContext {
     setAppState: (update) => {
       appState = update(appState);
     },
-    nestedMemoryAttachmentTriggers: new Set(),
-    loadedNestedMemoryPaths: new Set(),
-    dynamicSkillDirTriggers: new Set(),
-    discoveredSkillNames: new Set(),
   };
 }

@@ -101,10 +101,6 @@ export function createTestContext(
     getAppState: store.getAppState,
     setAppState: options.isolated ? () => {} : store.setAppState,
     setAppStateForTasks: store.setAppState,
-    nestedMemoryAttachmentTriggers: new Set(),
-    loadedNestedMemoryPaths: new Set(),
-    dynamicSkillDirTriggers: new Set(),
-    discoveredSkillNames: new Set(),
   };
 }
 

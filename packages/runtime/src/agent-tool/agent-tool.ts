@@ -1,0 +1,39 @@
+import { type Tool, type ToolResult, TOOL_NAMES } from '@delegate/core';
+import type { AgentRuntime } from '../session/agent-runtime.js';
+import { AgentToolInput } from './agent-tool-input.js';
+import { type AgentToolOutput, formatAgentToolResult } from './agent-tool-output.js';
+import { getAgentToolPrompt } from './agent-tool-prompt.js';
+import { visibleAgents } from './resolve-agent.js';
+import { spawnAgent } from './spawn-agent.js';
+
+/**
+ * Creates the `Agent` tool (legacy alias `Task`) bound to a session's runtime
+ * (`session.runtime`): it starts sub-agents in the foreground, in the background, or as
+ * forks, and returns their report (or the ids of a background run).
+ */
+export function createAgentTool(runtime: AgentRuntime): Tool<AgentToolInput, AgentToolOutput> {
+  return {
+    name: TOOL_NAMES.agent,
+    aliases: [TOOL_NAMES.agentLegacy],
+    inputSchema: AgentToolInput,
+    description(context) {
+      const definitions = context?.options.agentDefinitions ?? runtime.getAgentDefinitions();
+      const agents = context ? visibleAgents(context, definitions) : definitions.activeAgents;
+      return getAgentToolPrompt({
+        agents,
+        forkEnabled: runtime.options.forkEnabled,
+        listInMessages: runtime.options.agentListInMessages,
+      });
+    },
+    isReadOnly: () => true,
+    isConcurrencySafe: () => true,
+    requiresUserInteraction: () => false,
+    async call(input, context, extras): Promise<ToolResult<AgentToolOutput>> {
+      const output = await spawnAgent(runtime, input, context, extras);
+      return {
+        content: formatAgentToolResult(output, { oneShotAgentTypes: runtime.oneShotAgentTypes }),
+        data: output,
+      };
+    },
+  };
+}

@@ -1,0 +1,333 @@
+import {
+  type AssistantMessage,
+  type Message,
+  type PermissionMode,
+  type Tool,
+  type ToolCallExtras,
+  type ToolUseContext,
+  DelegateError,
+  createAgentId,
+  getLastAssistantMessage,
+} from '@delegate/core';
+import { type AgentSpec } from '../lifecycle/agent-spec.js';
+import { createAgentRecord } from '../lifecycle/agent-record.js';
+import { startAgentRun } from '../lifecycle/start-agent-run.js';
+import { type RenderedRequestParts, getRenderedRequestParts } from '../query/rendered-request.js';
+import type { AgentRuntime } from '../session/agent-runtime.js';
+import { resolveAgentModel } from '../session/model-config.js';
+import {
+  type AgentWorktree,
+  createAgentWorktree,
+  removeAgentWorktree,
+} from '../worktree/worktree.js';
+import { agentWorktreeSlug } from '../worktree/worktree-names.js';
+import { type AgentMemorySetup, allowMemoryWrites, setUpAgentMemory } from './agent-memory.js';
+import { forkMessages, freshAgentMessages } from './agent-messages.js';
+import { type AgentPrompts, forkPrompts, freshAgentPrompts } from './agent-prompts.js';
+import type { AgentToolInput } from './agent-tool-input.js';
+import type { AgentToolOutput } from './agent-tool-output.js';
+import { assembleWorkerTools } from './assemble-worker-tools.js';
+import { reserveBackgroundSlot } from './background-slots.js';
+import {
+  type DefinitionExtras,
+  type DefinitionWarning,
+  readDefinitionExtras,
+} from './definition-extras.js';
+import { awaitForkWarmup } from './fork-warmup.js';
+import { resolveAgentCwd } from './resolve-agent-cwd.js';
+import { FORK_QUERY_SOURCE, type SpawnTarget, resolveSpawnTarget } from './resolve-agent.js';
+import { resolveAgentPermissionMode } from './resolve-permission-mode.js';
+import { waitForRequiredMcpServers } from './wait-for-mcp-servers.js';
+
+/** Everything decided about a spawn before anything is created. */
+type SpawnPlan = {
+  target: SpawnTarget;
+  agentId: string;
+  isBackground: boolean;
+  model: string;
+  permissionMode: PermissionMode;
+  parentParts: RenderedRequestParts | undefined;
+  parentAssistant: AssistantMessage | undefined;
+  tools: Tool[];
+  allowedAgentTypes: string[] | undefined;
+  requestedCwd: string;
+  extras: DefinitionExtras;
+};
+
+/**
+ * True when the spawn runs in the background: asked for by the call or the definition, or
+ * forced by coordinator mode or `forkForceAsync` (while forking is on); never when
+ * background tasks are disabled.
+ */
+export function decideBackground(
+  runtime: AgentRuntime,
+  input: AgentToolInput,
+  target: SpawnTarget,
+): boolean {
+  const { options } = runtime;
+  if (options.backgroundTasksDisabled) return false;
+  return (
+    input.run_in_background === true ||
+    target.agent.background === true ||
+    options.coordinatorMode ||
+    (options.forkEnabled && options.forkForceAsync)
+  );
+}
+
+function callingAssistant(context: ToolUseContext, extras: ToolCallExtras): AssistantMessage {
+  const message = extras.assistantMessage ?? getLastAssistantMessage(context.messages);
+  if (message) return message;
+  throw new DelegateError(
+    'INVALID_ARGUMENT',
+    `A fork needs the assistant message that called it, and ${context.agentType ? `agent ${context.agentType}` : 'the main agent'} has none. Call Agent from a model turn, or pass subagent_type to start a fresh agent.`,
+  );
+}
+
+async function planSpawn(options: {
+  runtime: AgentRuntime;
+  input: AgentToolInput;
+  context: ToolUseContext;
+  extras: ToolCallExtras;
+  target: SpawnTarget;
+  isBackground: boolean;
+}): Promise<SpawnPlan> {
+  const { runtime, input, context, target } = options;
+  const { agent, isFork } = target;
+  const agentId = createAgentId();
+  const parentParts = getRenderedRequestParts(context);
+  if (isFork) forkPrompts(parentParts);
+  // A fork gets the parent's exact pool (cache-identical); a normal agent's pool is
+  // assembled afresh, independent of the parent's restrictions.
+  const { tools, allowedAgentTypes } = isFork
+    ? { tools: context.options.tools, allowedAgentTypes: undefined }
+    : assembleWorkerTools(runtime, context, agent, options.isBackground);
+  return {
+    target,
+    agentId,
+    isBackground: options.isBackground,
+    model: resolveAgentModel({
+      parentModel: context.options.model,
+      callModel: input.model,
+      definitionModel: agent.model,
+      defaultSubagentModel: runtime.options.defaultSubagentModel,
+      isFork,
+    }),
+    permissionMode: resolveAgentPermissionMode({
+      parentMode: context.getAppState().toolPermissionContext.mode,
+      agent,
+      isFork,
+    }),
+    parentParts,
+    parentAssistant: isFork ? callingAssistant(context, options.extras) : undefined,
+    tools,
+    allowedAgentTypes,
+    requestedCwd: await resolveAgentCwd(context, input.cwd),
+    extras: readDefinitionExtras({
+      runtime,
+      agent,
+      agentId,
+      mcpClients: context.getAppState().mcp.clients,
+    }),
+  };
+}
+
+async function createWorktreeIfAsked(
+  runtime: AgentRuntime,
+  plan: SpawnPlan,
+  input: AgentToolInput,
+): Promise<AgentWorktree | undefined> {
+  if (input.isolation !== 'worktree' && plan.target.agent.isolation !== 'worktree')
+    return undefined;
+  return createAgentWorktree({
+    cwd: plan.requestedCwd,
+    slug: agentWorktreeSlug({ agentType: plan.target.agent.agentType, agentId: plan.agentId }),
+    ...(runtime.options.worktreeRoot ? { root: runtime.options.worktreeRoot } : {}),
+  });
+}
+
+function buildPrompts(
+  plan: SpawnPlan,
+  cwd: string,
+  memory: AgentMemorySetup | undefined,
+): AgentPrompts {
+  if (plan.target.isFork) return forkPrompts(plan.parentParts);
+  return freshAgentPrompts({
+    agent: plan.target.agent,
+    cwd,
+    model: plan.model,
+    memoryPrompt: memory?.prompt,
+    parentParts: plan.parentParts,
+    additionalWorkingDirectories: memory?.directory ? [memory.directory] : [],
+  });
+}
+
+function buildMessages(options: {
+  plan: SpawnPlan;
+  input: AgentToolInput;
+  context: ToolUseContext;
+  worktree: AgentWorktree | undefined;
+}): Message[] {
+  const { plan, input, context, worktree } = options;
+  if (!plan.parentAssistant) {
+    return freshAgentMessages({
+      agent: plan.target.agent,
+      prompt: input.prompt,
+      agentId: plan.agentId,
+    });
+  }
+  return forkMessages({
+    history: context.messages,
+    parentAssistant: plan.parentAssistant,
+    prompt: input.prompt,
+    ...(worktree ? { worktree: { parentCwd: context.cwd, worktreeCwd: worktree.cwd } } : {}),
+  });
+}
+
+function buildSpec(options: {
+  plan: SpawnPlan;
+  input: AgentToolInput;
+  context: ToolUseContext;
+  prompts: AgentPrompts;
+  cwd: string;
+  worktree: AgentWorktree | undefined;
+}): AgentSpec {
+  const { plan, input, context, prompts } = options;
+  const { agent, isFork } = plan.target;
+  return {
+    agentId: plan.agentId,
+    agentType: agent.agentType,
+    description: input.description,
+    isFork,
+    isBuiltIn: agent.source === 'built-in',
+    model: plan.model,
+    systemPrompt: prompts.systemPrompt,
+    cwd: options.cwd,
+    querySource: isFork
+      ? FORK_QUERY_SOURCE
+      : `agent:${agent.source === 'built-in' ? 'builtin' : 'custom'}:${agent.agentType}`,
+    permissionMode: plan.permissionMode,
+    ...(input.name ? { name: input.name } : {}),
+    ...(prompts.userContext ? { userContext: prompts.userContext } : {}),
+    ...(prompts.systemContext ? { systemContext: prompts.systemContext } : {}),
+    ...(isFork && plan.parentParts
+      ? { toolDefinitions: [...plan.parentParts.toolDefinitions] }
+      : {}),
+    ...(typeof agent.effort === 'string' ? { effort: agent.effort } : {}),
+    // A numeric effort is a thinking budget.
+    ...(typeof agent.effort === 'number' ? { thinkingBudget: agent.effort } : {}),
+    ...(agent.maxTurns !== undefined ? { maxTurns: agent.maxTurns } : {}),
+    ...(context.agentId ? { parentAgentId: context.agentId } : {}),
+    ...(options.worktree ? { isolation: 'worktree' as const } : {}),
+  };
+}
+
+function emitWarnings(
+  runtime: AgentRuntime,
+  agentId: string,
+  warnings: readonly DefinitionWarning[],
+): void {
+  for (const warning of warnings) {
+    runtime.events.emit({
+      type: 'agent.warning',
+      agentId,
+      timestamp: new Date().toISOString(),
+      code: warning.code,
+      message: warning.message,
+    });
+  }
+}
+
+/** Creates the worktree, memory, prompts, messages and record of a planned spawn, and starts it. */
+async function launch(options: {
+  runtime: AgentRuntime;
+  plan: SpawnPlan;
+  input: AgentToolInput;
+  context: ToolUseContext;
+  extras: ToolCallExtras;
+  onWorktree: (worktree: AgentWorktree) => void;
+}): Promise<{ run: Promise<AgentToolOutput> }> {
+  const { runtime, plan, input, context } = options;
+  const worktree = await createWorktreeIfAsked(runtime, plan, input);
+  if (worktree) options.onWorktree(worktree);
+  const cwd = worktree ? worktree.cwd : plan.requestedCwd;
+  const memory = plan.target.isFork
+    ? undefined
+    : await setUpAgentMemory(runtime, plan.target.agent);
+  const prompts = buildPrompts(plan, cwd, memory);
+  const newMessages = buildMessages({ plan, input, context, worktree });
+  const memoryDirectory = memory?.directory;
+  const record = createAgentRecord({
+    runtime,
+    parent: context,
+    spec: buildSpec({ plan, input, context, prompts, cwd, worktree }),
+    tools: plan.tools,
+    definitions: {
+      ...plan.target.definitions,
+      ...(plan.allowedAgentTypes ? { allowedAgentTypes: plan.allowedAgentTypes } : {}),
+    },
+    isBackground: plan.isBackground,
+    ...(options.extras.canUseTool ? { parentCanUseTool: options.extras.canUseTool } : {}),
+    ...(worktree ? { worktree } : {}),
+    ...(memoryDirectory
+      ? { memoryDirectory, wrapCanUseTool: (check) => allowMemoryWrites(check, memoryDirectory) }
+      : {}),
+    ...(plan.extras.toolHooks ? { toolHooks: plan.extras.toolHooks } : {}),
+    ...(plan.target.agent.color ? { color: plan.target.agent.color } : {}),
+  });
+  const onFirstResponse = plan.parentAssistant
+    ? await awaitForkWarmup(runtime, {
+        parentMessageUuid: plan.parentAssistant.uuid,
+        signal: context.abortController.signal,
+      })
+    : undefined;
+  // startAgentRun registers the task before its first await: the caller may release the slot.
+  const run = startAgentRun(runtime, record, {
+    newMessages,
+    ...(plan.target.isFork ? { mode: 'fork' as const } : {}),
+    ...(onFirstResponse ? { onFirstResponse } : {}),
+    toolUseId: options.extras.toolUseId,
+  });
+  const warnings = memory?.warning
+    ? [...plan.extras.warnings, { code: 'MEMORY_UNAVAILABLE', message: memory.warning }]
+    : plan.extras.warnings;
+  emitWarnings(runtime, record.agentId, warnings);
+  // Wrapped: returning the promise itself would make the caller wait for the whole run.
+  return { run };
+}
+
+/**
+ * The Agent tool's work: resolve what to start, wait for its MCP servers, reserve a
+ * background place, plan (model, mode, tools, cwd, hooks), then create and start it. A
+ * worktree made for a spawn that fails before it starts is removed again; once the run
+ * has started, the run owns it.
+ */
+export async function spawnAgent(
+  runtime: AgentRuntime,
+  input: AgentToolInput,
+  context: ToolUseContext,
+  extras: ToolCallExtras,
+): Promise<AgentToolOutput> {
+  const target = resolveSpawnTarget(runtime, input, context);
+  await waitForRequiredMcpServers(runtime, target.agent, context);
+  const isBackground = decideBackground(runtime, input, target);
+  const slot = reserveBackgroundSlot(runtime, isBackground);
+  let worktree: AgentWorktree | undefined;
+  let started: { run: Promise<AgentToolOutput> };
+  try {
+    const plan = await planSpawn({ runtime, input, context, extras, target, isBackground });
+    started = await launch({
+      runtime,
+      plan,
+      input,
+      context,
+      extras,
+      onWorktree: (made) => (worktree = made),
+    });
+  } catch (error) {
+    if (worktree) await removeAgentWorktree(worktree).catch(() => undefined);
+    throw error;
+  } finally {
+    slot.release();
+  }
+  return started.run;
+}

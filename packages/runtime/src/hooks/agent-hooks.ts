@@ -1,0 +1,104 @@
+import { type AgentDefinition, DelegateError } from '@delegate/core';
+import { z } from 'zod';
+
+/** One command hook, as Claude Code settings write it. */
+export const CommandHookSchema = z.object({
+  /** Only command hooks run. */
+  type: z.literal('command'),
+  /** Shell command; it gets the call as JSON on stdin. */
+  command: z.string().min(1),
+  /** Seconds before the command is killed (default 60). */
+  timeout: z.number().positive().optional(),
+});
+/** One command hook, as Claude Code settings write it. */
+export type CommandHook = z.infer<typeof CommandHookSchema>;
+
+/** Hooks for the tool names a matcher selects. */
+export const HookMatcherSchema = z.object({
+  /** Tool names: `Bash`, `Write|Edit`, a regular expression (`mcp__.*`); absent, empty or `*` for all. */
+  matcher: z.string().optional(),
+  /** Commands to run for a matching call. */
+  hooks: z.array(CommandHookSchema),
+});
+/** Hooks for the tool names a matcher selects. */
+export type HookMatcher = z.infer<typeof HookMatcherSchema>;
+
+/** The tool-call hooks Delegate runs for a sub-agent. */
+export type AgentToolHooks = {
+  /** Run before a call; exit code 2 blocks it with stderr as the reason. */
+  PreToolUse: HookMatcher[];
+  /** Run after a call; exit code 2 gives stderr to the model. */
+  PostToolUse: HookMatcher[];
+};
+
+/** The hooks of a definition Delegate runs, and the events it does not. */
+export type ParsedAgentHooks = {
+  /** PreToolUse and PostToolUse hooks. */
+  hooks: AgentToolHooks;
+  /** Hook events in the definition that Delegate does not run (`Stop`, `SessionStart`, …). */
+  ignoredEvents: string[];
+};
+
+const RUN_EVENTS = ['PreToolUse', 'PostToolUse'] as const;
+
+function invalidHooks(agent: AgentDefinition, where: string, reason: string): DelegateError {
+  const file = agent.filePath ? ` (${agent.filePath})` : '';
+  return new DelegateError(
+    'INVALID_AGENT_DEFINITION',
+    `Agent "${agent.agentType}"${file}: hooks.${where}: ${reason}. Delegate runs PreToolUse and PostToolUse command hooks ({ matcher, hooks: [{ type: "command", command }] }); fix the hook or remove it, since a guard that cannot run would guard nothing.`,
+    { details: { agentType: agent.agentType, where } },
+  );
+}
+
+function checkMatcher(agent: AgentDefinition, where: string, matcher: string | undefined): void {
+  if (matcher === undefined || isPlainMatcher(matcher)) return;
+  try {
+    new RegExp(`^(?:${matcher})$`);
+  } catch (error) {
+    throw invalidHooks(
+      agent,
+      `${where}.matcher`,
+      `"${matcher}" is not a valid pattern (${String(error)})`,
+    );
+  }
+}
+
+function isPlainMatcher(matcher: string): boolean {
+  return matcher === '' || matcher === '*' || /^[A-Za-z0-9_|-]+$/.test(matcher);
+}
+
+/** True when `matcher` selects `toolName` (exact names split on `|`, else an anchored pattern). */
+export function hookMatches(matcher: string | undefined, toolName: string): boolean {
+  if (matcher === undefined || matcher === '' || matcher === '*') return true;
+  if (isPlainMatcher(matcher)) return matcher.split('|').includes(toolName);
+  return new RegExp(`^(?:${matcher})$`).test(toolName);
+}
+
+/**
+ * Reads a definition's `hooks` in the shape Claude Code settings use. PreToolUse and
+ * PostToolUse command hooks are returned to run; other events are listed as ignored; a
+ * PreToolUse or PostToolUse entry that cannot run (another hook type, a bad matcher, a
+ * missing command) throws `INVALID_AGENT_DEFINITION`, so the agent does not start unguarded.
+ */
+export function parseAgentHooks(agent: AgentDefinition): ParsedAgentHooks {
+  const hooks: AgentToolHooks = { PreToolUse: [], PostToolUse: [] };
+  const raw = agent.hooks ?? {};
+  const ignoredEvents = Object.keys(raw).filter(
+    (event) => !(RUN_EVENTS as readonly string[]).includes(event),
+  );
+  for (const event of RUN_EVENTS) {
+    if (raw[event] === undefined) continue;
+    const parsed = z.array(HookMatcherSchema).safeParse(raw[event]);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const path =
+        issue?.path
+          .map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`))
+          .join('') ?? '';
+      throw invalidHooks(agent, `${event}${path}`, issue?.message ?? 'not a list of hook matchers');
+    }
+    parsed.data.forEach((entry, index) => checkMatcher(agent, `${event}[${index}]`, entry.matcher));
+    hooks[event] = parsed.data;
+  }
+  return { hooks, ignoredEvents };
+}

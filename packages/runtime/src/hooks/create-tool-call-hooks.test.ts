@@ -1,0 +1,229 @@
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { rules } from '@delegate/api-sim';
+import type { AgentEvent } from '@delegate/core';
+import { agentCall, customAgent, isMain, resultText } from '../__fixtures__/sim-helpers.js';
+import { type TestSession, createTestSession } from '../__fixtures__/test-session.js';
+
+let current: TestSession | undefined;
+
+afterEach(async () => {
+  await current?.cleanup();
+  current = undefined;
+});
+
+// A guard in the shape people write them: read the call from stdin, exit 2 to block.
+const GUARD = `
+let input = '';
+process.stdin.on('data', (chunk) => (input += chunk));
+process.stdin.on('end', () => {
+  const call = JSON.parse(input);
+  require('node:fs').appendFileSync('hook-calls.jsonl', JSON.stringify(call) + '\\n');
+  if (call.hook_event_name === 'PreToolUse' && /\\brm\\b/.test(call.tool_input.command)) {
+    process.stderr.write('deleting files is not allowed here');
+    process.exit(2);
+  }
+  if (call.hook_event_name === 'PostToolUse') {
+    process.stderr.write('post-check saw: ' + call.tool_response.trim());
+    process.exit(2);
+  }
+  process.exit(0);
+});
+`;
+
+function guardedAgent(hooks: string) {
+  return customAgent(
+    `---\nname: guarded\ndescription: runs shell commands\ntools: Bash\nhooks:\n${hooks}\n---\nYou run commands.`,
+  );
+}
+
+describe('PreToolUse and PostToolUse hooks of a sub-agent', () => {
+  it('blocks a call when a PreToolUse hook exits 2, with its stderr as the reason', async () => {
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            agentCall({ description: 'clean', prompt: 'clean up', subagent_type: 'guarded' }),
+          ],
+        },
+        { match: { when: isMain, toolResult: 'Agent' }, reply: (request) => resultText(request) },
+        {
+          match: { agent: 'guarded', toolResult: false },
+          reply: [
+            { type: 'tool_use', name: 'Bash', input: { command: 'rm precious.txt' } },
+            { type: 'tool_use', name: 'Bash', input: { command: 'echo hello' } },
+          ],
+        },
+        {
+          match: { agent: 'guarded', toolResult: 'Bash' },
+          reply: (request) => request.toolResults.map((result) => `[${result.content}]`).join('\n'),
+        },
+      ]),
+      agents: [
+        guardedAgent(
+          [
+            '  PreToolUse:',
+            '    - matcher: Bash',
+            '      hooks:',
+            '        - type: command',
+            '          command: node guard.cjs',
+            '  PostToolUse:',
+            '    - matcher: Bash',
+            '      hooks:',
+            '        - type: command',
+            '          command: node guard.cjs',
+          ].join('\n'),
+        ),
+      ],
+      session: { permissionMode: 'bypassPermissions' },
+    });
+    const { cwd, session } = current;
+    await writeFile(join(cwd, 'guard.cjs'), GUARD);
+    await writeFile(join(cwd, 'precious.txt'), 'keep me');
+    const { text } = await session.send('go');
+    expect(text).toContain(
+      '[A PreToolUse hook blocked this Bash call: deleting files is not allowed here]',
+    );
+    expect(existsSync(join(cwd, 'precious.txt'))).toBe(true);
+    expect(text).toMatch(/\[hello[^]*PostToolUse hook feedback: post-check saw: hello/);
+    const calls = (await readFile(join(cwd, 'hook-calls.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    // The blocked call never ran, so it has no PostToolUse.
+    expect(calls.map((call) => call['hook_event_name'])).toEqual([
+      'PreToolUse',
+      'PreToolUse',
+      'PostToolUse',
+    ]);
+    expect(calls[0]).toMatchObject({
+      session_id: session.sessionId,
+      cwd,
+      tool_name: 'Bash',
+      tool_input: { command: 'rm precious.txt' },
+      agent_type: 'guarded',
+    });
+  });
+
+  it('reports a hook that fails another way as a warning and lets the call go on', async () => {
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [agentCall({ description: 'run', prompt: 'run', subagent_type: 'guarded' })],
+        },
+        { match: { when: isMain, toolResult: 'Agent' }, reply: (request) => resultText(request) },
+        {
+          match: { agent: 'guarded', toolResult: false },
+          reply: [{ type: 'tool_use', name: 'Bash', input: { command: 'echo went on' } }],
+        },
+        { match: { agent: 'guarded' }, reply: (request) => resultText(request) },
+      ]),
+      agents: [
+        guardedAgent(
+          [
+            '  PreToolUse:',
+            '    - hooks:',
+            '        - type: command',
+            "          command: 'echo broken >&2; exit 1'",
+          ].join('\n'),
+        ),
+      ],
+      session: { permissionMode: 'bypassPermissions' },
+    });
+    const events: AgentEvent[] = [];
+    current.session.events.on((event) => events.push(event));
+    const { text } = await current.session.send('go');
+    expect(text).toContain('went on');
+    const warnings = events.flatMap((event) => (event.type === 'agent.warning' ? [event] : []));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ code: 'HOOK_FAILED' });
+    expect(warnings[0]!.message).toMatch(/exited with code 1: broken/);
+  });
+
+  it('refuses to start an agent whose PreToolUse hook cannot run', async () => {
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [agentCall({ description: 'run', prompt: 'run', subagent_type: 'guarded' })],
+        },
+        { match: { when: isMain, toolResult: 'Agent' }, reply: (request) => resultText(request) },
+        { match: { agent: 'guarded' }, reply: 'should not run' },
+      ]),
+      agents: [
+        guardedAgent(
+          [
+            '  PreToolUse:',
+            '    - matcher: Bash',
+            '      hooks:',
+            // A hook shape Claude Code accepts, but only command hooks can run here.
+            '        - type: prompt',
+            '          prompt: Is this command safe?',
+          ].join('\n'),
+        ),
+      ],
+    });
+    const { text } = await current.session.send('go');
+    expect(text).toMatch(/Agent "guarded".*hooks\.PreToolUse\[0\]\.hooks\[0\]/);
+    expect(
+      current.sim.journal.filter((entry) => entry.headers['x-delegate-agent'] !== undefined),
+    ).toHaveLength(0);
+  });
+});
+
+describe('spawn-time warnings', () => {
+  it('names skills, inline and unknown MCP servers and hook events that do not run', async () => {
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [agentCall({ description: 'run', prompt: 'run', subagent_type: 'extras' })],
+        },
+        { match: { when: isMain }, reply: 'done' },
+        { match: { agent: 'extras' }, reply: 'ran' },
+      ]),
+      agents: [
+        customAgent(
+          [
+            '---',
+            'name: extras',
+            'description: asks for more than Delegate runs',
+            'skills: [pdf, xlsx]',
+            'mcpServers:',
+            '  - github',
+            '  - local-db:',
+            '      command: db-mcp',
+            'hooks:',
+            '  Stop:',
+            '    - hooks:',
+            '        - type: command',
+            '          command: echo stop',
+            '---',
+            'You have extras.',
+          ].join('\n'),
+        ),
+      ],
+    });
+    const events: AgentEvent[] = [];
+    current.session.events.on((event) => events.push(event));
+    await current.session.send('go');
+    const warnings = events.flatMap((event) => (event.type === 'agent.warning' ? [event] : []));
+    expect(warnings.map((warning) => warning.code).sort()).toEqual([
+      'HOOKS_IGNORED',
+      'MCP_SERVERS_IGNORED',
+      'MCP_SERVERS_IGNORED',
+      'SKILLS_IGNORED',
+    ]);
+    const text = warnings.map((warning) => warning.message).join('\n');
+    expect(text).toContain('pdf, xlsx');
+    expect(text).toContain('inline (local-db)');
+    expect(text).toContain('does not have (github)');
+    expect(text).toContain('hooks for Stop');
+    const started = events.find((event) => event.type === 'agent.started');
+    expect(events.indexOf(started!)).toBeLessThan(events.indexOf(warnings[0]!));
+  });
+});

@@ -1,0 +1,134 @@
+import type { AgentRecord, AgentRecordStatus } from './agent-record.js';
+
+/** What is left of a finished agent once its record was compacted: enough to explain and resume it. */
+export type CompactedAgent = {
+  /** Marks a compacted entry. */
+  readonly compacted: true;
+  /** Agent id. */
+  readonly agentId: string;
+  /** Name to address it with SendMessage. */
+  readonly name?: string;
+  /** Agent type. */
+  readonly agentType: string;
+  /** Short description from the Agent tool call. */
+  readonly description: string;
+  /** How its last run ended. */
+  readonly status: Exclude<AgentRecordStatus, 'running'>;
+  /** Task of its last run. */
+  readonly taskId?: string;
+};
+
+/** A spawned agent as the directory holds it: whole, or compacted after it finished. */
+export type AgentEntry = AgentRecord | CompactedAgent;
+
+/** True for an entry whose conversation was released. */
+export function isCompacted(entry: AgentEntry): entry is CompactedAgent {
+  return 'compacted' in entry;
+}
+
+function compact(record: AgentRecord): CompactedAgent {
+  return {
+    compacted: true,
+    agentId: record.agentId,
+    agentType: record.agentType,
+    description: record.description,
+    status: record.status === 'running' ? 'idle' : record.status,
+    ...(record.name ? { name: record.name } : {}),
+    ...(record.taskId ? { taskId: record.taskId } : {}),
+  };
+}
+
+/**
+ * The agents of a session by id and by name. The last `maxRetained` finished records are
+ * kept whole (SendMessage continues them in memory); older finished ones are compacted to a
+ * summary, so a long session does not hold every finished conversation. Running agents
+ * are counted per parent, so "does this agent still have running children" costs O(1).
+ */
+export class AgentDirectory {
+  private readonly entries = new Map<string, AgentEntry>();
+  private readonly finished = new Set<AgentRecord>();
+  private readonly running = new Set<AgentRecord>();
+  private readonly runningChildren = new Map<string, number>();
+  private readonly maxRetained: number;
+
+  /** `maxRetained`: finished records kept whole. */
+  constructor(options: { maxRetained: number }) {
+    this.maxRetained = options.maxRetained;
+  }
+
+  /** Registers a record under its id and, when it has one, its name. */
+  add(record: AgentRecord): void {
+    this.entries.set(record.agentId, record);
+    if (record.name) this.entries.set(record.name, record);
+  }
+
+  /** The entry of an id or name. */
+  get(key: string): AgentEntry | undefined {
+    return this.entries.get(key);
+  }
+
+  /** Names (or ids, for unnamed agents) that can be messaged, at most `limit` of them. */
+  addresses(limit = 50): string[] {
+    const seen = new Set<string>();
+    for (const entry of this.entries.values()) {
+      seen.add(entry.name ?? entry.agentId);
+      if (seen.size >= limit) break;
+    }
+    return [...seen];
+  }
+
+  /** A run of `record` starts (a compacted record that is continued becomes whole again). */
+  runStarted(record: AgentRecord): void {
+    this.finished.delete(record);
+    this.restore(record);
+    if (this.running.has(record)) return;
+    this.running.add(record);
+    const parent = record.parentAgentId;
+    if (parent) this.runningChildren.set(parent, (this.runningChildren.get(parent) ?? 0) + 1);
+  }
+
+  /** A run of `record` ended (once per run); compacts the oldest finished records past the limit. */
+  runEnded(record: AgentRecord): void {
+    if (!this.running.delete(record)) return;
+    const parent = record.parentAgentId;
+    if (parent) {
+      const left = (this.runningChildren.get(parent) ?? 1) - 1;
+      if (left > 0) this.runningChildren.set(parent, left);
+      else this.runningChildren.delete(parent);
+    }
+    if (this.entries.get(record.agentId) !== record) return;
+    this.finished.add(record);
+    while (this.finished.size > this.maxRetained) {
+      const oldest = this.finished.values().next().value as AgentRecord;
+      this.finished.delete(oldest);
+      this.compact(oldest);
+    }
+  }
+
+  /** True while agents that `agentId` started are running. */
+  hasRunningChildren(agentId: string): boolean {
+    return this.runningChildren.has(agentId);
+  }
+
+  /** Number of finished records kept whole. */
+  get retainedFinished(): number {
+    return this.finished.size;
+  }
+
+  private restore(record: AgentRecord): void {
+    const entry = this.entries.get(record.agentId);
+    if (entry === record) return;
+    this.entries.set(record.agentId, record);
+    const named = record.name ? this.entries.get(record.name) : undefined;
+    if (record.name && (!named || (isCompacted(named) && named.agentId === record.agentId)))
+      this.entries.set(record.name, record);
+  }
+
+  private compact(record: AgentRecord): void {
+    if (record.status === 'running') return;
+    const summary = compact(record);
+    this.entries.set(record.agentId, summary);
+    if (record.name && this.entries.get(record.name) === record)
+      this.entries.set(record.name, summary);
+  }
+}

@@ -1,0 +1,169 @@
+import {
+  type AssistantMessage,
+  type CompleteUsage,
+  type Message,
+  addUsage,
+  completeUsage,
+  emptyUsage,
+  totalTokens,
+} from '@delegate/core';
+import { query } from '../query/query.js';
+import type { AgentRuntime } from '../session/agent-runtime.js';
+import type { AgentRecord } from './agent-record.js';
+import { appendMessages, takeInbox } from './record-transitions.js';
+
+/** Running totals of one run, as `onProgress` reports them. */
+export type AgentProgress = {
+  /** Messages of the run so far. */
+  messageCount: number;
+  /** Tool calls so far. */
+  toolUseCount: number;
+  /** Usage summed over the run's responses. */
+  usage: CompleteUsage;
+  /** What the agent did last. */
+  lastActivity?: string;
+};
+
+/** Options of `driveAgent`. */
+export type DriveAgentOptions = {
+  /** Messages to add to the agent's conversation before it runs. */
+  newMessages: readonly Message[];
+  /** Leading messages of the starting conversation its transcript already holds (a resume). */
+  alreadyRecorded?: number;
+  /** Called once, when the first response of the run begins streaming. */
+  onFirstResponse?: () => void;
+  /** Called after each response, with the running totals. */
+  onProgress?: (progress: AgentProgress) => void;
+};
+
+function describeActivity(message: AssistantMessage): string | undefined {
+  const toolUse = [...message.message.content].reverse().find((block) => block.type === 'tool_use');
+  if (toolUse?.type === 'tool_use') return `called ${toolUse.name}`;
+  const text = message.message.content.find((block) => block.type === 'text');
+  return text?.type === 'text' ? text.text.slice(0, 120) : undefined;
+}
+
+async function recordStart(
+  runtime: AgentRuntime,
+  record: AgentRecord,
+  options: DriveAgentOptions,
+): Promise<void> {
+  const start = record.messages.length;
+  appendMessages(record, options.newMessages);
+  if (!runtime.transcript) return;
+  // The first run records the whole starting conversation (a fork's inherited history
+  // included), so the transcript alone is enough to resume the agent.
+  const fresh = start === 0 ? record.messages : options.newMessages;
+  await runtime.transcript.append(fresh.slice(options.alreadyRecorded ?? 0), record.agentId);
+}
+
+function startQuery(runtime: AgentRuntime, record: AgentRecord) {
+  return query({
+    client: runtime.client,
+    messages: [...record.messages],
+    systemPrompt: record.systemPrompt,
+    ...(record.userContext ? { userContext: record.userContext } : {}),
+    ...(record.systemContext ? { systemContext: record.systemContext } : {}),
+    toolUseContext: record.context,
+    canUseTool: record.canUseTool,
+    querySource: record.querySource,
+    ...(record.maxTurns !== undefined ? { maxTurns: record.maxTurns } : {}),
+    ...(record.effort ? { effort: record.effort } : {}),
+    ...(record.toolDefinitions ? { toolDefinitions: record.toolDefinitions } : {}),
+    ...(record.toolHooks ? { toolHooks: record.toolHooks } : {}),
+    drainQueuedMessages: () => takeInbox(record),
+  });
+}
+
+/** Tells renderers (the CLI's stream-json, a dashboard) about a message the agent added. */
+function emitMessage(runtime: AgentRuntime, record: AgentRecord, message: Message): void {
+  runtime.events.emit({
+    type: 'agent.message',
+    agentId: record.agentId,
+    timestamp: new Date().toISOString(),
+    message,
+  });
+}
+
+/** Progress bookkeeping of one run. */
+class RunProgress {
+  private messageCount = 0;
+  private toolUseCount = 0;
+  private usage = emptyUsage();
+
+  constructor(
+    private readonly runtime: AgentRuntime,
+    private readonly record: AgentRecord,
+    private readonly onProgress: DriveAgentOptions['onProgress'],
+  ) {}
+
+  countMessage(): void {
+    this.messageCount++;
+  }
+
+  countResponse(message: AssistantMessage): void {
+    this.usage = addUsage(this.usage, completeUsage(message.message.usage));
+    this.toolUseCount += message.message.content.filter(
+      (block) => block.type === 'tool_use',
+    ).length;
+    const lastActivity = describeActivity(message);
+    const progress = {
+      messageCount: this.messageCount,
+      toolUseCount: this.toolUseCount,
+      usage: this.usage,
+      ...(lastActivity ? { lastActivity } : {}),
+    };
+    this.onProgress?.(progress);
+    this.runtime.events.emit({
+      type: 'agent.progress',
+      agentId: this.record.agentId,
+      timestamp: new Date().toISOString(),
+      messageCount: this.messageCount,
+      toolUseCount: this.toolUseCount,
+      tokens: totalTokens(message.message.usage),
+      ...(lastActivity ? { lastActivity } : {}),
+    });
+  }
+}
+
+/**
+ * Runs one agent's loop over its record: appends the new messages, streams the query,
+ * keeps the record's conversation, transcript, task and events up to date, and yields
+ * each message. Returns how the loop ended; throws what the loop throws.
+ */
+export async function* driveAgent(
+  runtime: AgentRuntime,
+  record: AgentRecord,
+  options: DriveAgentOptions,
+): AsyncGenerator<Message, 'completed' | 'aborted'> {
+  await recordStart(runtime, record, options);
+  let firstResponse = false;
+  const notifyFirst = (): void => {
+    if (firstResponse) return;
+    firstResponse = true;
+    options.onFirstResponse?.();
+  };
+  const progress = new RunProgress(runtime, record, options.onProgress);
+  try {
+    const generator = startQuery(runtime, record);
+    for (;;) {
+      const next = await generator.next();
+      if (next.done) return next.value.reason;
+      const event = next.value;
+      if (event.type === 'stream_event') {
+        if (event.event.type === 'message_start') notifyFirst();
+        continue;
+      }
+      if (event.type === 'stream_request_start') continue;
+      appendMessages(record, [event]);
+      progress.countMessage();
+      if (runtime.transcript && event.type !== 'system')
+        await runtime.transcript.append([event], record.agentId);
+      if (event.type === 'assistant' || event.type === 'user') emitMessage(runtime, record, event);
+      if (event.type === 'assistant') progress.countResponse(event);
+      yield event;
+    }
+  } finally {
+    notifyFirst();
+  }
+}

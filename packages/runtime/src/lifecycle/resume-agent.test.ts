@@ -1,0 +1,180 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { rules } from '@delegate/api-sim';
+import { getBuiltInAgents } from '@delegate/agent-defs';
+import { type AgentEvent, DelegateError } from '@delegate/core';
+import { createApiClient } from '../session/model-config.js';
+import { DelegateSession } from '../session/session.js';
+import { readTranscript } from '../transcripts/read-transcript.js';
+import { agentCall, isMain } from '../__fixtures__/sim-helpers.js';
+import { type TestSession, createTestSession, waitUntil } from '../__fixtures__/test-session.js';
+
+let current: TestSession | undefined;
+
+afterEach(async () => {
+  await current?.cleanup();
+  current = undefined;
+});
+
+describe('resuming in the same session', () => {
+  it('resumes an agent in the same session (after a restart) without writing its history twice', async () => {
+    current = await createTestSession({
+      policy: rules([
+        { match: { when: isMain, lastUserText: '<task-notification>' }, reply: 'noted' },
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            agentCall({
+              description: 'job',
+              prompt: 'Do the job',
+              subagent_type: 'general-purpose',
+              run_in_background: true,
+            }),
+          ],
+        },
+        { match: { when: isMain }, reply: 'ok' },
+        { match: { agent: 'general-purpose', lastUserText: 'And the rest' }, reply: 'Rest done.' },
+        { match: { agent: 'general-purpose' }, reply: 'Job done.' },
+      ]),
+    });
+    const { session } = current;
+    const events: AgentEvent[] = [];
+    session.events.on((event) => events.push(event));
+    await session.send('start', { waitForBackground: true });
+    const agentId = events.find((event) => event.type === 'agent.started')!.agentId;
+    await session.flush();
+    // The process restarts and picks the same session up again.
+    const again = await DelegateSession.create({
+      cwd: current.cwd,
+      client: createApiClient({ apiKey: 'k', baseURL: current.sim.url }),
+      agentDefinitions: { activeAgents: getBuiltInAgents(), allAgents: getBuiltInAgents() },
+      transcriptDir: current.transcriptDir,
+      sessionId: session.transcript!.sessionId,
+    });
+    await again.resumeAgent({ agentId, message: 'And the rest' });
+    await again.send('', { waitForBackground: true });
+    await again.flush();
+    again.abort();
+
+    const entries = await readTranscript(session.transcript!.agentPath(agentId));
+    const uuids = entries.map((entry) => entry.uuid);
+    expect(new Set(uuids).size).toBe(uuids.length);
+    expect(entries.filter((entry) => JSON.stringify(entry).includes('Do the job'))).toHaveLength(1);
+    // One unbroken chain: each line points at the one before it.
+    entries.forEach((entry, index) =>
+      expect(entry.parentUuid).toBe(index === 0 ? null : entries[index - 1]!.uuid),
+    );
+    expect(JSON.stringify(entries.at(-1))).toContain('Rest done.');
+  });
+
+  it('refuses to resume an agent that is still running in the session', async () => {
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            agentCall({
+              description: 'slow',
+              prompt: 'Wait',
+              subagent_type: 'general-purpose',
+              run_in_background: true,
+            }),
+          ],
+        },
+        { match: { when: isMain }, reply: 'ok' },
+        { match: { agent: 'general-purpose' }, reply: 'late' },
+      ]),
+      sim: {
+        faults: [{ kind: 'slow_first_byte', delayMs: 5_000, match: { agent: 'general-purpose' } }],
+      },
+    });
+    const { session } = current;
+    const events: AgentEvent[] = [];
+    session.events.on((event) => events.push(event));
+    await session.send('start');
+    expect(await waitUntil(() => events.some((event) => event.type === 'agent.started'))).toBe(
+      true,
+    );
+    const agentId = events.find((event) => event.type === 'agent.started')!.agentId;
+    const error = await session
+      .resumeAgent({ agentId, message: 'again' })
+      .catch((caught: unknown) => caught);
+    expect(DelegateError.hasCode(error, 'INVALID_ARGUMENT')).toBe(true);
+    expect((error as Error).message).toMatch(/still running .* SendMessage/);
+  });
+});
+
+describe('resuming a background agent from its transcript', () => {
+  it('restores the conversation in a new session and finishes the task', async () => {
+    const marker = `${6000 + (process.pid % 1000)}.${Date.now() % 1000}1`;
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, lastUserText: '<task-notification>' },
+          reply: (request) => `resumed result: ${request.lastUserText}`,
+        },
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            agentCall({
+              description: 'long job',
+              prompt: 'Do the long job',
+              subagent_type: 'general-purpose',
+              run_in_background: true,
+            }),
+          ],
+        },
+        { match: { when: isMain, toolResult: 'Agent' }, reply: 'started' },
+        {
+          match: { agent: 'general-purpose', lastUserText: 'Continue the task' },
+          reply: (request) =>
+            `Finished the long job after resuming (history had ${request.messages.length} messages).`,
+        },
+        {
+          match: { agent: 'general-purpose', toolResult: false },
+          reply: [{ type: 'tool_use', name: 'Bash', input: { command: `sleep ${marker}` } }],
+        },
+      ]),
+      session: { permissionMode: 'bypassPermissions', sessionId: 'first-session' },
+    });
+    const first = current.session;
+    const events: AgentEvent[] = [];
+    first.events.on((event) => events.push(event));
+    await first.send('start the long job');
+    const started = events.find((event) => event.type === 'agent.started');
+    expect(started).toBeDefined();
+    expect(await waitUntil(() => first.tasks.list()[0]?.lastActivity === 'called Bash')).toBe(true);
+    // The first session dies mid-run (the Bash call never returns).
+    first.abort();
+    await first.flush();
+
+    const second = await DelegateSession.create({
+      cwd: current.cwd,
+      client: createApiClient({ apiKey: 'k', baseURL: current.sim.url }),
+      agentDefinitions: { activeAgents: getBuiltInAgents(), allAgents: getBuiltInAgents() },
+      transcriptDir: current.transcriptDir,
+      sessionId: 'second-session',
+      permissionMode: 'bypassPermissions',
+    });
+    const launched = await second.resumeAgent({
+      agentId: started!.agentId,
+      sessionId: 'first-session',
+    });
+    expect(launched.status).toBe('async_launched');
+    const { text } = await second.send('', { waitForBackground: true });
+    // The restored history: the prompt, the Bash call and its (repaired) result, and the note.
+    expect(text).toContain('Finished the long job after resuming (history had 3 messages)');
+    const resumedRequest = current.sim.journal
+      .filter((entry) => entry.headers['x-delegate-agent'] === 'general-purpose')
+      .at(-1)!;
+    expect(JSON.stringify(resumedRequest.body)).toContain('Do the long job');
+    await second.flush();
+    second.abort();
+  });
+
+  it('names the missing file when there is nothing to resume', async () => {
+    current = await createTestSession({ policy: rules([], { fallback: 'ok' }) });
+    await expect(
+      current.session.resumeAgent({ agentId: 'anope', sessionId: 'nowhere' }),
+    ).rejects.toThrow(/No metadata for agent anope at .*nowhere/);
+  });
+});

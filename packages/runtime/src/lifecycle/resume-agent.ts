@@ -1,0 +1,183 @@
+import { stat } from 'node:fs/promises';
+import {
+  type AgentDefinition,
+  type AgentDefinitionsResult,
+  type Message,
+  type Tool,
+  DelegateError,
+  createUserMessage,
+} from '@delegate/core';
+import { allowMemoryWrites, setUpAgentMemory } from '../agent-tool/agent-memory.js';
+import type { AgentToolOutput } from '../agent-tool/agent-tool-output.js';
+import { assembleWorkerTools } from '../agent-tool/assemble-worker-tools.js';
+import { readDefinitionExtras } from '../agent-tool/definition-extras.js';
+import { resolveAgentPermissionMode } from '../agent-tool/resolve-permission-mode.js';
+import type { AgentRuntime } from '../session/agent-runtime.js';
+import { readTranscript } from '../transcripts/read-transcript.js';
+import { TranscriptStore } from '../transcripts/transcript-store.js';
+import { loadTools } from '../util/load-tools.js';
+import { type AgentRecord, createAgentRecord } from './agent-record.js';
+import { type AgentSpec, parseAgentSpec } from './agent-spec.js';
+import { isCompacted } from './agent-directory.js';
+import { startAgentRun } from './start-agent-run.js';
+
+/** Options of {@link resumeAgentFromTranscript}. */
+export type ResumeAgentOptions = {
+  /** The agent to resume. */
+  agentId: string;
+  /** The session that recorded it, when not this one (same transcript directory). */
+  sessionId?: string;
+  /** What to tell it (default: a note that its previous run was interrupted). */
+  message?: string;
+};
+
+const INTERRUPTED_NOTE =
+  'Your previous run was interrupted. Continue the task from where you left off, then give your report.';
+
+function requireStore(runtime: AgentRuntime): TranscriptStore {
+  if (runtime.transcript) return runtime.transcript;
+  throw new DelegateError(
+    'INVALID_ARGUMENT',
+    'Resuming needs transcripts, and this session was created with transcriptDir: false. Create the session with a transcriptDir (the one the agent was recorded in).',
+  );
+}
+
+function refuseRunning(runtime: AgentRuntime, agentId: string): void {
+  const entry = runtime.agents.get(agentId);
+  if (entry && !isCompacted(entry) && entry.status === 'running') {
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `Agent ${agentId} is still running in this session; send it a message with SendMessage instead of resuming it.`,
+    );
+  }
+}
+
+/** The recorded conversation, with the transcript-only fields removed. */
+async function readHistory(source: TranscriptStore, agentId: string): Promise<Message[]> {
+  const entries = await readTranscript(source.agentPath(agentId));
+  return entries.map((entry) => {
+    const {
+      sessionId: _session,
+      parentUuid: _parent,
+      isSidechain: _side,
+      parentAgentId: _agent,
+      ...message
+    } = entry;
+    return message as Message;
+  });
+}
+
+function findDefinition(runtime: AgentRuntime, spec: AgentSpec): AgentDefinition | undefined {
+  if (spec.isFork) return runtime.forkAgent;
+  const definition = runtime
+    .getAgentDefinitions()
+    .activeAgents.find((agent) => agent.agentType === spec.agentType);
+  if (definition) return definition;
+  throw new DelegateError(
+    'AGENT_NOT_FOUND',
+    `Cannot resume ${spec.agentId}: agent type "${spec.agentType}" is no longer defined. Restore its definition file, or start a new agent.`,
+  );
+}
+
+/** Its tools: a fork gets the main agent's (forks are spawned by it); others are assembled again. */
+function resumedTools(
+  runtime: AgentRuntime,
+  spec: AgentSpec,
+  definition: AgentDefinition | undefined,
+): { tools: Tool[]; definitions: AgentDefinitionsResult } {
+  const definitions = runtime.getAgentDefinitions();
+  if (spec.isFork || !definition) return { tools: runtime.rootContext.options.tools, definitions };
+  const assembled = assembleWorkerTools(runtime, runtime.rootContext, definition, true);
+  return {
+    tools: assembled.tools,
+    definitions: assembled.allowedAgentTypes
+      ? { ...definitions, allowedAgentTypes: assembled.allowedAgentTypes }
+      : definitions,
+  };
+}
+
+/** The recorded cwd when it still exists inside this session's roots, else the session's cwd. */
+async function resumableCwd(runtime: AgentRuntime, cwd: string): Promise<string> {
+  const root = runtime.rootContext;
+  try {
+    const { resolveToolPath } = await loadTools();
+    const resolved = await resolveToolPath(cwd, root);
+    if ((await stat(resolved.realPath)).isDirectory()) return resolved.absolutePath;
+  } catch {
+    // A removed worktree or a directory outside this session: work from the session's cwd.
+  }
+  return root.cwd;
+}
+
+async function rebuildRecord(runtime: AgentRuntime, spec: AgentSpec): Promise<AgentRecord> {
+  const definition = findDefinition(runtime, spec);
+  const { tools, definitions } = resumedTools(runtime, spec, definition);
+  // What the old session allowed does not carry over: the mode comes from this session,
+  // and the agent's directory must exist and lie inside this session's roots.
+  spec.permissionMode = resolveAgentPermissionMode({
+    parentMode: runtime.rootContext.getAppState().toolPermissionContext.mode,
+    agent: definition ?? {},
+    isFork: spec.isFork,
+  });
+  spec.cwd = await resumableCwd(runtime, spec.cwd);
+  const memory =
+    !spec.isFork && definition ? await setUpAgentMemory(runtime, definition) : undefined;
+  const memoryDirectory = memory?.directory;
+  const extras =
+    !spec.isFork && definition
+      ? readDefinitionExtras({
+          runtime,
+          agent: definition,
+          agentId: spec.agentId,
+          mcpClients: runtime.rootContext.getAppState().mcp.clients,
+        })
+      : undefined;
+  return createAgentRecord({
+    runtime,
+    parent: runtime.rootContext,
+    spec,
+    tools,
+    definitions,
+    isBackground: !runtime.options.backgroundTasksDisabled,
+    ...(memoryDirectory
+      ? { memoryDirectory, wrapCanUseTool: (check) => allowMemoryWrites(check, memoryDirectory) }
+      : {}),
+    ...(extras?.toolHooks ? { toolHooks: extras.toolHooks } : {}),
+    ...(definition?.color && !spec.isFork ? { color: definition.color } : {}),
+  });
+}
+
+/**
+ * Resumes a sub-agent from its transcript (this session's, or `sessionId`'s in the same
+ * transcript directory): its conversation is restored, dangling tool calls are repaired,
+ * and it runs on in the background with `message` (or a note that it was interrupted).
+ * Its transcript continues under this session; in the session that recorded it, the same
+ * file continues without the history written again.
+ */
+export async function resumeAgentFromTranscript(
+  runtime: AgentRuntime,
+  options: ResumeAgentOptions,
+): Promise<AgentToolOutput> {
+  const store = requireStore(runtime);
+  refuseRunning(runtime, options.agentId);
+  const source = options.sessionId
+    ? new TranscriptStore({ directory: store.directory, sessionId: options.sessionId })
+    : store;
+  const sameFile = source.agentPath(options.agentId) === store.agentPath(options.agentId);
+  const spec = parseAgentSpec(
+    await source.readAgentMeta(options.agentId),
+    source.agentMetaPath(options.agentId),
+  );
+  const history = await readHistory(source, options.agentId);
+  const record = await rebuildRecord(runtime, spec);
+  const note = createUserMessage({
+    content: options.message ?? INTERRUPTED_NOTE,
+    agentId: spec.agentId,
+  });
+  const lastWritten = history.filter((message) => message.type !== 'progress').at(-1);
+  if (sameFile && lastWritten) store.continueAfter(options.agentId, lastWritten.uuid);
+  return startAgentRun(runtime, record, {
+    newMessages: [...history, note],
+    ...(sameFile ? { alreadyRecorded: history.length } : {}),
+  });
+}

@@ -1,0 +1,127 @@
+import {
+  type CompleteUsage,
+  type Message,
+  DelegateError,
+  errorMessage,
+  getText,
+} from '@delegate/core';
+import type { CompletedAgentOutput } from '../agent-tool/agent-tool-output.js';
+import { finalizeAgentTool } from '../agent-tool/finalize-agent-result.js';
+
+/** How a run's loop ended: its reason, or what it threw. */
+export type LoopOutcome = { reason: 'completed' | 'aborted' } | { error: unknown };
+
+/** A settled run. */
+export type FinishedRun =
+  | { status: 'completed'; output: CompletedAgentOutput }
+  | { status: 'failed'; error: unknown; partial?: CompletedAgentOutput }
+  | { status: 'killed'; partial?: CompletedAgentOutput };
+
+/** What a settled run says, in words, to tasks, events and notifications. */
+export type FinishedRunTexts = {
+  /** The report (or partial report), when there is one. */
+  resultText?: string;
+  /** Why it failed or was stopped. */
+  errorText?: string;
+  /** Usage of a completed run. */
+  usage?: CompleteUsage;
+};
+
+/** What summarizing a run needs. */
+export type RunFacts = {
+  /** Agent id. */
+  agentId: string;
+  /** Agent type. */
+  agentType: string;
+  /** The run's own messages (not the history it started from). */
+  runMessages: readonly Message[];
+  /** When the run started (ms since epoch). */
+  startTime: number;
+  /** True when the agent's signal had aborted by the time the loop ended. */
+  aborted: boolean;
+};
+
+function hasAssistant(messages: readonly Message[]): boolean {
+  return messages.some((message) => message.type === 'assistant');
+}
+
+/**
+ * Turns how a loop ended into a settled run. Work done before a failure or a stop is kept:
+ * a foreground caller gets it as a partial result, a background one finds it in the
+ * failure notification.
+ */
+export function summarizeRun(facts: RunFacts, outcome: LoopOutcome): FinishedRun {
+  const failed = 'error' in outcome;
+  const aborted =
+    ('reason' in outcome && outcome.reason === 'aborted') || (failed && facts.aborted);
+  const metadata = { agentType: facts.agentType, startTime: facts.startTime };
+  let partial: CompletedAgentOutput | undefined;
+  if ((aborted || failed) && hasAssistant(facts.runMessages)) {
+    partial = {
+      status: 'completed',
+      ...finalizeAgentTool(facts.runMessages, facts.agentId, metadata),
+      partial: aborted ? 'it was stopped' : errorMessage((outcome as { error: unknown }).error),
+    };
+  }
+  if (aborted) return { status: 'killed', ...(partial ? { partial } : {}) };
+  if (failed) return { status: 'failed', error: outcome.error, ...(partial ? { partial } : {}) };
+  try {
+    const result = finalizeAgentTool(facts.runMessages, facts.agentId, metadata);
+    return { status: 'completed', output: { status: 'completed', ...result } };
+  } catch (error) {
+    return { status: 'failed', error };
+  }
+}
+
+/** The stop reason of an aborted signal, in words (empty for a plain abort). */
+export function stopReason(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  if (DelegateError.isInstance(reason)) return ` (${reason.message})`;
+  if (reason instanceof Error && reason.name !== 'AbortError') return ` (${reason.message})`;
+  return '';
+}
+
+/** The texts of a settled run. */
+export function describeFinishedRun(finished: FinishedRun, signal: AbortSignal): FinishedRunTexts {
+  const report = finished.status === 'completed' ? finished.output : finished.partial;
+  const resultText = report ? getText(report.content) || undefined : undefined;
+  const errorText =
+    finished.status === 'failed'
+      ? errorMessage(finished.error)
+      : finished.status === 'killed'
+        ? `The agent was stopped before it finished${stopReason(signal)}.`
+        : undefined;
+  return {
+    ...(resultText !== undefined ? { resultText } : {}),
+    ...(errorText !== undefined ? { errorText } : {}),
+    ...(finished.status === 'completed' ? { usage: finished.output.usage } : {}),
+  };
+}
+
+/**
+ * What a foreground caller gets from a settled run: the report, else the partial report of
+ * a run that did some work; a run that did nothing throws (its error, or `ABORTED`).
+ */
+export function foregroundResult(
+  finished: FinishedRun,
+  agent: { agentId: string; agentType: string },
+): CompletedAgentOutput {
+  if (finished.status === 'completed') return finished.output;
+  if (finished.partial) return finished.partial;
+  if (finished.status === 'killed') {
+    throw new DelegateError(
+      'ABORTED',
+      `Agent ${agent.agentId} (${agent.agentType}) was stopped before it produced a report. Start it again if the work is still needed.`,
+    );
+  }
+  throw finished.error;
+}
+
+/** The request id of the run's last response, when the API gave one. */
+export function lastRequestId(messages: readonly Message[]): string | undefined {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index];
+    if (message?.type === 'assistant' && message.requestId) return message.requestId;
+  }
+  return undefined;
+}

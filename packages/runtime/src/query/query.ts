@@ -1,0 +1,272 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import {
+  type AssistantMessage,
+  type CanUseTool,
+  type Message,
+  type ProgressMessage,
+  type SystemMessage,
+  type ThinkingConfig,
+  type ToolResultBlock,
+  type ToolUseBlock,
+  type ToolUseContext,
+  type UserMessage,
+  DelegateError,
+  createSystemMessage,
+  createUserMessage,
+} from '@delegate/core';
+import {
+  type ApiEffort,
+  type ApiToolDefinition,
+  buildMessagesRequest,
+} from './build-messages-request.js';
+import { setRenderedRequestParts } from './rendered-request.js';
+import { type ToolCallHooks, runToolUses } from './run-tools.js';
+import { streamResponse } from './stream-response.js';
+import { toolsToApiDefinitions } from './tool-schemas.js';
+import { userContextReminder } from './user-context.js';
+import { WireConversation } from './wire-conversation.js';
+
+/** A raw stream event of the Messages API, as yielded by `query`. */
+export type StreamEventMessage = {
+  /** Discriminator. */
+  type: 'stream_event';
+  /** The event as the SDK parsed it. */
+  event: Anthropic.RawMessageStreamEvent;
+};
+
+/** Marks the start of one API request (with the exact body sent). */
+export type RequestStartMessage = {
+  /** Discriminator. */
+  type: 'stream_request_start';
+  /** The request body, exactly as sent. */
+  request: Anthropic.MessageCreateParamsStreaming;
+  /** 1-based number of the request in this loop. */
+  turn: number;
+};
+
+/** Everything `query` yields. */
+export type QueryEvent =
+  | StreamEventMessage
+  | RequestStartMessage
+  | AssistantMessage
+  | UserMessage
+  | ProgressMessage
+  | SystemMessage;
+
+/** How a query ended. */
+export type QueryOutcome = {
+  /** `completed`: the model stopped calling tools; `aborted`: the abort signal fired. */
+  reason: 'completed' | 'aborted';
+  /** Number of API requests made. */
+  turns: number;
+};
+
+/** Options of `query`. */
+export type QueryParams = {
+  /** The SDK client (real API or the simulator, by base URL). */
+  client: Anthropic;
+  /** The conversation so far; not modified. */
+  messages: readonly Message[];
+  /** System prompt blocks, sent byte for byte. */
+  systemPrompt: readonly string[];
+  /** Context prepended to the first user message (a `<system-reminder>` block). */
+  userContext?: Readonly<Record<string, string>>;
+  /** Context appended to the system prompt. */
+  systemContext?: Readonly<Record<string, string>>;
+  /** The agent's context: tools, model, abort signal, caches. */
+  toolUseContext: ToolUseContext;
+  /** Permission check for each tool call. */
+  canUseTool: CanUseTool;
+  /** Turn limit; reaching it throws a DelegateError with code MAX_TURNS. */
+  maxTurns?: number;
+  /** Output cap; it also clamps the thinking budget (and so changes the cache key). */
+  maxOutputTokensOverride?: number;
+  /** Where the query comes from (`repl_main_thread`, `agent:builtin:fork`, …). */
+  querySource: string;
+  /** Thinking configuration; defaults to `toolUseContext.options.thinking`. */
+  thinking?: ThinkingConfig;
+  /** Reasoning effort. */
+  effort?: ApiEffort;
+  /** Read the cache without writing this request's tail (fire-and-forget forks). */
+  skipCacheWrite?: boolean;
+  /** Messages to add before each request (task notifications), drained once each. */
+  drainQueuedMessages?: () => UserMessage[];
+  /** Tools run in parallel at most (concurrency-safe ones only). */
+  maxToolConcurrency?: number;
+  /** Exact tool definitions to send (forks reuse the parent's bytes). */
+  toolDefinitions?: readonly ApiToolDefinition[];
+  /** Retries of a stream that fails after it started (overloaded, connection reset); default 2. */
+  maxStreamRetries?: number;
+  /** Hooks run around each approved tool call (a sub-agent's PreToolUse/PostToolUse). */
+  toolHooks?: ToolCallHooks;
+};
+
+/** The state of one running loop. */
+type Loop = {
+  params: QueryParams;
+  context: ToolUseContext;
+  signal: AbortSignal;
+  conversation: Message[];
+  wire: WireConversation;
+  toolDefinitions: readonly ApiToolDefinition[];
+  thinking: ThinkingConfig | undefined;
+  turns: number;
+};
+
+async function startLoop(params: QueryParams): Promise<Loop> {
+  const context = params.toolUseContext;
+  const thinking = params.thinking ?? context.options.thinking;
+  const toolDefinitions =
+    params.toolDefinitions ?? (await toolsToApiDefinitions(context.options.tools, context));
+  setRenderedRequestParts(context, {
+    systemPrompt: [...params.systemPrompt],
+    toolDefinitions,
+    ...(params.userContext ? { userContext: params.userContext } : {}),
+    ...(params.systemContext ? { systemContext: params.systemContext } : {}),
+    ...(thinking ? { thinking } : {}),
+  });
+  // Built once: its bytes open every request of this loop.
+  const reminder = userContextReminder(params.userContext);
+  const conversation = [...params.messages];
+  return {
+    params,
+    context,
+    signal: context.abortController.signal,
+    conversation,
+    wire: new WireConversation(reminder ? [reminder, ...conversation] : conversation),
+    toolDefinitions,
+    thinking,
+    turns: 0,
+  };
+}
+
+function add(loop: Loop, message: Message): void {
+  loop.conversation.push(message);
+  loop.wire.append(message);
+}
+
+function* addQueued(loop: Loop, queued: readonly UserMessage[]): Generator<UserMessage> {
+  for (const message of queued) {
+    add(loop, message);
+    yield message;
+  }
+}
+
+function* enforceTurnLimit(loop: Loop): Generator<SystemMessage> {
+  const { maxTurns, querySource } = loop.params;
+  if (maxTurns === undefined || loop.turns < maxTurns) return;
+  yield createSystemMessage(`Stopped after reaching the limit of ${maxTurns} turns.`, 'max_turns');
+  throw new DelegateError(
+    'MAX_TURNS',
+    `The agent (${querySource}) reached its limit of ${maxTurns} turns before finishing. Raise maxTurns in its definition, or give it a smaller task.`,
+    { details: { maxTurns, querySource } },
+  );
+}
+
+function buildTurnRequest(loop: Loop): Anthropic.MessageCreateParamsStreaming {
+  const { params } = loop;
+  return buildMessagesRequest({
+    model: loop.context.options.model,
+    systemPrompt: params.systemPrompt,
+    ...(params.systemContext ? { systemContext: params.systemContext } : {}),
+    messages: loop.wire.messages(),
+    tools: loop.toolDefinitions,
+    ...(loop.thinking ? { thinking: loop.thinking } : {}),
+    ...(params.maxOutputTokensOverride !== undefined
+      ? { maxOutputTokens: params.maxOutputTokensOverride }
+      : {}),
+    ...(params.effort ? { effort: params.effort } : {}),
+    ...(params.skipCacheWrite ? { skipCacheWrite: true } : {}),
+  });
+}
+
+/**
+ * After a response without tool calls: the loop ends, unless messages were queued while
+ * it streamed (they are answered, not dropped). At the turn limit the run ends as
+ * completed and queued messages stay queued (the caller can start a new run for them)
+ * rather than failing a finished task. Returns the messages to continue with, if any.
+ */
+function lateMessages(loop: Loop): UserMessage[] {
+  const { maxTurns } = loop.params;
+  if (maxTurns !== undefined && loop.turns >= maxTurns) return [];
+  return loop.params.drainQueuedMessages?.() ?? [];
+}
+
+async function* runToolTurn(
+  loop: Loop,
+  assistant: AssistantMessage,
+  toolUses: ToolUseBlock[],
+): AsyncGenerator<QueryEvent> {
+  const { context, params } = loop;
+  context.messages = loop.conversation;
+  const results: ToolResultBlock[] = [];
+  const extraMessages: Message[] = [];
+  for await (const update of runToolUses({
+    toolUses,
+    assistantMessage: assistant,
+    context,
+    canUseTool: params.canUseTool,
+    maxConcurrency: params.maxToolConcurrency ?? 10,
+    ...(params.toolHooks ? { hooks: params.toolHooks } : {}),
+  })) {
+    if (update.type === 'progress') {
+      yield update.message;
+      continue;
+    }
+    results.push(update.result);
+    extraMessages.push(...update.newMessages);
+  }
+  const resultMessage = createUserMessage({
+    content: results,
+    ...(context.agentId ? { agentId: context.agentId } : {}),
+  });
+  for (const message of [resultMessage, ...extraMessages]) {
+    add(loop, message);
+    yield message;
+  }
+}
+
+/**
+ * The agent loop: sends the conversation to the Messages API (streaming), yields every
+ * stream event and message, runs the tool calls the model makes (concurrency-safe ones
+ * in parallel, the rest in order), and repeats until the model stops calling tools.
+ * Dangling tool calls are repaired before each request; an abort ends the loop cleanly
+ * with results recorded for interrupted calls; `maxTurns` ends it with a typed error.
+ * A stream that fails after it started is retried: its events already yielded are
+ * followed by a `system` message with subtype `api_retry`, and only the retried
+ * response becomes an assistant message (sum usage from assistant messages, not events).
+ * The conversation is kept in request form as it grows, so a turn costs the same at
+ * turn 600 as at turn 6.
+ */
+export async function* query(params: QueryParams): AsyncGenerator<QueryEvent, QueryOutcome> {
+  const loop = await startLoop(params);
+  for (;;) {
+    if (loop.signal.aborted) return { reason: 'aborted', turns: loop.turns };
+    yield* addQueued(loop, params.drainQueuedMessages?.() ?? []);
+    yield* enforceTurnLimit(loop);
+    loop.turns++;
+    const request = buildTurnRequest(loop);
+    yield { type: 'stream_request_start', request, turn: loop.turns };
+    const assistant = yield* streamResponse({
+      client: params.client,
+      request,
+      context: loop.context,
+      querySource: params.querySource,
+      maxRetries: params.maxStreamRetries ?? 2,
+    });
+    if (!assistant) return { reason: 'aborted', turns: loop.turns };
+    add(loop, assistant);
+    yield assistant;
+    const toolUses = assistant.message.content.filter(
+      (block): block is ToolUseBlock => block.type === 'tool_use',
+    );
+    if (toolUses.length === 0) {
+      const late = lateMessages(loop);
+      if (late.length === 0) return { reason: 'completed', turns: loop.turns };
+      yield* addQueued(loop, late);
+      continue;
+    }
+    yield* runToolTurn(loop, assistant, toolUses);
+    if (loop.signal.aborted) return { reason: 'aborted', turns: loop.turns };
+  }
+}

@@ -1,0 +1,31 @@
+import type { ThinkingConfig, ToolUseContext } from '@delegate/core';
+import type { ApiToolDefinition } from './build-messages-request.js';
+
+/** The cache-relevant parts of the last request an agent sent, exactly as sent. */
+export type RenderedRequestParts = {
+  /** System prompt blocks as sent. */
+  systemPrompt: string[];
+  /** User context rendered into the opening reminder, when there was one. */
+  userContext?: Readonly<Record<string, string>>;
+  /** System context appended to the system prompt, when there was one. */
+  systemContext?: Readonly<Record<string, string>>;
+  /** Tool definitions as sent, in order. */
+  toolDefinitions: readonly ApiToolDefinition[];
+  /** Thinking configuration as sent. */
+  thinking?: ThinkingConfig;
+};
+
+const parts = new WeakMap<ToolUseContext, RenderedRequestParts>();
+
+/** Records what `context`'s agent sent, so a fork can reuse the bytes. */
+export function setRenderedRequestParts(
+  context: ToolUseContext,
+  value: RenderedRequestParts,
+): void {
+  parts.set(context, value);
+}
+
+/** What `context`'s agent last sent, if it has sent anything. */
+export function getRenderedRequestParts(context: ToolUseContext): RenderedRequestParts | undefined {
+  return parts.get(context);
+}

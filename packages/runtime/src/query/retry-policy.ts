@@ -1,0 +1,101 @@
+import { DelegateError, errorMessage, isAbortError } from '@delegate/core';
+
+/** What a failed Messages API call says about itself, whatever shape the error had. */
+export type NormalizedApiError = {
+  /** HTTP status, when the failure was an HTTP answer (or an error event of a known type). */
+  status: number | undefined;
+  /** The server's `retry-after-ms` or `retry-after` hint in milliseconds, when it sent one. */
+  retryAfterMs: number | undefined;
+  /** True when no answer arrived: a refused, reset or cut connection, or a timeout. */
+  isNetworkError: boolean;
+  /** True when the response stream ended before `message_stop`. */
+  streamEndedEarly: boolean;
+  /** True for an abort (the caller's signal), which is never retried. */
+  isAbort: boolean;
+  /** The error's message. */
+  message: string;
+};
+
+/** Longest `retry-after` the loop honours; a longer hint is treated as this. */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+// Error events inside a 200 stream carry a type instead of a status.
+const STATUS_OF_ERROR_TYPE: Readonly<Record<string, number>> = {
+  overloaded_error: 529,
+  api_error: 500,
+  rate_limit_error: 429,
+  timeout_error: 504,
+};
+
+const NETWORK_MESSAGE = /terminated|socket|econnreset|econnrefused|epipe|network|fetch failed/i;
+
+function readHeader(headers: unknown, name: string): string | undefined {
+  if (!headers || typeof headers !== 'object') return undefined;
+  const getter = (headers as { get?: unknown }).get;
+  if (typeof getter === 'function') {
+    const value: unknown = getter.call(headers, name);
+    return typeof value === 'string' ? value : undefined;
+  }
+  const value = (headers as Record<string, unknown>)[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * Parses the retry hint of a response's headers: `retry-after-ms` (milliseconds), else
+ * `retry-after` (seconds, or an HTTP date). Returns undefined when there is none or it
+ * cannot be read; never more than {@link MAX_RETRY_AFTER_MS}.
+ */
+export function parseRetryAfter(headers: unknown, now = Date.now()): number | undefined {
+  const clamp = (milliseconds: number): number =>
+    Math.min(MAX_RETRY_AFTER_MS, Math.max(0, milliseconds));
+  const rawMilliseconds = readHeader(headers, 'retry-after-ms')?.trim();
+  if (rawMilliseconds && Number.isFinite(Number(rawMilliseconds)))
+    return clamp(Number(rawMilliseconds));
+  const raw = readHeader(headers, 'retry-after')?.trim();
+  if (!raw) return undefined;
+  if (Number.isFinite(Number(raw))) return clamp(Number(raw) * 1000);
+  const date = Date.parse(raw);
+  return Number.isNaN(date) ? undefined : clamp(date - now);
+}
+
+function statusOf(error: unknown): number | undefined {
+  const status = (error as { status?: unknown } | undefined)?.status;
+  if (typeof status === 'number') return status;
+  const type = (error as { type?: unknown } | undefined)?.type;
+  return typeof type === 'string' ? STATUS_OF_ERROR_TYPE[type] : undefined;
+}
+
+/** Normalizes any error thrown by an SDK call or a stream into {@link NormalizedApiError}. */
+export function normalizeApiError(error: unknown): NormalizedApiError {
+  const name = (error as { name?: unknown } | undefined)?.name;
+  const message = errorMessage(error);
+  const status = statusOf(error);
+  const streamEndedEarly =
+    DelegateError.isInstance(error) && error.details?.['streamEndedEarly'] === true;
+  const isNetworkError =
+    status === undefined &&
+    (name === 'APIConnectionError' ||
+      name === 'APIConnectionTimeoutError' ||
+      NETWORK_MESSAGE.test(message));
+  return {
+    status,
+    retryAfterMs: parseRetryAfter((error as { headers?: unknown } | undefined)?.headers),
+    isNetworkError,
+    streamEndedEarly,
+    isAbort: isAbortError(error),
+    message,
+  };
+}
+
+/** True when a stream that failed after it started is worth another attempt. */
+export function isRetryableStreamError(error: NormalizedApiError): boolean {
+  if (error.isAbort) return false;
+  if (error.streamEndedEarly || error.isNetworkError) return true;
+  const status = error.status;
+  return status === 429 || status === 500 || status === 503 || status === 504 || status === 529;
+}
+
+/** Wait before retry `attempt` (0-based): the server's hint when it gave one, else 200 ms doubling up to 2 s. */
+export function retryDelayMs(attempt: number, error: NormalizedApiError): number {
+  return error.retryAfterMs ?? Math.min(2_000, 200 * 2 ** attempt);
+}

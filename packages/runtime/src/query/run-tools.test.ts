@@ -1,0 +1,58 @@
+import { tmpdir } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { createRootToolUseContext } from '@delegate/context-isolation';
+import { type AssistantMessage, type Tool, createUuid } from '@delegate/core';
+import { z } from 'zod';
+import { type ToolRunUpdate, runToolUses } from './run-tools.js';
+
+describe('runToolUses', () => {
+  it("reports a failing permission check on its own call and keeps its siblings' results", async () => {
+    const slow: Tool = {
+      name: 'SlowRead',
+      inputSchema: z.object({}),
+      description: () => 'slow read',
+      isReadOnly: () => true,
+      isConcurrencySafe: () => true,
+      call: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return { content: 'slow result' };
+      },
+    };
+    const risky: Tool = { ...slow, name: 'Risky', call: async () => ({ content: 'risky result' }) };
+    const context = createRootToolUseContext({ cwd: tmpdir(), tools: [slow, risky], model: 'm' });
+    const assistant: AssistantMessage = {
+      type: 'assistant',
+      uuid: createUuid(),
+      timestamp: new Date().toISOString(),
+      message: {
+        id: 'msg',
+        role: 'assistant',
+        model: 'm',
+        content: [],
+        stop_reason: 'tool_use',
+        usage: { input_tokens: 0, output_tokens: 0 },
+      },
+    };
+    const updates: ToolRunUpdate[] = [];
+    for await (const update of runToolUses({
+      toolUses: [
+        { type: 'tool_use', id: 'a', name: 'SlowRead', input: {} },
+        { type: 'tool_use', id: 'b', name: 'Risky', input: {} },
+      ],
+      assistantMessage: assistant,
+      context,
+      canUseTool: async (tool) => {
+        if (tool.name === 'Risky') throw new Error('the approval window was closed');
+        return { behavior: 'allow' };
+      },
+      maxConcurrency: 4,
+    })) {
+      updates.push(update);
+    }
+    const results = updates.flatMap((update) =>
+      update.type === 'result' ? [JSON.stringify(update.result)] : [],
+    );
+    expect(results[0]).toContain('slow result');
+    expect(results[1]).toContain('the permission check failed: the approval window was closed');
+  });
+});

@@ -1,0 +1,290 @@
+import {
+  type AssistantMessage,
+  type CanUseTool,
+  type Message,
+  type ProgressMessage,
+  type Tool,
+  type ToolResult,
+  type ToolResultBlock,
+  type ToolUseBlock,
+  type ToolUseContext,
+  DelegateError,
+  createUuid,
+  errorMessage,
+  findToolByName,
+} from '@delegate/core';
+import { AsyncChannel } from '../util/async-channel.js';
+
+/** Text of the result recorded for a tool call the abort signal interrupted. */
+export const INTERRUPTED_TOOL_RESULT =
+  'Interrupted: the run was aborted before this tool call finished.';
+
+/** One update from `runToolUses`: progress of a call, or the final result of one. */
+export type ToolRunUpdate =
+  | { type: 'progress'; message: ProgressMessage }
+  | { type: 'result'; result: ToolResultBlock; newMessages: Message[] };
+
+/** One tool call as hooks see it. */
+export type ToolCallInfo = {
+  /** Name of the tool. */
+  toolName: string;
+  /** Id of the `tool_use` block. */
+  toolUseId: string;
+  /** The validated (and possibly permission-updated) input. */
+  input: unknown;
+  /** The calling agent's context. */
+  context: ToolUseContext;
+};
+
+/** Hooks around each approved tool call of one agent. */
+export type ToolCallHooks = {
+  /** Runs before the call; a returned reason blocks it (the model gets the reason as the result). */
+  beforeToolCall?: (call: ToolCallInfo) => Promise<string | undefined>;
+  /** Runs after the call; returned text is added to the result for the model. */
+  afterToolCall?: (call: ToolCallInfo & { result: ToolResultBlock }) => Promise<string | undefined>;
+};
+
+type Call = { block: ToolUseBlock; tool: Tool | undefined; concurrencySafe: boolean };
+type Outcome = { result: ToolResultBlock; newMessages: Message[] };
+type RunOneOptions = {
+  call: Call;
+  context: ToolUseContext;
+  canUseTool: CanUseTool;
+  assistantMessage: AssistantMessage;
+  hooks: ToolCallHooks | undefined;
+  onProgress: (data: unknown) => void;
+};
+
+function errorOutcome(id: string, text: string): Outcome {
+  return {
+    result: {
+      type: 'tool_result',
+      tool_use_id: id,
+      content: [{ type: 'text', text }],
+      is_error: true,
+    },
+    newMessages: [],
+  };
+}
+
+function toResultBlock(id: string, result: ToolResult): ToolResultBlock {
+  const content =
+    typeof result.content === 'string'
+      ? [{ type: 'text' as const, text: result.content }].filter((block) => block.text.length > 0)
+      : result.content;
+  const block: ToolResultBlock = {
+    type: 'tool_result',
+    tool_use_id: id,
+    content: content.length > 0 ? content : [{ type: 'text', text: '(no output)' }],
+  };
+  if (result.isError) block.is_error = true;
+  return block;
+}
+
+function safeTrait(fn: () => boolean): boolean {
+  try {
+    return fn();
+  } catch {
+    return false;
+  }
+}
+
+/** Splits calls into batches: runs of concurrency-safe calls, and single unsafe calls. */
+function partition(calls: Call[]): Call[][] {
+  const batches: Call[][] = [];
+  for (const call of calls) {
+    const last = batches[batches.length - 1];
+    if (call.concurrencySafe && last?.[0]?.concurrencySafe) last.push(call);
+    else batches.push([call]);
+  }
+  return batches;
+}
+
+/** The tool and its parsed input, or the error result that ends the call before it starts. */
+function validateCall(options: RunOneOptions): { tool: Tool; input: unknown } | Outcome {
+  const { call, context } = options;
+  const id = call.block.id;
+  const tool = call.tool;
+  if (!tool) {
+    const names = context.options.tools.map((candidate) => candidate.name).join(', ');
+    return errorOutcome(
+      id,
+      `No tool named "${call.block.name}" is available to this agent. Available tools: ${names || 'none'}.`,
+    );
+  }
+  if (context.abortController.signal.aborted) return errorOutcome(id, INTERRUPTED_TOOL_RESULT);
+  const parsed = tool.inputSchema.safeParse(call.block.input);
+  if (!parsed.success) {
+    const issues = parsed.error.issues
+      .map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`)
+      .join('; ');
+    return errorOutcome(id, `Invalid input for ${tool.name}: ${issues}`);
+  }
+  return { tool, input: parsed.data };
+}
+
+/** The input to run with after the permission check, or the error result of a refusal. */
+async function checkPermission(
+  options: RunOneOptions,
+  tool: Tool,
+  input: unknown,
+): Promise<{ input: unknown } | Outcome> {
+  const { context } = options;
+  const id = options.call.block.id;
+  let decision;
+  try {
+    decision = await options.canUseTool(tool, input, context, options.assistantMessage, id);
+  } catch (error) {
+    return errorOutcome(id, `${tool.name}: the permission check failed: ${errorMessage(error)}`);
+  }
+  // The run may have been aborted while a question was open.
+  if (context.abortController.signal.aborted) return errorOutcome(id, INTERRUPTED_TOOL_RESULT);
+  if (decision.behavior !== 'allow')
+    return errorOutcome(id, `Permission denied: ${decision.message}`);
+  return { input: decision.updatedInput !== undefined ? decision.updatedInput : input };
+}
+
+async function invokeTool(options: RunOneOptions, tool: Tool, input: unknown): Promise<Outcome> {
+  const { context } = options;
+  const id = options.call.block.id;
+  try {
+    const result = await tool.call(input, context, {
+      toolUseId: id,
+      assistantMessage: options.assistantMessage,
+      canUseTool: options.canUseTool,
+      onProgress: options.onProgress,
+    });
+    return { result: toResultBlock(id, result), newMessages: result.newMessages ?? [] };
+  } catch (error) {
+    if (context.abortController.signal.aborted) return errorOutcome(id, INTERRUPTED_TOOL_RESULT);
+    const text = DelegateError.isInstance(error)
+      ? error.message
+      : `${tool.name} failed: ${errorMessage(error)}`;
+    return errorOutcome(id, text);
+  }
+}
+
+function withFeedback(outcome: Outcome, feedback: string): Outcome {
+  const content = outcome.result.content ?? [];
+  const blocks = typeof content === 'string' ? [{ type: 'text' as const, text: content }] : content;
+  return {
+    ...outcome,
+    result: { ...outcome.result, content: [...blocks, { type: 'text', text: feedback }] },
+  };
+}
+
+/** One call: validate, check permission, PreToolUse hooks, run, PostToolUse hooks. */
+async function runOne(options: RunOneOptions): Promise<Outcome> {
+  const { context, hooks } = options;
+  const id = options.call.block.id;
+  const validated = validateCall(options);
+  if ('result' in validated) return validated;
+  const { tool } = validated;
+  const permitted = await checkPermission(options, tool, validated.input);
+  if ('result' in permitted) return permitted;
+  const info: ToolCallInfo = {
+    toolName: tool.name,
+    toolUseId: id,
+    input: permitted.input,
+    context,
+  };
+  const blocked = await hooks?.beforeToolCall?.(info);
+  if (blocked !== undefined) return errorOutcome(id, blocked);
+  context.emit?.({
+    type: 'agent.tool_use',
+    agentId: context.agentId ?? 'main',
+    timestamp: new Date().toISOString(),
+    toolName: tool.name,
+    toolUseId: id,
+    input: permitted.input,
+  });
+  const outcome = await invokeTool(options, tool, permitted.input);
+  const feedback = await hooks?.afterToolCall?.({ ...info, result: outcome.result });
+  return feedback === undefined ? outcome : withFeedback(outcome, feedback);
+}
+
+function progressMessage(
+  context: ToolUseContext,
+  toolUseId: string,
+  data: unknown,
+): ProgressMessage {
+  return {
+    type: 'progress',
+    uuid: createUuid(),
+    timestamp: new Date().toISOString(),
+    toolUseId,
+    data,
+    ...(context.agentId ? { agentId: context.agentId } : {}),
+  };
+}
+
+/**
+ * Runs the tool calls of one assistant message: runs of concurrency-safe calls in
+ * parallel (up to `maxConcurrency`), other calls one at a time in order. Yields progress
+ * as it happens and results in the order of the calls. `hooks` run around each approved call.
+ */
+export async function* runToolUses(options: {
+  toolUses: readonly ToolUseBlock[];
+  assistantMessage: AssistantMessage;
+  context: ToolUseContext;
+  canUseTool: CanUseTool;
+  maxConcurrency: number;
+  hooks?: ToolCallHooks;
+}): AsyncGenerator<ToolRunUpdate> {
+  const { context } = options;
+  const calls: Call[] = options.toolUses.map((block) => {
+    const tool = findToolByName(context.options.tools, block.name);
+    const parsed = tool?.inputSchema.safeParse(block.input);
+    const concurrencySafe =
+      tool && parsed?.success ? safeTrait(() => tool.isConcurrencySafe(parsed.data)) : false;
+    return { block, tool, concurrencySafe };
+  });
+  for (const batch of partition(calls)) yield* runBatch(options, batch);
+}
+
+async function* runBatch(
+  options: Parameters<typeof runToolUses>[0],
+  batch: Call[],
+): AsyncGenerator<ToolRunUpdate> {
+  const { context } = options;
+  const channel = new AsyncChannel<ToolRunUpdate>();
+  const results: Array<Outcome | undefined> = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < batch.length) {
+      const index = next++;
+      const call = batch[index]!;
+      results[index] = await runOne({
+        call,
+        context,
+        canUseTool: options.canUseTool,
+        assistantMessage: options.assistantMessage,
+        hooks: options.hooks,
+        onProgress: (data) =>
+          channel.push({
+            type: 'progress',
+            message: progressMessage(context, call.block.id, data),
+          }),
+      });
+    }
+  };
+  const workers = Array.from(
+    { length: Math.max(1, Math.min(options.maxConcurrency, batch.length)) },
+    worker,
+  );
+  // runOne never rejects on purpose; allSettled keeps one unexpected failure from
+  // closing the channel while sibling calls still run.
+  void Promise.allSettled(workers).then(() => channel.close());
+  for await (const update of channel) yield update;
+  for (let index = 0; index < batch.length; index++) {
+    const outcome =
+      results[index] ??
+      errorOutcome(
+        batch[index]!.block.id,
+        context.abortController.signal.aborted
+          ? INTERRUPTED_TOOL_RESULT
+          : 'The tool call failed unexpectedly before it returned a result.',
+      );
+    yield { type: 'result', ...outcome };
+  }
+}

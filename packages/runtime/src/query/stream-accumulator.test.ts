@@ -1,0 +1,100 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import { describe, expect, it } from 'vitest';
+import { DelegateError } from '@delegate/core';
+import {
+  applyStreamEvent,
+  createStreamAccumulator,
+  finishStreamAccumulator,
+} from './stream-accumulator.js';
+
+const start = {
+  type: 'message_start',
+  message: {
+    id: 'msg_1',
+    type: 'message',
+    role: 'assistant',
+    model: 'm',
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    usage: { input_tokens: 10, output_tokens: 1 },
+  },
+} as unknown as Anthropic.RawMessageStreamEvent;
+
+function events(list: unknown[]): Anthropic.RawMessageStreamEvent[] {
+  return list as Anthropic.RawMessageStreamEvent[];
+}
+
+describe('the stream accumulator', () => {
+  it('assembles text, tool input JSON and usage from the events', () => {
+    const accumulator = createStreamAccumulator();
+    for (const event of events([
+      start,
+      { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hel' } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'lo' } },
+      {
+        type: 'content_block_start',
+        index: 1,
+        content_block: { type: 'tool_use', id: 't1', name: 'Read', input: {} },
+      },
+      {
+        type: 'content_block_delta',
+        index: 1,
+        delta: { type: 'input_json_delta', partial_json: '{"file_' },
+      },
+      {
+        type: 'content_block_delta',
+        index: 1,
+        delta: { type: 'input_json_delta', partial_json: 'path":"a"}' },
+      },
+      { type: 'content_block_stop', index: 1 },
+      { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 7 } },
+      { type: 'message_stop' },
+    ]))
+      applyStreamEvent(accumulator, event);
+    const message = finishStreamAccumulator(accumulator);
+    expect(message.content).toEqual([
+      { type: 'text', text: 'Hello' },
+      { type: 'tool_use', id: 't1', name: 'Read', input: { file_path: 'a' } },
+    ]);
+    expect(message.stop_reason).toBe('tool_use');
+    expect(message.usage).toMatchObject({ input_tokens: 10, output_tokens: 7 });
+  });
+
+  it('keeps tool input that is not JSON instead of throwing', () => {
+    const accumulator = createStreamAccumulator();
+    for (const event of events([
+      start,
+      {
+        type: 'content_block_start',
+        index: 0,
+        content_block: { type: 'tool_use', id: 't1', name: 'Read', input: {} },
+      },
+      {
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'input_json_delta', partial_json: '{"cut' },
+      },
+      { type: 'content_block_stop', index: 0 },
+      { type: 'message_stop' },
+    ]))
+      applyStreamEvent(accumulator, event);
+    expect(finishStreamAccumulator(accumulator).content[0]).toMatchObject({
+      input: { __invalid_json__: '{"cut' },
+    });
+  });
+
+  it('refuses a stream that ended before message_stop, as a retryable cut', () => {
+    const accumulator = createStreamAccumulator();
+    applyStreamEvent(accumulator, start);
+    let error: unknown;
+    try {
+      finishStreamAccumulator(accumulator);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(DelegateError.hasCode(error, 'API_ERROR')).toBe(true);
+    expect((error as DelegateError).details?.['streamEndedEarly']).toBe(true);
+  });
+});

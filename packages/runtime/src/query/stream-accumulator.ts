@@ -1,0 +1,125 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import {
+  type AssistantMessage,
+  type ContentBlock,
+  DelegateError,
+  completeUsage,
+} from '@delegate/core';
+
+type PartialBlock = ContentBlock & { partialJson?: string };
+
+/** The response being assembled from stream events. */
+export type StreamAccumulator = {
+  /** The message as far as `message_start` and `message_delta` told. */
+  message: AssistantMessage['message'] | undefined;
+  /** Content blocks by stream index. */
+  blocks: PartialBlock[];
+  /** True once `message_stop` arrived. */
+  stopped: boolean;
+};
+
+/** A new, empty accumulator. */
+export function createStreamAccumulator(): StreamAccumulator {
+  return { message: undefined, blocks: [], stopped: false };
+}
+
+function parseToolInput(text: string): unknown {
+  if (text.length === 0) return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { __invalid_json__: text };
+  }
+}
+
+function applyDelta(
+  block: PartialBlock,
+  delta: Anthropic.RawContentBlockDeltaEvent['delta'],
+): void {
+  if (delta.type === 'text_delta' && block.type === 'text') block.text += delta.text;
+  else if (delta.type === 'input_json_delta' && block.type === 'tool_use')
+    block.partialJson = (block.partialJson ?? '') + delta.partial_json;
+  else if (delta.type === 'thinking_delta' && block.type === 'thinking')
+    block.thinking += delta.thinking;
+  else if (delta.type === 'signature_delta' && block.type === 'thinking')
+    block.signature += delta.signature;
+}
+
+function mergeUsage(
+  message: AssistantMessage['message'],
+  usage: Anthropic.MessageDeltaUsage,
+): AssistantMessage['message']['usage'] {
+  const merged = { ...message.usage } as Record<string, unknown>;
+  for (const [key, value] of Object.entries(usage)) {
+    if (value !== null && value !== undefined) merged[key] = value;
+  }
+  return completeUsage(merged as AssistantMessage['message']['usage']);
+}
+
+/** Folds one stream event into the accumulator. */
+export function applyStreamEvent(
+  accumulator: StreamAccumulator,
+  event: Anthropic.RawMessageStreamEvent,
+): void {
+  switch (event.type) {
+    case 'message_start': {
+      const start = event.message;
+      accumulator.message = {
+        id: start.id,
+        role: 'assistant',
+        model: start.model,
+        content: [],
+        stop_reason: start.stop_reason ?? null,
+        usage: completeUsage(start.usage),
+      };
+      return;
+    }
+    case 'content_block_start': {
+      const block = event.content_block as unknown as ContentBlock;
+      accumulator.blocks[event.index] =
+        block.type === 'tool_use' ? { ...block, input: {}, partialJson: '' } : { ...block };
+      return;
+    }
+    case 'content_block_delta': {
+      const block = accumulator.blocks[event.index];
+      if (block) applyDelta(block, event.delta);
+      return;
+    }
+    case 'content_block_stop': {
+      const block = accumulator.blocks[event.index];
+      if (block?.type !== 'tool_use') return;
+      block.input = parseToolInput(block.partialJson ?? '');
+      delete block.partialJson;
+      return;
+    }
+    case 'message_delta': {
+      if (!accumulator.message) return;
+      accumulator.message.stop_reason = event.delta.stop_reason ?? accumulator.message.stop_reason;
+      accumulator.message.usage = mergeUsage(accumulator.message, event.usage);
+      return;
+    }
+    case 'message_stop':
+      accumulator.stopped = true;
+      return;
+  }
+}
+
+/**
+ * The finished response. Throws a retryable `API_ERROR` (details `streamEndedEarly`) when
+ * the stream ended before `message_stop`, as a cut connection does.
+ */
+export function finishStreamAccumulator(
+  accumulator: StreamAccumulator,
+): AssistantMessage['message'] {
+  if (!accumulator.message || !accumulator.stopped) {
+    throw new DelegateError(
+      'API_ERROR',
+      'The response stream ended before message_stop (the connection was cut).',
+      { details: { streamEndedEarly: true } },
+    );
+  }
+  accumulator.message.content = accumulator.blocks.filter(
+    (block): block is ContentBlock => block !== undefined,
+  );
+  return accumulator.message;
+}

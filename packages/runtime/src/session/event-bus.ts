@@ -1,0 +1,92 @@
+import { type AgentEvent, errorMessage } from '@delegate/core';
+import { AsyncChannel } from '../util/async-channel.js';
+
+/** Options of an {@link EventBus}. */
+export type EventBusOptions = {
+  /** Events kept for `events` (default 10,000; the oldest go first). */
+  keepHistory?: number;
+  /**
+   * Called when a listener throws. Default: a process warning (code
+   * `DELEGATE_EVENT_LISTENER`); the other listeners and the agent run go on either way.
+   * Tests set it to rethrow, so an assertion inside a listener fails the test.
+   */
+  onListenerError?: (error: unknown, event: AgentEvent) => void;
+};
+
+function warnListenerError(error: unknown, event: AgentEvent): void {
+  process.emitWarning(`A lifecycle event listener threw on ${event.type}: ${errorMessage(error)}`, {
+    code: 'DELEGATE_EVENT_LISTENER',
+  });
+}
+
+/** Fans lifecycle events out to listeners and to async-iterable subscriptions. */
+export class EventBus {
+  private readonly listeners = new Set<(event: AgentEvent) => void>();
+  private readonly history: AgentEvent[] = [];
+  private readonly keep: number;
+  private readonly onListenerError: (error: unknown, event: AgentEvent) => void;
+
+  /** A bus with no listeners yet. */
+  constructor(options: EventBusOptions = {}) {
+    this.keep = options.keepHistory ?? 10_000;
+    this.onListenerError = options.onListenerError ?? warnListenerError;
+  }
+
+  /**
+   * Delivers an event to every listener. A throwing listener never stops the others; its
+   * error goes to `onListenerError` (which may rethrow, to the emitter).
+   */
+  emit = (event: AgentEvent): void => {
+    this.history.push(event);
+    // Trimmed in chunks, so a long session does not shift the whole history on every event.
+    if (this.history.length > this.keep * 1.25)
+      this.history.splice(0, this.history.length - this.keep);
+    let failure: { error: unknown } | undefined;
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+    if (failure) this.onListenerError(failure.error, event);
+  };
+
+  /** Calls `listener` for each future event; returns an unsubscribe function. */
+  on(listener: (event: AgentEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Events seen so far (the last `keepHistory`, give or take a quarter). */
+  get events(): readonly AgentEvent[] {
+    return this.history;
+  }
+
+  /**
+   * Future events as an async iterable; the iteration ends when `signal` aborts or the
+   * consumer breaks out of the loop.
+   */
+  subscribe(options: { signal?: AbortSignal } = {}): AsyncIterable<AgentEvent> {
+    const channel = new AsyncChannel<AgentEvent>();
+    const off = this.on((event) => channel.push(event));
+    const stop = (): void => {
+      off();
+      options.signal?.removeEventListener('abort', stop);
+      channel.close();
+    };
+    options.signal?.addEventListener('abort', stop, { once: true });
+    return {
+      [Symbol.asyncIterator]: () => {
+        const iterator = channel[Symbol.asyncIterator]();
+        return {
+          next: () => iterator.next(),
+          return: async () => {
+            stop();
+            return { done: true, value: undefined };
+          },
+        };
+      },
+    };
+  }
+}

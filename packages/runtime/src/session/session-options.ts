@@ -1,0 +1,285 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type { AgentDefinitionsOptions } from '@delegate/agent-defs';
+import {
+  type AgentDefinitionsResult,
+  type AgentEvent,
+  type McpClientState,
+  type PermissionMode,
+  type PermissionRuleValue,
+  type ThinkingConfig,
+  type Tool,
+  DelegateError,
+  PermissionMode as PermissionModeSchema,
+  PermissionRule,
+  PermissionRuleValue as PermissionRuleValueSchema,
+} from '@delegate/core';
+import { permissionRuleValueFromString } from '@delegate/tool-filter';
+import { z } from 'zod';
+import type { AskHandler } from '../permissions.js';
+
+/** MCP servers as the session sees them (the `@delegate/tools` MCP manager fits). */
+export type McpSource = {
+  /** Connection state of every configured server. */
+  getClients(): McpClientState[];
+  /** Tools of the connected servers. */
+  getTools(): Tool[];
+};
+
+/** A permission rule as options take it: a rule string (`Bash(git commit:*)`), a rule object, or a tool and content. */
+export type PermissionRuleInput = string | PermissionRule | PermissionRuleValue;
+
+/** Options of `DelegateSession.create`, validated (a bad field is named in the error). */
+export type DelegateSessionOptions = {
+  /** Working directory of the main agent; project agents, project memory and worktrees resolve against it. */
+  cwd: string;
+  /** SDK client; default one from `apiKey`/`baseURL` or the environment. */
+  client?: Anthropic;
+  /** API key when no client is given (default `ANTHROPIC_API_KEY`). */
+  apiKey?: string;
+  /** Base URL when no client is given (default `ANTHROPIC_BASE_URL`; the simulator's URL, for example). */
+  baseURL?: string;
+  /** Main model, alias or id (default `sonnet`). */
+  model?: string;
+  /** Base tools of the main agent and of sub-agent pools (default the built-in tools). */
+  tools?: Tool[];
+  /** Agent definitions (default loaded from disk for `cwd` and `homeDir`). */
+  agentDefinitions?: AgentDefinitionsResult;
+  /** Options for loading definitions from disk. */
+  agentLoading?: Partial<AgentDefinitionsOptions>;
+  /** Main agent's permission mode (default `default`). */
+  permissionMode?: PermissionMode;
+  /** Rules that approve calls, as rule strings or objects. */
+  allowRules?: PermissionRuleInput[];
+  /** Rules that refuse calls and hide agent types, as rule strings or objects. */
+  denyRules?: PermissionRuleInput[];
+  /** Rules whose calls are always put to the person (denied where nobody can be asked). */
+  askRules?: PermissionRuleInput[];
+  /** Asks the person at the terminal; without it, a question is a denial. */
+  ask?: AskHandler;
+  /** Where transcripts go; `false` for none (default `<homeDir>/.delegate/transcripts`). */
+  transcriptDir?: string | false;
+  /** Session id: letters, digits, `-` and `_` (default a new uuid). */
+  sessionId?: string;
+  /** Replaces the main system prompt's introduction. */
+  customSystemPrompt?: string;
+  /** Appended to the main system prompt. */
+  appendSystemPrompt?: string;
+  /** Context prepended to the conversation (project instructions and the like). */
+  userContext?: Record<string, string>;
+  /** Thinking configuration of the main agent (inherited by forks). */
+  thinking?: ThinkingConfig;
+  /** MCP servers whose tools join the pools. */
+  mcp?: McpSource;
+  /** Environment to read switches from (`DELEGATE_DISABLE_BACKGROUND_TASKS`, API key and URL). */
+  env?: NodeJS.ProcessEnv;
+  /** Home directory: user agents, user-scope memory and the default transcript folder (default the OS home). */
+  homeDir?: string;
+  /** Leaving out `subagent_type` forks the caller (default false). */
+  forkEnabled?: boolean;
+  /** While forking is on, every spawn (fork or named type) runs in the background (default false). */
+  forkForceAsync?: boolean;
+  /** Every spawn runs in the background (default false). */
+  coordinatorMode?: boolean;
+  /** Nothing runs in the background (default false, or `DELEGATE_DISABLE_BACKGROUND_TASKS=1`). */
+  backgroundTasksDisabled?: boolean;
+  /** Agent types go into a `<system-reminder>` message, keeping the tools block cache-stable (default true). */
+  agentListInMessages?: boolean;
+  /** Most background agents running at once (default 8). */
+  maxBackgroundAgents?: number;
+  /** Deepest nesting of sub-agents (default 3). */
+  maxDepth?: number;
+  /** Milliseconds before a foreground agent's `agent.background_hint` (default 2000). */
+  backgroundHintMs?: number;
+  /** Longest wait for required MCP servers, in milliseconds (default 30000). */
+  mcpWaitMs?: number;
+  /** Poll interval of that wait, in milliseconds (default 500). */
+  mcpPollMs?: number;
+  /** Model of sub-agents whose call and definition name none (default `sonnet`). */
+  defaultSubagentModel?: string;
+  /** Finished agents kept whole for SendMessage; older ones are compacted (default 100). */
+  maxRetainedAgents?: number;
+  /** Parent directory of agent worktrees (default under the OS temp folder). */
+  worktreeRoot?: string;
+  /** Called when a lifecycle event listener throws (default a process warning); tests rethrow. */
+  onEventListenerError?: (error: unknown, event: AgentEvent) => void;
+};
+
+/** The options with every rule turned into a rule object. */
+export type ValidatedSessionOptions = Omit<
+  DelegateSessionOptions,
+  'allowRules' | 'denyRules' | 'askRules'
+> & {
+  /** Rules that approve calls. */
+  allowRules: PermissionRule[];
+  /** Rules that refuse calls. */
+  denyRules: PermissionRule[];
+  /** Rules that always ask. */
+  askRules: PermissionRule[];
+};
+
+const isFunction = (value: unknown): boolean => typeof value === 'function';
+const functionOf = (what: string) =>
+  z.custom<(...args: never[]) => unknown>(isFunction, { message: `expected ${what} (a function)` });
+
+const ClientSchema = z.custom<Anthropic>(
+  (value) =>
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { messages?: { create?: unknown } }).messages?.create === 'function',
+  { message: 'expected an @anthropic-ai/sdk client (an object with messages.create)' },
+);
+
+const ToolSchema = z.custom<Tool>(
+  (value) =>
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Tool).name === 'string' &&
+    isFunction((value as Tool).call) &&
+    isFunction((value as Tool).description),
+  { message: 'expected a tool (an object with name, description() and call())' },
+);
+
+const DefinitionsSchema = z.custom<AgentDefinitionsResult>(
+  (value) =>
+    typeof value === 'object' &&
+    value !== null &&
+    Array.isArray((value as AgentDefinitionsResult).activeAgents) &&
+    Array.isArray((value as AgentDefinitionsResult).allAgents),
+  { message: 'expected agent definitions ({ activeAgents, allAgents })' },
+);
+
+const McpSchema = z.custom<McpSource>(
+  (value) =>
+    typeof value === 'object' &&
+    value !== null &&
+    isFunction((value as McpSource).getClients) &&
+    isFunction((value as McpSource).getTools),
+  { message: 'expected an MCP source (an object with getClients() and getTools())' },
+);
+
+const ThinkingSchema = z.union([
+  z.object({ type: z.literal('disabled') }),
+  z.object({ type: z.literal('enabled'), budgetTokens: z.number().int().min(1024) }),
+  z.object({ type: z.literal('adaptive') }),
+]);
+
+// A tool name: letters first, then letters, digits, `_` and `-` (MCP tools: `mcp__server__tool`).
+const TOOL_NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
+
+function ruleFromString(
+  spec: string,
+  behavior: 'allow' | 'deny' | 'ask',
+  context: z.RefinementCtx,
+) {
+  const value = permissionRuleValueFromString(spec);
+  if (!TOOL_NAME.test(value.toolName)) {
+    context.addIssue({
+      code: 'custom',
+      message: `"${spec.slice(0, 80)}" is not a permission rule: write a tool name, optionally with content in parentheses, such as "Bash(git commit:*)", "Read" or "Agent(Explore)"`,
+    });
+    return z.NEVER;
+  }
+  return { source: 'session' as const, ruleBehavior: behavior, ruleValue: value };
+}
+
+function rulesSchema(behavior: 'allow' | 'deny' | 'ask') {
+  const rule = z.union([
+    z.string().transform((spec, context) => ruleFromString(spec, behavior, context)),
+    PermissionRule.refine((value) => value.ruleBehavior === behavior, {
+      message: `a rule with ruleBehavior "${behavior}" (put other rules in their own list)`,
+    }),
+    PermissionRuleValueSchema.strict().transform((value) => ({
+      source: 'session' as const,
+      ruleBehavior: behavior,
+      ruleValue: value,
+    })),
+  ]);
+  return z.array(rule).default([]);
+}
+
+const positiveInteger = z.number().int().positive();
+const milliseconds = z.number().int().nonnegative();
+
+/** The schema `DelegateSession.create` checks its options with. */
+export const DelegateSessionOptionsSchema = z
+  .object({
+    cwd: z.string().min(1),
+    client: ClientSchema.optional(),
+    apiKey: z.string().min(1).optional(),
+    baseURL: z.string().url().optional(),
+    model: z.string().trim().min(1).optional(),
+    tools: z.array(ToolSchema).optional(),
+    agentDefinitions: DefinitionsSchema.optional(),
+    agentLoading: z.record(z.string(), z.unknown()).optional(),
+    permissionMode: PermissionModeSchema.optional(),
+    allowRules: rulesSchema('allow'),
+    denyRules: rulesSchema('deny'),
+    askRules: rulesSchema('ask'),
+    ask: functionOf('an ask handler').optional(),
+    transcriptDir: z.union([z.string().min(1), z.literal(false)]).optional(),
+    sessionId: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/, 'use letters, digits, "-" and "_" (at most 128)')
+      .optional(),
+    customSystemPrompt: z.string().optional(),
+    appendSystemPrompt: z.string().optional(),
+    userContext: z.record(z.string(), z.string()).optional(),
+    thinking: ThinkingSchema.optional(),
+    mcp: McpSchema.optional(),
+    env: z.record(z.string(), z.string().optional()).optional(),
+    homeDir: z.string().min(1).optional(),
+    forkEnabled: z.boolean().optional(),
+    forkForceAsync: z.boolean().optional(),
+    coordinatorMode: z.boolean().optional(),
+    backgroundTasksDisabled: z.boolean().optional(),
+    agentListInMessages: z.boolean().optional(),
+    maxBackgroundAgents: positiveInteger.optional(),
+    maxDepth: z.number().int().nonnegative().optional(),
+    backgroundHintMs: milliseconds.optional(),
+    mcpWaitMs: milliseconds.optional(),
+    mcpPollMs: positiveInteger.optional(),
+    defaultSubagentModel: z.string().trim().min(1).optional(),
+    maxRetainedAgents: z.number().int().nonnegative().optional(),
+    worktreeRoot: z.string().min(1).optional(),
+    onEventListenerError: functionOf('an error handler').optional(),
+  })
+  .strict();
+
+function pathText(path: readonly PropertyKey[]): string {
+  return path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('');
+}
+
+/** For a union, the issue of the branch that got furthest (past the type check of the value itself). */
+function innerIssue(issue: z.core.$ZodIssueInvalidUnion): z.core.$ZodIssue | undefined {
+  const firsts = issue.errors.map((branch) => branch[0]).filter((inner) => inner !== undefined);
+  return (
+    firsts.find((inner) => !(inner.code === 'invalid_type' && inner.path.length === 0)) ?? firsts[0]
+  );
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const path = pathText(issue.path);
+  if (issue.code === 'unrecognized_keys')
+    return `options${path}: unknown option ${issue.keys.map((key) => `"${key}"`).join(', ')} (check the spelling against DelegateSessionOptions)`;
+  if (issue.code === 'invalid_union') {
+    const inner = innerIssue(issue);
+    if (inner) return `options${path}${pathText(inner.path)}: ${inner.message}`;
+  }
+  return `options${path}: ${issue.message}`;
+}
+
+/**
+ * Checks `DelegateSession.create`'s options and turns every rule into a rule object.
+ * Throws an `INVALID_ARGUMENT` DelegateError naming the bad field (`options.denyRules[0]`)
+ * and what it should be.
+ */
+export function validateSessionOptions(options: unknown): ValidatedSessionOptions {
+  const parsed = DelegateSessionOptionsSchema.safeParse(options);
+  if (parsed.success) return parsed.data as unknown as ValidatedSessionOptions;
+  const issues = parsed.error.issues.slice(0, 3).map(describeIssue);
+  throw new DelegateError('INVALID_ARGUMENT', `DelegateSession.create: ${issues.join('; ')}.`, {
+    details: {
+      issues: parsed.error.issues.map((issue) => ({ path: issue.path, message: issue.message })),
+    },
+  });
+}

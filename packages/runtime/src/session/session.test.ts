@@ -1,0 +1,249 @@
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { rules } from '@delegate/api-sim';
+import { getLastAssistantMessage, getText } from '@delegate/core';
+import { diagnoseCacheBreak, fingerprintRequest } from '@delegate/fork-cache';
+import { isCompacted } from '../lifecycle/agent-directory.js';
+import { createApiClient } from './model-config.js';
+import { DelegateSession } from './session.js';
+import { agentCall, isMain, resultText } from '../__fixtures__/sim-helpers.js';
+import { type TestSession, createTestSession } from '../__fixtures__/test-session.js';
+
+let current: TestSession | undefined;
+
+afterEach(async () => {
+  await current?.cleanup();
+  current = undefined;
+});
+
+describe('DelegateSession', () => {
+  it('sends no request for run("") when nothing waits for an answer', async () => {
+    current = await createTestSession({ policy: rules([], { fallback: 'hello back' }) });
+    const { session, sim } = current;
+    await session.send('hello');
+    const requests = sim.journal.entries.length;
+    const yielded: unknown[] = [];
+    const generator = session.run('');
+    let next = await generator.next();
+    while (!next.done) {
+      yielded.push(next.value);
+      next = await generator.next();
+    }
+    expect(next.value).toEqual({ reason: 'completed', turns: 0 });
+    expect(yielded).toEqual([]);
+    expect(sim.journal.entries).toHaveLength(requests);
+    expect(session.messages.at(-1)?.type).toBe('assistant');
+  });
+});
+
+describe('loading agents from disk', () => {
+  it('finds user agents under homeDir and project agents under cwd', async () => {
+    current = await createTestSession({ policy: rules([], { fallback: 'ok' }) });
+    const home = join(current.cwd, '..', 'home');
+    await mkdir(join(home, '.claude', 'agents'), { recursive: true });
+    await mkdir(join(current.cwd, '.claude', 'agents'), { recursive: true });
+    await writeFile(
+      join(home, '.claude', 'agents', 'mine.md'),
+      '---\nname: mine\ndescription: My own helper\n---\nYou help me.',
+    );
+    await writeFile(
+      join(current.cwd, '.claude', 'agents', 'team.md'),
+      '---\nname: team\ndescription: The team helper\n---\nYou help the team.',
+    );
+    const session = await DelegateSession.create({
+      cwd: current.cwd,
+      homeDir: home,
+      client: createApiClient({ apiKey: 'k', baseURL: current.sim.url }),
+      transcriptDir: false,
+    });
+    const types = session.runtime
+      .getAgentDefinitions()
+      .activeAgents.map((agent) => agent.agentType);
+    expect(types).toEqual(
+      expect.arrayContaining(['general-purpose', 'Explore', 'Plan', 'mine', 'team']),
+    );
+    session.abort();
+  });
+});
+
+describe('permission rules given as strings', () => {
+  it('denies by a rule string, and asks by an ask rule string even in bypassPermissions', async () => {
+    const asked: string[] = [];
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            { type: 'tool_use', name: 'Bash', input: { command: 'rm -f keep.txt' } },
+            { type: 'tool_use', name: 'Bash', input: { command: 'git push origin main' } },
+            { type: 'tool_use', name: 'Bash', input: { command: 'echo free' } },
+          ],
+        },
+        {
+          match: { when: isMain, toolResult: 'Bash' },
+          reply: (request) => request.toolResults.map((result) => `[${result.content}]`).join('\n'),
+        },
+      ]),
+      session: {
+        permissionMode: 'bypassPermissions',
+        denyRules: ['Bash(rm:*)'],
+        askRules: ['Bash(git push:*)'],
+        ask: async (request) => {
+          asked.push(request.message);
+          return { behavior: 'deny', message: 'the person said no' };
+        },
+      },
+    });
+    await writeFile(join(current.cwd, 'keep.txt'), 'keep');
+    const { text } = await current.session.send('go');
+    expect(text).toContain(
+      '[Permission denied: Bash is denied by the rule Bash(rm:*) from session.]',
+    );
+    expect(text).toContain('[Permission denied: the person said no]');
+    expect(text).toMatch(/\[free/);
+    expect(asked).toEqual(['Bash matches the ask rule Bash(git push:*) from session.']);
+    expect(existsSync(join(current.cwd, 'keep.txt'))).toBe(true);
+  });
+
+  it('refuses bad options before anything starts, naming the field', async () => {
+    await expect(
+      DelegateSession.create({ cwd: '/tmp', apiKey: 'k', denyRules: ['Bash(rm:*'] }),
+    ).rejects.toThrow(
+      /DelegateSession\.create: options\.denyRules\[0\]: "Bash\(rm:\*" is not a permission rule/,
+    );
+  });
+});
+
+describe('work after a turn', () => {
+  it('saves the cache-safe parameters of every completed turn, and forks from them sharing the cache', async () => {
+    current = await createTestSession({
+      policy: rules([
+        { match: { lastUserText: 'Summarise' }, reply: 'Summary: two questions, two answers.' },
+        { match: { lastUserText: 'first' }, reply: 'first answer' },
+        { match: {}, reply: 'second answer' },
+      ]),
+      session: { userContext: { projectInstructions: 'Project notes. '.repeat(400) } },
+    });
+    const { session, sim } = current;
+    expect(session.lastCacheSafeParams()).toBeNull();
+    await expect(session.forkAfterTurn({ prompt: 'Summarise' })).rejects.toThrow(
+      /needs a completed turn/,
+    );
+    await session.send('first question');
+    const afterFirst = session.lastCacheSafeParams()!;
+    expect(afterFirst.forkContextMessages.at(-1)?.type).toBe('assistant');
+    await session.send('second question');
+    const afterSecond = session.lastCacheSafeParams()!;
+    expect(afterSecond.forkContextMessages.length).toBeGreaterThan(
+      afterFirst.forkContextMessages.length,
+    );
+    // A snapshot: the session going on does not change what was saved.
+    const saved = afterSecond.forkContextMessages.length;
+    const result = await session.forkAfterTurn({
+      prompt: 'Summarise the session in one line.',
+      label: 'summary',
+    });
+    const answer = getLastAssistantMessage(result.messages);
+    expect(getText(answer!.message.content)).toBe('Summary: two questions, two answers.');
+    expect(session.lastCacheSafeParams()!.forkContextMessages).toHaveLength(saved);
+    const [lastTurn, fork] = sim.journal.entries.slice(-2);
+    const diagnosis = diagnoseCacheBreak(
+      fingerprintRequest(lastTurn!.body as never),
+      fingerprintRequest(fork!.body as never),
+    );
+    expect(!diagnosis.identical && diagnosis.firstDifference.part).toBe('message');
+    expect(fork!.usage!.cache_read_input_tokens).toBeGreaterThan(2_000);
+    // The fork's answer stays out of the main conversation.
+    expect(getText(getLastAssistantMessage(session.messages)!.message.content)).toBe(
+      'second answer',
+    );
+  });
+});
+
+describe('many agents in one session', () => {
+  it('runs 60 background agents without a MaxListenersExceededWarning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    try {
+      current = await createTestSession({
+        policy: rules([
+          { match: { when: isMain, lastUserText: '<task-notification>' }, reply: 'all back' },
+          {
+            match: { when: isMain, toolResult: false },
+            reply: Array.from({ length: 60 }, (_, index) =>
+              agentCall({
+                description: `job ${index}`,
+                prompt: `job ${index}`,
+                subagent_type: 'general-purpose',
+                run_in_background: true,
+              }),
+            ),
+          },
+          { match: { when: isMain, toolResult: 'Agent' }, reply: 'started them' },
+          { match: { agent: 'general-purpose' }, reply: 'done' },
+        ]),
+        session: { maxBackgroundAgents: 100, transcriptDir: false },
+      });
+      await current.session.send('go');
+      await current.session.send('', { waitForBackground: true });
+      await current.session.flush();
+      expect(
+        current.session.tasks.list().filter((task) => task.status === 'completed'),
+      ).toHaveLength(60);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.filter((warning) => warning.includes('MaxListeners'))).toEqual([]);
+  });
+
+  it('compacts finished agents past maxRetainedAgents and resumes one from its transcript when messaged', async () => {
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, lastUserText: '<task-notification>' },
+          reply: (request) => request.lastUserText,
+        },
+        {
+          match: { when: isMain, lastUserText: 'start', toolResult: false },
+          reply: ['kiwi', 'mango'].map((word) =>
+            agentCall({
+              description: word,
+              prompt: `Remember the word ${word}`,
+              subagent_type: 'general-purpose',
+              name: `keeper-${word}`,
+            }),
+          ),
+        },
+        {
+          match: { when: isMain, lastUserText: 'ask', toolResult: false },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'SendMessage',
+              input: { to: 'keeper-kiwi', message: 'What was the word?' },
+            },
+          ],
+        },
+        { match: { when: isMain, toolResult: true }, reply: (request) => resultText(request) },
+        {
+          match: { agent: 'general-purpose', lastUserText: 'What was the word?' },
+          reply: (request) =>
+            `The word was ${/Remember the word (\w+)/.exec(JSON.stringify(request.messages))?.[1] ?? 'lost'}.`,
+        },
+        { match: { agent: 'general-purpose' }, reply: 'Remembered.' },
+      ]),
+      session: { maxRetainedAgents: 1 },
+    });
+    const { session } = current;
+    await session.send('start');
+    await session.flush();
+    // Only the newest finished agent is kept whole; the other is a summary now.
+    expect(isCompacted(session.runtime.agents.get('keeper-kiwi')!)).toBe(true);
+    expect(isCompacted(session.runtime.agents.get('keeper-mango')!)).toBe(false);
+    const resumed = await session.send('ask', { waitForBackground: true });
+    expect(resumed.text).toContain('The word was kiwi.');
+  });
+});

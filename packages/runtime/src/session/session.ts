@@ -1,0 +1,499 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type Anthropic from '@anthropic-ai/sdk';
+import {
+  type AgentDefinitionsResult,
+  type CanUseTool,
+  type Message,
+  type TaskState,
+  type Tool,
+  type ToolUseContext,
+  DelegateError,
+  createUserMessage,
+  createUuid,
+  getLastAssistantMessage,
+  getText,
+} from '@delegate/core';
+import type * as AgentDefs from '@delegate/agent-defs';
+import { createRootToolUseContext } from '@delegate/context-isolation';
+import { type CacheSafeParams, createCacheSafeParamsSlot } from '@delegate/fork-cache';
+import { createAgentTool } from '../agent-tool/agent-tool.js';
+import type { AgentToolOutput } from '../agent-tool/agent-tool-output.js';
+import { buildAgentListReminder } from '../agent-tool/agent-tool-prompt.js';
+import { visibleAgents } from '../agent-tool/resolve-agent.js';
+import {
+  type ForkedAgentParams,
+  type ForkedAgentResult,
+  runForkedAgent,
+} from '../forked-agent/run-forked-agent.js';
+import { AbortHub } from '../lifecycle/abort-hub.js';
+import { AgentDirectory } from '../lifecycle/agent-directory.js';
+import { type ResumeAgentOptions, resumeAgentFromTranscript } from '../lifecycle/resume-agent.js';
+import { createCanUseTool } from '../permissions.js';
+import { type QueryEvent, type QueryOutcome, query } from '../query/query.js';
+import { createSendMessageTool } from '../tasks/send-message-tool.js';
+import { createTaskOutputTool, createTaskStopTool } from '../tasks/task-tools.js';
+import { TaskRegistry } from '../tasks/task-registry.js';
+import { TranscriptStore } from '../transcripts/transcript-store.js';
+import { loadTools } from '../util/load-tools.js';
+import type { AgentRuntime, AgentRuntimeOptions } from './agent-runtime.js';
+import { withAskRules } from './ask-rules.js';
+import { EventBus } from './event-bus.js';
+import {
+  DEFAULT_MAIN_MODEL,
+  DEFAULT_SUBAGENT_MODEL,
+  createApiClient,
+  preloadSdk,
+  resolveModelAlias,
+} from './model-config.js';
+import {
+  type DelegateSessionOptions,
+  type McpSource,
+  type ValidatedSessionOptions,
+  validateSessionOptions,
+} from './session-options.js';
+import { getEnvironmentDetails, getMainSystemPrompt } from './system-prompt.js';
+
+/** Options of `session.send`. */
+export type SendOptions = {
+  /** Turn limit of each run. */
+  maxTurns?: number;
+  /** Keep going while background agents run: each notification starts another turn. */
+  waitForBackground?: boolean;
+  /** Called with every event of every run. */
+  onEvent?: (event: QueryEvent) => void;
+};
+
+/** Options of `session.forkAfterTurn`. */
+export type ForkAfterTurnOptions = {
+  /** What the fork should do (its one new user message). */
+  prompt: string;
+  /** Label for its id and logs (default `fork`). */
+  label?: string;
+  /** Query source recorded on its requests (default `post_turn_fork`). */
+  querySource?: string;
+} & Pick<
+  ForkedAgentParams,
+  'maxTurns' | 'skipTranscript' | 'skipCacheWrite' | 'onMessage' | 'onComplete'
+>;
+
+function envFlag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const value = env[name]?.trim().toLowerCase();
+  return value === '1' || value === 'true' || value === 'yes' || value === 'on';
+}
+
+function runtimeOptionsOf(
+  options: ValidatedSessionOptions,
+  env: NodeJS.ProcessEnv,
+): AgentRuntimeOptions {
+  return {
+    forkEnabled: options.forkEnabled ?? false,
+    forkForceAsync: options.forkForceAsync ?? false,
+    coordinatorMode: options.coordinatorMode ?? false,
+    backgroundTasksDisabled:
+      options.backgroundTasksDisabled ?? envFlag(env, 'DELEGATE_DISABLE_BACKGROUND_TASKS'),
+    agentListInMessages: options.agentListInMessages ?? true,
+    maxBackgroundAgents: options.maxBackgroundAgents ?? 8,
+    maxDepth: options.maxDepth ?? 3,
+    backgroundHintMs: options.backgroundHintMs ?? 2_000,
+    mcpWaitMs: options.mcpWaitMs ?? 30_000,
+    mcpPollMs: options.mcpPollMs ?? 500,
+    defaultSubagentModel: options.defaultSubagentModel ?? DEFAULT_SUBAGENT_MODEL,
+    maxRetainedAgents: options.maxRetainedAgents ?? 100,
+    ...(options.worktreeRoot ? { worktreeRoot: options.worktreeRoot } : {}),
+    ...(options.homeDir ? { homeDir: options.homeDir } : {}),
+  };
+}
+
+async function clientOf(
+  options: ValidatedSessionOptions,
+  env: NodeJS.ProcessEnv,
+): Promise<Anthropic> {
+  if (options.client) return options.client;
+  await preloadSdk();
+  return createApiClient({
+    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    env,
+  });
+}
+
+// Loaded with the first session: its YAML parser is not needed to import the runtime.
+type AgentDefsModule = typeof AgentDefs;
+
+async function definitionsOf(
+  options: ValidatedSessionOptions,
+  agentDefs: AgentDefsModule,
+): Promise<AgentDefinitionsResult> {
+  const loaded =
+    options.agentDefinitions ??
+    (await agentDefs.getAgentDefinitionsWithOverrides({
+      cwd: options.cwd,
+      ...(options.homeDir ? { homeDir: options.homeDir } : {}),
+      ...options.agentLoading,
+    }));
+  return {
+    activeAgents: loaded.activeAgents,
+    allAgents: loaded.allAgents,
+    ...(loaded.allowedAgentTypes ? { allowedAgentTypes: loaded.allowedAgentTypes } : {}),
+  };
+}
+
+function transcriptDirOf(options: ValidatedSessionOptions): string | undefined {
+  if (options.transcriptDir === false) return undefined;
+  return options.transcriptDir ?? join(options.homeDir ?? homedir(), '.delegate', 'transcripts');
+}
+
+function rootContextOf(options: {
+  validated: ValidatedSessionOptions;
+  baseTools: Tool[];
+  agentTools: Tool[];
+  definitions: AgentDefinitionsResult;
+  events: EventBus;
+}): ToolUseContext {
+  const { validated, definitions } = options;
+  const mcpTools = validated.mcp?.getTools() ?? [];
+  return createRootToolUseContext({
+    cwd: validated.cwd,
+    tools: [...options.baseTools, ...mcpTools, ...options.agentTools],
+    model: resolveModelAlias(validated.model ?? DEFAULT_MAIN_MODEL),
+    appState: {
+      toolPermissionContext: {
+        mode: validated.permissionMode ?? 'default',
+        allowRules: validated.allowRules,
+        denyRules: validated.denyRules,
+        askRules: validated.askRules,
+        additionalWorkingDirectories: [],
+      },
+      tasks: {},
+      mcp: { clients: validated.mcp?.getClients() ?? [], tools: mcpTools },
+    },
+    options: {
+      querySource: 'repl_main_thread',
+      agentDefinitions: definitions,
+      ...(validated.thinking ? { thinking: validated.thinking } : {}),
+    },
+    emit: options.events.emit,
+  });
+}
+
+/**
+ * A main agent with the Agent tool: it runs turns against the Messages API, spawns
+ * foreground, background and fork sub-agents, queues their notifications into its next
+ * request, writes transcripts, and emits lifecycle events.
+ */
+export class DelegateSession {
+  /** The main agent's context. */
+  readonly context: ToolUseContext;
+  /** Lifecycle events of every agent in the session. */
+  readonly events: EventBus;
+  /** Tasks (sub-agents and background shells) of the session. */
+  readonly tasks: TaskRegistry;
+  /** Transcript writer, when transcripts are on. */
+  readonly transcript: TranscriptStore | undefined;
+  /** The main conversation. */
+  readonly messages: Message[] = [];
+  /** Shared state of the agent tools (what the tool factories take). */
+  readonly runtime: AgentRuntime;
+  private readonly systemPrompt: string[];
+  private readonly userContext: Record<string, string> | undefined;
+  private readonly canUseTool: CanUseTool;
+  private readonly cacheSafeParams = createCacheSafeParamsSlot();
+  private lastAgentList: string | undefined;
+
+  private constructor(runtime: AgentRuntime, options: ValidatedSessionOptions) {
+    this.runtime = runtime;
+    this.context = runtime.rootContext;
+    this.events = runtime.events;
+    this.tasks = runtime.tasks;
+    this.transcript = runtime.transcript;
+    this.userContext = options.userContext;
+    this.systemPrompt = getMainSystemPrompt({
+      environment: getEnvironmentDetails({ cwd: options.cwd, model: this.context.options.model }),
+      ...(options.customSystemPrompt ? { customPrompt: options.customSystemPrompt } : {}),
+      ...(options.appendSystemPrompt ? { appendPrompt: options.appendSystemPrompt } : {}),
+    });
+    const ask = options.ask;
+    this.canUseTool = withAskRules(createCanUseTool(ask ? { ask } : {}), ask ? { ask } : {});
+  }
+
+  /**
+   * Creates a session: validates the options (an `INVALID_ARGUMENT` error names the bad
+   * field), loads agent definitions, builds the tools and the root context.
+   */
+  static async create(options: DelegateSessionOptions): Promise<DelegateSession> {
+    const validated = validateSessionOptions(options);
+    const env = validated.env ?? process.env;
+    const client = await clientOf(validated, env);
+    const agentDefs = await import('@delegate/agent-defs');
+    const definitions = await definitionsOf(validated, agentDefs);
+    const baseTools = validated.tools ?? (await loadTools()).getBuiltinTools();
+    const events = new EventBus(
+      validated.onEventListenerError ? { onListenerError: validated.onEventListenerError } : {},
+    );
+    const runtimeOptions = runtimeOptionsOf(validated, env);
+    const transcriptDir = transcriptDirOf(validated);
+    const sessionId = validated.sessionId ?? createUuid();
+    const runtime = {
+      client,
+      sessionId,
+      options: runtimeOptions,
+      tasks: new TaskRegistry(),
+      events,
+      ...(transcriptDir
+        ? { transcript: new TranscriptStore({ directory: transcriptDir, sessionId }) }
+        : {}),
+      baseTools: () => baseTools,
+      agentTools: () => agentTools,
+      getAgentDefinitions: () => definitions,
+      ...(validated.ask ? { ask: validated.ask } : {}),
+      agents: new AgentDirectory({ maxRetained: runtimeOptions.maxRetainedAgents }),
+      forkWarmups: new Map(),
+      foreground: new Map(),
+      forkAgent: agentDefs.FORK_AGENT,
+      defaultAgentType: agentDefs.GENERAL_PURPOSE_AGENT_TYPE,
+      oneShotAgentTypes: agentDefs.ONE_SHOT_BUILTIN_AGENT_TYPES,
+      pendingBackgroundSpawns: 0,
+      pendingRuns: new Set(),
+      rootCwd: validated.cwd,
+    } as Omit<AgentRuntime, 'rootContext' | 'backgroundAbort'> as AgentRuntime;
+    const agentTools: Tool[] = [
+      createAgentTool(runtime),
+      createTaskOutputTool(runtime),
+      createTaskStopTool(runtime),
+      createSendMessageTool(runtime),
+    ];
+    runtime.rootContext = rootContextOf({ validated, baseTools, agentTools, definitions, events });
+    runtime.backgroundAbort = new AbortHub(runtime.rootContext.abortController.signal);
+    // Task changes are mirrored into the root state for UIs.
+    runtime.tasks.mirrorTo(
+      runtime.rootContext.setAppStateForTasks ?? runtime.rootContext.setAppState,
+    );
+    const session = new DelegateSession(runtime, validated);
+    const mcp = validated.mcp;
+    if (mcp) runtime.refreshMcp = () => session.syncMcp(mcp);
+    return session;
+  }
+
+  /** The session's id (its transcript file is `<transcriptDir>/<sessionId>.jsonl`). */
+  get sessionId(): string {
+    return this.runtime.sessionId;
+  }
+
+  /**
+   * Refreshes MCP clients and tools in the root state and the main agent's tools. The
+   * session does this on its own before each turn and while an agent waits for its
+   * servers; call it when servers change between those points.
+   */
+  syncMcp(mcp: McpSource): void {
+    const tools = mcp.getTools();
+    const clients = mcp.getClients();
+    const previous = this.context.getAppState().mcp;
+    const unchanged =
+      previous.tools.length === tools.length &&
+      previous.tools.every((tool, index) => tool === tools[index]) &&
+      JSON.stringify(previous.clients) === JSON.stringify(clients);
+    // Leave the tool list alone when nothing changed: it is part of the prompt-cache key.
+    if (unchanged) return;
+    this.context.setAppState((state) => ({ ...state, mcp: { clients, tools } }));
+    this.context.options.tools = [
+      ...this.runtime.baseTools(),
+      ...tools,
+      ...this.runtime.agentTools(),
+    ];
+  }
+
+  /** True when a run would have nothing to answer: no prompt, no notification, and the model spoke last. */
+  private nothingToAnswer(prompt: string): boolean {
+    if (prompt.length > 0 || this.tasks.pendingNotifications > 0) return false;
+    for (let index = this.messages.length - 1; index >= 0; index--) {
+      const type = this.messages[index]?.type;
+      if (type === 'user') return false;
+      if (type === 'assistant') return true;
+    }
+    return true;
+  }
+
+  /** The messages a run opens with: the agent list when it changed, and the prompt. */
+  private openingMessages(prompt: string): Message[] {
+    const added: Message[] = [];
+    if (this.runtime.options.agentListInMessages) {
+      const reminder = buildAgentListReminder(
+        visibleAgents(this.context, this.runtime.getAgentDefinitions()),
+      );
+      if (reminder !== this.lastAgentList) {
+        this.lastAgentList = reminder;
+        added.push(createUserMessage({ content: reminder, isMeta: true }));
+      }
+    }
+    if (prompt.length > 0) added.push(createUserMessage({ content: prompt }));
+    return added;
+  }
+
+  /**
+   * Runs one main-agent turn for `prompt`: yields stream events and messages until the
+   * model stops calling tools. Notifications of finished background agents are added
+   * before each request. An empty prompt with nothing waiting (no notification, no
+   * unanswered user message) sends no request and returns `turns: 0`. A completed turn
+   * saves its cache-safe parameters (see `lastCacheSafeParams`).
+   */
+  async *run(
+    prompt: string,
+    options: { maxTurns?: number } = {},
+  ): AsyncGenerator<QueryEvent, QueryOutcome> {
+    if (this.nothingToAnswer(prompt)) return { reason: 'completed', turns: 0 };
+    this.runtime.refreshMcp?.();
+    const added = this.openingMessages(prompt);
+    this.messages.push(...added);
+    await this.transcript?.append(added);
+    const generator = query({
+      client: this.runtime.client,
+      messages: [...this.messages],
+      systemPrompt: this.systemPrompt,
+      ...(this.userContext ? { userContext: this.userContext } : {}),
+      toolUseContext: this.context,
+      canUseTool: this.canUseTool,
+      querySource: 'repl_main_thread',
+      ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
+      drainQueuedMessages: this.tasks.drainNotifications,
+    });
+    for (;;) {
+      const next = await generator.next();
+      if (next.done) {
+        if (next.value.reason === 'completed') this.saveCacheSafeParams();
+        return next.value;
+      }
+      const event = next.value;
+      if (event.type !== 'stream_event' && event.type !== 'stream_request_start') {
+        this.messages.push(event);
+        if (event.type !== 'system') await this.transcript?.append([event]);
+      }
+      yield event;
+    }
+  }
+
+  private saveCacheSafeParams(): void {
+    this.cacheSafeParams.save({
+      systemPrompt: this.systemPrompt,
+      userContext: this.userContext ?? {},
+      systemContext: {},
+      toolUseContext: this.context,
+      forkContextMessages: this.messages,
+    });
+  }
+
+  /**
+   * The cache-safe parameters of the last completed turn (a snapshot: later messages do
+   * not change it), or null before the first one. Work after a turn forks from them to
+   * share the turn's prompt cache; `forkAfterTurn` does that for you.
+   */
+  lastCacheSafeParams(): CacheSafeParams | null {
+    return this.cacheSafeParams.get();
+  }
+
+  /**
+   * Runs work forked from the last completed turn (a summary, a suggestion, a side
+   * question) with `runForkedAgent`: same system prompt, tools, model, thinking and
+   * history bytes as that turn's last request, so it reads the turn's prompt cache.
+   * Throws `INVALID_ARGUMENT` before any turn has completed.
+   */
+  async forkAfterTurn(options: ForkAfterTurnOptions): Promise<ForkedAgentResult> {
+    const params = this.cacheSafeParams.get();
+    if (!params) {
+      throw new DelegateError(
+        'INVALID_ARGUMENT',
+        'forkAfterTurn needs a completed turn to fork from, and this session has none yet. Call send() (or run()) first.',
+      );
+    }
+    return runForkedAgent({
+      client: this.runtime.client,
+      promptMessages: [createUserMessage({ content: options.prompt })],
+      cacheSafeParams: params,
+      canUseTool: this.canUseTool,
+      querySource: options.querySource ?? 'post_turn_fork',
+      forkLabel: options.label ?? 'fork',
+      ...(this.transcript ? { transcript: this.transcript } : {}),
+      ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
+      ...(options.skipTranscript ? { skipTranscript: true } : {}),
+      ...(options.skipCacheWrite ? { skipCacheWrite: true } : {}),
+      ...(options.onMessage ? { onMessage: options.onMessage } : {}),
+      ...(options.onComplete ? { onComplete: options.onComplete } : {}),
+    });
+  }
+
+  /**
+   * Runs a turn to its end and returns the final text. With `waitForBackground`, keeps
+   * going while background agents run: each notification starts another turn.
+   */
+  async send(
+    prompt: string,
+    options: SendOptions = {},
+  ): Promise<{ text: string; outcome: QueryOutcome }> {
+    // run() itself sends nothing when there is nothing to answer.
+    let outcome = await this.consume(this.run(prompt, options), options.onEvent);
+    while (options.waitForBackground && !this.context.abortController.signal.aborted) {
+      if (this.tasks.pendingNotifications === 0) {
+        if (this.tasks.runningBackgroundCount === 0) break;
+        await this.tasks.waitForNotification({
+          timeoutMs: 600_000,
+          signal: this.context.abortController.signal,
+        });
+        if (this.tasks.pendingNotifications === 0) continue;
+      }
+      outcome = await this.consume(this.run('', options), options.onEvent);
+    }
+    const last = getLastAssistantMessage(this.messages);
+    return { text: last ? getText(last.message.content) : '', outcome };
+  }
+
+  private async consume(
+    generator: AsyncGenerator<QueryEvent, QueryOutcome>,
+    onEvent?: (event: QueryEvent) => void,
+  ): Promise<QueryOutcome> {
+    for (;;) {
+      const next = await generator.next();
+      if (next.done) return next.value;
+      onEvent?.(next.value);
+    }
+  }
+
+  /**
+   * Resumes a sub-agent from its transcript (this session's, or `sessionId`'s in the same
+   * transcript directory): its conversation is restored, dangling tool calls are repaired,
+   * and it runs on in the background with `message` (or a note that it was interrupted).
+   * Its transcript continues under this session. Refuses an agent still running here.
+   */
+  resumeAgent(options: ResumeAgentOptions): Promise<AgentToolOutput> {
+    return resumeAgentFromTranscript(this.runtime, options);
+  }
+
+  /** Moves a running foreground agent to the background; false when it cannot be. */
+  backgroundAgent(agentId: string): boolean {
+    return this.runtime.foreground.get(agentId)?.background() ?? false;
+  }
+
+  /** Ids of foreground agents running now. */
+  foregroundAgents(): string[] {
+    return [...this.runtime.foreground.keys()];
+  }
+
+  /** Stops a running task (throws `NOT_FOUND` for an unknown id) and returns it. */
+  stopTask(taskId: string): TaskState {
+    const task = this.tasks.require(taskId);
+    task.kill?.();
+    return task;
+  }
+
+  /** Aborts the session: the main turn and every sub-agent under it. */
+  abort(reason?: unknown): void {
+    this.context.abortController.abort(reason);
+  }
+
+  /** Waits for runs that are settling and for pending transcript writes. */
+  async flush(): Promise<void> {
+    while (this.runtime.pendingRuns.size > 0)
+      await Promise.allSettled([...this.runtime.pendingRuns]);
+    this.tasks.flushMirror();
+    await this.transcript?.flush();
+  }
+}

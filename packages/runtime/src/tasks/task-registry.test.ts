@@ -1,0 +1,112 @@
+import { getEventListeners } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { type AppState, type SetAppState, DelegateError } from '@delegate/core';
+import { TaskRegistry } from './task-registry.js';
+
+function rootStore(): { state: () => AppState; set: SetAppState; calls: () => number } {
+  let state = { tasks: {} } as unknown as AppState;
+  let calls = 0;
+  return {
+    state: () => state,
+    set: (update) => {
+      calls++;
+      state = update(state);
+    },
+    calls: () => calls,
+  };
+}
+
+const nextTick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('TaskRegistry', () => {
+  it('returns at once from waitFor and waitForNotification when the signal has already aborted', async () => {
+    const registry = new TaskRegistry();
+    const task = registry.register({ type: 'local_agent', description: 'long job' });
+    const controller = new AbortController();
+    controller.abort();
+    // Without the early return these would wait out their (test-timeout-sized) timeouts.
+    const waited = await registry.waitFor(task.id, {
+      timeoutMs: 600_000,
+      signal: controller.signal,
+    });
+    expect(waited.status).toBe('running');
+    expect(
+      await registry.waitForNotification({ timeoutMs: 600_000, signal: controller.signal }),
+    ).toBe(false);
+  });
+
+  it('keeps the first final status and returns a finished task from waitFor', async () => {
+    const registry = new TaskRegistry();
+    const task = registry.register({ type: 'local_agent', description: 'job' });
+    const waiting = registry.waitFor(task.id, { timeoutMs: 600_000 });
+    expect(registry.finish(task.id, { status: 'killed', error: 'stopped' })).toBe(true);
+    expect(registry.finish(task.id, { status: 'completed', result: 'late result' })).toBe(false);
+    expect((await waiting).status).toBe('killed');
+    const again = await registry.waitFor(task.id, { timeoutMs: 600_000 });
+    expect(again).toMatchObject({ status: 'killed', error: 'stopped' });
+    expect(again.result).toBeUndefined();
+  });
+
+  it('mirrors a tick of changes into the root state in one update, touching only changed entries', async () => {
+    const store = rootStore();
+    const registry = new TaskRegistry({ setAppStateForTasks: store.set });
+    const quiet = registry.register({ type: 'local_agent', description: 'quiet' });
+    const busy = registry.register({ type: 'local_agent', description: 'busy' });
+    await nextTick();
+    expect(store.calls()).toBe(1);
+    const quietMirror = store.state().tasks[quiet.id];
+    for (let count = 1; count <= 500; count++) registry.update(busy.id, { toolUseCount: count });
+    expect(store.calls()).toBe(1);
+    await nextTick();
+    expect(store.calls()).toBe(2);
+    expect(store.state().tasks[busy.id]?.toolUseCount).toBe(500);
+    // The unchanged entry is the same object as before: it was not copied again.
+    expect(store.state().tasks[quiet.id]).toBe(quietMirror);
+    registry.finish(busy.id, { status: 'completed', result: 'done' });
+    registry.flushMirror();
+    expect(store.state().tasks[busy.id]).toMatchObject({ status: 'completed', result: 'done' });
+  });
+
+  it('counts running background tasks as they start, move and end', () => {
+    const registry = new TaskRegistry();
+    const background = registry.register({
+      type: 'local_agent',
+      description: 'a',
+      isBackgrounded: true,
+    });
+    const foreground = registry.register({ type: 'local_agent', description: 'b' });
+    expect(registry.runningBackgroundCount).toBe(1);
+    registry.update(foreground.id, { isBackgrounded: true });
+    expect(registry.runningBackgroundCount).toBe(2);
+    registry.update(foreground.id, { toolUseCount: 3 });
+    expect(registry.runningBackgroundCount).toBe(2);
+    registry.finish(background.id, { status: 'failed', error: 'x' });
+    registry.finish(background.id, { status: 'completed' });
+    expect(registry.runningBackgroundCount).toBe(1);
+    expect(registry.runningBackground().map((task) => task.id)).toEqual([foreground.id]);
+  });
+
+  it('names at most 20 known ids when a task is not found', () => {
+    const registry = new TaskRegistry();
+    for (let index = 0; index < 30; index++)
+      registry.register({ type: 'local_bash', description: `${index}` });
+    let message = '';
+    try {
+      registry.require('t-missing');
+    } catch (error) {
+      expect(DelegateError.hasCode(error, 'NOT_FOUND')).toBe(true);
+      message = (error as Error).message;
+    }
+    expect(message).toContain('and 10 older');
+    expect(message.match(/\bt[0-9a-f]{12}\b/g)).toHaveLength(20);
+  });
+
+  it('leaves no abort listener behind after waiting for notifications', async () => {
+    const controller = new AbortController();
+    const registry = new TaskRegistry();
+    for (let index = 0; index < 20; index++) {
+      await registry.waitForNotification({ timeoutMs: 1, signal: controller.signal });
+    }
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+});

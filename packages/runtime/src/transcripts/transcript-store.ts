@@ -1,0 +1,179 @@
+import { appendFile, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type Message, DelegateError, errorMessage } from '@delegate/core';
+
+/** One JSONL line of a transcript: a message with its place in the conversation tree. */
+export type TranscriptEntry = Message & {
+  /** Session the message belongs to. */
+  sessionId: string;
+  /** Uuid of the previous message in this transcript (null for the first). */
+  parentUuid: string | null;
+  /** True for sub-agent transcripts (a side chain of the session). */
+  isSidechain: boolean;
+  /** For a sub-agent's first line: the agent that spawned it. */
+  parentAgentId?: string;
+};
+
+const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+
+function assertSafeId(kind: string, id: string): void {
+  if (!SAFE_ID.test(id)) {
+    throw new DelegateError(
+      'PATH_ESCAPE',
+      `Refusing ${kind} "${id}" as a transcript file name: use letters, digits, "-" and "_" only.`,
+    );
+  }
+}
+
+/**
+ * Writes transcripts as JSONL, one file per session and one per sub-agent, appending
+ * each message as it arrives so a crash keeps every earlier line. Writes to one file
+ * are serialized, so lines never interleave.
+ */
+export class TranscriptStore {
+  /** Directory that holds the session's files. */
+  readonly directory: string;
+  /** Session id. */
+  readonly sessionId: string;
+  private readonly chains = new Map<string, Promise<void>>();
+  private readonly madeDirectories = new Set<string>();
+  private readonly lastUuid = new Map<string, string | null>();
+  private readonly parents = new Map<string, string | undefined>();
+  private readonly errors: string[] = [];
+
+  constructor(options: { directory: string; sessionId: string }) {
+    assertSafeId('session id', options.sessionId);
+    this.directory = options.directory;
+    this.sessionId = options.sessionId;
+  }
+
+  /** Path of the main session transcript. */
+  sessionPath(): string {
+    return join(this.directory, `${this.sessionId}.jsonl`);
+  }
+
+  /** Path of a sub-agent's transcript. */
+  agentPath(agentId: string): string {
+    assertSafeId('agent id', agentId);
+    return join(this.directory, this.sessionId, 'agents', `${agentId}.jsonl`);
+  }
+
+  /** Path of a sub-agent's metadata (what it needs to be resumed). */
+  agentMetaPath(agentId: string): string {
+    assertSafeId('agent id', agentId);
+    return join(this.directory, this.sessionId, 'agents', `${agentId}.meta.json`);
+  }
+
+  /** Writes a sub-agent's metadata next to its transcript (queued with its lines). */
+  writeAgentMeta(agentId: string, meta: object): Promise<void> {
+    const path = this.agentMetaPath(agentId);
+    return this.enqueue(agentId, async () => {
+      try {
+        await this.ensureDirectory(join(path, '..'));
+        await writeFile(path, `${JSON.stringify(meta, null, 2)}\n`, 'utf8');
+      } catch (error) {
+        this.errors.push(`${path}: ${errorMessage(error)}`);
+      }
+    });
+  }
+
+  private async ensureDirectory(directory: string): Promise<void> {
+    if (this.madeDirectories.has(directory)) return;
+    await mkdir(directory, { recursive: true });
+    this.madeDirectories.add(directory);
+  }
+
+  private enqueue(key: string, work: () => Promise<void>): Promise<void> {
+    const next = (this.chains.get(key) ?? Promise.resolve()).then(work);
+    this.chains.set(key, next);
+    return next;
+  }
+
+  /** Reads a sub-agent's metadata, or throws NOT_FOUND naming the file. */
+  async readAgentMeta(agentId: string): Promise<Record<string, unknown>> {
+    const path = this.agentMetaPath(agentId);
+    try {
+      return JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+    } catch (error) {
+      throw new DelegateError(
+        'NOT_FOUND',
+        `No metadata for agent ${agentId} at ${path}: ${errorMessage(error)}`,
+        { cause: error },
+      );
+    }
+  }
+
+  /** Records which agent spawned `agentId` (written on its first line). */
+  setParent(agentId: string, parentAgentId: string | undefined): void {
+    this.parents.set(agentId, parentAgentId);
+  }
+
+  /**
+   * Continues `agentId`'s transcript after the message `uuid`, for a file written by an
+   * earlier run (a resume in the same session); ignored once this store has written to it.
+   */
+  continueAfter(agentId: string, uuid: string): void {
+    assertSafeId('agent id', agentId);
+    if (!this.lastUuid.has(agentId)) this.lastUuid.set(agentId, uuid);
+  }
+
+  /** Write failures so far (a transcript failure never stops an agent). */
+  get writeErrors(): readonly string[] {
+    return this.errors;
+  }
+
+  /** Appends messages to the session transcript, or to `agentId`'s when given. */
+  append(messages: readonly Message[], agentId?: string): Promise<void> {
+    const key = agentId ?? '';
+    const path = agentId ? this.agentPath(agentId) : this.sessionPath();
+    return this.enqueue(key, async () => {
+      let parentUuid = this.lastUuid.get(key) ?? null;
+      const lines: string[] = [];
+      for (const message of messages) {
+        const entry: TranscriptEntry = {
+          ...message,
+          sessionId: this.sessionId,
+          parentUuid,
+          isSidechain: agentId !== undefined,
+        };
+        if (agentId && parentUuid === null) {
+          const parentAgentId = this.parents.get(agentId);
+          if (parentAgentId) entry.parentAgentId = parentAgentId;
+        }
+        lines.push(JSON.stringify(entry));
+        if (message.type !== 'progress') parentUuid = message.uuid;
+      }
+      this.lastUuid.set(key, parentUuid);
+      if (lines.length === 0) return;
+      try {
+        await this.ensureDirectory(join(path, '..'));
+        await appendFile(path, `${lines.join('\n')}\n`, 'utf8');
+      } catch (error) {
+        this.errors.push(`${path}: ${errorMessage(error)}`);
+      }
+    });
+  }
+
+  /** Resolves when every pending write has finished. */
+  async flush(): Promise<void> {
+    // Writes queued while waiting are waited for too.
+    for (;;) {
+      const pending = [...this.chains.values()];
+      await Promise.all(pending);
+      if ([...this.chains.values()].every((chain, index) => chain === pending[index])) return;
+    }
+  }
+
+  /** Lists the sub-agent ids that have a transcript in this session. */
+  async listAgents(): Promise<string[]> {
+    try {
+      const files = await readdir(join(this.directory, this.sessionId, 'agents'));
+      return files
+        .filter((file) => file.endsWith('.jsonl'))
+        .map((file) => file.slice(0, -6))
+        .sort();
+    } catch {
+      return [];
+    }
+  }
+}
