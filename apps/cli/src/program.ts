@@ -3,7 +3,13 @@ import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { CliIo } from './cli-io.js';
 import { EXIT_CODES, type ExitCode, UsageError } from './exit-codes.js';
-import { CLI_PERMISSION_MODES, OUTPUT_FORMATS, parseRunFlags } from './commands/run-flags.js';
+import { CLI_PERMISSION_MODES, OUTPUT_FORMATS } from './commands/run-choices.js';
+
+/** Validates the options (zod is loaded only when a command runs, not for --help or --version). */
+async function parseRunFlags(options: Record<string, unknown>) {
+  const { parseRunFlags: parse } = await import('./commands/run-flags.js');
+  return parse(options);
+}
 
 declare const __DELEGATE_CLI_VERSION__: string | undefined;
 
@@ -122,7 +128,7 @@ function registerRunCommands(program: Command, { io, done }: CommandContext): vo
     if (text.trim() === '')
       throw new UsageError('The prompt is empty. Pass it as an argument: delegate run "<prompt>".');
     const { runCommand } = await import('./commands/run.js');
-    done(await runCommand({ prompt: text, flags: parseRunFlags(options), io }));
+    done(await runCommand({ prompt: text, flags: await parseRunFlags(options), io }));
   };
 
   addRunOptions(
@@ -146,7 +152,7 @@ function registerRunCommands(program: Command, { io, done }: CommandContext): vo
       if (typeof print === 'string') return run(print, rest);
       if (print === true || io.stdin.isTTY !== true) return run(await readStdin(io.stdin), rest);
       const { interactiveCommand } = await import('./commands/interactive.js');
-      done(await interactiveCommand({ flags: parseRunFlags(rest), io }));
+      done(await interactiveCommand({ flags: await parseRunFlags(rest), io }));
     });
 
   addRunOptions(program.command('run').argument('[prompt...]', 'what the main agent should do'))
@@ -381,7 +387,7 @@ function registerServiceCommands(program: Command, { io, done }: CommandContext)
     .action(async (options: Record<string, unknown>) => {
       const { json, ...flags } = options;
       const { configCommand } = await import('./commands/config.js');
-      done(await configCommand({ io, flags: parseRunFlags(flags), json: json === true }));
+      done(await configCommand({ io, flags: await parseRunFlags(flags), json: json === true }));
     });
 }
 

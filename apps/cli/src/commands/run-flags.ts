@@ -3,12 +3,9 @@ import { z } from 'zod';
 import { UsageError } from '../exit-codes.js';
 import type { ConfigFlags } from '../settings/resolve-config.js';
 
-/** Output formats of `delegate run`. */
-export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+import { OUTPUT_FORMATS } from './run-choices.js';
 
-/** Permission modes a person may pick on the command line (`bubble` is for forks only). */
-export const CLI_PERMISSION_MODES = PermissionMode.options.filter((mode) => mode !== 'bubble');
+export type { OutputFormat } from './run-choices.js';
 
 /** The options of `delegate run` (and `delegate -p`), validated. */
 export const RunFlags = z.object({
