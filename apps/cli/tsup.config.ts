@@ -45,9 +45,11 @@ export default defineConfig({
     {
       name: 'delegate-workspace-source',
       setup(build) {
-        build.onResolve({ filter: /^@delegate\/[a-z-]+$/ }, (args) => ({
-          path: `${packagesDir}${args.path.slice('@delegate/'.length)}/src/index.ts`,
-        }));
+        // `@delegate/x` is packages/x/src/index.ts; `@delegate/x/internal` its internal.ts.
+        build.onResolve({ filter: /^@delegate\/[a-z-]+(\/internal)?$/ }, (args) => {
+          const [name, subpath] = args.path.slice('@delegate/'.length).split('/');
+          return { path: `${packagesDir}${name}/src/${subpath ?? 'index'}.ts` };
+        });
       },
     },
   ],

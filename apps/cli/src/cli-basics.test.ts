@@ -23,6 +23,9 @@ describe('delegate: help, version and usage errors', () => {
       [],
       ['run'],
       ['demo'],
+      ['agents'],
+      ['transcripts'],
+      ['memory'],
       ['agents', 'list'],
       ['agents', 'show'],
       ['agents', 'validate'],
@@ -47,6 +50,14 @@ describe('delegate: help, version and usage errors', () => {
     expect(result.stderr).toContain('ANTHROPIC_API_KEY');
     expect(result.stderr).toContain('--sim');
     expect(result.stdout).toBe('');
+  });
+
+  it('exits 2 for a command group without its subcommand', async () => {
+    for (const group of ['agents', 'transcripts', 'memory']) {
+      const result = await run([group]);
+      expect(result.code, group).toBe(2);
+      expect(result.stderr, group).toContain(`Usage: delegate ${group}`);
+    }
   });
 
   it('exits 2 for an unknown option, a bad choice and a bad number', async () => {
@@ -139,5 +150,74 @@ describe('delegate: help, version and usage errors', () => {
       ['project', false],
       ['local', true],
     ]);
+  });
+
+  it('keeps an untrusted project from loosening permissions through its own settings files', async () => {
+    await mkdir(join(scratch.project, '.delegate'), { recursive: true });
+    await writeFile(
+      join(scratch.project, '.mcp.json'),
+      JSON.stringify({ mcpServers: { x: { command: 'true' } } }),
+    );
+    await writeFile(
+      join(scratch.project, '.delegate', 'settings.json'),
+      JSON.stringify({
+        permissionMode: 'bypassPermissions',
+        mcpConfig: '.mcp.json',
+        transcriptDir: '/tmp/elsewhere',
+        permissions: { allow: ['Bash'], deny: ['Write'], additionalDirectories: ['..'] },
+      }),
+    );
+    const settings = async (args: string[] = []) =>
+      (
+        JSON.parse((await run(['config', '--json', ...args])).stdout) as {
+          settings: Array<{ setting: string; value: unknown; origin: string }>;
+        }
+      ).settings;
+    const value = (rows: Array<{ setting: string; value: unknown }>, name: string) =>
+      rows.filter((row) => row.setting === name).map((row) => row.value);
+    const untrusted = await settings();
+    const ignored = '(ignored: project not trusted)';
+    expect(value(untrusted, 'permissionMode')).toEqual(['default', ignored]);
+    expect(value(untrusted, 'mcpConfig')).toEqual(['(none)', ignored]);
+    expect(value(untrusted, 'transcriptDir')).toEqual([
+      join(scratch.home, '.delegate', 'transcripts'),
+      ignored,
+    ]);
+    expect(value(untrusted, 'permissions.allow')).toEqual([
+      '(none)',
+      '(ignored: project not trusted)',
+    ]);
+    // What only restricts still applies.
+    expect(value(untrusted, 'permissions.deny')).toEqual(['Write']);
+    const warned = await run(['run', '--sim', '--output-format', 'json', 'hi']);
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toContain('ignored permissionMode in');
+    expect(warned.stderr).toContain('--trust-project');
+    expect(JSON.parse(warned.stdout)).toMatchObject({ result: 'hi' });
+    const flagged = await settings(['--trust-project']);
+    expect(value(flagged, 'permissionMode')).toEqual(['bypassPermissions']);
+    expect(value(flagged, 'permissions.allow')).toEqual(['Bash']);
+    // Trusting the project in the user's own settings works the same way.
+    await mkdir(join(scratch.home, '.delegate'), { recursive: true });
+    await writeFile(
+      join(scratch.home, '.delegate', 'settings.json'),
+      JSON.stringify({ trustedProjects: [scratch.project] }),
+    );
+    expect(value(await settings(), 'projectTrusted')).toEqual([true]);
+  });
+
+  it('shows the base URL without credentials', async () => {
+    const result = await run(['config', '--json'], {
+      ANTHROPIC_BASE_URL: 'https://user:hunter2@proxy.example/v1?key=abc',
+    });
+    expect(result.stdout).not.toContain('hunter2');
+    expect(result.stdout).not.toContain('key=abc');
+    expect(result.stdout).toContain('https://proxy.example/v1');
+  });
+
+  it('refuses a --resume id that is not a session id', async () => {
+    const result = await run(['run', '--sim', '--resume', '../evil', 'hi']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('not a session id');
   });
 });

@@ -51,7 +51,20 @@ describe('delegate agents', () => {
     expect(byName.get('reviewer')?.tools.foreground.sort()).toEqual(['Bash', 'Grep', 'Read']);
     expect(byName.get('Explore')?.tools.foreground).not.toContain('Write');
     expect(byName.get('general-purpose')?.tools.foreground).toContain('Write');
+    await mkdir(join(scratch.project, '.delegate'), { recursive: true });
+    await writeFile(
+      join(scratch.project, '.delegate', 'settings.json'),
+      JSON.stringify({ permissions: { deny: ['Agent(reviewer)'] } }),
+    );
+    const denied = JSON.parse((await run(['agents', 'list', '--json'])).stdout) as {
+      agents: Array<{ name: string; deniedBy: string | null }>;
+    };
+    expect(denied.agents.find((agent) => agent.name === 'reviewer')?.deniedBy).toBe(
+      'Agent(reviewer) from projectSettings',
+    );
+    expect(denied.agents.find((agent) => agent.name === 'Explore')?.deniedBy).toBeNull();
     const text = await run(['agents', 'list']);
+    expect(text.stdout).toContain('denied by Agent(reviewer)');
     expect(text.stdout).toMatch(/reviewer\s+projectSettings/);
     expect(text.stdout).toContain('tools (background)');
   });
@@ -166,6 +179,21 @@ describe('delegate transcripts', () => {
       transcripts,
     ]);
     expect(missing.code).toBe(2);
+    // Without the flag, runs and these commands use the folder the settings name.
+    await mkdir(join(scratch.project, '.delegate'), { recursive: true });
+    await writeFile(
+      join(scratch.project, '.delegate', 'settings.json'),
+      JSON.stringify({ transcriptDir: 'logs' }),
+    );
+    const logged = await run(['run', '--sim', '--output-format', 'json', 'into logs']);
+    const loggedId = (JSON.parse(logged.stdout) as { session_id: string }).session_id;
+    const fromSettings = JSON.parse((await run(['transcripts', 'list', '--json'])).stdout) as {
+      directory: string;
+      sessions: Array<{ sessionId: string }>;
+    };
+    expect(fromSettings.directory).toBe(join(scratch.project, 'logs'));
+    expect(fromSettings.sessions.map((session) => session.sessionId)).toEqual([loggedId]);
+    expect((await run(['transcripts', 'show', loggedId])).stdout).toContain('user: into logs');
   });
 });
 
@@ -210,17 +238,26 @@ describe('delegate sim', () => {
       },
     );
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    const lines = createInterface({ input: child.stdout });
-    const url = await new Promise<string>((resolve) => lines.once('line', resolve));
-    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const client = new Anthropic({ apiKey: 'any', baseURL: url, maxRetries: 0 });
-    const message = await client.messages.create(
-      { model: 'claude-sonnet-5-5', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] },
-      { headers: { 'x-delegate-agent': 'general-purpose' } },
-    );
-    expect(message.content[0]).toMatchObject({ type: 'text', text: 'hi from the sub-agent' });
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    try {
+      const lines = createInterface({ input: child.stdout });
+      const url = await new Promise<string>((resolve) => lines.once('line', resolve));
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const client = new Anthropic({ apiKey: 'any', baseURL: url, maxRetries: 0 });
+      const message = await client.messages.create(
+        {
+          model: 'claude-sonnet-5-5',
+          max_tokens: 100,
+          messages: [{ role: 'user', content: 'hi' }],
+        },
+        { headers: { 'x-delegate-agent': 'general-purpose' } },
+      );
+      expect(message.content[0]).toMatchObject({ type: 'text', text: 'hi from the sub-agent' });
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      // Never leave a server behind when an expectation above fails.
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
     const missing = await run(['sim', '--policy', join(scratch.root, 'missing.mjs')]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('missing.mjs');

@@ -6,15 +6,30 @@ export type CliIo = {
   env: NodeJS.ProcessEnv;
   /** The directory `delegate` was started in. */
   cwd: string;
+  /** Aborts when stdout's reader goes away (a closed pipe): a run then stops. */
+  outputClosed?: AbortSignal;
 };
 
-/** The real process's streams, environment and directory. */
+/**
+ * The real process's streams, environment and directory. A write to a closed pipe (as in
+ * `delegate run … | head -1`) aborts `outputClosed` instead of crashing the process.
+ */
 export function processIo(): CliIo {
+  const closed = new AbortController();
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') {
+      closed.abort();
+      return;
+    }
+    process.stderr.write(`delegate: cannot write the output: ${error.message}\n`);
+    closed.abort();
+  });
   return {
     stdout: process.stdout,
     stderr: process.stderr,
     stdin: process.stdin,
     env: process.env,
     cwd: process.cwd(),
+    outputClosed: closed.signal,
   };
 }

@@ -1,9 +1,10 @@
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Scratch, makeScratch, policy, runCli } from './__fixtures__/run-cli.js';
+import { CLI_BIN, type Scratch, makeScratch, policy, runCli } from './__fixtures__/run-cli.js';
 
 let scratch: Scratch;
 beforeEach(async () => {
@@ -127,6 +128,8 @@ describe('delegate run', () => {
     );
     expect(result.stderr).toMatch(/ completed in /);
     expect(result.stderr).not.toContain('\u001b[');
+    // One line per tool call: the main agent made one Agent call.
+    expect(result.stderr.match(/ main tool Agent$/gm)).toHaveLength(1);
   });
 
   it('reads the prompt from stdin with -p', async () => {
@@ -359,5 +362,78 @@ describe('delegate run', () => {
     const refused = await run(['run', '--sim', '--mcp-config', bad, 'hi']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(bad);
+    expect(refused.stderr).toContain('transport "http" is not supported');
+  });
+
+  it('leaves denied agent types out of the init line', async () => {
+    const result = await run([
+      'run',
+      '--sim',
+      '--disallowed-tools',
+      'Agent(Explore)',
+      '--output-format',
+      'stream-json',
+      'hi',
+    ]);
+    const init = parseLines(result.stdout)[0];
+    expect(init?.['agents']).toContain('Plan');
+    expect(init?.['agents']).not.toContain('Explore');
+  });
+
+  it('stops quietly with code 141 when the reader of the output goes away', async () => {
+    const child = spawn(
+      process.execPath,
+      [CLI_BIN, 'run', '--sim', policy('always-glob'), '--output-format', 'stream-json', 'loop'],
+      {
+        cwd: scratch.project,
+        env: { ...process.env, HOME: scratch.home, ANTHROPIC_API_KEY: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    // Like `| head -1`: read the first line, then close the pipe.
+    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    child.stdout.destroy();
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(141);
+    expect(stderr).not.toMatch(/EPIPE|Unhandled|at .*\.js:\d+/);
+  });
+
+  it('stops every agent on SIGINT (exit 130) and on SIGTERM (exit 143) outside a terminal', async () => {
+    for (const [signal, expected] of [
+      ['SIGINT', 130],
+      ['SIGTERM', 143],
+    ] as const) {
+      const child = spawn(
+        process.execPath,
+        [CLI_BIN, 'run', '--sim', policy('always-glob'), '--output-format', 'stream-json', 'loop'],
+        {
+          cwd: scratch.project,
+          env: { ...process.env, HOME: scratch.home },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      // The loop runs until it is stopped; its first response shows it is under way.
+      await new Promise<void>((resolve) => {
+        const check = (): void => {
+          if (stdout.includes('"type":"assistant"')) resolve();
+          else setTimeout(check, 20);
+        };
+        check();
+      });
+      child.kill(signal);
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(code, `${signal}: ${stderr}`).toBe(expected);
+      expect(parseLines(stdout).at(-1)).toMatchObject({
+        type: 'result',
+        exit_reason: signal === 'SIGINT' ? 'interrupted' : 'terminated',
+        is_error: true,
+      });
+    }
   });
 });

@@ -95,6 +95,14 @@ describe('delegate demo', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('a scripted policy stands in for the model');
     expect(result.stdout).toMatch(/fork "survey src\/api" \[fork, completed\]/);
+    // The agent tree: the main agent, then each sub-agent under it.
+    const tree = result.stdout.slice(
+      result.stdout.indexOf('Agent tree'),
+      result.stdout.indexOf('Reports'),
+    );
+    expect(tree).toMatch(/✓ main · done in/);
+    expect(tree.match(/^[├└]─ ✓ fork "survey src\/\w+" \[fork\]/gm)).toHaveLength(3);
+    expect(tree).toMatch(/[├└]─ ✓ Plan "plan the fixes" \[foreground\]/);
     expect(result.stdout).toMatch(
       /agent\s+mode\s+status\s+cache read\s+cache write\s+uncached\s+output\s+cost/,
     );

@@ -6,8 +6,12 @@ export const EXIT_CODES = {
   runFailed: 1,
   /** The command line or a settings file is wrong; nothing ran. */
   usage: 2,
-  /** The person pressed Ctrl-C. */
+  /** The person pressed Ctrl-C (SIGINT). */
   interrupted: 130,
+  /** The program reading the output went away (a closed pipe, as in `| head -1`). */
+  outputClosed: 141,
+  /** The process got SIGTERM. */
+  terminated: 143,
 } as const;
 export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
 

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { CliIo } from './cli-io.js';
@@ -65,7 +65,11 @@ function addSettingOptions(command: Command): Command {
     .option('--fork', 'an Agent call without subagent_type forks the caller (the default)')
     .option('--no-fork', 'every Agent call starts a fresh agent')
     .option('--mcp-config <file>', 'stdio MCP servers, in the .mcp.json shape')
-    .option('--transcript-dir <dir>', 'where transcripts go (default ~/.delegate/transcripts)');
+    .option('--transcript-dir <dir>', 'where transcripts go (default ~/.delegate/transcripts)')
+    .option(
+      '--trust-project',
+      "let this project's own settings files loosen permissions (mode, allow rules, directories, MCP servers)",
+    );
 }
 
 /** Adds the options of a run (shared by `delegate run`, `delegate -p` and interactive mode). */
@@ -105,9 +109,17 @@ function splitSimValue(
   cwd: string,
 ): { options: Record<string, unknown>; promptStart?: string } {
   const sim = options['sim'];
-  if (typeof sim !== 'string' || /\.(?:m?js|cjs|m?ts)$/.test(sim) || existsSync(resolve(cwd, sim)))
+  if (typeof sim !== 'string' || /\.(?:m?js|cjs|m?ts)$/.test(sim) || isFile(resolve(cwd, sim)))
     return { options };
   return { options: { ...options, sim: true }, promptStart: sim };
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 async function readStdin(stdin: NodeJS.ReadStream): Promise<string> {
@@ -150,6 +162,11 @@ function registerRunCommands(program: Command, { io, done }: CommandContext): vo
     .action(async (options: Record<string, unknown>) => {
       const { print, ...rest } = options;
       if (typeof print === 'string') return run(print, rest);
+      if (print === true && io.stdin.isTTY === true) {
+        throw new UsageError(
+          '-p needs a prompt: delegate -p "<prompt>", or pipe it in (echo "…" | delegate -p).',
+        );
+      }
       if (print === true || io.stdin.isTTY !== true) return run(await readStdin(io.stdin), rest);
       const { interactiveCommand } = await import('./commands/interactive.js');
       done(await interactiveCommand({ flags: await parseRunFlags(rest), io }));
@@ -205,7 +222,15 @@ function registerDemoCommand(program: Command, { io, done }: CommandContext): vo
 function registerAgentsCommands(program: Command, { io, done }: CommandContext): void {
   const agents = program
     .command('agents')
-    .description('the agents a run can use, and problems in agent files');
+    .description('the agents a run can use, and problems in agent files')
+    .addHelpText(
+      'after',
+      examples([
+        'delegate agents list',
+        'delegate agents show Explore',
+        'delegate agents validate',
+      ]),
+    );
   agents
     .command('list')
     .description(
@@ -257,7 +282,13 @@ function registerAgentsCommands(program: Command, { io, done }: CommandContext):
 
 /** `delegate transcripts list | show`. */
 function registerTranscriptsCommands(program: Command, { io, done }: CommandContext): void {
-  const transcripts = program.command('transcripts').description('recorded sessions');
+  const transcripts = program
+    .command('transcripts')
+    .description('recorded sessions')
+    .addHelpText(
+      'after',
+      examples(['delegate transcripts list', 'delegate transcripts show <session-id>']),
+    );
   transcripts
     .command('list')
     .description('sessions in the transcript folder, newest first')
@@ -297,7 +328,11 @@ function registerTranscriptsCommands(program: Command, { io, done }: CommandCont
 function registerMemoryCommands(program: Command, { io, done }: CommandContext): void {
   const memory = program
     .command('memory')
-    .description("agents' persistent memory (user, project and local scopes)");
+    .description("agents' persistent memory (user, project and local scopes)")
+    .addHelpText(
+      'after',
+      examples(['delegate memory list', 'delegate memory show code-reviewer --scope project']),
+    );
   const scopeOption = (): Option =>
     new Option('--scope <scope>', 'memory scope').choices(['user', 'project', 'local']);
   memory
@@ -361,7 +396,10 @@ function registerServiceCommands(program: Command, { io, done }: CommandContext)
     )
     .option('--port <port>', 'port (default: any free one)', port, 0)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--policy <module>', 'a module whose default export is a policy (default: echo)')
+    .option(
+      '--policy <module>',
+      'a module whose default export is a policy (default: answer with the prompt)',
+    )
     .option('--json', 'print {"url": …} instead of the bare URL')
     .addHelpText(
       'after',
@@ -382,7 +420,7 @@ function registerServiceCommands(program: Command, { io, done }: CommandContext)
     .option('--json', 'print JSON')
     .addHelpText(
       'after',
-      `\nSettings files (JSON; later ones win, permission lists add up):\n  ~/.delegate/settings.json                user\n  <project>/.delegate/settings.json        project (commit it)\n  <project>/.delegate/settings.local.json  local (keep it out of git)\nFields: model, subagentModel, permissionMode, permissions.{allow,deny,ask,additionalDirectories},\n        fork, maxTurns, transcriptDir, mcpConfig, prices.\n${examples(['delegate config', 'delegate config --json', 'delegate config --model opus --disallowed-tools "Bash(rm:*)"'])}`,
+      `\nSettings files (JSON; later ones win, permission lists add up):\n  ~/.delegate/settings.json                user\n  <project>/.delegate/settings.json        project (commit it)\n  <project>/.delegate/settings.local.json  local (keep it out of git)\nFields: model, subagentModel, permissionMode, permissions.{allow,deny,ask,additionalDirectories},\n        fork, maxTurns, transcriptDir, mcpConfig, prices, trustedProjects (user file only).\n${examples(['delegate config', 'delegate config --json', 'delegate config --model opus --disallowed-tools "Bash(rm:*)"'])}`,
     )
     .action(async (options: Record<string, unknown>) => {
       const { json, ...flags } = options;
@@ -406,7 +444,7 @@ export function createProgram(io: CliIo, result: { exitCode: ExitCode }): Comman
     )
     .version(CLI_VERSION, '-v, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
-    .showHelpAfterError('(run with --help for usage)')
+    .showHelpAfterError('(to run a prompt: delegate run "<prompt>"; delegate --help for the rest)')
     .configureOutput({
       writeOut: (text) => void io.stdout.write(text),
       writeErr: (text) => void io.stderr.write(text),
@@ -444,13 +482,11 @@ function reportError(error: unknown, io: CliIo): ExitCode {
   const commander = error as { code?: string; exitCode?: number };
   if (typeof commander.code === 'string' && commander.code.startsWith('commander.')) {
     // Commander has printed its own message; help and version are not errors.
-    if (
-      commander.code === 'commander.helpDisplayed' ||
-      commander.code === 'commander.version' ||
-      commander.code === 'commander.help'
-    ) {
+    // Help asked for (and the version) is success; help shown for a missing subcommand is not.
+    if (commander.code === 'commander.helpDisplayed' || commander.code === 'commander.version') {
       return EXIT_CODES.success;
     }
+    if (commander.code === 'commander.help' && commander.exitCode === 0) return EXIT_CODES.success;
     return EXIT_CODES.usage;
   }
   if (error instanceof UsageError) {

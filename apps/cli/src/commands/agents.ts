@@ -1,32 +1,49 @@
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { AgentDiagnostic, getAgentDefinitionsWithOverrides } from '@delegate/agent-defs';
-import type { AgentDefinition, Tool } from '@delegate/core';
+import type { AgentDefinition, PermissionRule, Tool } from '@delegate/core';
 import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES, type ExitCode, UsageError } from '../exit-codes.js';
 import { loadTools } from '../load-tools.js';
 import { formatDiagnostic } from '../output/report-diagnostics.js';
 import { readAgentsFlag } from '../session/load-flag-agents.js';
+import { toPermissionRules } from '../session/permission-rules.js';
+import { resolveConfig } from '../settings/resolve-config.js';
 import { colorsFor } from '../terminal/colors.js';
 import { formatTable, oneLine } from '../terminal/format.js';
 
 type Loaded = Awaited<ReturnType<typeof getAgentDefinitionsWithOverrides>>;
 
+/** The definitions a run in `cwd` would see, and the deny rules its settings give. */
 async function loadDefinitions(options: {
   io: CliIo;
   cwd?: string;
   agents?: string;
-}): Promise<{ loaded: Loaded; cwd: string }> {
-  const cwd = resolve(options.io.cwd, options.cwd ?? '.');
+}): Promise<{ loaded: Loaded; cwd: string; denyRules: PermissionRule[] }> {
+  const config = resolveConfig({
+    flags: { cwd: options.cwd },
+    env: options.io.env,
+    processCwd: options.io.cwd,
+  });
   const { getAgentDefinitionsWithOverrides } = await import('@delegate/agent-defs');
   const flagAgents = options.agents ? readAgentsFlag(options.agents, options.io.cwd) : undefined;
-  const homeDir = options.io.env['HOME'];
   const loaded = await getAgentDefinitionsWithOverrides({
-    cwd,
-    ...(homeDir ? { homeDir } : {}),
+    cwd: config.cwd,
+    homeDir: config.homeDir,
     ...(flagAgents ? { flagAgents } : {}),
   });
-  return { loaded, cwd };
+  return { loaded, cwd: config.cwd, denyRules: await toPermissionRules(config.denyRules, 'deny') };
+}
+
+/** The deny rule that hides an agent type from the Agent tool, as `Agent(x) from <source>`. */
+async function deniedBy(
+  agent: AgentDefinition,
+  denyRules: PermissionRule[],
+): Promise<string | undefined> {
+  const { getDenyRuleForAgent, permissionRuleValueToString } =
+    await import('@delegate/tool-filter');
+  const rule = getDenyRuleForAgent({ denyRules }, 'Agent', agent.agentType);
+  return rule ? `${permissionRuleValueToString(rule.ruleValue)} from ${rule.source}` : undefined;
 }
 
 /** The tools an agent gets after the three gates and its own lists, in the foreground and the background. */
@@ -71,7 +88,7 @@ export async function agentsListCommand(options: {
   json?: boolean;
 }): Promise<ExitCode> {
   const { io } = options;
-  const { loaded } = await loadDefinitions(options);
+  const { loaded, denyRules } = await loadDefinitions(options);
   const rows = await Promise.all(
     loaded.allAgents.map(async (agent) => ({
       name: agent.agentType,
@@ -79,6 +96,7 @@ export async function agentsListCommand(options: {
       file: agent.filePath ?? null,
       active: loaded.activeAgents.includes(agent),
       overrides: overrideNote(agent, loaded),
+      deniedBy: (await deniedBy(agent, denyRules)) ?? null,
       model: agent.model ?? '(default)',
       ...(agent.color ? { color: agent.color } : {}),
       ...(agent.background ? { background: true } : {}),
@@ -94,11 +112,13 @@ export async function agentsListCommand(options: {
   const colors = colorsFor(io.stdout, io.env);
   const width = io.stdout.columns || 120;
   const table = formatTable([
-    ['agent', 'source', 'overrides', 'model', 'tools (foreground)', 'tools (background)'],
+    ['agent', 'source', 'notes', 'model', 'tools (foreground)', 'tools (background)'],
     ...rows.map((row) => [
       row.active ? row.name : colors.dim(row.name),
       row.source,
-      row.overrides,
+      [row.overrides, row.deniedBy ? colors.red(`denied by ${row.deniedBy}`) : '']
+        .filter(Boolean)
+        .join('; '),
       row.model,
       oneLine(row.tools.foreground.join(', ') || '(none)', Math.max(20, Math.floor(width / 4))),
       oneLine(row.tools.background.join(', ') || '(none)', Math.max(20, Math.floor(width / 4))),
@@ -106,12 +126,11 @@ export async function agentsListCommand(options: {
   ]);
   io.stdout.write(`${table.join('\n')}\n`);
   const problems = loaded.diagnostics.filter((diagnostic) => diagnostic.severity !== 'info').length;
-  if (problems > 0)
-    io.stdout.write(
-      colors.yellow(
-        `\n${problems} problem${problems === 1 ? '' : 's'} in agent files: delegate agents validate\n`,
-      ),
+  if (problems > 0) {
+    io.stderr.write(
+      `${problems} problem${problems === 1 ? '' : 's'} in agent files: delegate agents validate\n`,
     );
+  }
   return EXIT_CODES.success;
 }
 
@@ -124,7 +143,7 @@ export async function agentsShowCommand(options: {
   json?: boolean;
 }): Promise<ExitCode> {
   const { io } = options;
-  const { loaded, cwd } = await loadDefinitions(options);
+  const { loaded, cwd, denyRules } = await loadDefinitions(options);
   const agent = loaded.activeAgents.find((candidate) => candidate.agentType === options.name);
   if (!agent) {
     const failed = loaded.diagnostics.filter(
@@ -137,12 +156,13 @@ export async function agentsShowCommand(options: {
     );
   }
   const tools = await resolvedTools(agent);
+  const denied = await deniedBy(agent, denyRules);
   const { getSystemPrompt: _prompt, ...fields } = agent;
   const systemPrompt = agent.getSystemPrompt({ cwd });
   const overrides = overrideNote(agent, loaded);
   if (options.json) {
     io.stdout.write(
-      `${JSON.stringify({ ...fields, overrides, resolvedTools: tools, systemPrompt }, null, 2)}\n`,
+      `${JSON.stringify({ ...fields, overrides, deniedBy: denied ?? null, resolvedTools: tools, systemPrompt }, null, 2)}\n`,
     );
     return EXIT_CODES.success;
   }
@@ -150,6 +170,7 @@ export async function agentsShowCommand(options: {
   const lines = [
     colors.bold(agent.agentType),
     `source:      ${agent.source}${overrides ? ` (${overrides})` : ''}`,
+    ...(denied ? [`denied:      by ${denied}; the Agent tool will not start it`] : []),
     `location:    ${location(agent)}`,
     `model:       ${agent.model ?? '(default sub-agent model)'}`,
     ...(agent.permissionMode ? [`permission:  ${agent.permissionMode}`] : []),

@@ -14,6 +14,20 @@ function secret(value: string | undefined): string {
   return value ? 'set (hidden)' : 'not set';
 }
 
+/** A URL without what could be a credential (user, password, query). */
+function redactUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    const hidden = url.username || url.password || url.search;
+    url.username = '';
+    url.password = '';
+    url.search = '';
+    return hidden ? `${url.href} (credentials hidden)` : url.href;
+  } catch {
+    return 'set (not a URL; hidden)';
+  }
+}
+
 /** The effective settings as rows of setting, value, origin; secrets are never shown. */
 export function describeConfig(
   config: EffectiveConfig,
@@ -21,6 +35,11 @@ export function describeConfig(
   const rows: Array<{ setting: string; value: unknown; origin: string }> = [
     { setting: 'cwd', value: config.cwd, origin: '--cwd, or the current directory' },
     { setting: 'projectRoot', value: config.projectRoot, origin: 'nearest folder with .git' },
+    {
+      setting: 'projectTrusted',
+      value: config.projectTrusted,
+      origin: config.projectTrusted ? 'trustedProjects or --trust-project' : 'default',
+    },
     { setting: 'model', value: config.model.value, origin: origin(config.model) },
     {
       setting: 'subagentModel',
@@ -60,7 +79,7 @@ export function describeConfig(
     },
     {
       setting: 'ANTHROPIC_BASE_URL',
-      value: config.baseURL.value ?? 'not set',
+      value: config.baseURL.value ? redactUrl(config.baseURL.value) : 'not set',
       origin: origin(config.baseURL),
     },
   ];
@@ -73,6 +92,13 @@ export function describeConfig(
   for (const [setting, entries] of lists) {
     if (entries.length === 0) rows.push({ setting, value: '(none)', origin: 'default' });
     for (const entry of entries) rows.push({ setting, value: entry.value, origin: origin(entry) });
+  }
+  for (const entry of config.ignored) {
+    rows.push({
+      setting: entry.field,
+      value: '(ignored: project not trusted)',
+      origin: `${entry.where}: ${entry.reason}`,
+    });
   }
   return rows;
 }

@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,8 @@ import type { CliIo } from '../cli-io.js';
 import { DEMO_PROMPT, type DemoVariant, createDemoPolicy } from '../demo/demo-policy.js';
 import { type DemoRunSummary, type UsageTotal, summarizeDemoRun } from '../demo/demo-report.js';
 import { EXIT_CODES, type ExitCode } from '../exit-codes.js';
-import type { RunRenderer, RunResult } from '../output/run-renderer.js';
+import { renderTree } from '../live/render-tree.js';
+import { type RunResult, SILENT_RENDERER } from '../output/run-renderer.js';
 import { formatCacheTable } from '../output/run-summary.js';
 import { createCliSession } from '../session/create-cli-session.js';
 import { resolveConfig } from '../settings/resolve-config.js';
@@ -24,14 +26,6 @@ function sampleProjectDir(): string {
   return fileURLToPath(new URL('../demo-project/', import.meta.url));
 }
 
-/** A renderer that shows nothing (the comparison run). */
-const quiet: RunRenderer = {
-  start: () => undefined,
-  onMainEvent: () => undefined,
-  onAgentEvent: () => undefined,
-  finish: async () => undefined,
-};
-
 async function runVariant(options: {
   variant: DemoVariant;
   root: string;
@@ -39,6 +33,11 @@ async function runVariant(options: {
   fast: boolean;
   visible: boolean;
 }): Promise<RunResult> {
+  // A second Ctrl-C quits at once; the copy of the sample project goes with it.
+  const forceExit = (): never => {
+    rmSync(root, { recursive: true, force: true });
+    process.exit(EXIT_CODES.interrupted);
+  };
   const { variant, root, io } = options;
   const project = join(root, variant, 'tiny-shop');
   const home = join(root, variant, 'home');
@@ -64,14 +63,15 @@ async function runVariant(options: {
     prices: config.prices.value,
   });
   const renderer = options.visible ? await createRenderer({ format: 'text', io, tree }) : undefined;
-  (renderer ?? quiet).start(describeSession(cli));
+  (renderer ?? SILENT_RENDERER).start(describeSession(cli));
   const result = await executeRun({
     cli,
     prompt: DEMO_PROMPT,
-    renderer: renderer ?? quiet,
+    renderer: renderer ?? SILENT_RENDERER,
     tree,
     io,
     liveView: renderer?.liveView,
+    forceExit,
   });
   renderer?.liveView?.stop();
   return result;
@@ -101,6 +101,17 @@ function printDemo(options: {
 }): void {
   const { io, colors, fork, forkSummary, fresh } = options;
   const out: string[] = [];
+  out.push(
+    '',
+    colors.bold('Agent tree'),
+    ...renderTree(fork.tree, {
+      colors,
+      width: io.stdout.columns || 160,
+      now: Date.now(),
+      frame: 0,
+      final: true,
+    }),
+  );
   out.push('', colors.bold('Reports'));
   for (const agent of forkSummary.agents) {
     if (agent.agentId === 'main') continue;
@@ -198,6 +209,8 @@ export async function demoCommand(options: {
       io.stdout.write(
         `${JSON.stringify(
           {
+            simulated: true,
+            note: 'A scripted policy on the bundled api-sim simulator stands in for the model; the tools, files and agents are real, and token counts come from its model of the prompt cache.',
             fork: forkSummary,
             ...(fresh
               ? {

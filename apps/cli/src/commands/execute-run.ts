@@ -3,23 +3,40 @@ import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES, type ExitCode } from '../exit-codes.js';
 import { listenForInterrupts } from '../live/interrupt-keys.js';
 import type { LiveView } from '../live/live-view.js';
-import type { RunExitReason, RunRenderer, RunResult } from '../output/run-renderer.js';
+import type { RunExitReason, RunRenderer, RunResult, StopReason } from '../output/run-renderer.js';
 import type { CliSession } from '../session/create-cli-session.js';
 import type { AgentTree } from '../usage/agent-tree.js';
 
 /** Exit code of a run that ended for `reason`. */
 export function exitCodeFor(reason: RunExitReason): ExitCode {
-  if (reason === 'completed') return EXIT_CODES.success;
-  if (reason === 'interrupted') return EXIT_CODES.interrupted;
-  return EXIT_CODES.runFailed;
+  switch (reason) {
+    case 'completed':
+      return EXIT_CODES.success;
+    case 'interrupted':
+      return EXIT_CODES.interrupted;
+    case 'terminated':
+      return EXIT_CODES.terminated;
+    case 'output_closed':
+      return EXIT_CODES.outputClosed;
+    case 'max_turns':
+    case 'aborted':
+    case 'error':
+      return EXIT_CODES.runFailed;
+  }
 }
 
-function classifyFailure(error: unknown, interrupted: boolean): RunExitReason {
-  if (interrupted) return 'interrupted';
+function classifyFailure(error: unknown, stoppedBy: StopReason | undefined): RunExitReason {
+  if (stoppedBy) return stoppedBy;
   if (DelegateError.hasCode(error, 'MAX_TURNS')) return 'max_turns';
   if (isAbortError(error) || DelegateError.hasCode(error, 'ABORTED')) return 'aborted';
   return 'error';
 }
+
+const STOP_MESSAGES: Record<StopReason, string> = {
+  interrupted: 'Stopped by Ctrl-C.',
+  terminated: 'Stopped by SIGTERM.',
+  output_closed: 'Stopped: the program reading the output went away.',
+};
 
 /** Options of `runTurn`. */
 export type TurnOptions = {
@@ -31,8 +48,8 @@ export type TurnOptions = {
   waitForBackground: boolean;
   tree: AgentTree;
   renderer: RunRenderer;
-  /** Whether the person stopped the run (decides `interrupted` over `aborted`). */
-  interrupted: () => boolean;
+  /** What stopped the run from outside, if anything (it wins over `aborted`). */
+  stoppedBy: () => StopReason | undefined;
 };
 
 /** One turn of the main agent (and, with `waitForBackground`, the turns notifications start). */
@@ -65,14 +82,19 @@ export async function runTurn(
     });
     text = answer.text;
     // Ctrl-C while the main agent waits for a background agent ends a completed turn too.
-    if (options.interrupted()) exitReason = 'interrupted';
+    const stopped = options.stoppedBy();
+    if (stopped) exitReason = stopped;
     else if (answer.outcome.reason === 'aborted') exitReason = 'aborted';
   } catch (error) {
     failure = errorMessage(error);
-    exitReason = classifyFailure(error, options.interrupted());
+    exitReason = classifyFailure(error, options.stoppedBy());
   }
   tree.setMainStatus(
-    exitReason === 'completed' ? 'completed' : exitReason === 'interrupted' ? 'killed' : 'failed',
+    exitReason === 'completed'
+      ? 'completed'
+      : exitReason === 'max_turns' || exitReason === 'error'
+        ? 'failed'
+        : 'killed',
     failure,
   );
   return {
@@ -109,14 +131,19 @@ export async function executeRun(options: {
     tree.handleEvent(event);
     renderer.onAgentEvent(event);
   });
-  let interrupted = false;
+  let stoppedBy: StopReason | undefined;
+  const stop = (reason: StopReason): void => {
+    stoppedBy ??= reason;
+    session.abort(new DelegateError('ABORTED', STOP_MESSAGES[reason]));
+  };
+  const onOutputClosed = (): void => stop('output_closed');
+  options.io.outputClosed?.addEventListener('abort', onOutputClosed, { once: true });
   const stopKeys = listenForInterrupts(
     options.io.stdin,
     {
-      onInterrupt: () => {
-        interrupted = true;
+      onInterrupt: (signal) => {
         liveView?.note('Stopping every agent… (Ctrl-C again to quit at once)');
-        session.abort(new DelegateError('ABORTED', 'Stopped by Ctrl-C.'));
+        stop(signal === 'SIGTERM' ? 'terminated' : 'interrupted');
       },
       onForce: options.forceExit ?? (() => process.exit(EXIT_CODES.interrupted)),
       onBackground: () => {
@@ -136,11 +163,12 @@ export async function executeRun(options: {
       waitForBackground: true,
       tree,
       renderer,
-      interrupted: () => interrupted,
+      stoppedBy: () => stoppedBy,
     });
     return { ...result, sessionId: cli.sessionId, tree };
   } finally {
     stopKeys();
+    options.io.outputClosed?.removeEventListener('abort', onOutputClosed);
     // Whatever still runs (a background shell, an agent a failed turn left) stops with the run.
     session.abort();
     await session.flush();

@@ -1,10 +1,11 @@
 import { type AgentEvent, DelegateError } from '@delegate/core';
+import { visibleAgents } from '@delegate/runtime/internal';
 import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES, type ExitCode, UsageError } from '../exit-codes.js';
 import { InteractiveScreen } from '../interactive/interactive-screen.js';
 import type { EditorAction } from '../interactive/prompt-editor.js';
 import { FORCE_WINDOW_MS } from '../live/interrupt-keys.js';
-import type { RunRenderer } from '../output/run-renderer.js';
+import { SILENT_RENDERER } from '../output/run-renderer.js';
 import { formatCacheTable } from '../output/run-summary.js';
 import {
   type CliSession,
@@ -41,13 +42,6 @@ export function describeToolCall(toolName: string, input: unknown): string {
   const detail = typeof subject === 'string' ? subject : JSON.stringify(input ?? {});
   return `${toolName}(${oneLine(detail, 120)})`;
 }
-
-const silent: RunRenderer = {
-  start: () => undefined,
-  onMainEvent: () => undefined,
-  onAgentEvent: () => undefined,
-  finish: async () => undefined,
-};
 
 /** The state of one interactive session. */
 class InteractiveSession {
@@ -93,6 +87,11 @@ class InteractiveSession {
     return this.cli.sessionId;
   }
 
+  /** The main agent's model id, as the session resolved it. */
+  get model(): string {
+    return this.cli.session.context.options.model;
+  }
+
   private onEvent(event: AgentEvent): void {
     this.tree.handleEvent(event);
     const node = this.tree.get(event.agentId);
@@ -125,8 +124,13 @@ class InteractiveSession {
         return this.interrupt();
       case 'background': {
         const current = this.cli.session.foregroundAgents().at(-1);
-        if (current && this.cli.session.backgroundAgent(current))
-          this.screen.print(this.colors.dim(`Moved ${current} to the background.`));
+        if (current && this.cli.session.backgroundAgent(current)) {
+          this.screen.print(
+            this.colors.dim(
+              `Moved ${this.tree.get(current)?.agentType ?? current} to the background.`,
+            ),
+          );
+        }
         return;
       }
       case 'eof':
@@ -162,8 +166,8 @@ class InteractiveSession {
       prompt,
       waitForBackground: false,
       tree: this.tree,
-      renderer: silent,
-      interrupted: () => this.interrupted,
+      renderer: SILENT_RENDERER,
+      stoppedBy: () => (this.interrupted ? 'interrupted' : undefined),
     });
     if (result.text && result.exitReason === 'completed') this.screen.print(result.text);
     const total = this.tree.totals();
@@ -205,7 +209,8 @@ class InteractiveSession {
           formatTable(SLASH_COMMANDS.map(([name, text]) => [name, text])).join('\n'),
         );
       case '/agents': {
-        const agents = session.context.options.agentDefinitions?.activeAgents ?? [];
+        const definitions = session.context.options.agentDefinitions;
+        const agents = definitions ? visibleAgents(session.context, definitions) : [];
         return this.screen.print(
           formatTable([
             ['agent', 'source', 'model'],
@@ -290,6 +295,7 @@ export async function interactiveCommand(options: {
   const tree = new AgentTree({ mainModel: config.model.value, prices: config.prices.value });
   const session = new InteractiveSession(io, colors, tree, sessionOptions);
   await session.open();
+  tree.main.model = session.model;
   io.stdout.write(
     `${colors.bold('delegate')} · ${config.cwd}${flags.sim !== undefined ? ' · simulator' : ''} · session ${session.sessionId}\n${colors.dim('Type a task and press Enter. /help lists commands; Ctrl-B backgrounds the running agent; Ctrl-C stops.')}\n`,
   );

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { AgentMemoryScope } from '@delegate/core';
 import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES, type ExitCode } from '../exit-codes.js';
+import { homeDirectory } from '../settings/home-directory.js';
 import { findProjectRoot } from '../settings/load-settings.js';
 import { formatTable } from '../terminal/format.js';
 
@@ -10,7 +11,7 @@ const SCOPES: readonly AgentMemoryScope[] = ['user', 'project', 'local'];
 function pathOptions(io: CliIo, cwd: string | undefined): { cwd: string; homeDir?: string } {
   // Project and local memory live at the project root, wherever in it delegate runs.
   const root = findProjectRoot(resolve(io.cwd, cwd ?? '.'));
-  return { cwd: root, ...(io.env['HOME'] ? { homeDir: io.env['HOME'] } : {}) };
+  return { cwd: root, homeDir: homeDirectory(io.env) };
 }
 
 /** `delegate memory list`. */

@@ -25,6 +25,7 @@ export const RunFlags = z.object({
   outputFormat: z.enum(OUTPUT_FORMATS).default('text'),
   sim: z.union([z.string().min(1), z.literal(true)]).optional(),
   verbose: z.boolean().optional(),
+  trustProject: z.boolean().optional(),
 });
 export type RunFlags = z.infer<typeof RunFlags>;
 
@@ -53,5 +54,6 @@ export function configFlags(flags: RunFlags): ConfigFlags {
     fork: flags.fork,
     mcpConfig: flags.mcpConfig,
     transcriptDir: flags.transcriptDir,
+    trustProject: flags.trustProject,
   };
 }

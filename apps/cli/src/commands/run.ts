@@ -1,8 +1,10 @@
+import { visibleAgents } from '@delegate/runtime/internal';
 import type { CliIo } from '../cli-io.js';
 import type { ExitCode } from '../exit-codes.js';
 import { JsonRenderer } from '../output/json-renderer.js';
 import { reportLoadDiagnostics } from '../output/report-diagnostics.js';
 import type { RunRenderer } from '../output/run-renderer.js';
+import { describeEnd } from '../output/run-summary.js';
 import { StreamJsonRenderer } from '../output/stream-json-renderer.js';
 import { TextRenderer } from '../output/text-renderer.js';
 import {
@@ -43,6 +45,13 @@ export async function createRenderer(options: {
   }
 }
 
+/** The agent types the main agent may start (deny rules and MCP requirements applied). */
+export function agentTypesOf(cli: CliSession): string[] {
+  const { context } = cli.session;
+  const definitions = context.options.agentDefinitions;
+  return definitions ? visibleAgents(context, definitions).map((agent) => agent.agentType) : [];
+}
+
 /** What a renderer's `start` is told about a CLI session. */
 export function describeSession(cli: CliSession): Parameters<RunRenderer['start']>[0] {
   const { session } = cli;
@@ -51,13 +60,22 @@ export function describeSession(cli: CliSession): Parameters<RunRenderer['start'
     model: session.context.options.model,
     cwd: session.context.cwd,
     tools: session.context.options.tools.map((tool) => tool.name),
-    agents: (session.context.options.agentDefinitions?.activeAgents ?? []).map(
-      (agent) => agent.agentType,
-    ),
+    agents: agentTypesOf(cli),
     permissionMode: session.context.getAppState().toolPermissionContext.mode,
     mcpServers: cli.mcpServers(),
     apiKeySource: cli.apiKeySource,
   };
+}
+
+/** Tells the person which settings of an untrusted project were not applied, and how to trust it. */
+export function reportIgnoredSettings(config: EffectiveConfig, warn: (line: string) => void): void {
+  if (config.ignored.length === 0) return;
+  for (const entry of config.ignored) {
+    warn(`delegate: ignored ${entry.field} in ${entry.where}: ${entry.reason}.`);
+  }
+  warn(
+    `delegate: ${config.projectRoot} is not a trusted project, so its settings files cannot loosen permissions. Add it to "trustedProjects" in ~/.delegate/settings.json, or pass --trust-project.`,
+  );
 }
 
 /** The session options the run flags ask for; problems loading agents and MCP servers go to stderr. */
@@ -68,6 +86,7 @@ export function sessionOptionsFor(options: {
 }): CliSessionOptions {
   const { flags, config, io } = options;
   const warn = (line: string): void => void io.stderr.write(`${line}\n`);
+  reportIgnoredSettings(config, warn);
   return {
     config,
     processCwd: io.cwd,
@@ -105,7 +124,7 @@ export async function runCommand(options: {
     liveView: renderer.liveView,
   });
   await renderer.finish(result);
-  if (result.error !== undefined && flags.outputFormat !== 'text')
-    io.stderr.write(`delegate: ${result.error}\n`);
+  if (result.error !== undefined && flags.outputFormat !== 'text' && !io.outputClosed?.aborted)
+    io.stderr.write(`delegate: ${describeEnd(result)}\n`);
   return exitCodeFor(result.exitReason);
 }

@@ -1,5 +1,6 @@
 import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES, type ExitCode } from '../exit-codes.js';
+import { defaultSimPolicy } from '../session/default-sim-policy.js';
 import { loadPolicyModule } from '../session/load-policy-module.js';
 
 /** `delegate sim`: the simulator as a server until Ctrl-C or SIGTERM. */
@@ -11,8 +12,10 @@ export async function simCommand(options: {
   json?: boolean;
 }): Promise<ExitCode> {
   const { io } = options;
-  const { echo, startSim } = await import('@delegate/api-sim');
-  const policy = options.policy ? await loadPolicyModule(options.policy, io.cwd) : echo;
+  const { startSim } = await import('@delegate/api-sim');
+  const policy = options.policy
+    ? await loadPolicyModule(options.policy, io.cwd)
+    : await defaultSimPolicy();
   const sim = await startSim({ policy, port: options.port, host: options.host });
   io.stdout.write(
     options.json ? `${JSON.stringify({ url: sim.url, port: sim.port })}\n` : `${sim.url}\n`,

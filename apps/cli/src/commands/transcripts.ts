@@ -1,16 +1,21 @@
 import { readdir, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { type Message, getText } from '@delegate/core';
 import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES, type ExitCode, UsageError } from '../exit-codes.js';
+import { resolveConfig } from '../settings/resolve-config.js';
 import { colorsFor } from '../terminal/colors.js';
 import { formatTable, oneLine } from '../terminal/format.js';
 
+/** The transcript folder runs use: the flag, else the environment and the settings files. */
 function transcriptDirectory(io: CliIo, flag: string | undefined): string {
-  if (flag) return resolve(io.cwd, flag);
-  if (io.env['DELEGATE_TRANSCRIPT_DIR']) return resolve(io.cwd, io.env['DELEGATE_TRANSCRIPT_DIR']);
-  return join(io.env['HOME'] || homedir(), '.delegate', 'transcripts');
+  const config = resolveConfig({ flags: { transcriptDir: flag }, env: io.env, processCwd: io.cwd });
+  if (config.transcriptDir.value === false) {
+    throw new UsageError(
+      `Transcripts are off (transcriptDir: false in ${config.transcriptDir.where ?? 'settings'}); pass --transcript-dir to read a folder.`,
+    );
+  }
+  return config.transcriptDir.value;
 }
 
 const SESSION_FILE = /^([A-Za-z0-9][A-Za-z0-9_-]{0,127})\.jsonl$/;

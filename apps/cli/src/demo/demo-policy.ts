@@ -14,9 +14,12 @@ export type DemoVariant = 'fork' | 'fresh';
 export const DEMO_PROMPT =
   'Give me a tour of this project: what each part does, the open TODO notes, and a plan for fixing what looks wrong.';
 
-/** Description of each worker's Agent call (the comparison finds the workers by it). */
+/** How each worker's Agent call description starts (the comparison finds the workers by it). */
+export const WORKER_DESCRIPTION_PREFIX = 'survey ';
+
+/** Description of each worker's Agent call. */
 export function workerDescription(folder: string): string {
-  return `survey ${folder}`;
+  return `${WORKER_DESCRIPTION_PREFIX}${folder}`;
 }
 
 const BACKGROUND_DESCRIPTION = 'collect TODO and FIXME notes';

@@ -1,24 +1,13 @@
-import { type CompleteUsage, addUsage, emptyUsage } from '@delegate/core';
+import type { CompleteUsage } from '@delegate/core';
 import type { RunResult } from '../output/run-renderer.js';
-import type { AgentNode, AgentTree } from '../usage/agent-tree.js';
+import { type AgentNode, AgentTree, type UsageTotal } from '../usage/agent-tree.js';
+import { WORKER_DESCRIPTION_PREFIX } from './demo-policy.js';
 
-/** Usage and cost of a group of agents. */
-export type UsageTotal = { usage: CompleteUsage; costUsd: number; agents: number };
-
-/** Sums the usage and cost of `nodes`. */
-export function sumNodes(nodes: readonly AgentNode[]): UsageTotal {
-  let usage = emptyUsage();
-  let costUsd = 0;
-  for (const node of nodes) {
-    usage = addUsage(usage, node.usage);
-    costUsd += node.costUsd;
-  }
-  return { usage, costUsd, agents: nodes.length };
-}
+export type { UsageTotal } from '../usage/agent-tree.js';
 
 /** The survey workers of a demo run (found by their Agent call's description). */
 export function workerNodes(tree: AgentTree): AgentNode[] {
-  return tree.nodes().filter((node) => node.description.startsWith('survey '));
+  return tree.nodes().filter((node) => node.description.startsWith(WORKER_DESCRIPTION_PREFIX));
 }
 
 /** What the demo prints (or returns with `--json`) about one run. */
@@ -70,7 +59,7 @@ export function summarizeDemoRun(variant: 'fork' | 'fresh', result: RunResult): 
       usage: node.usage,
       costUsd: node.costUsd,
     })),
-    workers: sumNodes(workerNodes(result.tree)),
-    total: sumNodes(nodes),
+    workers: AgentTree.sum(workerNodes(result.tree)),
+    total: AgentTree.sum(nodes),
   };
 }

@@ -1,11 +1,8 @@
 import { emitKeypressEvents } from 'node:readline';
-import { renderTree } from '../live/render-tree.js';
+import { FRAME_MS, renderTree } from '../live/render-tree.js';
 import type { Colors } from '../terminal/colors.js';
 import type { AgentTree } from '../usage/agent-tree.js';
 import { type EditorAction, type Keypress, PromptEditor } from './prompt-editor.js';
-
-/** Fastest redraw: about ten frames a second. */
-const FRAME_MS = 100;
 
 type Draw = ((text: string) => void) & { done(): void; clear(): void; persist(text: string): void };
 

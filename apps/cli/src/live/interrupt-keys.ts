@@ -1,7 +1,7 @@
 /** What the keys do during a run. */
 export type InterruptHandlers = {
-  /** Ctrl-C (or SIGINT/SIGTERM): the first press. */
-  onInterrupt: () => void;
+  /** Ctrl-C, SIGINT or SIGTERM (the first time; `signal` says which). */
+  onInterrupt: (signal: 'SIGINT' | 'SIGTERM') => void;
   /** A second Ctrl-C within `forceWindowMs` of the first. */
   onForce: () => void;
   /** Ctrl-B: move the running foreground sub-agent to the background. */
@@ -23,19 +23,21 @@ export function listenForInterrupts(
 ): () => void {
   const now = options.now ?? Date.now;
   let firstAt: number | undefined;
-  const interrupt = (): void => {
+  const interrupt = (signal: 'SIGINT' | 'SIGTERM'): void => {
     const time = now();
     if (firstAt !== undefined && time - firstAt <= FORCE_WINDOW_MS) {
       handlers.onForce();
       return;
     }
     firstAt = time;
-    handlers.onInterrupt();
+    handlers.onInterrupt(signal);
   };
+  const onSigint = (): void => interrupt('SIGINT');
+  const onSigterm = (): void => interrupt('SIGTERM');
   const onData = (chunk: Buffer | string): void => {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     for (const byte of bytes) {
-      if (byte === 0x03) interrupt();
+      if (byte === 0x03) interrupt('SIGINT');
       else if (byte === 0x02) handlers.onBackground?.();
     }
   };
@@ -45,11 +47,11 @@ export function listenForInterrupts(
     stdin.on('data', onData);
     stdin.resume();
   }
-  process.on('SIGINT', interrupt);
-  process.on('SIGTERM', interrupt);
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigterm);
   return () => {
-    process.off('SIGINT', interrupt);
-    process.off('SIGTERM', interrupt);
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigterm);
     if (raw) {
       stdin.off('data', onData);
       stdin.setRawMode(false);

@@ -1,9 +1,6 @@
 import type { Colors } from '../terminal/colors.js';
 import type { AgentTree } from '../usage/agent-tree.js';
-import { renderTree } from './render-tree.js';
-
-/** Fastest redraw: about ten frames a second. */
-const FRAME_MS = 100;
+import { FRAME_MS, renderTree } from './render-tree.js';
 
 /**
  * The agent tree drawn in place on a terminal stream, redrawn at most ten times a second

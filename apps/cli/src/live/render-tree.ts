@@ -3,6 +3,9 @@ import type { Colors } from '../terminal/colors.js';
 import { formatDuration, formatTokens, formatUsd, oneLine } from '../terminal/format.js';
 import { type AgentNode, type AgentTree, MAIN_AGENT_ID } from '../usage/agent-tree.js';
 
+/** Fastest redraw of a live view: about ten frames a second. */
+export const FRAME_MS = 100;
+
 /** Frames of the running-agent spinner. */
 export const SPINNER_FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'] as const;
 

@@ -1,6 +1,6 @@
 import type { AgentEvent } from '@delegate/core';
 import type { QueryEvent } from '@delegate/runtime';
-import { agentSummaries, resultSubtype, usageFields } from './result-fields.js';
+import { resultFields } from './result-fields.js';
 import type { RunRenderer, RunResult } from './run-renderer.js';
 
 /** One JSON object at the end: the answer, the session id, usage and cost per agent, how it ended. */
@@ -14,23 +14,6 @@ export class JsonRenderer implements RunRenderer {
   onAgentEvent(_event: AgentEvent): void {}
 
   async finish(result: RunResult): Promise<void> {
-    const totals = result.tree.totals();
-    const value = {
-      type: 'result',
-      subtype: resultSubtype(result.exitReason),
-      is_error: result.exitReason !== 'completed',
-      result: result.text,
-      session_id: result.sessionId,
-      exit_reason: result.exitReason,
-      ...(result.error !== undefined ? { error: result.error } : {}),
-      duration_ms: result.durationMs,
-      duration_api_ms: result.durationApiMs,
-      num_turns: result.numTurns,
-      usage: usageFields(totals.usage),
-      total_cost_usd: totals.costUsd,
-      ...(totals.priced ? {} : { cost_incomplete: true }),
-      agents: agentSummaries(result.tree),
-    };
-    this.write(`${JSON.stringify(value, null, 2)}\n`);
+    this.write(`${JSON.stringify(resultFields(result), null, 2)}\n`);
   }
 }

@@ -1,16 +1,12 @@
 import type { AgentEvent } from '@delegate/core';
-import { formatDuration, formatTokens, oneLine } from '../terminal/format.js';
-
-function clock(timestamp: string): string {
-  return timestamp.slice(11, 23);
-}
+import { clockTime, formatDuration, formatTokens, oneLine } from '../terminal/format.js';
 
 /**
  * One plain line (no escape codes) for a lifecycle event, or undefined for events that are
  * not lifecycle steps (`agent.message` carries whole messages and is left to other outputs).
  */
 export function formatPlainEventLine(event: AgentEvent): string | undefined {
-  const head = `${clock(event.timestamp)} ${event.agentId}`;
+  const head = `${clockTime(event.timestamp)} ${event.agentId}`;
   switch (event.type) {
     case 'agent.started':
       return `${head} started ${event.agentType} "${oneLine(event.description, 60)}" (${event.mode}, ${event.model}${event.parentAgentId ? `, under ${event.parentAgentId}` : ''})`;

@@ -1,6 +1,6 @@
 import type { CompleteUsage } from '@delegate/core';
 import type { AgentTree } from '../usage/agent-tree.js';
-import type { RunExitReason } from './run-renderer.js';
+import type { RunExitReason, RunResult } from './run-renderer.js';
 
 /** The `subtype` of a `result` line, in the names `claude -p` uses. */
 export function resultSubtype(
@@ -40,4 +40,25 @@ export function agentSummaries(tree: AgentTree): Array<Record<string, unknown>> 
     ...(node.result !== undefined ? { result: node.result } : {}),
     ...(node.error !== undefined ? { error: node.error } : {}),
   }));
+}
+
+/** The fields of the final result (the `json` object and the `stream-json` result line). */
+export function resultFields(result: RunResult): Record<string, unknown> {
+  const totals = result.tree.totals();
+  return {
+    type: 'result',
+    subtype: resultSubtype(result.exitReason),
+    is_error: result.exitReason !== 'completed',
+    result: result.text,
+    session_id: result.sessionId,
+    exit_reason: result.exitReason,
+    ...(result.error !== undefined ? { error: result.error } : {}),
+    duration_ms: result.durationMs,
+    duration_api_ms: result.durationApiMs,
+    num_turns: result.numTurns,
+    usage: usageFields(totals.usage),
+    total_cost_usd: totals.costUsd,
+    ...(totals.priced ? {} : { cost_incomplete: true }),
+    agents: agentSummaries(result.tree),
+  };
 }

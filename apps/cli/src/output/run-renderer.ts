@@ -22,8 +22,11 @@ export type RunStartInfo = {
   apiKeySource: string;
 };
 
+/** What stopped a run from outside: Ctrl-C or SIGINT, SIGTERM, or the output's reader leaving. */
+export type StopReason = 'interrupted' | 'terminated' | 'output_closed';
+
 /** How a run ended, for exit codes and result lines. */
-export type RunExitReason = 'completed' | 'max_turns' | 'aborted' | 'interrupted' | 'error';
+export type RunExitReason = 'completed' | 'max_turns' | 'aborted' | 'error' | StopReason;
 
 /** What a renderer is told once the run is over. */
 export type RunResult = {
@@ -43,6 +46,14 @@ export type RunResult = {
   numTurns: number;
   /** Every agent with its usage and cost. */
   tree: AgentTree;
+};
+
+/** A renderer that shows nothing (the demo's comparison run, the interactive session's turns). */
+export const SILENT_RENDERER: RunRenderer = {
+  start: () => undefined,
+  onMainEvent: () => undefined,
+  onAgentEvent: () => undefined,
+  finish: async () => undefined,
 };
 
 /** Turns a run into output: a live view, plain lines, one JSON object, or NDJSON. */

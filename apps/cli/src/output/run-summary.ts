@@ -45,6 +45,27 @@ export function formatCacheTable(tree: AgentTree): string[] {
   return formatTable(rows, { rightAlign: [3, 4, 5, 6, 7] });
 }
 
+/** How a run that did not complete ended, with what to do where there is something to do. */
+export function describeEnd(result: Pick<RunResult, 'exitReason' | 'error'>): string {
+  switch (result.exitReason) {
+    case 'interrupted':
+      return 'stopped by Ctrl-C';
+    case 'terminated':
+      return 'stopped by SIGTERM';
+    case 'output_closed':
+      return 'stopped: the output was closed';
+    case 'max_turns':
+      return `${result.error ?? 'turn limit reached'} (for the main agent: pass a higher --max-turns)`;
+    case 'error':
+      return /connection error/i.test(result.error ?? '')
+        ? `${result.error} Is the API reachable? Check ANTHROPIC_BASE_URL, or use --sim to try offline.`
+        : (result.error ?? 'error');
+    case 'aborted':
+    case 'completed':
+      return `${result.exitReason}${result.error ? `: ${result.error}` : ''}`;
+  }
+}
+
 /** The lines printed after a `text` run: how it ended, and the agents with their cost. */
 export function formatRunSummary(
   result: RunResult,
@@ -56,16 +77,10 @@ export function formatRunSummary(
   if (options.showTree && result.tree.nodes().length > 1)
     lines.push(...formatCacheTable(result.tree));
   const outcome =
-    result.exitReason === 'completed'
-      ? colors.green('done')
-      : colors.red(
-          result.exitReason === 'interrupted'
-            ? 'stopped by Ctrl-C'
-            : `${result.exitReason}${result.error ? `: ${result.error}` : ''}`,
-        );
+    result.exitReason === 'completed' ? colors.green('done') : colors.red(describeEnd(result));
   lines.push(
     colors.dim(
-      `${outcome} · ${result.numTurns} turns · ${formatDuration(result.durationMs)} · ${formatUsd(totals.costUsd)}${totals.priced ? '' : ' (some models have no price)'} · session ${result.sessionId}`,
+      `${outcome} · ${result.numTurns} turn${result.numTurns === 1 ? '' : 's'} · ${formatDuration(result.durationMs)} · ${formatUsd(totals.costUsd)}${totals.priced ? '' : ' (some models have no price)'} · session ${result.sessionId}`,
     ),
   );
   return lines;

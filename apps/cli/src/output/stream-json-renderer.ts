@@ -1,7 +1,7 @@
 import { type AgentEvent, type Message, createUuid } from '@delegate/core';
 import type { QueryEvent } from '@delegate/runtime';
 import type { AgentTree } from '../usage/agent-tree.js';
-import { agentSummaries, resultSubtype, usageFields } from './result-fields.js';
+import { resultFields } from './result-fields.js';
 import type { RunRenderer, RunResult, RunStartInfo } from './run-renderer.js';
 
 /**
@@ -75,23 +75,7 @@ export class StreamJsonRenderer implements RunRenderer {
   }
 
   async finish(result: RunResult): Promise<void> {
-    const totals = result.tree.totals();
-    this.emit({
-      type: 'result',
-      subtype: resultSubtype(result.exitReason),
-      is_error: result.exitReason !== 'completed',
-      duration_ms: result.durationMs,
-      duration_api_ms: result.durationApiMs,
-      num_turns: result.numTurns,
-      result: result.text,
-      session_id: result.sessionId,
-      total_cost_usd: totals.costUsd,
-      usage: usageFields(totals.usage),
-      exit_reason: result.exitReason,
-      ...(result.error !== undefined ? { error: result.error } : {}),
-      agents: agentSummaries(result.tree),
-      uuid: createUuid(),
-    });
+    this.emit({ ...resultFields(result), uuid: createUuid() });
   }
 }
 

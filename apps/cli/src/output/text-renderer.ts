@@ -48,12 +48,8 @@ export class TextRenderer implements RunRenderer {
     );
   }
 
-  onMainEvent(event: QueryEvent): void {
-    if (this.live || event.type !== 'assistant') return;
-    for (const block of event.message.content) {
-      if (block.type === 'tool_use')
-        this.plain(`${event.timestamp.slice(11, 23)} main tool ${block.name}`);
-    }
+  onMainEvent(_event: QueryEvent): void {
+    // The main agent's tool calls arrive as agent.tool_use events like everyone else's.
   }
 
   onAgentEvent(event: AgentEvent): void {

@@ -1,9 +1,8 @@
-import type { AgentDiagnostic } from '@delegate/agent-defs';
+import type { AgentDefinitionsLoadResult, AgentDiagnostic } from '@delegate/agent-defs';
 import type { Policy, Sim } from '@delegate/api-sim';
 import {
   type AgentDefinition,
   type Message,
-  type PermissionRule,
   type Tool,
   DelegateError,
   createUuid,
@@ -12,12 +11,12 @@ import type { DelegateSession, DelegateSessionOptions } from '@delegate/runtime'
 import type { McpManager } from '@delegate/tools';
 import { UsageError } from '../exit-codes.js';
 import { loadTools } from '../load-tools.js';
-import type { EffectiveConfig, Sourced } from '../settings/resolve-config.js';
-import type { SettingOrigin } from '../settings/settings-schema.js';
+import type { EffectiveConfig } from '../settings/resolve-config.js';
+import { defaultSimPolicy } from './default-sim-policy.js';
 import { readAgentsFlag } from './load-flag-agents.js';
 import { loadMcpConfig } from './load-mcp-config.js';
 import { loadPolicyModule } from './load-policy-module.js';
-import { splitToolRules } from './split-tool-rules.js';
+import { toPermissionRules } from './permission-rules.js';
 
 /** Options of `createCliSession` that are not settings. */
 export type CliSessionOptions = {
@@ -31,7 +30,7 @@ export type CliSessionOptions = {
   resume?: string;
   /** Continue a conversation held in memory (the interactive session after Ctrl-C), under this id. */
   continueFrom?: { sessionId: string; messages: readonly Message[] };
-  /** `--sim`: `true` for the echo policy, or a policy module's path. */
+  /** `--sim`: `true` for the default policy, or a policy module's path. */
   sim?: string | true;
   /** A simulator policy given in code (the demo), instead of `sim`. */
   simPolicy?: Policy;
@@ -54,56 +53,27 @@ export type CliSession = {
   session: DelegateSession;
   /** The session id (transcripts and `--resume` use it). */
   sessionId: string;
-  /** The simulator answering this session, when it runs in-process. */
-  sim?: Sim;
   /** `sim`, or the variable the API key came from. */
   apiKeySource: string;
-  /** Definition the main thread runs as (`--agent`). */
-  mainAgent?: AgentDefinition;
   /** MCP servers and where each stands. */
   mcpServers: () => Array<{ name: string; status: string }>;
   /** Stops MCP servers and the simulator. */
   close(): Promise<void>;
 };
 
-const RULE_SOURCES: Record<SettingOrigin, PermissionRule['source']> = {
-  default: 'session',
-  user: 'userSettings',
-  project: 'projectSettings',
-  local: 'localSettings',
-  env: 'session',
-  flag: 'cliArg',
-};
+/** What a session talks to: the API, or a simulator started in this process. */
+type ApiConnection = { apiKey: string; baseURL?: string; source: string; sim?: Sim };
 
-async function toRules(
-  sourced: readonly Sourced<string>[],
-  behavior: PermissionRule['ruleBehavior'],
-): Promise<PermissionRule[]> {
-  const { permissionRuleValueFromString } = await import('@delegate/tool-filter');
-  return sourced.flatMap((rule) =>
-    splitToolRules([rule.value]).map((spec) => ({
-      source: RULE_SOURCES[rule.origin],
-      ruleBehavior: behavior,
-      ruleValue: permissionRuleValueFromString(spec),
-    })),
-  );
-}
+// A session id becomes a file name in the transcript folder.
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
-async function connectApi(options: CliSessionOptions): Promise<{
-  apiKey: string;
-  baseURL?: string;
-  source: string;
-  sim?: Sim;
-}> {
+async function connectApi(options: CliSessionOptions): Promise<ApiConnection> {
   if (options.sim !== undefined || options.simPolicy) {
-    const { echo, startSim } = await import('@delegate/api-sim');
-    // Without a module, answer with the prompt itself (the last text block: the agent list
-    // reminder Delegate adds before it is not part of what the person typed).
-    const echoPrompt: Policy = (request) => request.lastTextBlock ?? echo(request);
+    const { startSim } = await import('@delegate/api-sim');
     const policy =
       options.simPolicy ??
       (options.sim === true || options.sim === undefined
-        ? echoPrompt
+        ? await defaultSimPolicy()
         : await loadPolicyModule(options.sim, options.processCwd));
     const sim = await startSim({
       policy,
@@ -134,6 +104,11 @@ async function restoreMessages(
   transcriptDir: string | false,
   sessionId: string,
 ): Promise<Message[]> {
+  if (!SESSION_ID.test(sessionId)) {
+    throw new UsageError(
+      `--resume ${sessionId}: not a session id (letters, digits, "-" and "_"). \`delegate transcripts list\` shows them.`,
+    );
+  }
   if (transcriptDir === false) {
     throw new UsageError(
       '--resume needs transcripts, and they are off (transcriptDir: false). Remove that setting or pass --transcript-dir.',
@@ -142,27 +117,98 @@ async function restoreMessages(
   const { join } = await import('node:path');
   const { readTranscript } = await import('@delegate/runtime');
   const path = join(transcriptDir, `${sessionId}.jsonl`);
-  let entries;
   try {
-    entries = await readTranscript(path);
+    const entries = await readTranscript(path);
+    return entries.map((entry) => {
+      const {
+        sessionId: _session,
+        parentUuid: _parent,
+        isSidechain: _side,
+        parentAgentId: _agent,
+        ...message
+      } = entry;
+      return message as Message;
+    });
   } catch (error) {
-    if (DelegateError.hasCode(error, 'NOT_FOUND')) {
-      throw new UsageError(
-        `--resume ${sessionId}: no transcript at ${path}. \`delegate transcripts list\` shows the sessions there.`,
-      );
-    }
-    throw error;
+    if (!DelegateError.hasCode(error, 'NOT_FOUND')) throw error;
+    throw new UsageError(
+      `--resume ${sessionId}: no transcript at ${path}. \`delegate transcripts list\` shows the sessions there.`,
+    );
   }
-  return entries.map((entry) => {
-    const {
-      sessionId: _session,
-      parentUuid: _parent,
-      isSidechain: _side,
-      parentAgentId: _agent,
-      ...message
-    } = entry;
-    return message as Message;
+}
+
+/** Agent definitions of the project and user, plus `--agents`, with problems reported. */
+async function loadDefinitions(options: CliSessionOptions): Promise<AgentDefinitionsLoadResult> {
+  const flagAgents =
+    options.agents === undefined ? undefined : readAgentsFlag(options.agents, options.processCwd);
+  const { getAgentDefinitionsWithOverrides } = await import('@delegate/agent-defs');
+  const definitions = await getAgentDefinitionsWithOverrides({
+    cwd: options.config.cwd,
+    homeDir: options.config.homeDir,
+    ...(flagAgents ? { flagAgents } : {}),
   });
+  options.onDiagnostics?.(definitions.diagnostics);
+  return definitions;
+}
+
+/** Starts the configured MCP servers and waits until each has connected or failed. */
+async function connectMcpServers(options: CliSessionOptions): Promise<McpManager | undefined> {
+  const path = options.config.mcpConfig.value;
+  const servers = path ? loadMcpConfig(path) : {};
+  if (Object.keys(servers).length === 0) return undefined;
+  const { createMcpManager } = await loadTools();
+  const manager = createMcpManager({ servers });
+  // The first request should offer the servers' tools.
+  for (const state of await manager.whenSettled()) {
+    if (state.type === 'failed')
+      options.onWarning?.(
+        `MCP server "${state.name}" did not connect: ${state.error ?? 'unknown error'}`,
+      );
+  }
+  return manager;
+}
+
+/** What the main thread runs as: its tools, model, mode and prompt (`--agent` changes them). */
+async function mainThreadOptions(
+  config: EffectiveConfig,
+  mainAgent: AgentDefinition | undefined,
+): Promise<
+  Pick<DelegateSessionOptions, 'tools' | 'model' | 'permissionMode' | 'customSystemPrompt'>
+> {
+  const { getBuiltinTools } = await loadTools();
+  let tools: Tool[] = getBuiltinTools();
+  if (!mainAgent)
+    return { tools, model: config.model.value, permissionMode: config.permissionMode.value };
+  const { resolveAgentTools } = await import('@delegate/tool-filter');
+  tools = resolveAgentTools(mainAgent, tools, { isMainThread: true }).resolvedTools;
+  // A flag or setting still wins over the definition.
+  const ownModel = mainAgent.model && mainAgent.model !== 'inherit' ? mainAgent.model : undefined;
+  const ownMode =
+    mainAgent.permissionMode && mainAgent.permissionMode !== 'bubble'
+      ? mainAgent.permissionMode
+      : undefined;
+  return {
+    tools,
+    model: config.model.origin === 'default' && ownModel ? ownModel : config.model.value,
+    permissionMode:
+      config.permissionMode.origin === 'default' && ownMode ? ownMode : config.permissionMode.value,
+    customSystemPrompt: mainAgent.getSystemPrompt({ cwd: config.cwd }),
+  };
+}
+
+/** Extra directories go into the root's permission context (the session has no option for them). */
+function addWorkingDirectories(session: DelegateSession, directories: readonly string[]): void {
+  if (directories.length === 0) return;
+  session.context.setAppState((state) => ({
+    ...state,
+    toolPermissionContext: {
+      ...state.toolPermissionContext,
+      additionalWorkingDirectories: [
+        ...state.toolPermissionContext.additionalWorkingDirectories,
+        ...directories,
+      ],
+    },
+  }));
 }
 
 /**
@@ -172,17 +218,7 @@ async function restoreMessages(
  */
 export async function createCliSession(options: CliSessionOptions): Promise<CliSession> {
   const { config } = options;
-  const flagAgents =
-    options.agents === undefined ? undefined : readAgentsFlag(options.agents, options.processCwd);
-  const mcpServers = config.mcpConfig.value ? loadMcpConfig(config.mcpConfig.value) : undefined;
-  const [{ DelegateSession }, { getAgentDefinitionsWithOverrides }, { getBuiltinTools }] =
-    await Promise.all([import('@delegate/runtime'), import('@delegate/agent-defs'), loadTools()]);
-  const definitions = await getAgentDefinitionsWithOverrides({
-    cwd: config.cwd,
-    homeDir: config.homeDir,
-    ...(flagAgents ? { flagAgents } : {}),
-  });
-  options.onDiagnostics?.(definitions.diagnostics);
+  const definitions = await loadDefinitions(options);
   const mainAgent =
     options.agent === undefined
       ? undefined
@@ -192,91 +228,50 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
     : options.resume
       ? await restoreMessages(config.transcriptDir.value, options.resume)
       : [];
-
+  const sessionId = options.continueFrom?.sessionId ?? options.resume ?? createUuid();
   const api = await connectApi(options);
   let mcp: McpManager | undefined;
+  const close = async (): Promise<void> => {
+    await mcp?.close();
+    await api.sim?.close();
+  };
   try {
-    if (mcpServers && Object.keys(mcpServers).length > 0) {
-      const { createMcpManager } = await loadTools();
-      mcp = createMcpManager({ servers: mcpServers });
-      // The first request should offer the servers' tools: wait until each has connected or failed.
-      const states = await mcp.whenSettled();
-      for (const state of states) {
-        if (state.type === 'failed')
-          options.onWarning?.(
-            `MCP server "${state.name}" did not connect: ${state.error ?? 'unknown error'}`,
-          );
-      }
-    }
-    let tools: Tool[] = getBuiltinTools();
-    if (mainAgent) {
-      const { resolveAgentTools } = await import('@delegate/tool-filter');
-      tools = resolveAgentTools(mainAgent, tools, { isMainThread: true }).resolvedTools;
-    }
-    const model =
-      config.model.origin === 'default' && mainAgent?.model && mainAgent.model !== 'inherit'
-        ? mainAgent.model
-        : config.model.value;
-    const permissionMode =
-      config.permissionMode.origin === 'default' &&
-      mainAgent?.permissionMode &&
-      mainAgent.permissionMode !== 'bubble'
-        ? mainAgent.permissionMode
-        : config.permissionMode.value;
-    const sessionId = options.continueFrom?.sessionId ?? options.resume ?? createUuid();
+    mcp = await connectMcpServers(options);
+    const { DelegateSession } = await import('@delegate/runtime');
     const session = await DelegateSession.create({
       cwd: config.cwd,
       apiKey: api.apiKey,
       ...(api.baseURL ? { baseURL: api.baseURL } : {}),
-      model,
-      tools,
+      ...(await mainThreadOptions(config, mainAgent)),
       agentDefinitions: definitions,
-      permissionMode,
-      allowRules: await toRules(config.allowRules, 'allow'),
-      denyRules: await toRules(config.denyRules, 'deny'),
+      allowRules: await toPermissionRules(config.allowRules, 'allow'),
+      denyRules: await toPermissionRules(config.denyRules, 'deny'),
+      askRules: await toPermissionRules(config.askRules, 'ask'),
       transcriptDir: config.transcriptDir.value,
       homeDir: config.homeDir,
       forkEnabled: config.fork.value,
       ...(config.subagentModel.value ? { defaultSubagentModel: config.subagentModel.value } : {}),
       sessionId,
-      ...(mainAgent ? { customSystemPrompt: mainAgent.getSystemPrompt({ cwd: config.cwd }) } : {}),
       ...(options.ask ? { ask: options.ask } : {}),
       ...(mcp ? { mcp } : {}),
       ...options.session,
     });
-    const askRules = await toRules(config.askRules, 'ask');
-    const directories = config.additionalDirectories.map((directory) => directory.value);
-    if (askRules.length > 0 || directories.length > 0) {
-      session.context.setAppState((state) => ({
-        ...state,
-        toolPermissionContext: {
-          ...state.toolPermissionContext,
-          askRules: [...state.toolPermissionContext.askRules, ...askRules],
-          additionalWorkingDirectories: [
-            ...state.toolPermissionContext.additionalWorkingDirectories,
-            ...directories,
-          ],
-        },
-      }));
-    }
+    addWorkingDirectories(
+      session,
+      config.additionalDirectories.map((directory) => directory.value),
+    );
     session.messages.push(...history);
     const manager = mcp;
     return {
       session,
       sessionId,
-      ...(api.sim ? { sim: api.sim } : {}),
       apiKeySource: api.source,
-      ...(mainAgent ? { mainAgent } : {}),
       mcpServers: () =>
         (manager?.getClients() ?? []).map((client) => ({ name: client.name, status: client.type })),
-      close: async () => {
-        await manager?.close();
-        await api.sim?.close();
-      },
+      close,
     };
   } catch (error) {
-    await mcp?.close();
-    await api.sim?.close();
+    await close();
     throw error;
   }
 }

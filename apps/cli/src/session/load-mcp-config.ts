@@ -3,11 +3,11 @@ import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../exit-codes.js';
 
-/** One server of a `.mcp.json` file. Only stdio servers (a command to run) are supported. */
-const McpServerEntry = z
+/** One stdio server of a `.mcp.json` file (a command to run). */
+const StdioServerEntry = z
   .object({
-    /** `stdio` (the default); other transports are refused with a clear error. */
-    type: z.string().optional(),
+    /** `stdio` or absent. */
+    type: z.literal('stdio').optional(),
     /** Executable to run. */
     command: z.string().min(1),
     /** Its arguments. */
@@ -19,9 +19,9 @@ const McpServerEntry = z
   })
   .passthrough();
 
-/** The `.mcp.json` shape: `{ "mcpServers": { "<name>": { "command": …, "args": […] } } }`. */
+/** The `.mcp.json` shape: `{ "mcpServers": { "<name>": { … } } }`; each server is checked on its own. */
 export const McpConfigFile = z
-  .object({ mcpServers: z.record(z.string(), McpServerEntry) })
+  .object({ mcpServers: z.record(z.string(), z.record(z.string(), z.unknown())) })
   .passthrough();
 
 /** A stdio server as `createMcpManager` takes it. */
@@ -50,17 +50,26 @@ export function loadMcpConfig(path: string): Record<string, StdioServer> {
     );
   }
   const servers: Record<string, StdioServer> = {};
-  for (const [name, entry] of Object.entries(parsed.data.mcpServers)) {
-    if (entry.type !== undefined && entry.type !== 'stdio') {
+  for (const [name, raw] of Object.entries(parsed.data.mcpServers)) {
+    // The transport first: an HTTP server has no command, and the error should say so.
+    if (raw['type'] !== undefined && raw['type'] !== 'stdio') {
       throw new UsageError(
-        `--mcp-config ${path}: mcpServers.${name}: transport "${entry.type}" is not supported; delegate runs stdio servers (a "command" to start).`,
+        `--mcp-config ${path}: mcpServers.${name}: transport "${String(raw['type'])}" is not supported; delegate runs stdio servers (a "command" to start).`,
       );
     }
+    const entry = StdioServerEntry.safeParse(raw);
+    if (!entry.success) {
+      const issue = entry.error.issues[0];
+      throw new UsageError(
+        `--mcp-config ${path}: mcpServers.${name}.${issue?.path.join('.') || 'command'}: ${issue?.message ?? 'invalid'}. A stdio server needs a "command".`,
+      );
+    }
+    const { command, args, env, cwd } = entry.data;
     servers[name] = {
-      command: entry.command,
-      ...(entry.args ? { args: entry.args } : {}),
-      ...(entry.env ? { env: entry.env } : {}),
-      ...(entry.cwd ? { cwd: resolve(dirname(path), entry.cwd) } : {}),
+      command,
+      ...(args ? { args } : {}),
+      ...(env ? { env } : {}),
+      ...(cwd ? { cwd: resolve(dirname(path), cwd) } : {}),
     };
   }
   return servers;

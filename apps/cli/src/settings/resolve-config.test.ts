@@ -33,7 +33,7 @@ describe('resolveConfig', () => {
     });
     await write('repo/.delegate/settings.local.json', { maxTurns: 9 });
     const config = resolveConfig({
-      flags: { allowedTools: ['Edit'], maxTurns: 3 },
+      flags: { allowedTools: ['Edit'], maxTurns: 3, trustProject: true },
       env: { HOME: join(root, 'home'), ANTHROPIC_MODEL: 'sonnet' },
       processCwd: join(root, 'repo', 'sub'),
     });
@@ -77,5 +77,36 @@ describe('resolveConfig', () => {
         processCwd: join(root, 'repo'),
       }),
     ).toThrow(/missing is not an existing directory/);
+  });
+
+  it('applies only the restricting settings of an untrusted project, and records the rest', async () => {
+    await write('repo/.delegate/settings.json', {
+      permissionMode: 'acceptEdits',
+      permissions: { allow: ['Bash'], deny: ['Write'], additionalDirectories: ['sub'] },
+    });
+    const config = resolveConfig({
+      flags: {},
+      env: { HOME: join(root, 'home') },
+      processCwd: join(root, 'repo'),
+    });
+    expect(config.projectTrusted).toBe(false);
+    expect(config.permissionMode.value).toBe('default');
+    expect(config.allowRules).toEqual([]);
+    expect(config.additionalDirectories).toEqual([]);
+    expect(config.denyRules.map((rule) => rule.value)).toEqual(['Write']);
+    expect(config.ignored.map((entry) => entry.field).sort()).toEqual([
+      'permissionMode',
+      'permissions.additionalDirectories',
+      'permissions.allow',
+    ]);
+    await write('home/.delegate/settings.json', { trustedProjects: [join(root, 'repo')] });
+    const trusted = resolveConfig({
+      flags: {},
+      env: { HOME: join(root, 'home') },
+      processCwd: join(root, 'repo', 'sub'),
+    });
+    expect(trusted.projectTrusted).toBe(true);
+    expect(trusted.permissionMode.value).toBe('acceptEdits');
+    expect(trusted.ignored).toEqual([]);
   });
 });

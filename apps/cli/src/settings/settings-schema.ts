@@ -43,6 +43,11 @@ export const CliSettings = z
     mcpConfig: z.string().min(1).optional(),
     /** Prices per model that replace or add to the built-in table (US dollars per million tokens). */
     prices: PriceTable.optional(),
+    /**
+     * Projects (their root folders) whose own settings files may loosen permissions: a looser
+     * mode, allow rules, extra directories, MCP servers. Read from the user settings only.
+     */
+    trustedProjects: z.array(z.string().min(1)).optional(),
   })
   .strict();
 export type CliSettings = z.infer<typeof CliSettings>;

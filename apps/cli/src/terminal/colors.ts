@@ -4,8 +4,8 @@ import picocolors from 'picocolors';
 export type Colors = ReturnType<typeof picocolors.createColors>;
 
 /**
- * Colors for one output stream: on for a terminal, off when `NO_COLOR` is set (any
- * value), when `TERM=dumb`, or when the stream is not a terminal; `FORCE_COLOR` (not `0`)
+ * Colors for one output stream: on for a terminal, off when `NO_COLOR` is set (to a
+ * non-empty value), when `TERM=dumb`, or when the stream is not a terminal; `FORCE_COLOR` (not `0`)
  * turns them on anyway.
  */
 export function colorsFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): Colors {
@@ -16,7 +16,8 @@ export function colorsFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): 
 export function colorsEnabled(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
   const force = env['FORCE_COLOR'];
   if (force !== undefined && force !== '' && force !== '0') return true;
-  if (env['NO_COLOR'] !== undefined) return false;
+  // no-color.org: present and not empty.
+  if (env['NO_COLOR']) return false;
   if (env['TERM'] === 'dumb') return false;
   return stream.isTTY === true;
 }

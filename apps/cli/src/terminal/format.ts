@@ -61,3 +61,8 @@ const ANSI = /\u001b\[[0-9;]*m/g;
 export function visibleLength(text: string): number {
   return text.replace(ANSI, '').length;
 }
+
+/** `HH:MM:SS.mmm` of an ISO 8601 time (UTC). */
+export function clockTime(timestamp: string): string {
+  return timestamp.slice(11, 23);
+}

@@ -129,3 +129,17 @@ describe('AgentTree', () => {
     expect(tree.totals()).toMatchObject({ costUsd: 0, priced: false });
   });
 });
+
+describe('AgentTree main-agent turns', () => {
+  it('times each turn of the main agent from its own start', () => {
+    let now = 1_000;
+    const tree = new AgentTree({ mainModel: 'm', now: () => now });
+    tree.setMainStatus('running');
+    now = 3_000;
+    tree.setMainStatus('completed');
+    now = 10_000;
+    tree.setMainStatus('running');
+    expect(tree.main.startedAt).toBe(10_000);
+    expect(tree.main.endedAt).toBeUndefined();
+  });
+});

@@ -19,6 +19,18 @@ export type AgentNodeMode = AgentRunMode | 'main';
 /** Where an agent of the tree stands. */
 export type AgentNodeStatus = 'running' | 'completed' | 'failed' | 'killed';
 
+/** Usage and cost of a group of agents. */
+export type UsageTotal = {
+  /** Usage summed over the agents. */
+  usage: CompleteUsage;
+  /** Cost summed over the agents, in US dollars. */
+  costUsd: number;
+  /** False when some agent's model has no price (its cost counts as 0). */
+  priced: boolean;
+  /** How many agents. */
+  agents: number;
+};
+
 /** One agent of a run, with its usage and cost so far. */
 export type AgentNode = {
   /** `main`, or the sub-agent's id. */
@@ -130,22 +142,30 @@ export class AgentTree {
   }
 
   /** Usage and cost of the whole tree. */
-  totals(): { usage: CompleteUsage; costUsd: number; priced: boolean } {
+  totals(): UsageTotal {
+    return AgentTree.sum([...this.byId.values()]);
+  }
+
+  /** Usage and cost of some agents together. */
+  static sum(nodes: readonly AgentNode[]): UsageTotal {
     let usage = emptyUsage();
     let costUsd = 0;
     let priced = true;
-    for (const node of this.byId.values()) {
+    for (const node of nodes) {
       usage = addUsage(usage, node.usage);
       costUsd += node.costUsd;
       priced &&= node.priced;
     }
-    return { usage, costUsd, priced };
+    return { usage, costUsd, priced, agents: nodes.length };
   }
 
   /** Marks the main agent as running a turn (or done with it). */
   setMainStatus(status: AgentNodeStatus, error?: string): void {
     const main = this.main;
-    if (status === 'running' && main.status !== 'running') main.startedAt = this.now();
+    if (status === 'running' && main.status !== 'running') {
+      main.startedAt = this.now();
+      delete main.endedAt;
+    }
     main.status = status;
     if (status !== 'running') {
       main.endedAt = this.now();

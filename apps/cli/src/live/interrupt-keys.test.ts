@@ -1,0 +1,34 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { FORCE_WINDOW_MS, listenForInterrupts } from './interrupt-keys.js';
+
+describe('listenForInterrupts', () => {
+  it('stops on the first Ctrl-C and forces only on a second one within the window', () => {
+    let now = 0;
+    const calls: string[] = [];
+    const stdin = Object.assign(new PassThrough(), {
+      isTTY: true,
+      setRawMode: () => stdin,
+    }) as unknown as NodeJS.ReadStream;
+    const stop = listenForInterrupts(
+      stdin,
+      {
+        onInterrupt: (signal) => calls.push(`interrupt ${signal}`),
+        onForce: () => calls.push('force'),
+        onBackground: () => calls.push('background'),
+      },
+      { raw: true, now: () => now },
+    );
+    try {
+      stdin.emit('data', Buffer.from([0x02]));
+      stdin.emit('data', Buffer.from([0x03]));
+      now += FORCE_WINDOW_MS + 1;
+      stdin.emit('data', Buffer.from([0x03]));
+      now += FORCE_WINDOW_MS - 1;
+      stdin.emit('data', Buffer.from([0x03]));
+      expect(calls).toEqual(['background', 'interrupt SIGINT', 'interrupt SIGINT', 'force']);
+    } finally {
+      stop();
+    }
+  });
+});
