@@ -8,8 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { rules, startSim } from '@delegate/api-sim';
 import type { BenchResult } from './harness.js';
 
-const RUNS = Number(process.env.BENCH_SERVER_RUNS ?? 200);
-const SUBSCRIBERS = 20;
+// `--quick` (pnpm bench --quick, CI): a tiny size, so the whole suite runs in about a minute.
+const QUICK = process.argv.includes('--quick');
+const RUNS = Number(process.env.BENCH_SERVER_RUNS ?? (QUICK ? 4 : 200));
+const SUBSCRIBERS = QUICK ? 2 : 20;
 const PACING_MS = 100;
 const TOKEN = 'bench-token-0123456789abcdef';
 const root = fileURLToPath(new URL('../../', import.meta.url));

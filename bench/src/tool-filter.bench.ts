@@ -7,8 +7,10 @@ import {
 } from '@delegate/tool-filter';
 import { medianTime, type BenchResult } from './harness.js';
 
-const TOOL_COUNT = 5_000;
-const AGENT_COUNT = 200;
+// `--quick` (pnpm bench --quick, CI): a tiny size, so the whole suite runs in about a minute.
+const QUICK = process.argv.includes('--quick');
+const TOOL_COUNT = QUICK ? 500 : 5_000;
+const AGENT_COUNT = QUICK ? 20 : 200;
 const MCP_SERVERS = 50;
 
 /** Built-in tools plus MCP tools spread over servers plus a few plain custom tools. */

@@ -20,8 +20,10 @@ import { type BenchResult, medianTime, timeIt } from './harness.js';
 
 const run = promisify(execFile);
 
-const directoryCount = 100;
-const filesPerDirectory = 100;
+// `--quick` (pnpm bench --quick, CI): a tiny size, so the whole suite runs in about a minute.
+const QUICK = process.argv.includes('--quick');
+const directoryCount = QUICK ? 10 : 100;
+const filesPerDirectory = QUICK ? 10 : 100;
 const literal = 'NEEDLE_TOKEN_42';
 const regex = 'function\\s+handle[A-Z]\\w+';
 
