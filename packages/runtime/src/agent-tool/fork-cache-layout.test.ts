@@ -208,7 +208,7 @@ describe('cache diagnosis of sub-agent requests', () => {
         delete (block as { cache_control?: unknown }).cache_control;
     }
     const lastMessage = crafted.messages.at(-1)!;
-    const blocks = lastMessage.content as Array<Record<string, unknown>>;
+    const blocks = lastMessage.content as unknown as Array<Record<string, unknown>>;
     blocks[blocks.length - 1]!.cache_control = { type: 'ephemeral' };
 
     const parent = fingerprintRequest(parentLast.body as never, { lookback: STRICT_LOOKBACK });
