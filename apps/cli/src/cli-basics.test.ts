@@ -85,6 +85,23 @@ describe('delegate: help, version and usage errors', () => {
     expect(extra.stderr).toContain('too many arguments');
   });
 
+  it('exits 2 for a policy module that does not load, saying what is wrong and how to find it', async () => {
+    const broken = join(scratch.project, 'broken.mjs');
+    await writeFile(broken, 'export default (\n');
+    for (const args of [
+      ['run', '--sim', 'broken.mjs', 'hi'],
+      ['sim', '--policy', 'broken.mjs'],
+    ]) {
+      const result = await run(args);
+      expect(result.code, args[0]).toBe(2);
+      expect(result.stderr, args[0]).toContain(
+        `Policy module ${broken} failed to load: SyntaxError`,
+      );
+      expect(result.stderr, args[0]).toContain('node --check broken.mjs');
+      expect(result.stderr.trim().split('\n'), args[0]).toHaveLength(1);
+    }
+  });
+
   it('exits 2 for an empty prompt and for a working directory that does not exist', async () => {
     expect((await run(['run', '--sim', '   '])).code).toBe(2);
     const missing = await run(['run', '--sim', '--cwd', join(scratch.root, 'nope'), 'hi']);
