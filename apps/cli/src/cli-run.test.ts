@@ -132,6 +132,15 @@ describe('delegate run', () => {
     expect(result.stderr.match(/ main tool Agent$/gm)).toHaveLength(1);
   });
 
+  it('writes no escape codes to a pipe even when NO_COLOR is not set', async () => {
+    const result = await run(['run', '--sim', policy('spawn-general'), 'hi'], {
+      env: { NO_COLOR: undefined, TERM: 'xterm-256color' },
+    });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/ completed in /);
+    expect(result.stdout + result.stderr).not.toContain('\u001b[');
+  });
+
   it('reads the prompt from stdin with -p', async () => {
     const result = await run(['-p', '--sim', '--output-format', 'json'], {
       input: 'hello from stdin\n',
