@@ -141,6 +141,47 @@ describe('delegate run', () => {
     expect(result.stdout + result.stderr).not.toContain('\u001b[');
   });
 
+  it('prices each agent from the prices of a settings file, replacing the built-in table', async () => {
+    await mkdir(join(scratch.project, '.delegate'), { recursive: true });
+    // One dollar per token written to the 5-minute cache, nothing else.
+    const price = {
+      inputPerMTok: 0,
+      outputPerMTok: 0,
+      cacheWrite5mPerMTok: 1_000_000,
+      cacheWrite1hPerMTok: 0,
+      cacheReadPerMTok: 0,
+    };
+    await writeFile(
+      join(scratch.project, '.delegate', 'settings.json'),
+      JSON.stringify({ prices: { 'claude-sonnet-5-5': price } }),
+    );
+    const result = await run([
+      'run',
+      '--sim',
+      policy('spawn-general'),
+      '--output-format',
+      'json',
+      'hi',
+    ]);
+    expect(result.code).toBe(0);
+    const value = JSON.parse(result.stdout) as {
+      total_cost_usd: number;
+      agents: Array<{
+        cost_usd: number;
+        usage: { cache_creation: { ephemeral_5m_input_tokens: number } };
+      }>;
+    };
+    expect(value.agents).toHaveLength(2);
+    for (const agent of value.agents) {
+      expect(agent.usage.cache_creation.ephemeral_5m_input_tokens).toBeGreaterThan(0);
+      expect(agent.cost_usd).toBeCloseTo(agent.usage.cache_creation.ephemeral_5m_input_tokens, 6);
+    }
+    expect(value.total_cost_usd).toBeCloseTo(
+      value.agents.reduce((total, agent) => total + agent.cost_usd, 0),
+      6,
+    );
+  });
+
   it('reads the prompt from stdin with -p', async () => {
     const result = await run(['-p', '--sim', '--output-format', 'json'], {
       input: 'hello from stdin\n',
