@@ -182,6 +182,30 @@ describe('delegate run', () => {
     );
   });
 
+  it('runs the main agent with the --model alias it was given, in the --cwd folder', async () => {
+    const other = join(scratch.root, 'other-project');
+    await mkdir(other, { recursive: true });
+    await writeFile(join(other, 'only-here.txt'), 'x\n');
+    const result = await run([
+      'run',
+      '--sim',
+      policy('tool-from-prompt'),
+      '--model',
+      'opus',
+      '--cwd',
+      other,
+      '--output-format',
+      'stream-json',
+      'Glob {"pattern": "*.txt"}',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = parseLines(result.stdout);
+    expect(lines[0]).toMatchObject({ type: 'system', cwd: other, model: 'claude-opus-5-5' });
+    const summary = lines.at(-1) as { result: string; agents: Array<{ model: string }> };
+    expect(summary.result).toMatch(/^OK: .*only-here\.txt/s);
+    expect(summary.agents[0]?.model).toBe('claude-opus-5-5');
+  });
+
   it('reads the prompt from stdin with -p', async () => {
     const result = await run(['-p', '--sim', '--output-format', 'json'], {
       input: 'hello from stdin\n',
