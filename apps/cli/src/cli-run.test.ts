@@ -201,9 +201,34 @@ describe('delegate run', () => {
     expect(result.code, result.stderr).toBe(0);
     const lines = parseLines(result.stdout);
     expect(lines[0]).toMatchObject({ type: 'system', cwd: other, model: 'claude-opus-5-5' });
-    const summary = lines.at(-1) as { result: string; agents: Array<{ model: string }> };
+    const summary = lines.at(-1) as unknown as { result: string; agents: Array<{ model: string }> };
     expect(summary.result).toMatch(/^OK: .*only-here\.txt/s);
     expect(summary.agents[0]?.model).toBe('claude-opus-5-5');
+  });
+
+  it('takes -p after run as claude -p does, in every output format, and from stdin', async () => {
+    const text = await run(['run', '-p', 'hello there', '--sim']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toBe('hello there\n');
+    const json = await run(['run', '-p', 'hello there', '--sim', '--output-format', 'json']);
+    expect((JSON.parse(json.stdout) as { result: string }).result).toBe('hello there');
+    const stream = await run([
+      'run',
+      '-p',
+      'hello there',
+      '--sim',
+      '--output-format',
+      'stream-json',
+    ]);
+    expect(parseLines(stream.stdout).map((line) => line.type)).toEqual([
+      'system',
+      'assistant',
+      'result',
+    ]);
+    const piped = await run(['run', '-p', '--sim', '--output-format', 'json'], {
+      input: 'piped prompt\n',
+    });
+    expect((JSON.parse(piped.stdout) as { result: string }).result).toBe('piped prompt');
   });
 
   it('reads the prompt from stdin with -p', async () => {

@@ -150,9 +150,15 @@ type CommandContext = { io: CliIo; done: (code: ExitCode) => void };
 
 /** `delegate [-p]` (interactive, or one prompt) and `delegate run`. */
 function registerRunCommands(program: Command, { io, done }: CommandContext): void {
-  const run = async (prompt: string, rawOptions: Record<string, unknown>): Promise<void> => {
+  // `stdinWhenEmpty`: `delegate run -p` with no prompt words reads the prompt from stdin.
+  const run = async (
+    prompt: string,
+    rawOptions: Record<string, unknown>,
+    stdinWhenEmpty = false,
+  ): Promise<void> => {
     const { options, promptStart } = splitSimValue(rawOptions, io.cwd);
-    const text = promptStart === undefined ? prompt : `${promptStart} ${prompt}`.trim();
+    let text = promptStart === undefined ? prompt : `${promptStart} ${prompt}`.trim();
+    if (text === '' && stdinWhenEmpty && io.stdin.isTTY !== true) text = await readStdin(io.stdin);
     if (text.trim() === '')
       throw new UsageError('The prompt is empty. Pass it as an argument: delegate run "<prompt>".');
     const { runCommand } = await import('./commands/run.js');
@@ -189,7 +195,15 @@ function registerRunCommands(program: Command, { io, done }: CommandContext): vo
       done(await interactiveCommand({ flags: await parseRunFlags(rest), io }));
     });
 
-  addRunOptions(program.command('run').argument('[prompt...]', 'what the main agent should do'))
+  addRunOptions(
+    program
+      .command('run')
+      .argument('[prompt...]', 'what the main agent should do')
+      .option(
+        '-p, --print [prompt]',
+        'accepted as in `claude -p`: the prompt (stdin when left out and none is given)',
+      ),
+  )
     .description(
       'run a main agent on a prompt (with the Agent tool, the built-in tools and the task tools) and exit',
     )
@@ -202,9 +216,11 @@ function registerRunCommands(program: Command, { io, done }: CommandContext): vo
         'delegate run --sim ./policy.mjs --output-format stream-json "hi"',
       ]),
     )
-    .action(async (words: string[], options: Record<string, unknown>) =>
-      run(words.join(' '), options),
-    );
+    .action(async (words: string[], options: Record<string, unknown>) => {
+      const { print, ...rest } = options;
+      const prompt = [typeof print === 'string' ? print : '', ...words].join(' ').trim();
+      return run(prompt, rest, print === true);
+    });
 }
 
 /** `delegate demo`. */
