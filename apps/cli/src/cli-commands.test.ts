@@ -63,6 +63,9 @@ describe('delegate agents', () => {
       'Agent(reviewer) from projectSettings',
     );
     expect(denied.agents.find((agent) => agent.name === 'Explore')?.deniedBy).toBeNull();
+    const badFlag = await run(['agents', 'list', '--agents', '{"helper": {"prompt": "p"}}']);
+    expect(badFlag.code).toBe(0);
+    expect(badFlag.stderr).toContain('--agents: error: agent "helper" needs a "description"');
     const text = await run(['agents', 'list']);
     expect(text.stdout).toContain('denied by Agent(reviewer)');
     expect(text.stdout).toMatch(/reviewer\s+projectSettings/);
