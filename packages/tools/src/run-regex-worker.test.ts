@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DelegateError } from '@delegate/core';
@@ -45,6 +45,29 @@ describe('runRegexWorker (a pool of reused worker threads)', () => {
     );
     expect(DelegateError.hasCode(error, 'LIMIT_EXCEEDED')).toBe(true);
     expect(await filter('b', ['a', 'b'])).toEqual([1]);
+  });
+
+  it('queues tasks past one per core; the time limit of a queued task starts when a worker takes it', async () => {
+    const slots = Math.max(2, availableParallelism());
+    const runaway = `${'a'.repeat(40)}!`;
+    const stuck = Array.from({ length: slots }, () =>
+      filter('^(a+)+$', [runaway], 400).catch((caught: unknown) => caught),
+    );
+    // Waits ~400 ms for a worker, then needs only a moment: a 250 ms limit is enough.
+    const queued = filter('y', ['x', 'y'], 250);
+    const aborted = new AbortController();
+    const cancelled = runRegexWorker({
+      task: { kind: 'filter-paths', regex: { source: 'x', flags: '' }, paths: ['x'] },
+      timeoutMs: 5_000,
+      signal: aborted.signal,
+      what: 'cancelled while waiting',
+    }).catch((caught: unknown) => caught);
+    aborted.abort();
+    expect(DelegateError.hasCode(await cancelled, 'ABORTED')).toBe(true);
+    expect(await queued).toEqual([1]);
+    for (const error of await Promise.all(stuck)) {
+      expect(DelegateError.hasCode(error, 'LIMIT_EXCEEDED')).toBe(true);
+    }
   });
 
   it('reports a failure inside the worker as TOOL_FAILED and keeps working', async () => {

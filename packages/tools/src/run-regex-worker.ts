@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { DelegateError } from '@delegate/core';
 
@@ -190,6 +191,17 @@ const IDLE_WORKER_MS = 10_000;
 type PooledWorker = { worker: Worker; idleTimer: NodeJS.Timeout | undefined };
 
 const idleWorkers: PooledWorker[] = [];
+/** Tasks running at once; more threads than cores would only take turns. */
+const MAX_BUSY_WORKERS = Math.max(2, availableParallelism());
+let busyWorkers = 0;
+/** Tasks waiting for a worker, oldest first. */
+const waiting: Array<() => void> = [];
+
+function releaseSlot(): void {
+  busyWorkers -= 1;
+  const next = waiting.shift();
+  if (next) next();
+}
 
 function takeWorker(): PooledWorker {
   const pooled = idleWorkers.pop();
@@ -220,7 +232,8 @@ function returnWorker(pooled: PooledWorker): void {
 /**
  * Runs regex work (Glob's path filter, Grep's file search) in a worker thread with a
  * time limit. Workers are reused (at most two stay idle, for ten seconds, unref'd): starting
- * a thread costs far more than a typical search. JavaScript regexes backtrack, so a pattern such as `(a+)+$` can run for
+ * a thread costs far more than a typical search. At most one task per core runs at a time;
+ * the others wait their turn, and their time limit starts when a worker takes them. JavaScript regexes backtrack, so a pattern such as `(a+)+$` can run for
  * hours on one line and, on the main thread, nothing could interrupt it; in a worker,
  * the timeout (LIMIT_EXCEEDED) and the abort signal (ABORTED) terminate it.
  */
@@ -231,67 +244,100 @@ export function runRegexWorker<Task extends FilterPathsTask | SearchFilesTask>(o
   /** Names the work in error messages, e.g. `Grep for "foo"`. */
   what: string;
 }): Promise<TaskResult<Task>> {
-  const { task, timeoutMs, signal, what } = options;
+  const { signal, what } = options;
   if (signal.aborted) {
     return Promise.reject(new DelegateError('ABORTED', `${what} was aborted.`));
   }
   return new Promise((resolve, reject) => {
-    const pooled = takeWorker();
-    const { worker } = pooled;
-    let settled = false;
-    // `reusable`: the worker answered and is idle again; otherwise it is stopped (it may
-    // still be running a runaway regex, or it failed).
-    const settle = (outcome: () => void, reusable = false): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      worker.off('message', onMessage);
-      worker.off('error', onError);
-      worker.off('exit', onExit);
-      if (reusable) returnWorker(pooled);
-      else void worker.terminate();
-      outcome();
+    const run = (): void => {
+      busyWorkers += 1;
+      signal.removeEventListener('abort', onAbortWhileWaiting);
+      runOnWorker({ ...options, resolve, reject });
     };
-    const onAbort = (): void =>
-      settle(() => reject(new DelegateError('ABORTED', `${what} was aborted.`)));
-    const onMessage = (reply: WorkerReply<TaskResult<Task>>): void =>
-      settle(
-        () =>
-          reply.ok
-            ? resolve(reply.result)
-            : reject(new DelegateError('TOOL_FAILED', `${what} failed: ${reply.message}`)),
-        true,
-      );
-    const onError = (error: Error): void =>
+    const onAbortWhileWaiting = (): void => {
+      const at = waiting.indexOf(run);
+      if (at !== -1) waiting.splice(at, 1);
+      reject(new DelegateError('ABORTED', `${what} was aborted.`));
+    };
+    if (busyWorkers < MAX_BUSY_WORKERS) {
+      run();
+      return;
+    }
+    // The time limit starts when a worker takes the task, not while it waits.
+    signal.addEventListener('abort', onAbortWhileWaiting, { once: true });
+    waiting.push(run);
+  });
+}
+
+function runOnWorker<Task extends FilterPathsTask | SearchFilesTask>(options: {
+  task: Task;
+  timeoutMs: number;
+  signal: AbortSignal;
+  what: string;
+  resolve: (result: TaskResult<Task>) => void;
+  reject: (error: unknown) => void;
+}): void {
+  const { task, timeoutMs, signal, what, resolve, reject } = options;
+  const pooled = takeWorker();
+  const { worker } = pooled;
+  let settled = false;
+  // `reusable`: the worker answered and is idle again; otherwise it is stopped (it may
+  // still be running a runaway regex, or it failed).
+  const settle = (outcome: () => void, reusable = false): void => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
+    worker.off('message', onMessage);
+    worker.off('error', onError);
+    worker.off('exit', onExit);
+    if (reusable) returnWorker(pooled);
+    else void worker.terminate();
+    releaseSlot();
+    outcome();
+  };
+  const onAbort = (): void =>
+    settle(() => reject(new DelegateError('ABORTED', `${what} was aborted.`)));
+  const onMessage = (reply: WorkerReply<TaskResult<Task>>): void =>
+    settle(
+      () =>
+        reply.ok
+          ? resolve(reply.result)
+          : reject(new DelegateError('TOOL_FAILED', `${what} failed: ${reply.message}`)),
+      true,
+    );
+  const onError = (error: Error): void =>
+    settle(() =>
+      reject(
+        new DelegateError('TOOL_FAILED', `${what} failed: ${error.message}`, { cause: error }),
+      ),
+    );
+  const onExit = (code: number): void =>
+    settle(() =>
+      reject(new DelegateError('TOOL_FAILED', `${what} failed: its worker exited with ${code}.`)),
+    );
+  const timer = setTimeout(
+    () =>
       settle(() =>
         reject(
-          new DelegateError('TOOL_FAILED', `${what} failed: ${error.message}`, { cause: error }),
-        ),
-      );
-    const onExit = (code: number): void =>
-      settle(() =>
-        reject(new DelegateError('TOOL_FAILED', `${what} failed: its worker exited with ${code}.`)),
-      );
-    const timer = setTimeout(
-      () =>
-        settle(() =>
-          reject(
-            new DelegateError(
-              'LIMIT_EXCEEDED',
-              `${what} was stopped after ${timeoutMs} ms. The pattern may backtrack catastrophically ` +
-                '(nested or adjacent quantifiers such as (a+)+ or .*.*.*) or the search is too large; ' +
-                'simplify the pattern or narrow the path or glob.',
-              { details: { timeoutMs } },
-            ),
+          new DelegateError(
+            'LIMIT_EXCEEDED',
+            `${what} was stopped after ${timeoutMs} ms. The pattern may backtrack catastrophically ` +
+              '(nested or adjacent quantifiers such as (a+)+ or .*.*.*) or the search is too large; ' +
+              'simplify the pattern or narrow the path or glob.',
+            { details: { timeoutMs } },
           ),
         ),
-      timeoutMs,
-    );
-    signal.addEventListener('abort', onAbort, { once: true });
-    worker.on('message', onMessage);
-    worker.once('error', onError);
-    worker.once('exit', onExit);
-    worker.postMessage(task);
-  });
+      ),
+    timeoutMs,
+  );
+  if (signal.aborted) {
+    onAbort();
+    return;
+  }
+  signal.addEventListener('abort', onAbort, { once: true });
+  worker.on('message', onMessage);
+  worker.once('error', onError);
+  worker.once('exit', onExit);
+  worker.postMessage(task);
 }
