@@ -34,6 +34,7 @@ import { type QueryEvent, type QueryOutcome, query } from '../query/query.js';
 import { createSendMessageTool } from '../tasks/send-message-tool.js';
 import { createTaskOutputTool, createTaskStopTool } from '../tasks/task-tools.js';
 import { TaskRegistry } from '../tasks/task-registry.js';
+import { trackShellTasks } from '../tasks/track-shell-tasks.js';
 import { TranscriptStore } from '../transcripts/transcript-store.js';
 import { loadTools } from '../util/load-tools.js';
 import type { AgentRuntime, AgentRuntimeOptions } from './agent-runtime.js';
@@ -187,7 +188,7 @@ export class DelegateSession {
   readonly context: ToolUseContext;
   /** Lifecycle events of every agent in the session. */
   readonly events: EventBus;
-  /** Tasks (sub-agents and background shells) of the session. */
+  /** Tasks of the session: sub-agents and background shells (type `local_bash`), with their status. */
   readonly tasks: TaskRegistry;
   /** Transcript writer, when transcripts are on. */
   readonly transcript: TranscriptStore | undefined;
@@ -265,10 +266,15 @@ export class DelegateSession {
     ];
     runtime.rootContext = rootContextOf({ validated, baseTools, agentTools, definitions, events });
     runtime.backgroundAbort = new AbortHub(runtime.rootContext.abortController.signal);
-    // Task changes are mirrored into the root state for UIs.
-    runtime.tasks.mirrorTo(
-      runtime.rootContext.setAppStateForTasks ?? runtime.rootContext.setAppState,
-    );
+    // Task changes are mirrored into the root state for UIs; background shells written
+    // there by any agent's Bash tool become tasks of the session.
+    const setRootState = runtime.rootContext.setAppStateForTasks ?? runtime.rootContext.setAppState;
+    runtime.tasks.mirrorTo(setRootState);
+    runtime.rootContext.setAppStateForTasks = trackShellTasks({
+      tasks: runtime.tasks,
+      setState: setRootState,
+      signal: runtime.rootContext.abortController.signal,
+    });
     const session = new DelegateSession(runtime, validated);
     const mcp = validated.mcp;
     if (mcp) runtime.refreshMcp = () => session.syncMcp(mcp);
@@ -484,7 +490,10 @@ export class DelegateSession {
     return task;
   }
 
-  /** Aborts the session: the main turn and every sub-agent under it. */
+  /**
+   * Aborts the session: the main turn, every sub-agent under it, and every background
+   * shell any of them started (also those of sub-agents that already finished).
+   */
   abort(reason?: unknown): void {
     this.context.abortController.abort(reason);
   }

@@ -31,8 +31,10 @@ export type TaskOutcome = {
 // At most this many ids are listed in a NOT_FOUND message.
 const LISTED_IDS = 20;
 
+// Background shells are not counted: no notification comes when one ends, so a host
+// waiting for background work would wait for a server that never stops.
 function isRunningInBackground(task: TaskState): boolean {
-  return task.status === 'running' && task.isBackgrounded === true;
+  return task.status === 'running' && task.isBackgrounded === true && task.type !== 'local_bash';
 }
 
 /**
@@ -98,12 +100,12 @@ export class TaskRegistry {
     return [...this.tasks.values()];
   }
 
-  /** Tasks still running in the background (a scan; use `runningBackgroundCount` for the number). */
+  /** Agent tasks still running in the background (a scan; use `runningBackgroundCount` for the number). */
   runningBackground(): TaskState[] {
     return this.list().filter(isRunningInBackground);
   }
 
-  /** Number of tasks running in the background, kept as a counter. */
+  /** Number of agent tasks running in the background (shells not included), kept as a counter. */
   get runningBackgroundCount(): number {
     return this.backgroundRunning;
   }
