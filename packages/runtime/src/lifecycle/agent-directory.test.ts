@@ -94,3 +94,37 @@ describe('AgentDirectory', () => {
     expect(directory.hasRunningChildren('p')).toBe(false);
   });
 });
+
+describe('AgentDirectory names', () => {
+  const noTasks = { isTaskId: () => false };
+
+  it('refuses a name already held, being claimed, equal to an agent id or to a task id', () => {
+    const directory = new AgentDirectory({ maxRetained: 1 });
+    directory.add(record('worker-id', { name: 'worker' }));
+    expect(() => directory.claimName('worker', noTasks)).toThrow(
+      'Agent name "worker" is already taken in this session by agent worker-id (general-purpose)',
+    );
+    expect(() => directory.claimName('worker-id', noTasks)).toThrow(
+      'Agent name "worker-id" is the id of another agent in this session',
+    );
+    expect(() => directory.claimName('t1', { isTaskId: (id) => id === 't1' })).toThrow(
+      'is the id of a task in this session',
+    );
+    const claim = directory.claimName('builder', noTasks);
+    expect(() => directory.claimName('builder', noTasks)).toThrow('by an agent that is starting');
+    claim.release();
+    expect(() => directory.claimName('builder', noTasks).release()).not.toThrow();
+  });
+
+  it('keeps a compacted agent holding its name, and never lets another record take it', () => {
+    const directory = new AgentDirectory({ maxRetained: 0 });
+    const first = record('first', { name: 'worker' });
+    directory.add(first);
+    run(directory, first);
+    expect(isCompacted(directory.get('worker')!)).toBe(true);
+    expect(() => directory.claimName('worker', noTasks)).toThrow('already taken');
+    // A resumed record from elsewhere that carries the same name does not take it over.
+    directory.add(record('other', { name: 'worker' }));
+    expect(directory.get('worker')!.agentId).toBe('first');
+  });
+});

@@ -1,3 +1,4 @@
+import { DelegateError } from '@delegate/core';
 import type { AgentRecord, AgentRecordStatus } from './agent-record.js';
 
 /** What is left of a finished agent once its record was compacted: enough to explain and resume it. */
@@ -49,6 +50,7 @@ export class AgentDirectory {
   private readonly finished = new Set<AgentRecord>();
   private readonly running = new Set<AgentRecord>();
   private readonly runningChildren = new Map<string, number>();
+  private readonly claimed = new Set<string>();
   private readonly maxRetained: number;
 
   /** `maxRetained`: finished records kept whole. */
@@ -56,10 +58,46 @@ export class AgentDirectory {
     this.maxRetained = options.maxRetained;
   }
 
-  /** Registers a record under its id and, when it has one, its name. */
+  /**
+   * Registers a record under its id and, when it has one, its name (a name another agent
+   * holds is left with that agent: a resumed agent never takes over someone's messages).
+   */
   add(record: AgentRecord): void {
     this.entries.set(record.agentId, record);
-    if (record.name) this.entries.set(record.name, record);
+    if (!record.name) return;
+    this.claimed.delete(record.name);
+    const holder = this.entries.get(record.name);
+    if (!holder || holder.agentId === record.agentId) this.entries.set(record.name, record);
+  }
+
+  /**
+   * Reserves `name` for an agent about to start, so two agents can never share a name
+   * (SendMessage routes by it) and a name never hides an agent id or a task id. Throws
+   * `INVALID_ARGUMENT` saying which agent holds it; `release` frees a name whose agent
+   * did not start.
+   */
+  claimName(name: string, options: { isTaskId: (id: string) => boolean }): { release: () => void } {
+    const holder = this.entries.get(name);
+    if (holder && holder.agentId === name) {
+      throw new DelegateError(
+        'INVALID_ARGUMENT',
+        `Agent name "${name}" is the id of another agent in this session; SendMessage would not know which one you mean. Choose another name.`,
+      );
+    }
+    if (holder || this.claimed.has(name)) {
+      throw new DelegateError(
+        'INVALID_ARGUMENT',
+        `Agent name "${name}" is already taken in this session${holder ? ` by agent ${holder.agentId} (${holder.agentType})` : ' by an agent that is starting'}; names are unique. Choose another name, or use SendMessage to continue that agent.`,
+      );
+    }
+    if (options.isTaskId(name)) {
+      throw new DelegateError(
+        'INVALID_ARGUMENT',
+        `Agent name "${name}" is the id of a task in this session. Choose another name.`,
+      );
+    }
+    this.claimed.add(name);
+    return { release: () => void this.claimed.delete(name) };
   }
 
   /** The entry of an id or name. */
