@@ -33,6 +33,8 @@ export type AgentRuntimeOptions = {
   defaultSubagentModel: string;
   /** Finished agents kept whole for SendMessage; older ones are compacted to a summary. */
   maxRetainedAgents: number;
+  /** Summaries of compacted agents (and finished tasks) kept. */
+  maxAgentSummaries: number;
   /** Parent directory of agent worktrees (default: under the OS temp dir). */
   worktreeRoot?: string;
   /** Home directory for user-scope memory. */

@@ -101,6 +101,7 @@ function runtimeOptionsOf(
     mcpPollMs: options.mcpPollMs ?? 500,
     defaultSubagentModel: options.defaultSubagentModel ?? DEFAULT_SUBAGENT_MODEL,
     maxRetainedAgents: options.maxRetainedAgents ?? 100,
+    maxAgentSummaries: options.maxAgentSummaries ?? 1_000,
     ...(options.worktreeRoot ? { worktreeRoot: options.worktreeRoot } : {}),
     ...(options.homeDir ? { homeDir: options.homeDir } : {}),
   };
@@ -239,7 +240,10 @@ export class DelegateSession {
       client,
       sessionId,
       options: runtimeOptions,
-      tasks: new TaskRegistry(),
+      // Finished tasks are kept as long as agent summaries, plus the agents kept whole.
+      tasks: new TaskRegistry({
+        maxFinished: runtimeOptions.maxRetainedAgents + runtimeOptions.maxAgentSummaries,
+      }),
       events,
       ...(transcriptDir
         ? { transcript: new TranscriptStore({ directory: transcriptDir, sessionId }) }
@@ -248,7 +252,10 @@ export class DelegateSession {
       agentTools: () => agentTools,
       getAgentDefinitions: () => definitions,
       ...(validated.ask ? { ask: validated.ask } : {}),
-      agents: new AgentDirectory({ maxRetained: runtimeOptions.maxRetainedAgents }),
+      agents: new AgentDirectory({
+        maxRetained: runtimeOptions.maxRetainedAgents,
+        maxSummaries: runtimeOptions.maxAgentSummaries,
+      }),
       forkWarmups: new Map(),
       foreground: new Map(),
       forkAgent: agentDefs.FORK_AGENT,
