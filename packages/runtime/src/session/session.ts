@@ -39,6 +39,7 @@ import { TranscriptStore } from '../transcripts/transcript-store.js';
 import { loadTools } from '../util/load-tools.js';
 import type { AgentRuntime, AgentRuntimeOptions } from './agent-runtime.js';
 import { withAskRules } from './ask-rules.js';
+import { withoutCredentials } from './shell-environment.js';
 import { EventBus } from './event-bus.js';
 import {
   DEFAULT_MAIN_MODEL,
@@ -229,7 +230,9 @@ export class DelegateSession {
     const client = await clientOf(validated, env);
     const agentDefs = await import('@delegate/agent-defs');
     const definitions = await definitionsOf(validated, agentDefs);
-    const baseTools = validated.tools ?? (await loadTools()).getBuiltinTools();
+    const baseTools =
+      validated.tools ??
+      (await loadTools()).getBuiltinTools({ bash: { env: withoutCredentials(process.env) } });
     const events = new EventBus(
       validated.onEventListenerError ? { onListenerError: validated.onEventListenerError } : {},
     );
