@@ -124,21 +124,34 @@ async function clientOf(
 // Loaded with the first session: its YAML parser is not needed to import the runtime.
 type AgentDefsModule = typeof AgentDefs;
 
+type LoadedDefinitions = {
+  definitions: AgentDefinitionsResult;
+  explainUnknownAgentType?: (agentType: string) => string | undefined;
+};
+
+/** The definitions, and (from `failedAgents`) why a type whose file failed to load is missing. */
 async function definitionsOf(
   options: ValidatedSessionOptions,
   agentDefs: AgentDefsModule,
-): Promise<AgentDefinitionsResult> {
-  const loaded =
+): Promise<LoadedDefinitions> {
+  const loaded: AgentDefinitionsResult & { failedAgents?: AgentDefs.FailedAgentFile[] } =
     options.agentDefinitions ??
     (await agentDefs.getAgentDefinitionsWithOverrides({
       cwd: options.cwd,
       ...(options.homeDir ? { homeDir: options.homeDir } : {}),
       ...options.agentLoading,
     }));
-  return {
+  const definitions = {
     activeAgents: loaded.activeAgents,
     allAgents: loaded.allAgents,
     ...(loaded.allowedAgentTypes ? { allowedAgentTypes: loaded.allowedAgentTypes } : {}),
+  };
+  // Given definitions may come straight from getAgentDefinitionsWithOverrides, failures included.
+  const failed = Array.isArray(loaded.failedAgents) ? [...loaded.failedAgents] : [];
+  if (failed.length === 0) return { definitions };
+  return {
+    definitions,
+    explainUnknownAgentType: (agentType) => agentDefs.explainUnknownAgentType(agentType, failed),
   };
 }
 
@@ -229,7 +242,7 @@ export class DelegateSession {
     const env = validated.env ?? process.env;
     const client = await clientOf(validated, env);
     const agentDefs = await import('@delegate/agent-defs');
-    const definitions = await definitionsOf(validated, agentDefs);
+    const { definitions, explainUnknownAgentType } = await definitionsOf(validated, agentDefs);
     const baseTools =
       validated.tools ??
       (await loadTools()).getBuiltinTools({ bash: { env: withoutCredentials(process.env) } });
@@ -254,6 +267,7 @@ export class DelegateSession {
       baseTools: () => baseTools,
       agentTools: () => agentTools,
       getAgentDefinitions: () => definitions,
+      ...(explainUnknownAgentType ? { explainUnknownAgentType } : {}),
       ...(validated.ask ? { ask: validated.ask } : {}),
       agents: new AgentDirectory({
         maxRetained: runtimeOptions.maxRetainedAgents,
