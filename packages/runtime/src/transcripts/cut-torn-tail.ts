@@ -1,12 +1,36 @@
-import { open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 
 const CHUNK = 64 * 1024;
 
+/** Offset just past the last newline of the file's first `end` bytes (0 when there is none). */
+async function lineStartBefore(handle: FileHandle, end: number): Promise<number> {
+  const chunk = Buffer.alloc(CHUNK);
+  let position = end;
+  while (position > 0) {
+    const start = Math.max(0, position - CHUNK);
+    const { bytesRead } = await handle.read(chunk, 0, position - start, start);
+    const newline = chunk.subarray(0, bytesRead).lastIndexOf(0x0a);
+    if (newline !== -1) return start + newline + 1;
+    position = start;
+  }
+  return 0;
+}
+
+function isCompleteJson(bytes: Buffer): boolean {
+  try {
+    JSON.parse(bytes.toString('utf8'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * Cuts a torn last line from a JSONL file: when the file does not end in a newline (a
- * crash stopped a write halfway), everything after its last newline is removed, so the
- * next append starts on a line of its own. Returns the number of bytes cut (0 when the
- * file ends cleanly, is empty, or does not exist).
+ * Makes a JSONL file end on a line boundary before more lines are appended. When the file
+ * does not end in a newline (a crash stopped a write halfway), a last line that is not
+ * valid JSON is cut off, and one that is complete (the crash came just before its newline)
+ * gets its newline. Returns the number of bytes cut (0 when nothing was cut, also for a
+ * missing or empty file).
  */
 export async function cutTornTail(path: string): Promise<number> {
   let handle;
@@ -22,21 +46,15 @@ export async function cutTornTail(path: string): Promise<number> {
     const last = Buffer.alloc(1);
     await handle.read(last, 0, 1, size - 1);
     if (last[0] === 0x0a) return 0;
-    // Walk back to the last newline, a chunk at a time (a line can be long).
-    let end = size - 1;
-    const chunk = Buffer.alloc(CHUNK);
-    while (end > 0) {
-      const start = Math.max(0, end - CHUNK);
-      const { bytesRead } = await handle.read(chunk, 0, end - start, start);
-      const newline = chunk.subarray(0, bytesRead).lastIndexOf(0x0a);
-      if (newline !== -1) {
-        await handle.truncate(start + newline + 1);
-        return size - (start + newline + 1);
-      }
-      end = start;
+    const start = await lineStartBefore(handle, size);
+    const tail = Buffer.alloc(size - start);
+    await handle.read(tail, 0, tail.length, start);
+    if (isCompleteJson(tail)) {
+      await handle.write('\n', size);
+      return 0;
     }
-    await handle.truncate(0);
-    return size;
+    await handle.truncate(start);
+    return size - start;
   } finally {
     await handle.close();
   }

@@ -135,6 +135,14 @@ describe('appending to a torn transcript', () => {
     expect(await readFile(path, 'utf8')).toBe('');
     expect(await cutTornTail(`${path}.missing`)).toBe(0);
   });
+
+  it('keeps a last line that is complete but lost its newline, and ends it', async () => {
+    const { path } = await recordAgent();
+    const whole = await readFile(path, 'utf8');
+    await writeFile(path, whole.slice(0, -1));
+    expect(await cutTornTail(path)).toBe(0);
+    expect(await readFile(path, 'utf8')).toBe(whole);
+  });
 });
 
 describe('resuming a torn transcript with DelegateSession.resumeAgent', () => {
