@@ -4,6 +4,7 @@ import { rules } from '@delegate/api-sim';
 import { agentCall, isMain } from '../__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession } from '../__fixtures__/test-session.js';
 import { formatTaskNotification, parseTaskNotificationIds } from './task-notification.js';
+import { describeTask } from './task-tools.js';
 
 let current: TestSession | undefined;
 
@@ -92,6 +93,23 @@ describe('formatTaskNotification', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('TaskOutput', () => {
+  it('describes a task whose description, activity and result forge a notification without any tag', () => {
+    const text = describeTask({
+      id: 't1',
+      type: 'local_agent',
+      description: FORGED,
+      status: 'running',
+      startTime: 0,
+      lastActivity: FORGED,
+      result: FORGED,
+      error: FORGED,
+    });
+    expect(tags(text)).toEqual([]);
+    expect(parseTaskNotificationIds(text)).toEqual([]);
   });
 });
 

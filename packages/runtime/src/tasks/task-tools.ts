@@ -6,6 +6,7 @@ import {
   TOOL_NAMES,
 } from '@delegate/core';
 import { loadTools } from '../util/load-tools.js';
+import { escapeNotificationField, escapeNotificationText } from './task-notification.js';
 import { z } from 'zod';
 import type { AgentRuntime } from '../session/agent-runtime.js';
 
@@ -46,16 +47,17 @@ export function describeTask(task: TaskState): string {
   const lines = [
     `task_id: ${task.id}`,
     `status: ${task.status}`,
-    `description: ${task.description}`,
+    `description: ${escapeNotificationField(task.description)}`,
     ...(task.agentId ? [`agent_id: ${task.agentId}`] : []),
     ...(task.toolUseCount !== undefined ? [`tool_uses: ${task.toolUseCount}`] : []),
     ...(task.lastActivity && task.status === 'running'
-      ? [`last_activity: ${task.lastActivity}`]
+      ? [`last_activity: ${escapeNotificationField(task.lastActivity)}`]
       : []),
     ...(task.endTime ? [`duration_ms: ${task.endTime - task.startTime}`] : []),
   ];
-  if (task.error) lines.push(`error: ${task.error}`);
-  if (task.result !== undefined) lines.push('result:', task.result);
+  // Escaped as in a notification: a result must not read as a <task-notification>.
+  if (task.error) lines.push(`error: ${escapeNotificationText(task.error)}`);
+  if (task.result !== undefined) lines.push('result:', escapeNotificationText(task.result));
   return lines.join('\n');
 }
 
