@@ -49,6 +49,18 @@ describe('Agent tool input', () => {
     ).toEqual([]);
   });
 
+  it('refuses invisible characters and line separators in a name', () => {
+    expect(issuesOf({ name: 'wor\u200bker' })).toEqual([
+      expect.stringContaining('name must not contain invisible characters'),
+    ]);
+    expect(issuesOf({ name: 'worker\u{e0041}' })).toEqual([
+      expect.stringContaining('invisible characters'),
+    ]);
+    expect(issuesOf({ description: 'one\u2028two' })).toEqual([
+      expect.stringContaining('control character U+2028'),
+    ]);
+  });
+
   it('refuses names shaped like agent or task ids', () => {
     for (const name of [createAgentId(), createAgentId('worker'), createTaskId()]) {
       expect(issuesOf({ name })).toEqual([

@@ -1,12 +1,15 @@
 import { z } from 'zod';
 
-// C0 and C1 control characters (line breaks and tabs included).
+// C0 and C1 control characters, line breaks and tabs included (and the Unicode line and
+// paragraph separators).
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 // Bidirectional marks, embeddings, overrides and isolates: they reorder what a reader sees.
 const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 // Characters that show nothing: a prompt made only of these (and whitespace) is empty.
 const INVISIBLE = /[\s\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff]/gu;
+// Characters that show nothing inside a name: `wor\u200bker` would look like `worker`.
+const HIDDEN_IN_NAME = /[\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff\u{e0000}-\u{e007f}]/u;
 // The shapes of agent ids (`a` + 16 hex digits, or `a<label>-<hex>`) and task ids (`t` + 12).
 const ID_SHAPE = /^(?:a(?:[a-z0-9-]+-)?[0-9a-f]{16}|t[0-9a-f]{12})$/;
 
@@ -68,6 +71,10 @@ export const AgentToolInput = z.object({
     .optional()
     .describe('Run in the background and be notified when it ends'),
   name: label('name', { max: 64 })
+    .refine((name) => !HIDDEN_IN_NAME.test(name), {
+      message:
+        'name must not contain invisible characters (zero-width spaces and joiners, soft hyphens, tag characters): they make one name look like another',
+    })
     .refine((name) => !ID_SHAPE.test(name), {
       message:
         'name must not look like an agent id (a + 16 hex digits) or a task id (t + 12 hex digits): SendMessage could confuse them',

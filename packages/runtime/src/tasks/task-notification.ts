@@ -32,8 +32,9 @@ export type TaskNotification = {
 const TAG_START = /<(?=[/!?A-Za-z]|\s*\/|\s+task-notification)/gi;
 const ENTITY = /&(?=(?:lt|gt|amp|quot);)/g;
 // C0 and C1 controls, and the bidirectional overrides and isolates that reorder what a reader sees.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL_OR_BIDI = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const CONTROL_OR_BIDI =
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /**
  * Escapes a block field (the result, an error): it keeps its lines, but nothing in it can
