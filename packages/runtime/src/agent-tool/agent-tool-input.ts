@@ -27,6 +27,21 @@ export const AgentToolInput = z.object({
     .string()
     .optional()
     .describe('Working directory of the agent (absolute, or relative to yours)'),
+  max_tokens: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      'Token budget of the agent and everything it starts (input, cache and output tokens); it never gets more than you have left',
+    ),
+  max_cost_usd: z
+    .number()
+    .positive()
+    .optional()
+    .describe(
+      'Cost budget in US dollars of the agent and everything it starts; it never gets more than you have left',
+    ),
 });
 /** Input of the Agent tool, as parsed. */
 export type AgentToolInput = z.infer<typeof AgentToolInput>;

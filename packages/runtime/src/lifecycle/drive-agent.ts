@@ -10,7 +10,8 @@ import {
 import { query } from '../query/query.js';
 import type { AgentRuntime } from '../session/agent-runtime.js';
 import type { AgentRecord } from './agent-record.js';
-import { appendMessages, takeInbox } from './record-transitions.js';
+import { createUsageGuard } from '../usage/usage-guard.js';
+import { addResponseUsage, appendMessages, takeInbox } from './record-transitions.js';
 
 /** Running totals of one run, as `onProgress` reports them. */
 export type AgentProgress = {
@@ -57,6 +58,17 @@ async function recordStart(
   await runtime.transcript.append(fresh.slice(options.alreadyRecorded ?? 0), record.agentId);
 }
 
+/** The stall watchdog's settings, as every loop of the session uses them. */
+export function streamLimits(runtime: AgentRuntime): {
+  streamIdleTimeoutMs: number;
+  maxConsecutiveStalls: number;
+} {
+  return {
+    streamIdleTimeoutMs: runtime.options.streamIdleTimeoutMs,
+    maxConsecutiveStalls: runtime.options.maxConsecutiveStalls,
+  };
+}
+
 function startQuery(runtime: AgentRuntime, record: AgentRecord) {
   return query({
     client: runtime.client,
@@ -71,7 +83,14 @@ function startQuery(runtime: AgentRuntime, record: AgentRecord) {
     ...(record.effort ? { effort: record.effort } : {}),
     ...(record.toolDefinitions ? { toolDefinitions: record.toolDefinitions } : {}),
     ...(record.toolHooks ? { toolHooks: record.toolHooks } : {}),
-    drainQueuedMessages: () => takeInbox(record),
+    drainQueuedMessages: () => runtime.tasks.markDelivered(takeInbox(record)),
+    usageGuard: createUsageGuard({
+      runtime,
+      agentId: record.agentId,
+      model: () => record.context.options.model,
+      onRecorded: (usage, costUsd) => addResponseUsage(record, usage, costUsd),
+    }),
+    ...streamLimits(runtime),
   });
 }
 

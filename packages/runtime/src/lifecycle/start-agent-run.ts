@@ -75,6 +75,7 @@ function startLoop(runtime: AgentRuntime, run: AgentRun, options: RunOptions): L
     onProgress: (progress) =>
       runtime.tasks.update(run.taskId, {
         usage: progress.usage,
+        costUsd: runtime.usage.costOf(progress.usage, run.record.model).costUsd,
         toolUseCount: progress.toolUseCount,
         ...(progress.lastActivity ? { lastActivity: progress.lastActivity } : {}),
       }),

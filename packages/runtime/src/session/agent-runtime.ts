@@ -5,6 +5,7 @@ import type { AgentDirectory } from '../lifecycle/agent-directory.js';
 import type { AskHandler } from '../permissions.js';
 import type { TaskRegistry } from '../tasks/task-registry.js';
 import type { TranscriptStore } from '../transcripts/transcript-store.js';
+import type { UsageLedger } from '../usage/usage-ledger.js';
 import type { EventBus } from './event-bus.js';
 
 /** Limits and switches of sub-agent spawning. */
@@ -37,6 +38,10 @@ export type AgentRuntimeOptions = {
   worktreeRoot?: string;
   /** Home directory for user-scope memory. */
   homeDir?: string;
+  /** A streaming request with no event for this long is a stall: aborted and retried. */
+  streamIdleTimeoutMs: number;
+  /** Stalls in a row of one request after which the agent fails. */
+  maxConsecutiveStalls: number;
 };
 
 /** Everything the Agent, TaskOutput, TaskStop and SendMessage tools share. */
@@ -49,6 +54,8 @@ export type AgentRuntime = {
   options: AgentRuntimeOptions;
   /** Tasks of the session. */
   tasks: TaskRegistry;
+  /** Usage, cost and budgets of every agent, as a tree under the main agent. */
+  usage: UsageLedger;
   /** Lifecycle events. */
   events: EventBus;
   /** Transcript writer, when transcripts are on. */

@@ -12,6 +12,7 @@ import {
   PermissionMode as PermissionModeSchema,
   PermissionRule,
   PermissionRuleValue as PermissionRuleValueSchema,
+  PriceTable,
 } from '@delegate/core';
 import { permissionRuleValueFromString } from '@delegate/tool-filter';
 import { z } from 'zod';
@@ -102,6 +103,25 @@ export type DelegateSessionOptions = {
   worktreeRoot?: string;
   /** Called when a lifecycle event listener throws (default a process warning); tests rethrow. */
   onEventListenerError?: (error: unknown, event: AgentEvent) => void;
+  /**
+   * Most tokens the whole session may use: every agent's input (cache reads and writes
+   * included) and output. No agent sends a request once it is spent (default no limit).
+   */
+  maxTokens?: number;
+  /** Most US dollars the whole session may spend, priced by `priceTable` (default no limit). */
+  maxCostUsd?: number;
+  /**
+   * Prices per model id or alias, merged over `DEFAULT_PRICE_TABLE` from `@delegate/core`
+   * (an entry here wins; see `PriceTable` for the lookup order).
+   */
+  priceTable?: PriceTable;
+  /**
+   * Milliseconds a streaming response may go without an event before it counts as stalled:
+   * the request is aborted and retried (default 90000; time spent running tools never counts).
+   */
+  streamIdleTimeoutMs?: number;
+  /** Stalls in a row of one request after which the agent fails with `STREAM_STALLED` (default 3). */
+  maxConsecutiveStalls?: number;
 };
 
 /** The options with every rule turned into a rule object. */
@@ -242,6 +262,11 @@ export const DelegateSessionOptionsSchema = z
     maxRetainedAgents: z.number().int().nonnegative().optional(),
     worktreeRoot: z.string().min(1).optional(),
     onEventListenerError: functionOf('an error handler').optional(),
+    maxTokens: positiveInteger.optional(),
+    maxCostUsd: z.number().positive().optional(),
+    priceTable: PriceTable.optional(),
+    streamIdleTimeoutMs: positiveInteger.optional(),
+    maxConsecutiveStalls: positiveInteger.optional(),
   })
   .strict();
 
