@@ -212,8 +212,7 @@ function readMaxTokens(value: unknown): Outcome<number> {
 function readMaxCostUsd(value: unknown): Outcome<number> {
   if (value === undefined || value === null) return { kind: 'value', value: undefined };
   const text = typeof value === 'string' ? value.trim().replace(/^\$/, '') : undefined;
-  const number =
-    text !== undefined && /^\d+(\.\d+)?$/.test(text) ? Number(text) : value;
+  const number = text !== undefined && /^\d+(\.\d+)?$/.test(text) ? Number(text) : value;
   if (typeof number === 'number' && Number.isFinite(number) && number > 0)
     return { kind: 'value', value: number };
   return {

@@ -281,7 +281,10 @@ export async function settleRun(
  */
 export function settleAfterFailure(runtime: AgentRuntime, run: AgentRun, error: unknown): void {
   const { record } = run;
-  const finished = runtime.tasks.finish(run.taskId, { status: 'failed', error: errorMessage(error) });
+  const finished = runtime.tasks.finish(run.taskId, {
+    status: 'failed',
+    error: errorMessage(error),
+  });
   // notifyOnce does nothing when settleRun already notified.
   if (finished || record.isBackground) {
     notifyOnce(runtime, record, {

@@ -195,7 +195,8 @@ async function invokeTool(options: RunOneOptions, tool: Tool, input: unknown): P
   const id = options.call.block.id;
   try {
     const result = await callWithTimeout(options, tool, input);
-    if (result === 'timed_out') return errorOutcome(id, toolTimeoutText(tool.name, tool.timeoutMs ?? 0));
+    if (result === 'timed_out')
+      return errorOutcome(id, toolTimeoutText(tool.name, tool.timeoutMs ?? 0));
     return { result: toResultBlock(id, result), newMessages: result.newMessages ?? [] };
   } catch (error) {
     if (context.abortController.signal.aborted) return errorOutcome(id, INTERRUPTED_TOOL_RESULT);

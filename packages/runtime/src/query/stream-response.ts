@@ -165,7 +165,7 @@ export async function* streamResponse(
   const signal = options.context.abortController.signal;
   const maxStalls = options.maxStalls ?? DEFAULT_MAX_CONSECUTIVE_STALLS;
   let stalls = 0;
-  for (let attempt = 0; ; ) {
+  for (let attempt = 0; ;) {
     const result = yield* streamAttempt(options);
     if (result.kind === 'done') return result.assistant;
     if (result.kind === 'aborted') return undefined;

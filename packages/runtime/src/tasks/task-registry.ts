@@ -14,7 +14,10 @@ type Waiter = () => void;
 
 /** The progress fields `update` may change. */
 export type TaskPatch = Partial<
-  Pick<TaskState, 'usage' | 'costUsd' | 'toolUseCount' | 'lastActivity' | 'isBackgrounded' | 'kill' | 'agentId'>
+  Pick<
+    TaskState,
+    'usage' | 'costUsd' | 'toolUseCount' | 'lastActivity' | 'isBackgrounded' | 'kill' | 'agentId'
+  >
 >;
 
 /** How a task ended, as `finish` takes it. */
@@ -180,7 +183,11 @@ export class TaskRegistry {
    */
   notify(
     notification: TaskNotification,
-    options: { deliver?: (message: UserMessage) => boolean; key?: string; signal?: AbortSignal } = {},
+    options: {
+      deliver?: (message: UserMessage) => boolean;
+      key?: string;
+      signal?: AbortSignal;
+    } = {},
   ): UserMessage {
     const key = options.key ?? notification.taskId;
     const existing = this.notified.get(key);
@@ -192,7 +199,8 @@ export class TaskRegistry {
     this.notified.set(key, message);
     this.pendingDelivery.set(message.uuid, notification.taskId);
     if (options.signal?.aborted) this.settleDelivery([message], 'undeliverable');
-    else if (options.deliver?.(message)) this.setNotification(notification.taskId, message, 'queued');
+    else if (options.deliver?.(message))
+      this.setNotification(notification.taskId, message, 'queued');
     else this.enqueue(message);
     return message;
   }

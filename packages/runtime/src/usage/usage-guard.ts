@@ -56,8 +56,15 @@ export function budgetExceededError(options: {
  * next check) and every running descendant, background ones included, with `error` as the
  * abort reason.
  */
-export function stopBudgetSubtree(runtime: AgentRuntime, ownerId: string, error: DelegateError): void {
-  const ids = [...(ownerId === MAIN_AGENT_ID ? [] : [ownerId]), ...runtime.usage.descendants(ownerId)];
+export function stopBudgetSubtree(
+  runtime: AgentRuntime,
+  ownerId: string,
+  error: DelegateError,
+): void {
+  const ids = [
+    ...(ownerId === MAIN_AGENT_ID ? [] : [ownerId]),
+    ...runtime.usage.descendants(ownerId),
+  ];
   for (const id of ids) {
     const entry = runtime.agents.get(id);
     if (!entry || isCompacted(entry) || entry.status !== 'running') continue;

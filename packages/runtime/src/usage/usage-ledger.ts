@@ -126,8 +126,14 @@ export class UsageLedger {
   /** The price table costs are computed with. */
   readonly prices: Readonly<PriceTable>;
 
-  constructor(options: { prices?: Readonly<PriceTable>; sessionBudget: AgentBudget; model: string }) {
-    this.prices = options.prices ? { ...DEFAULT_PRICE_TABLE, ...options.prices } : DEFAULT_PRICE_TABLE;
+  constructor(options: {
+    prices?: Readonly<PriceTable>;
+    sessionBudget: AgentBudget;
+    model: string;
+  }) {
+    this.prices = options.prices
+      ? { ...DEFAULT_PRICE_TABLE, ...options.prices }
+      : DEFAULT_PRICE_TABLE;
     this.nodes.set(
       MAIN_AGENT_ID,
       node(
@@ -151,7 +157,9 @@ export class UsageLedger {
       return;
     }
     const parentId =
-      entry.parentAgentId && this.nodes.has(entry.parentAgentId) ? entry.parentAgentId : MAIN_AGENT_ID;
+      entry.parentAgentId && this.nodes.has(entry.parentAgentId)
+        ? entry.parentAgentId
+        : MAIN_AGENT_ID;
     this.nodes.set(entry.agentId, node(entry, parentId));
     this.nodes.get(parentId)?.children.push(entry.agentId);
   }
@@ -167,7 +175,11 @@ export class UsageLedger {
   }
 
   /** Records one kept response of `agentId` and returns its cost. */
-  record(agentId: string, usage: Usage | null | undefined, model: string): { costUsd: number; priced: boolean } {
+  record(
+    agentId: string,
+    usage: Usage | null | undefined,
+    model: string,
+  ): { costUsd: number; priced: boolean } {
     const own = this.nodes.get(agentId) ?? this.nodes.get(MAIN_AGENT_ID)!;
     const cost = this.costOf(usage, model);
     const tokens = totalTokens(usage);
@@ -186,13 +198,26 @@ export class UsageLedger {
    * The first budget on the agent's chain (itself, then its ancestors) that cannot pay
    * for a request of at least `estimate` tokens costing at least `estimateUsd`, or undefined.
    */
-  shortfall(agentId: string, estimate: { tokens: number; costUsd: number } = { tokens: 0, costUsd: 0 }): BudgetShortfall | undefined {
+  shortfall(
+    agentId: string,
+    estimate: { tokens: number; costUsd: number } = { tokens: 0, costUsd: 0 },
+  ): BudgetShortfall | undefined {
     for (let current = this.nodes.get(agentId); current; current = this.parentOf(current)) {
       const { maxTokens, maxCostUsd } = current.budget;
       if (maxTokens !== undefined && current.treeTokens + estimate.tokens >= maxTokens)
-        return { ownerId: current.agentId, dimension: 'tokens', limit: maxTokens, used: current.treeTokens };
+        return {
+          ownerId: current.agentId,
+          dimension: 'tokens',
+          limit: maxTokens,
+          used: current.treeTokens,
+        };
       if (maxCostUsd !== undefined && current.treeCostUsd + estimate.costUsd >= maxCostUsd)
-        return { ownerId: current.agentId, dimension: 'cost', limit: maxCostUsd, used: current.treeCostUsd };
+        return {
+          ownerId: current.agentId,
+          dimension: 'cost',
+          limit: maxCostUsd,
+          used: current.treeCostUsd,
+        };
     }
     return undefined;
   }
@@ -227,7 +252,12 @@ export class UsageLedger {
   }
 
   /** The agent's own figures and its subtree's cost, without building the tree. */
-  figures(agentId: string): { usage: CompleteUsage; costUsd: number; treeCostUsd: number; priced: boolean } {
+  figures(agentId: string): {
+    usage: CompleteUsage;
+    costUsd: number;
+    treeCostUsd: number;
+    priced: boolean;
+  } {
     const current = this.nodes.get(agentId) ?? this.nodes.get(MAIN_AGENT_ID)!;
     return {
       usage: completeUsage(current.usage),
