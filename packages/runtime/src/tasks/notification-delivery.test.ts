@@ -34,7 +34,7 @@ describe('task notifications, exactly once', () => {
   it('delivers 100 notifications once each when 100 background agents finish together while the parent is mid-turn', async () => {
     const release = gate();
     let arrived = 0;
-    let session: TestSession['session'] | undefined;
+    const live: { session?: TestSession['session'] } = {};
     current = await createTestSession({
       agents: [worker],
       session: { maxBackgroundAgents: 100 },
@@ -57,7 +57,7 @@ describe('task notifications, exactly once', () => {
           reply: async () => {
             await waitUntil(() => arrived === 100, 30_000);
             release.open();
-            await waitUntil(() => session!.tasks.runningBackgroundCount === 0, 30_000);
+            await waitUntil(() => live.session!.tasks.runningBackgroundCount === 0, 30_000);
             return [{ type: 'tool_use', name: 'Glob', input: { pattern: '*' } }];
           },
         },
@@ -72,7 +72,8 @@ describe('task notifications, exactly once', () => {
         },
       ]),
     });
-    session = current.session;
+    live.session = current.session;
+    const session = current.session;
     const finishedAt: number[] = [];
     session.events.on((event) => {
       if (event.type === 'agent.completed') finishedAt.push(Date.now());

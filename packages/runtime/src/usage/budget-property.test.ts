@@ -69,10 +69,10 @@ async function runTree(
 ): Promise<{ violations: string[]; childRequests: number; budgetStops: number }> {
   const violations: string[] = [];
   const lastContext = new Map<string, number>();
-  let session: DelegateSession | undefined;
+  const live: { session?: DelegateSession } = {};
   let childRequests = 0;
   const nodeOf = (index: number | undefined): AgentUsageNode | undefined => {
-    const tree = session!.usage();
+    const tree = live.session!.usage();
     return index === undefined
       ? tree
       : tree.children.find((child) => child.description === `node-${index}`);
@@ -100,7 +100,7 @@ async function runTree(
       reply: async (request) => {
         // The main agent's own request may overlap a background child's last response, so
         // only children are checked here (the whole tree is checked afterwards).
-        while (session!.tasks.runningBackgroundCount > 0)
+        while (live.session!.tasks.runningBackgroundCount > 0)
           await new Promise((resolve) => setTimeout(resolve, 5));
         const started = request.messages.filter((message) => message.role === 'assistant').length;
         const next = plan.children[started];
@@ -132,7 +132,8 @@ async function runTree(
       ...(plan.maxTokens !== undefined ? { maxTokens: plan.maxTokens } : {}),
     },
   });
-  session = test.session;
+  live.session = test.session;
+  const session = test.session;
   let budgetStops = 0;
   session.events.on((event) => {
     if (event.type === 'agent.usage') lastContext.set(event.agentId, totalTokens(event.usage));

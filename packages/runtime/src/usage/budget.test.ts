@@ -75,8 +75,11 @@ describe('budgets', () => {
 
     // The parent's conversation holds one partial report per fork, marked as such.
     const results = session.messages
-      .filter((message) => message.type === 'user' && Array.isArray(message.message.content))
-      .flatMap((message) => message.message.content as Array<{ type: string; content?: unknown }>)
+      .flatMap((message) =>
+        message.type === 'user' && Array.isArray(message.message.content)
+          ? message.message.content
+          : [],
+      )
       .filter((block) => block.type === 'tool_result');
     expect(results).toHaveLength(3);
     for (const block of results) {
