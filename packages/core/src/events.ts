@@ -105,10 +105,10 @@ export type BudgetRemaining = z.infer<typeof BudgetRemaining>;
  * An agent's usage after one of its responses was kept (retried attempts never count),
  * with what is left of its budget and of the session's. `agentId` is `main` for the main agent.
  */
-export const AgentUsageEvent = z.object({
+export const AgentCostEvent = z.object({
   ...EventBase,
   /** Event discriminator. */
-  type: z.literal('agent.usage'),
+  type: z.literal('agent.cost'),
   /** Usage of the response just kept. */
   usage: Usage,
   /** Usage of every response the agent kept so far (all its runs). */
@@ -136,8 +136,11 @@ export const AgentCompletedEvent = z.object({
   result: z.string(),
   /** Token usage of the run. */
   usage: Usage,
-  /** Cost of the run in US dollars (from the session's price table). */
-  costUsd: z.number().nonnegative(),
+  /**
+   * Cost of the run in US dollars, from the session's price table (the runtime always sets
+   * it; optional so events recorded before it existed still parse).
+   */
+  costUsd: z.number().nonnegative().optional(),
   /** Wall-clock duration. */
   durationMs: z.number().nonnegative(),
   /** Tool calls made. */
@@ -213,7 +216,7 @@ export const AgentEvent = z.discriminatedUnion('type', [
   AgentNotificationEvent,
   AgentWarningEvent,
   AgentCacheEvictableEvent,
-  AgentUsageEvent,
+  AgentCostEvent,
 ]);
 export type AgentEvent = z.infer<typeof AgentEvent>;
 export type AgentEventType = AgentEvent['type'];

@@ -84,7 +84,7 @@ export {
   AgentRunMode,
   AgentStartedEvent,
   AgentToolUseEvent,
-  AgentUsageEvent,
+  AgentCostEvent,
   AgentWarningEvent,
   BudgetRemaining,
 } from './events.js';

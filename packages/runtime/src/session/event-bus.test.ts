@@ -124,9 +124,9 @@ describe('session events', () => {
     await reading;
     // The main agent's response that called Agent, then the sub-agent's own response.
     expect(seen).toEqual([
-      'agent.usage',
+      'agent.cost',
       'agent.started',
-      'agent.usage',
+      'agent.cost',
       'agent.message',
       'agent.progress',
       'agent.completed',

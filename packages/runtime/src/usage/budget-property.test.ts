@@ -136,7 +136,7 @@ async function runTree(
   const session = test.session;
   let budgetStops = 0;
   session.events.on((event) => {
-    if (event.type === 'agent.usage') lastContext.set(event.agentId, totalTokens(event.usage));
+    if (event.type === 'agent.cost') lastContext.set(event.agentId, totalTokens(event.usage));
     if (event.type === 'agent.failed' && event.code === 'BUDGET_EXCEEDED') budgetStops++;
   });
   try {

@@ -95,7 +95,7 @@ describe('budgets', () => {
     expect(tokensOf(sim.journal.entries)).toBeLessThanOrEqual(maxTokens + 3 * largestFork);
     // What is left is visible in the events, and it shrinks to what the tree has left.
     const left = events.flatMap((event) =>
-      event.type === 'agent.usage' ? [event.sessionRemaining.tokens ?? -1] : [],
+      event.type === 'agent.cost' ? [event.sessionRemaining.tokens ?? -1] : [],
     );
     expect(left.length).toBeGreaterThan(3);
     expect([...left].sort((a, b) => b - a)).toEqual(left);

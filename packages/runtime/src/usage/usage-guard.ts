@@ -80,7 +80,7 @@ export function isBudgetError(value: unknown): value is DelegateError {
 
 /**
  * The guard of one agent's loop: records each kept response in the session's ledger (and
- * tells `onRecorded`), emits `agent.usage` with what is left, and refuses a request that
+ * tells `onRecorded`), emits `agent.cost` with what is left, and refuses a request that
  * no budget on the agent's chain can pay, stopping the subtree that ran out.
  */
 export function createUsageGuard(options: {
@@ -113,7 +113,7 @@ export function createUsageGuard(options: {
       options.onRecorded?.(usage, costUsd);
       const figures = ledger.figures(agentId);
       runtime.events.emit({
-        type: 'agent.usage',
+        type: 'agent.cost',
         agentId,
         timestamp: new Date().toISOString(),
         usage,

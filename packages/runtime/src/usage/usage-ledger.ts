@@ -11,7 +11,7 @@ import {
   totalTokens,
 } from '@delegate/core';
 
-/** Id of the main agent in the usage tree and in `agent.usage` events. */
+/** Id of the main agent in the usage tree and in `agent.cost` events. */
 export const MAIN_AGENT_ID = 'main';
 
 /** A token and cost budget; a field left out has no limit. */
