@@ -471,6 +471,12 @@ export class DelegateSession {
       ...(options.skipCacheWrite ? { skipCacheWrite: true } : {}),
       ...(options.onMessage ? { onMessage: options.onMessage } : {}),
       ...(options.onComplete ? { onComplete: options.onComplete } : {}),
+      // Work after a turn is the main agent's: its usage and its budget.
+      usageGuard: createUsageGuard({
+        runtime: this.runtime,
+        agentId: MAIN_AGENT_ID,
+        model: () => params.toolUseContext.options.model,
+      }),
     });
   }
 

@@ -159,6 +159,19 @@ describe('usage and cost per agent', () => {
     expect(session.usage().children).toHaveLength(1);
   });
 
+  it('counts work forked after a turn under the main agent', async () => {
+    current = await createTestSession({ policy: rules([], { fallback: 'a short answer' }) });
+    const { session, sim } = current;
+    await session.send('hello');
+    const fork = await session.forkAfterTurn({ prompt: 'Summarise', skipTranscript: true });
+    expect(sim.journal.entries).toHaveLength(2);
+    const whole = journalFigures(sim.journal.entries);
+    expect(session.usage().usage).toEqual(whole.usage);
+    expect(session.usage().usage).toEqual(
+      addUsage(journalFigures(sim.journal.entries.slice(0, 1)).usage, fork.totalUsage),
+    );
+  });
+
   it('refuses a price table that is not one, naming the field', async () => {
     current = await createTestSession({ policy: rules([], { fallback: 'x' }) });
     const { DelegateSession } = await import('../session/session.js');
