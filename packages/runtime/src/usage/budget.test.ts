@@ -193,6 +193,42 @@ describe('budgets', () => {
     expect(current.session.usage().children).toEqual([]);
   });
 
+  it('reads an Agent call budget written as the definition keys spell it, and shows the model snake_case', async () => {
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            agentCall({
+              description: 'job',
+              prompt: 'do it',
+              subagent_type: 'general-purpose',
+              maxTokens: 900_000,
+              maxCostUsd: 3,
+            }),
+          ],
+        },
+        { match: { agent: 'general-purpose' }, reply: 'done' },
+        { match: { when: isMain }, reply: 'ok' },
+      ]),
+    });
+    await current.session.send('go');
+    expect(current.session.usage().children[0]?.budget).toEqual({
+      maxTokens: 900_000,
+      maxCostUsd: 3,
+    });
+    const tools = (
+      current.sim.journal.entries[0]?.body as {
+        tools: Array<{ name: string; input_schema: { properties: object } }>;
+      }
+    ).tools;
+    const agentTool = tools.find((tool) => tool.name === 'Agent')!;
+    expect(Object.keys(agentTool.input_schema.properties)).toEqual(
+      expect.arrayContaining(['max_tokens', 'max_cost_usd', 'subagent_type']),
+    );
+    expect(Object.keys(agentTool.input_schema.properties)).not.toContain('maxTokens');
+  });
+
   it('gives an Agent call its own budget, never more than the caller has left', async () => {
     current = await createTestSession({
       policy: rules([
