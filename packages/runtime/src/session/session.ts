@@ -312,6 +312,12 @@ export class DelegateSession {
     ];
     runtime.rootContext = rootContextOf({ validated, baseTools, agentTools, definitions, events });
     runtime.backgroundAbort = new AbortHub(runtime.rootContext.abortController.signal);
+    // Nobody reads the main agent's queue after an abort.
+    runtime.rootContext.abortController.signal.addEventListener(
+      'abort',
+      () => runtime.tasks.abandonQueued(),
+      { once: true },
+    );
     // Task changes are mirrored into the root state for UIs.
     runtime.tasks.mirrorTo(
       runtime.rootContext.setAppStateForTasks ?? runtime.rootContext.setAppState,

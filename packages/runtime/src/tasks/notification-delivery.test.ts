@@ -182,6 +182,38 @@ describe('task notifications, exactly once', () => {
     expect(task?.notification?.status).toBe('delivered');
   });
 
+  it('keeps a notification still queued when the session is aborted with its task, as undeliverable', async () => {
+    current = await createTestSession({
+      agents: [worker],
+      policy: rules([
+        {
+          match: { when: (request) => isMain(request) && request.turnIndex === 0 },
+          reply: [
+            agentCall({
+              description: 'job',
+              prompt: 'job',
+              subagent_type: 'worker',
+              run_in_background: true,
+            }),
+          ],
+        },
+        { match: { when: isMain }, reply: 'started it' },
+        { match: { agent: 'worker' }, reply: 'job done' },
+      ]),
+    });
+    const { session } = current;
+    await session.send('start');
+    await waitUntil(() => session.tasks.pendingNotifications === 1);
+    expect(session.tasks.list()[0]?.notification?.status).toBe('queued');
+    session.abort();
+    await session.flush();
+    const [task] = session.tasks.list();
+    expect(task?.status).toBe('completed');
+    expect(task?.notification?.status).toBe('undeliverable');
+    expect(task?.notification?.text).toContain('result:\njob done');
+    expect(session.tasks.pendingNotifications).toBe(0);
+  });
+
   it('keeps a notification nobody can receive with its task, as undeliverable', async () => {
     const release = gate();
     current = await createTestSession({

@@ -225,6 +225,14 @@ export class TaskRegistry {
     return messages.filter((message) => this.pendingDelivery.has(message.uuid));
   }
 
+  /**
+   * The main agent is gone (the session was aborted): every notification still queued for
+   * it stays with its task as `undeliverable` and leaves the queue.
+   */
+  abandonQueued(): void {
+    this.settleDelivery(this.queue.splice(0, this.queue.length), 'undeliverable');
+  }
+
   /** Takes every queued notification (each is delivered once). */
   drainNotifications = (): UserMessage[] =>
     this.markDelivered(this.queue.splice(0, this.queue.length));
