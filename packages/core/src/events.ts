@@ -35,6 +35,18 @@ export const AgentStartedEvent = z.object({
   toolUseId: z.string().optional(),
   /** Display color from the agent's definition; absent when the definition sets none. */
   color: AgentColor.optional(),
+  /**
+   * What the agent may spend as it starts: the least of its own budget and what every
+   * ancestor has left. Absent when no budget bounds it.
+   */
+  remaining: z
+    .object({
+      /** Tokens left (never below 0). */
+      tokens: z.number().int().nonnegative().optional(),
+      /** US dollars left (never below 0). */
+      costUsd: z.number().nonnegative().optional(),
+    })
+    .optional(),
 });
 
 /** A sub-agent's conversation gained a message: a model response, or the tool results it got. */

@@ -29,6 +29,15 @@ function now(): string {
   return new Date().toISOString();
 }
 
+/** What the agent may spend as it starts, when a budget bounds it. */
+function startingBudget(
+  runtime: AgentRuntime,
+  agentId: string,
+): { remaining?: { tokens?: number; costUsd?: number } } {
+  const remaining = runtime.usage.remaining(agentId);
+  return remaining.tokens === undefined && remaining.costUsd === undefined ? {} : { remaining };
+}
+
 /** Registers the run's task, marks the record running and announces the start. */
 function beginAgentRun(runtime: AgentRuntime, record: AgentRecord, options: RunOptions): AgentRun {
   const task = runtime.tasks.register({
@@ -63,6 +72,7 @@ function beginAgentRun(runtime: AgentRuntime, record: AgentRecord, options: RunO
     ...(record.parentAgentId ? { parentAgentId: record.parentAgentId } : {}),
     ...(record.color ? { color: record.color } : {}),
     ...(options.toolUseId ? { toolUseId: options.toolUseId } : {}),
+    ...startingBudget(runtime, record.agentId),
   });
   return run;
 }

@@ -212,11 +212,17 @@ describe('budgets', () => {
         { match: { when: isMain }, reply: 'ok' },
       ]),
     });
+    const started: unknown[] = [];
+    current.session.events.on((event) => {
+      if (event.type === 'agent.started') started.push(event.remaining);
+    });
     await current.session.send('go');
     expect(current.session.usage().children[0]?.budget).toEqual({
       maxTokens: 900_000,
       maxCostUsd: 3,
     });
+    // Its start already shows what it may spend.
+    expect(started).toEqual([{ tokens: 900_000, costUsd: 3 }]);
     const tools = (
       current.sim.journal.entries[0]?.body as {
         tools: Array<{ name: string; input_schema: { properties: object } }>;
