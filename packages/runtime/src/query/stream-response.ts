@@ -52,27 +52,37 @@ type Attempt =
   | { kind: 'stalled' }
   | { kind: 'failed'; error: unknown; streamStarted: boolean };
 
-/** Aborts an attempt that goes `idleTimeoutMs` without an event; `touch` on every event. */
+/**
+ * Aborts an attempt that goes `idleTimeoutMs` without an event; `touch` on every event.
+ * One timer per attempt: an event only notes the time, and the timer re-arms itself for
+ * what is left of the idle time (streams send hundreds of events).
+ */
 class StallWatchdog {
   readonly controller = new AbortController();
   stalled = false;
+  private lastEventAt = Date.now();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly idleTimeoutMs: number) {
-    this.touch();
+    this.arm(idleTimeoutMs);
   }
 
   touch(): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.stalled = true;
-      this.controller.abort();
-    }, this.idleTimeoutMs);
-    this.timer.unref();
+    this.lastEventAt = Date.now();
   }
 
   stop(): void {
     clearTimeout(this.timer);
+  }
+
+  private arm(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      const idle = Date.now() - this.lastEventAt;
+      if (idle < this.idleTimeoutMs) return this.arm(this.idleTimeoutMs - idle);
+      this.stalled = true;
+      this.controller.abort();
+    }, delayMs);
+    this.timer.unref();
   }
 }
 
