@@ -63,6 +63,7 @@ export class RunExecutor {
   private readonly active = new Map<string, ActiveRun>();
   /** Sessions of finished turns, oldest first, for quick continuation. */
   private readonly idle = new Map<string, SessionRunner>();
+  private readonly onIdle: (() => void) | undefined;
 
   constructor(options: {
     store: RunStore;
@@ -71,6 +72,8 @@ export class RunExecutor {
     defaults: SessionDefaults;
     redact: <T>(value: T) => T;
     idleSessions: number;
+    /** Called each time the last working run's turn ends. */
+    onIdle?: () => void;
   }) {
     this.store = options.store;
     this.hub = options.hub;
@@ -78,6 +81,7 @@ export class RunExecutor {
     this.defaults = options.defaults;
     this.redact = options.redact;
     this.idleLimit = options.idleSessions;
+    this.onIdle = options.onIdle;
   }
 
   /** The queue's handler: runs one turn of `job.runId`. */
@@ -115,6 +119,7 @@ export class RunExecutor {
       signal.removeEventListener('abort', onShutdown);
       this.active.delete(run.id);
       release();
+      if (this.active.size === 0) this.onIdle?.();
     }
   };
 

@@ -130,6 +130,7 @@ function notifyParent(options: {
   const message = notifyOnce(runtime, run.record, {
     taskId: run.taskId,
     agentId: run.record.agentId,
+    ...(run.record.name ? { name: run.record.name } : {}),
     status: finished.status,
     description: run.record.description,
     ...(texts.resultText !== undefined ? { result: texts.resultText } : {}),

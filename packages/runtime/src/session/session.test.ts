@@ -200,8 +200,10 @@ describe('many agents in one session', () => {
   });
 
   it('compacts finished agents past maxRetainedAgents and resumes one from its transcript when messaged', async () => {
-    // The two keepers run at once: whichever finishes first is the one compacted.
-    let compactedWord = '';
+    let kiwiDone = false;
+    const until = async (check: () => boolean): Promise<void> => {
+      while (!check()) await new Promise((resolve) => setTimeout(resolve, 10));
+    };
     current = await createTestSession({
       policy: rules([
         {
@@ -221,11 +223,11 @@ describe('many agents in one session', () => {
         },
         {
           match: { when: isMain, lastUserText: 'ask', toolResult: false },
-          reply: () => [
+          reply: [
             {
               type: 'tool_use',
               name: 'SendMessage',
-              input: { to: `keeper-${compactedWord}`, message: 'What was the word?' },
+              input: { to: 'keeper-kiwi', message: 'What was the word?' },
             },
           ],
         },
@@ -235,7 +237,21 @@ describe('many agents in one session', () => {
           reply: (request) =>
             `The word was ${/Remember the word (\w+)/.exec(JSON.stringify(request.messages))?.[1] ?? 'lost'}.`,
         },
-        { match: { agent: 'general-purpose' }, reply: 'Remembered.' },
+        {
+          // kiwi finishes first, so it is the one compacted (the two run in parallel).
+          match: { agent: 'general-purpose', lastUserText: 'Remember the word mango' },
+          reply: async () => {
+            await until(() => kiwiDone);
+            return 'Remembered.';
+          },
+        },
+        {
+          match: { agent: 'general-purpose' },
+          reply: () => {
+            setTimeout(() => (kiwiDone = true), 100);
+            return 'Remembered.';
+          },
+        },
       ]),
       session: { maxRetainedAgents: 1 },
     });
@@ -243,12 +259,9 @@ describe('many agents in one session', () => {
     await session.send('start');
     await session.flush();
     // Only the newest finished agent is kept whole; the other is a summary now.
-    const compacted = ['kiwi', 'mango'].filter((word) =>
-      isCompacted(session.runtime.agents.get(`keeper-${word}`)!),
-    );
-    expect(compacted).toHaveLength(1);
-    compactedWord = compacted[0]!;
+    expect(isCompacted(session.runtime.agents.get('keeper-kiwi')!)).toBe(true);
+    expect(isCompacted(session.runtime.agents.get('keeper-mango')!)).toBe(false);
     const resumed = await session.send('ask', { waitForBackground: true });
-    expect(resumed.text).toContain(`The word was ${compactedWord}.`);
+    expect(resumed.text).toContain('The word was kiwi.');
   });
 });
