@@ -18,7 +18,7 @@ import {
   createUuid,
 } from '@delegate/core';
 import { DelegateSession, createApiClient, createCanUseTool, query } from '@delegate/runtime';
-import { WireConversation, buildMessagesRequest } from '@delegate/runtime/internal';
+import { UsageLedger, WireConversation, buildMessagesRequest } from '@delegate/runtime/internal';
 import { z } from 'zod';
 import { type BenchResult, type BenchTarget, checkTarget } from './harness.js';
 
@@ -216,6 +216,58 @@ export async function requestBuilding(turns: number): Promise<BenchResult> {
     notes: {
       conditions:
         'in process, no SDK and no server: WireConversation.append of a tool call and its result, then buildMessagesRequest',
+    },
+  };
+}
+
+/**
+ * The budget bookkeeping of one response, in a large tree: recording its usage (the agent and
+ * every ancestor) and the two checks the loop makes around a request (the shortfall and what
+ * is left), against summing the same usages alone.
+ */
+export async function budgetBookkeeping(agents: number, responses: number): Promise<BenchResult> {
+  const ledger = new UsageLedger({
+    sessionBudget: { maxTokens: 1e12, maxCostUsd: 1e9 },
+    model: 'sonnet',
+  });
+  for (let index = 0; index < agents; index++) {
+    ledger.register({
+      agentId: `a${index}`,
+      agentType: 'worker',
+      description: 'work',
+      model: 'claude-sonnet-5-5',
+      budget: { maxTokens: 1e10 },
+    });
+  }
+  const usage = {
+    input_tokens: 20,
+    output_tokens: 200,
+    cache_creation_input_tokens: 500,
+    cache_read_input_tokens: 40_000,
+  };
+  const ids = Array.from({ length: responses }, (_, index) => `a${(index * 7919) % agents}`);
+  const start = now();
+  for (const id of ids) {
+    ledger.shortfall(id, { tokens: 40_000, costUsd: 0.01 });
+    ledger.record(id, usage, 'claude-sonnet-5-5');
+    ledger.remaining(id);
+  }
+  const guarded = now() - start;
+  let sum = 0;
+  const floorStart = now();
+  for (const _id of ids)
+    sum += usage.input_tokens + usage.output_tokens + usage.cache_read_input_tokens;
+  const floor = now() - floorStart;
+  return {
+    name: `runtime: budget bookkeeping per response, ${agents} agents, ${responses} responses`,
+    metrics: {
+      microsecondsPerResponse: round((guarded / responses) * 1000, 2),
+      floorMicrosecondsPerResponse: round((floor / responses) * 1000, 3),
+    },
+    notes: {
+      checksum: sum > 0,
+      conditions:
+        'in process: UsageLedger.shortfall + record + remaining per response (a session budget and one per agent, all under the main agent), against a plain sum of the same token counts',
     },
   };
 }
@@ -620,6 +672,7 @@ export default async function bench(options: { quick?: boolean } = {}): Promise<
   const results: BenchResult[] = [];
   for (const turns of QUICK ? [5] : [40, 200, 600]) results.push(await loopOverhead(turns));
   results.push(await requestBuilding(QUICK ? 20 : 600));
+  results.push(await budgetBookkeeping(QUICK ? 10 : 1_000, QUICK ? 1_000 : 100_000));
   results.push(await spawnOverhead(QUICK ? 3 : 200));
   results.push(await manyBackgroundAgents(QUICK ? 5 : 1_000));
   results.push(await importCost(QUICK ? 1 : 9));

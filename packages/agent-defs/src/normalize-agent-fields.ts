@@ -37,7 +37,10 @@ export type AgentFieldsResult =
   | { ok: true; fields: AgentFields; warnings: AgentDiagnostic[] }
   | { ok: false; diagnostic: AgentDiagnostic };
 
-/** Keys of the `.claude/agents` frontmatter convention plus the two Delegate additions. */
+/**
+ * Keys of the `.claude/agents` frontmatter convention plus the Delegate extensions
+ * (`requiredMcpServers`, `omitClaudeMd`, and the budgets `maxTokens` and `maxCostUsd`).
+ */
 export const KNOWN_AGENT_KEYS: readonly string[] = [
   'name',
   'description',
@@ -57,6 +60,8 @@ export const KNOWN_AGENT_KEYS: readonly string[] = [
   'initialPrompt',
   'requiredMcpServers',
   'omitClaudeMd',
+  'maxTokens',
+  'maxCostUsd',
 ];
 
 /** Unknown keys noted one by one; the rest of them get a single note with their count. */
@@ -191,6 +196,28 @@ function readMaxTurns(value: unknown): Outcome<number> {
   return {
     kind: 'drop',
     reason: `\`maxTurns\` is ${describeType(value)}; expected a positive whole number`,
+  };
+}
+
+function readMaxTokens(value: unknown): Outcome<number> {
+  if (value === undefined || value === null) return { kind: 'value', value: undefined };
+  const tokens = readPositiveInteger(value);
+  if (tokens !== undefined) return { kind: 'value', value: tokens };
+  return {
+    kind: 'drop',
+    reason: `\`maxTokens\` is ${describeType(value)}; expected a positive whole number of tokens, so the agent has no token budget of its own`,
+  };
+}
+
+function readMaxCostUsd(value: unknown): Outcome<number> {
+  if (value === undefined || value === null) return { kind: 'value', value: undefined };
+  const text = typeof value === 'string' ? value.trim().replace(/^\$/, '') : undefined;
+  const number = text !== undefined && /^\d+(\.\d+)?$/.test(text) ? Number(text) : value;
+  if (typeof number === 'number' && Number.isFinite(number) && number > 0)
+    return { kind: 'value', value: number };
+  return {
+    kind: 'drop',
+    reason: `\`maxCostUsd\` is ${describeType(value)}; expected a positive number of US dollars, so the agent has no cost budget of its own`,
   };
 }
 
@@ -378,6 +405,8 @@ export function normalizeAgentFields(
     () => apply('effort', readEffort(record.effort)),
     () => apply('permissionMode', readPermissionMode(record.permissionMode)),
     () => apply('maxTurns', readMaxTurns(record.maxTurns)),
+    () => apply('maxTokens', readMaxTokens(record.maxTokens)),
+    () => apply('maxCostUsd', readMaxCostUsd(record.maxCostUsd)),
     () => apply('background', readBoolean(record.background, 'background')),
     () => apply('memory', readMemory(record.memory)),
     () => apply('isolation', readIsolation(record.isolation)),

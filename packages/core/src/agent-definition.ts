@@ -67,6 +67,16 @@ export const AgentDefinition = z.object({
   permissionMode: PermissionMode.optional(),
   /** Turn limit of one run. */
   maxTurns: z.number().int().positive().optional(),
+  /**
+   * Most tokens (all input, cache reads and writes included, plus output) one agent of this
+   * type and its descendants may use. A Delegate extension, unknown to Claude Code.
+   */
+  maxTokens: z.number().int().positive().optional(),
+  /**
+   * Most US dollars one agent of this type and its descendants may spend (priced by the
+   * session's price table). A Delegate extension, unknown to Claude Code.
+   */
+  maxCostUsd: z.number().positive().optional(),
   /** Always run in the background. */
   background: z.boolean().optional(),
   /** Persistent memory scope. */

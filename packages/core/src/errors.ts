@@ -30,6 +30,10 @@ export const DelegateErrorCode = {
   API_ERROR: 'API_ERROR',
   /** A configured limit (depth, concurrency, size) was exceeded. */
   LIMIT_EXCEEDED: 'LIMIT_EXCEEDED',
+  /** An agent (or the tree above it) used up its token or cost budget. */
+  BUDGET_EXCEEDED: 'BUDGET_EXCEEDED',
+  /** A response stream stopped sending events too many times in a row. */
+  STREAM_STALLED: 'STREAM_STALLED',
   /** A task, agent or file that was asked for does not exist. */
   NOT_FOUND: 'NOT_FOUND',
   /** Reading or writing the file system failed (permissions, disk full, …). */

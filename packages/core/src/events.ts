@@ -35,6 +35,18 @@ export const AgentStartedEvent = z.object({
   toolUseId: z.string().optional(),
   /** Display color from the agent's definition; absent when the definition sets none. */
   color: AgentColor.optional(),
+  /**
+   * What the agent may spend as it starts: the least of its own budget and what every
+   * ancestor has left. Absent when no budget bounds it.
+   */
+  remaining: z
+    .object({
+      /** Tokens left (never below 0). */
+      tokens: z.number().int().nonnegative().optional(),
+      /** US dollars left (never below 0). */
+      costUsd: z.number().nonnegative().optional(),
+    })
+    .optional(),
 });
 
 /** A sub-agent's conversation gained a message: a model response, or the tool results it got. */
@@ -92,6 +104,39 @@ export const AgentBackgroundHintEvent = z.object({
   elapsedMs: z.number().nonnegative(),
 });
 
+/** What is left of a budget; a field is absent when that dimension has no limit. */
+export const BudgetRemaining = z.object({
+  /** Tokens left (never below 0). */
+  tokens: z.number().int().nonnegative().optional(),
+  /** US dollars left (never below 0). */
+  costUsd: z.number().nonnegative().optional(),
+});
+export type BudgetRemaining = z.infer<typeof BudgetRemaining>;
+
+/**
+ * An agent's usage after one of its responses was kept (retried attempts never count),
+ * with what is left of its budget and of the session's. `agentId` is `main` for the main agent.
+ */
+export const AgentCostEvent = z.object({
+  ...EventBase,
+  /** Event discriminator. */
+  type: z.literal('agent.cost'),
+  /** Usage of the response just kept. */
+  usage: Usage,
+  /** Usage of every response the agent kept so far (all its runs). */
+  totalUsage: Usage,
+  /** Cost in US dollars of `totalUsage`. */
+  costUsd: z.number().nonnegative(),
+  /** Cost in US dollars of the agent and all its descendants. */
+  treeCostUsd: z.number().nonnegative(),
+  /** False when the model is missing from the price table (its cost counts as 0). */
+  priced: z.boolean(),
+  /** What the agent may still spend: the least of its own budget and every ancestor's. */
+  remaining: BudgetRemaining,
+  /** What the whole session may still spend (its `maxTokens`/`maxCostUsd`). */
+  sessionRemaining: BudgetRemaining,
+});
+
 /** A sub-agent finished. */
 export const AgentCompletedEvent = z.object({
   ...EventBase,
@@ -103,6 +148,11 @@ export const AgentCompletedEvent = z.object({
   result: z.string(),
   /** Token usage of the run. */
   usage: Usage,
+  /**
+   * Cost of the run in US dollars, from the session's price table (the runtime always sets
+   * it; optional so events recorded before it existed still parse).
+   */
+  costUsd: z.number().nonnegative().optional(),
   /** Wall-clock duration. */
   durationMs: z.number().nonnegative(),
   /** Tool calls made. */
@@ -118,8 +168,12 @@ export const AgentFailedEvent = z.object({
   taskId: z.string().optional(),
   /** What went wrong. */
   error: z.string(),
-  /** DelegateError code, when there is one. */
+  /** DelegateError code, when there is one (`BUDGET_EXCEEDED` when its budget ran out). */
   code: z.string().optional(),
+  /** Token usage of the run up to its end (what it kept). */
+  usage: Usage.optional(),
+  /** Cost of that usage in US dollars. */
+  costUsd: z.number().nonnegative().optional(),
 });
 
 /** A task notification was queued for the parent's next turn. */
@@ -174,6 +228,7 @@ export const AgentEvent = z.discriminatedUnion('type', [
   AgentNotificationEvent,
   AgentWarningEvent,
   AgentCacheEvictableEvent,
+  AgentCostEvent,
 ]);
 export type AgentEvent = z.infer<typeof AgentEvent>;
 export type AgentEventType = AgentEvent['type'];

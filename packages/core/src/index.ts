@@ -84,7 +84,9 @@ export {
   AgentRunMode,
   AgentStartedEvent,
   AgentToolUseEvent,
+  AgentCostEvent,
   AgentWarningEvent,
+  BudgetRemaining,
 } from './events.js';
 export type { AgentEventType } from './events.js';
 export { DelegateError, DelegateErrorCode, errorMessage, isAbortError } from './errors.js';

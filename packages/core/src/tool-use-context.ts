@@ -57,6 +57,8 @@ export type TaskState = {
   agentType?: string;
   /** Token usage so far. */
   usage?: CompleteUsage;
+  /** Cost of that usage in US dollars, for agent tasks. */
+  costUsd?: number;
   /** Number of tool calls so far. */
   toolUseCount?: number;
   /** Last thing the task did, for progress displays. */
@@ -69,6 +71,12 @@ export type TaskState = {
   isBackgrounded?: boolean;
   /** Stops the task. */
   kill?: () => void;
+  /**
+   * The `<task-notification>` of a finished background task: `queued` for its parent's next
+   * turn, `delivered` once a request carried it, `undeliverable` when its parent was gone
+   * (the text stays here so nothing is lost).
+   */
+  notification?: { status: 'queued' | 'delivered' | 'undeliverable'; text: string };
 };
 
 /** Connection state of one MCP server. */

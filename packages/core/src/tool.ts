@@ -59,6 +59,11 @@ export interface Tool<Input = any, Output = unknown> {
   isReadOnly(input?: Input): boolean;
   /** True when the call may run in parallel with other concurrency-safe calls. */
   isConcurrencySafe(input?: Input): boolean;
+  /**
+   * Longest a call may run, in milliseconds: past it the call is aborted and the agent gets
+   * an error result saying so (the agent itself goes on). Unset means no limit.
+   */
+  readonly timeoutMs?: number;
   /** True for tools bridged from an MCP server (`mcp__server__tool`). */
   readonly isMcp?: boolean;
   /** True when the tool needs a person to answer (never given to background agents). */

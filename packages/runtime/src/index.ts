@@ -1,7 +1,13 @@
 // The public API of @delegate/runtime, as its README documents it. Everything else is in
 // `@delegate/runtime/internal`, which may change in any release.
 export { DelegateSession } from './session/session.js';
-export type { ForkAfterTurnOptions, SendOptions } from './session/session.js';
+export type { ForkAfterTurnOptions, SendOptions, SendResult } from './session/session.js';
+export { MAIN_AGENT_ID } from './usage/usage-ledger.js';
+export type { AgentBudget, AgentUsageNode } from './usage/usage-ledger.js';
+export {
+  DEFAULT_MAX_CONSECUTIVE_STALLS,
+  DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+} from './query/stream-response.js';
 export type {
   CacheDiagnosisEntry,
   DelegateSessionOptions,

@@ -95,3 +95,12 @@ export {
 export type { AgentWorktree } from './worktree/worktree.js';
 export { agentWorktreeSlug, toPathSafeName } from './worktree/worktree-names.js';
 export { delay } from './util/delay.js';
+export { UsageLedger } from './usage/usage-ledger.js';
+export type { BudgetShortfall, LedgerEntry } from './usage/usage-ledger.js';
+export {
+  budgetExceededError,
+  createUsageGuard,
+  isBudgetError,
+  stopBudgetSubtree,
+} from './usage/usage-guard.js';
+export type { UsageGuard } from './usage/usage-guard.js';

@@ -1,6 +1,20 @@
 import type { AgentEvent } from '@delegate/core';
 import { clockTime, formatDuration, formatTokens, oneLine } from '../terminal/format.js';
 
+/** A line for an agent's cost only when a budget limits it (every response has a progress line already). */
+function costLine(
+  head: string,
+  event: Extract<AgentEvent, { type: 'agent.cost' }>,
+): string | undefined {
+  const { tokens, costUsd } = event.remaining;
+  if (tokens === undefined && costUsd === undefined) return undefined;
+  const left = [
+    ...(tokens !== undefined ? [`${formatTokens(tokens)} tokens`] : []),
+    ...(costUsd !== undefined ? [`$${costUsd.toFixed(4)}`] : []),
+  ].join(', ');
+  return `${head} has spent $${event.costUsd.toFixed(4)}; budget left ${left}`;
+}
+
 /**
  * One plain line (no escape codes) for a lifecycle event, or undefined for events that are
  * not lifecycle steps (`agent.message` carries whole messages and is left to other outputs).
@@ -28,6 +42,8 @@ export function formatPlainEventLine(event: AgentEvent): string | undefined {
       return `${head} warning ${event.code}: ${oneLine(event.message, 200)}`;
     case 'agent.cache_evictable':
       return `${head} ended; its prompt cache (last request ${event.lastRequestId}) will not be read again`;
+    case 'agent.cost':
+      return costLine(head, event);
     case 'agent.message':
       return undefined;
   }

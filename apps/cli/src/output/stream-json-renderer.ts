@@ -1,6 +1,6 @@
 import { type AgentEvent, type Message, createUuid } from '@delegate/core';
 import type { QueryEvent } from '@delegate/runtime';
-import type { AgentTree } from '../usage/agent-tree.js';
+import { type AgentTree, MAIN_AGENT_ID } from '../usage/agent-tree.js';
 import { resultFields } from './result-fields.js';
 import type { RunRenderer, RunResult, RunStartInfo } from './run-renderer.js';
 
@@ -8,7 +8,8 @@ import type { RunRenderer, RunResult, RunStartInfo } from './run-renderer.js';
  * NDJSON in the shape `claude -p --output-format stream-json --verbose` prints: a
  * `system`/`init` line first, `assistant` and `user` lines (sub-agent messages carry the
  * id of the `Agent` call that started them in `parent_tool_use_id`), one `delegate_event`
- * line per lifecycle event, and a `result` line last.
+ * line per lifecycle event (sub-agents' `agent.cost` included, the main agent's left to the
+ * result line), and a `result` line last.
  */
 export class StreamJsonRenderer implements RunRenderer {
   private sessionId = '';
@@ -51,6 +52,8 @@ export class StreamJsonRenderer implements RunRenderer {
       this.message(event.message, node?.toolUseId ?? null);
       return;
     }
+    // The main agent's cost follows each of its responses; its totals are in the result line.
+    if (event.type === 'agent.cost' && event.agentId === MAIN_AGENT_ID) return;
     this.emit({ type: 'delegate_event', event, session_id: this.sessionId, uuid: createUuid() });
   }
 

@@ -250,6 +250,8 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
       transcriptDir: config.transcriptDir.value,
       homeDir: config.homeDir,
       forkEnabled: config.fork.value,
+      // The runtime prices each agent with the same table the CLI shows costs with.
+      priceTable: config.prices.value,
       ...(config.subagentModel.value ? { defaultSubagentModel: config.subagentModel.value } : {}),
       sessionId,
       ...(options.ask ? { ask: options.ask } : {}),

@@ -143,3 +143,66 @@ describe('AgentTree main-agent turns', () => {
     expect(tree.main.endedAt).toBeUndefined();
   });
 });
+
+describe('AgentTree with the runtime’s figures', () => {
+  it('takes agent.cost totals as they come and does not add the same response again', () => {
+    const tree = new AgentTree({ mainModel: 'claude-sonnet-5-5' });
+    tree.handleEvent(started('a1'));
+    const usage = { input_tokens: 10, output_tokens: 20 };
+    const cost = (totalUsage: typeof usage, costUsd: number) => ({
+      type: 'agent.cost' as const,
+      agentId: 'a1',
+      timestamp: '',
+      usage,
+      totalUsage,
+      costUsd,
+      treeCostUsd: costUsd,
+      priced: true,
+      remaining: { tokens: 70 },
+      sessionRemaining: {},
+    });
+    // The runtime reports a response's cost before the message itself arrives.
+    tree.handleEvent(cost(usage, 0.5));
+    tree.handleEvent({
+      type: 'agent.message',
+      agentId: 'a1',
+      timestamp: '',
+      message: assistant(usage),
+    });
+    expect(tree.get('a1')).toMatchObject({
+      costUsd: 0.5,
+      usage: { input_tokens: 10, output_tokens: 20 },
+    });
+    tree.handleEvent(cost({ input_tokens: 20, output_tokens: 40 }, 1));
+    tree.handleEvent({
+      type: 'agent.message',
+      agentId: 'a1',
+      timestamp: '',
+      message: assistant(usage),
+    });
+    expect(tree.get('a1')).toMatchObject({
+      costUsd: 1,
+      usage: { input_tokens: 20, output_tokens: 40 },
+    });
+    expect(tree.totals().costUsd).toBe(1);
+  });
+
+  it('gives the main agent the runtime’s figures too', () => {
+    const tree = new AgentTree({ mainModel: 'claude-sonnet-5-5' });
+    tree.handleEvent({
+      type: 'agent.cost',
+      agentId: MAIN_AGENT_ID,
+      timestamp: '',
+      usage: { input_tokens: 3, output_tokens: 4 },
+      totalUsage: { input_tokens: 3, output_tokens: 4 },
+      costUsd: 0.25,
+      treeCostUsd: 0.25,
+      priced: true,
+      remaining: {},
+      sessionRemaining: {},
+    });
+    tree.addMainMessage(assistant({ input_tokens: 3, output_tokens: 4 }));
+    expect(tree.main.usage.input_tokens).toBe(3);
+    expect(tree.main.costUsd).toBe(0.25);
+  });
+});

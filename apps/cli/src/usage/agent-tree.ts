@@ -6,6 +6,7 @@ import {
   type Message,
   type PriceTable,
   addUsage,
+  completeUsage,
   costOfUsage,
   emptyUsage,
 } from '@delegate/core';
@@ -82,6 +83,8 @@ export type AgentNode = {
  */
 export class AgentTree {
   private readonly byId = new Map<string, AgentNode>();
+  /** Agents whose figures come from the runtime's `agent.cost` events (not summed here). */
+  private readonly costFromRuntime = new Set<string>();
   private readonly prices: Readonly<PriceTable> | undefined;
   private readonly now: () => number;
   /** Increases on every change, so a renderer can skip frames where nothing changed. */
@@ -212,6 +215,9 @@ export class AgentTree {
           error: event.error,
         });
         break;
+      case 'agent.cost':
+        this.takeRuntimeCost(event);
+        break;
       case 'agent.progress':
       case 'agent.background_hint':
       case 'agent.notification':
@@ -255,6 +261,16 @@ export class AgentTree {
     (this.byId.get(parentAgentId) ?? this.main).children.push(event.agentId);
   }
 
+  /** The runtime's own figures for the agent: they count each kept response once, with the session's price table. */
+  private takeRuntimeCost(event: Extract<AgentEvent, { type: 'agent.cost' }>): void {
+    const node = this.byId.get(event.agentId);
+    if (!node) return;
+    this.costFromRuntime.add(node.agentId);
+    node.usage = completeUsage(event.totalUsage);
+    node.costUsd = event.costUsd;
+    node.priced = event.priced;
+  }
+
   private end(
     agentId: string,
     status: AgentNodeStatus,
@@ -271,10 +287,12 @@ export class AgentTree {
 
   private addMessage(node: AgentNode, message: Message): void {
     if (message.type === 'assistant') {
-      node.usage = addUsage(node.usage, message.message.usage);
-      const cost = costOfUsage(node.usage, message.message.model || node.model, this.prices);
-      node.costUsd = cost.costUsd;
-      node.priced = cost.priced;
+      if (!this.costFromRuntime.has(node.agentId)) {
+        node.usage = addUsage(node.usage, message.message.usage);
+        const cost = costOfUsage(node.usage, message.message.model || node.model, this.prices);
+        node.costUsd = cost.costUsd;
+        node.priced = cost.priced;
+      }
       const calls = message.message.content.filter((block) => block.type === 'tool_use');
       node.toolUseCount += calls.length;
       const last = calls.at(-1);

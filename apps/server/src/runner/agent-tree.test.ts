@@ -189,3 +189,68 @@ describe('AgentTree', () => {
     expect(finished.events.every((event) => event.type === 'agent.status')).toBe(true);
   });
 });
+
+describe('AgentTree with the runtime’s agent.cost figures', () => {
+  const costEvent = (agentId: string, total: ReturnType<typeof usage>) => ({
+    kind: 'agent' as const,
+    event: {
+      type: 'agent.cost' as const,
+      agentId,
+      timestamp: time,
+      usage: total,
+      totalUsage: total,
+      costUsd: 0.1,
+      treeCostUsd: 0.1,
+      priced: true,
+      remaining: { tokens: 500 },
+      sessionRemaining: { tokens: 900 },
+    },
+  });
+
+  it('uses the runtime total and does not add a completed run on top of it', () => {
+    const agentTree = tree();
+    agentTree.apply(started('a1'));
+    const total = usage(100, 10, 2_000);
+    const change = agentTree.apply(costEvent('a1', total));
+    // The event is logged (budget left included) with the server's own usage event.
+    expect(change.events.map((event) => event.type)).toEqual(['agent.cost', 'agent.usage']);
+    agentTree.apply({
+      kind: 'agent',
+      event: {
+        type: 'agent.completed',
+        agentId: 'a1',
+        timestamp: time,
+        taskId: 't-a1',
+        result: 'done',
+        usage: total,
+        costUsd: 0.1,
+        durationMs: 5,
+        toolUseCount: 0,
+      },
+    });
+    expect(agentTree.get('a1')?.usage).toEqual(total);
+    expect(agentTree.get('a1')?.costUsd).toBeCloseTo(
+      costOfUsage(total, 'claude-haiku-4-5').costUsd,
+      12,
+    );
+  });
+
+  it('adds what earlier workers stored to the runtime total of this one', () => {
+    const before = usage(7, 3);
+    const stored = tree().list()[0]!;
+    const agentTree = new AgentTree({
+      runId: 'run_1',
+      agents: [{ ...stored, usage: before }],
+      facts,
+    });
+    agentTree.apply(costEvent(MAIN_AGENT_ID, usage(10, 1)));
+    agentTree.apply({
+      kind: 'main.response',
+      usage: usage(10, 1),
+      model: 'claude-sonnet-4-5',
+      toolUses: [],
+      text: 'hi',
+    });
+    expect(agentTree.get(MAIN_AGENT_ID)?.usage).toEqual(addUsage(before, usage(10, 1)));
+  });
+});

@@ -241,6 +241,10 @@ export class AgentTree {
             error: event.error,
           })),
         );
+      case 'agent.cost':
+        // The runtime's per-agent figures, budget left included; logged as it came.
+        this.ledger(event.agentId).setRuntimeTotal(event.totalUsage);
+        return merge(this.update(event.agentId, (agent) => agent));
       case 'agent.background_hint':
       case 'agent.notification':
       case 'agent.warning':

@@ -7,6 +7,8 @@ export type CompletedAgentOutput = {
   status: 'completed';
   /** Set when the run stopped early (failed or stopped): why. The report is then what it had. */
   partial?: string;
+  /** True when the run stopped because a budget ran out (`partial` says which). */
+  budgetExceeded?: boolean;
   /** The worktree, when it was kept because the agent changed something. */
   worktree?: { path: string; branch: string };
 } & AgentToolResult;

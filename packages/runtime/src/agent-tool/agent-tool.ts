@@ -1,6 +1,7 @@
 import { type Tool, type ToolResult, TOOL_NAMES } from '@delegate/core';
 import type { AgentRuntime } from '../session/agent-runtime.js';
-import { AgentToolInput } from './agent-tool-input.js';
+import { z } from 'zod';
+import { AgentToolInput, AgentToolInputFields } from './agent-tool-input.js';
 import { type AgentToolOutput, formatAgentToolResult } from './agent-tool-output.js';
 import { getAgentToolPrompt } from './agent-tool-prompt.js';
 import { visibleAgents } from './resolve-agent.js';
@@ -12,10 +13,21 @@ import { spawnAgent } from './spawn-agent.js';
  * forks, and returns their report (or the ids of a background run).
  */
 export function createAgentTool(runtime: AgentRuntime): Tool<AgentToolInput, AgentToolOutput> {
+  let jsonSchema: Record<string, unknown> | undefined;
   return {
     name: TOOL_NAMES.agent,
     aliases: [TOOL_NAMES.agentLegacy],
-    inputSchema: AgentToolInput,
+    inputSchema: AgentToolInput as z.ZodType<AgentToolInput>,
+    // The fields alone: the spelling fix-up in front of them has no JSON Schema.
+    get inputJSONSchema() {
+      if (!jsonSchema) {
+        const { $schema: _ignored, ...schema } = z.toJSONSchema(AgentToolInputFields, {
+          io: 'input',
+        }) as Record<string, unknown>;
+        jsonSchema = schema;
+      }
+      return jsonSchema;
+    },
     description(context) {
       const definitions = context?.options.agentDefinitions ?? runtime.getAgentDefinitions();
       const agents = context ? visibleAgents(context, definitions) : definitions.activeAgents;

@@ -231,8 +231,30 @@ function buildSpec(options: {
     // A numeric effort is a thinking budget.
     ...(typeof agent.effort === 'number' ? { thinkingBudget: agent.effort } : {}),
     ...(agent.maxTurns !== undefined ? { maxTurns: agent.maxTurns } : {}),
+    ...ownBudget(agent, input),
     ...(context.agentId ? { parentAgentId: context.agentId } : {}),
     ...(options.worktree ? { isolation: 'worktree' as const } : {}),
+  };
+}
+
+function least(...values: Array<number | undefined>): number | undefined {
+  const given = values.filter((value): value is number => value !== undefined);
+  return given.length > 0 ? Math.min(...given) : undefined;
+}
+
+/**
+ * The agent's own budget: the least of its definition's and its call's. What its parent
+ * has left bounds it further at every request (see `UsageLedger`).
+ */
+export function ownBudget(
+  agent: { maxTokens?: number | undefined; maxCostUsd?: number | undefined },
+  input: AgentToolInput,
+): { maxTokens?: number; maxCostUsd?: number } {
+  const maxTokens = least(agent.maxTokens, input.max_tokens);
+  const maxCostUsd = least(agent.maxCostUsd, input.max_cost_usd);
+  return {
+    ...(maxTokens !== undefined ? { maxTokens } : {}),
+    ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
   };
 }
 

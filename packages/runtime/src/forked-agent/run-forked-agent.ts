@@ -18,7 +18,7 @@ import {
 } from '@delegate/context-isolation';
 import { type CacheSafeParams, assertCacheSafeForkOptions } from '@delegate/fork-cache';
 import type { ApiToolDefinition } from '../query/build-messages-request.js';
-import { query } from '../query/query.js';
+import { type QueryParams, query } from '../query/query.js';
 import { getRenderedRequestParts } from '../query/rendered-request.js';
 import type { TranscriptStore } from '../transcripts/transcript-store.js';
 
@@ -74,6 +74,11 @@ export type ForkedAgentParams = {
   toolDefinitions?: readonly ApiToolDefinition[];
   /** Called once the run has finished. */
   onComplete?: (completion: ForkedAgentCompletion) => void;
+  /**
+   * Records the fork's responses and checks a budget before each request (`forkAfterTurn`
+   * counts the work under the session's main agent and its budget).
+   */
+  usageGuard?: QueryParams['usageGuard'];
 };
 
 /** What `runForkedAgent` returns. */
@@ -115,6 +120,7 @@ async function driveFork(options: {
     ...(params.maxTurns !== undefined ? { maxTurns: params.maxTurns } : {}),
     ...(params.skipCacheWrite ? { skipCacheWrite: true } : {}),
     ...(toolDefinitions ? { toolDefinitions } : {}),
+    ...(params.usageGuard ? { usageGuard: params.usageGuard } : {}),
   })) {
     // Usage comes from the finished responses, not the stream: a stream that failed
     // mid-way is retried, and its events (message_stop included) were already yielded.

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { emptyUsage } from '@delegate/core';
 import type { AgentRecord } from './agent-record.js';
 import { AgentDirectory, isCompacted } from './agent-directory.js';
 import { beginRun, endRun } from './record-transitions.js';
@@ -22,6 +23,8 @@ function record(
     inbox: [],
     status: 'running',
     isBackground: true,
+    usage: emptyUsage(),
+    costUsd: 0,
     ...options,
   };
 }

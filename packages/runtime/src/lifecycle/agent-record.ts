@@ -1,12 +1,14 @@
-import type {
-  AgentColor,
-  AgentDefinitionsResult,
-  AppState,
-  CanUseTool,
-  Message,
-  Tool,
-  ToolUseContext,
-  UserMessage,
+import {
+  type AgentColor,
+  type AgentDefinitionsResult,
+  type AppState,
+  type CanUseTool,
+  type CompleteUsage,
+  type Message,
+  type Tool,
+  type ToolUseContext,
+  type UserMessage,
+  emptyUsage,
 } from '@delegate/core';
 import { createChildAbortController, createSubagentContext } from '@delegate/context-isolation';
 import { createCanUseTool } from '../permissions.js';
@@ -77,6 +79,10 @@ export type AgentRecord = {
   readonly taskId?: string;
   /** Its worktree, while it has one. */
   readonly worktree?: AgentWorktree;
+  /** Usage summed over every response it kept, over all its runs (retried attempts never count). */
+  readonly usage: CompleteUsage;
+  /** Cost of `usage` in US dollars, from the session's price table. */
+  readonly costUsd: number;
 };
 
 /** What {@link createAgentRecord} needs besides the spec. */
@@ -229,6 +235,8 @@ export function createAgentRecord(options: CreateAgentRecordOptions): AgentRecor
     inbox: [],
     status: 'running',
     isBackground: options.isBackground,
+    usage: emptyUsage(),
+    costUsd: 0,
     ...(spec.name ? { name: spec.name } : {}),
     ...(spec.userContext ? { userContext: spec.userContext } : {}),
     ...(spec.systemContext ? { systemContext: spec.systemContext } : {}),
@@ -244,6 +252,17 @@ export function createAgentRecord(options: CreateAgentRecordOptions): AgentRecor
   record.context = agentContext(options, record);
   record.canUseTool = agentCanUseTool(options, record);
   runtime.agents.add(record);
+  runtime.usage.register({
+    agentId: spec.agentId,
+    ...(spec.parentAgentId ? { parentAgentId: spec.parentAgentId } : {}),
+    agentType: spec.agentType,
+    description: spec.description,
+    model: spec.model,
+    budget: {
+      ...(spec.maxTokens !== undefined ? { maxTokens: spec.maxTokens } : {}),
+      ...(spec.maxCostUsd !== undefined ? { maxCostUsd: spec.maxCostUsd } : {}),
+    },
+  });
   runtime.transcript?.setParent(spec.agentId, parent.agentId);
   void runtime.transcript?.writeAgentMeta(spec.agentId, spec);
   return record;

@@ -45,6 +45,10 @@ export const AgentSpecSchema = z.object({
   parentAgentId: z.string().optional(),
   /** Runs in a git worktree (recreated when a finished agent whose worktree was removed is continued). */
   isolation: z.literal('worktree').optional(),
+  /** The agent's own token budget (the least of its definition's and its Agent call's). */
+  maxTokens: z.number().int().positive().optional(),
+  /** The agent's own cost budget in US dollars (the least of its definition's and its Agent call's). */
+  maxCostUsd: z.number().positive().optional(),
   /** Thinking budget in tokens, from a numeric `effort` in the definition. */
   thinkingBudget: z.number().int().positive().optional(),
 });

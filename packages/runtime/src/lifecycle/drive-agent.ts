@@ -12,8 +12,9 @@ import type { ForkLayout } from '@delegate/fork-cache';
 import { query } from '../query/query.js';
 import type { AgentRuntime } from '../session/agent-runtime.js';
 import type { AgentRecord } from './agent-record.js';
+import { createUsageGuard } from '../usage/usage-guard.js';
 import { CacheDiagnoser } from './cache-diagnosis.js';
-import { appendMessages, takeInbox } from './record-transitions.js';
+import { addResponseUsage, appendMessages, takeInbox } from './record-transitions.js';
 
 /** Running totals of one run, as `onProgress` reports them. */
 export type AgentProgress = {
@@ -64,6 +65,17 @@ async function recordStart(
   await runtime.transcript.append(fresh.slice(options.alreadyRecorded ?? 0), record.agentId);
 }
 
+/** The stall watchdog's settings, as every loop of the session uses them. */
+export function streamLimits(runtime: AgentRuntime): {
+  streamIdleTimeoutMs: number;
+  maxConsecutiveStalls: number;
+} {
+  return {
+    streamIdleTimeoutMs: runtime.options.streamIdleTimeoutMs,
+    maxConsecutiveStalls: runtime.options.maxConsecutiveStalls,
+  };
+}
+
 function startQuery(runtime: AgentRuntime, record: AgentRecord, options: DriveAgentOptions) {
   return query({
     client: runtime.client,
@@ -79,7 +91,14 @@ function startQuery(runtime: AgentRuntime, record: AgentRecord, options: DriveAg
     ...(record.toolDefinitions ? { toolDefinitions: record.toolDefinitions } : {}),
     ...(record.toolHooks ? { toolHooks: record.toolHooks } : {}),
     ...(options.forkLayout ? { forkLayout: options.forkLayout } : {}),
-    drainQueuedMessages: () => takeInbox(record),
+    drainQueuedMessages: () => runtime.tasks.markDelivered(takeInbox(record)),
+    usageGuard: createUsageGuard({
+      runtime,
+      agentId: record.agentId,
+      model: () => record.context.options.model,
+      onRecorded: (usage, costUsd) => addResponseUsage(record, usage, costUsd),
+    }),
+    ...streamLimits(runtime),
   });
 }
 

@@ -1,4 +1,10 @@
-import type { Message, ToolUseContext, UserMessage } from '@delegate/core';
+import {
+  type Message,
+  type ToolUseContext,
+  type Usage,
+  type UserMessage,
+  addUsage,
+} from '@delegate/core';
 import type { AgentWorktree } from '../worktree/worktree.js';
 import type { AgentRecord } from './agent-record.js';
 
@@ -48,6 +54,17 @@ export function prepareContinuation(
   state.isBackground = options.isBackground;
   const context: ToolUseContext = { ...record.context, abortController: options.abortController };
   state.context = context;
+}
+
+/** A kept response adds its usage and cost to the record's totals. */
+export function addResponseUsage(
+  record: AgentRecord,
+  usage: Usage | null | undefined,
+  costUsd: number,
+): void {
+  const state = mutable(record);
+  state.usage = addUsage(record.usage, usage);
+  state.costUsd = record.costUsd + costUsd;
 }
 
 /** Messages join the record's conversation. */

@@ -39,6 +39,8 @@ export type RunFacts = {
   startTime: number;
   /** True when the agent's signal had aborted by the time the loop ended. */
   aborted: boolean;
+  /** Why the signal aborted, when it did (a `BUDGET_EXCEEDED` error when a budget ran out). */
+  abortReason?: unknown;
 };
 
 function hasAssistant(messages: readonly Message[]): boolean {
@@ -51,6 +53,8 @@ function hasAssistant(messages: readonly Message[]): boolean {
  * failure notification.
  */
 export function summarizeRun(facts: RunFacts, outcome: LoopOutcome): FinishedRun {
+  const budget = budgetErrorOf(facts, outcome);
+  if (budget) return budgetRun(facts, budget);
   const failed = 'error' in outcome;
   const aborted =
     ('reason' in outcome && outcome.reason === 'aborted') || (failed && facts.aborted);
@@ -71,6 +75,28 @@ export function summarizeRun(facts: RunFacts, outcome: LoopOutcome): FinishedRun
   } catch (error) {
     return { status: 'failed', error };
   }
+}
+
+/** The budget error that ended the run, if a budget ran out (thrown, or the abort reason). */
+function budgetErrorOf(facts: RunFacts, outcome: LoopOutcome): DelegateError | undefined {
+  if ('error' in outcome && DelegateError.hasCode(outcome.error, 'BUDGET_EXCEEDED'))
+    return outcome.error;
+  if (facts.aborted && DelegateError.hasCode(facts.abortReason, 'BUDGET_EXCEEDED'))
+    return facts.abortReason;
+  return undefined;
+}
+
+/** A run its budget stopped: failed with `BUDGET_EXCEEDED`, its work so far kept as a partial report marked as such. */
+function budgetRun(facts: RunFacts, error: DelegateError): FinishedRun {
+  if (!hasAssistant(facts.runMessages)) return { status: 'failed', error };
+  const metadata = { agentType: facts.agentType, startTime: facts.startTime };
+  const partial: CompletedAgentOutput = {
+    status: 'completed',
+    ...finalizeAgentTool(facts.runMessages, facts.agentId, metadata),
+    partial: error.message,
+    budgetExceeded: true,
+  };
+  return { status: 'failed', error, partial };
 }
 
 /** The stop reason of an aborted signal, in words (empty for a plain abort). */

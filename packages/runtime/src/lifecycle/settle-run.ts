@@ -1,10 +1,24 @@
-import { DelegateError, errorMessage, getText } from '@delegate/core';
+import {
+  type CompleteUsage,
+  type UserMessage,
+  DelegateError,
+  errorMessage,
+  getText,
+} from '@delegate/core';
+import { sumUsage } from '../agent-tool/finalize-agent-result.js';
+import { isCompacted } from './agent-directory.js';
 import { releaseChildAbortController, releaseSubagentContext } from '@delegate/context-isolation';
 import type { AgentRuntime } from '../session/agent-runtime.js';
 import { cleanupAgentWorktree } from '../worktree/worktree.js';
 import type { AgentRecord } from './agent-record.js';
 import { continueAgent } from './continue-agent.js';
-import { endRun, forgetWorktree, returnToInbox, takeInbox } from './record-transitions.js';
+import {
+  endRun,
+  forgetWorktree,
+  queueMessage,
+  returnToInbox,
+  takeInbox,
+} from './record-transitions.js';
 import {
   type FinishedRun,
   type FinishedRunTexts,
@@ -48,11 +62,19 @@ async function finishWorktree(
   return kept;
 }
 
+/** What the run used (its kept responses) and what that cost. */
+type RunCost = { usage: CompleteUsage; costUsd: number };
+
+function runCost(runtime: AgentRuntime, run: AgentRun): RunCost {
+  const usage = sumUsage(run.record.messages.slice(run.runStart));
+  return { usage, costUsd: runtime.usage.costOf(usage, run.record.model).costUsd };
+}
+
 function emitOutcome(
   runtime: AgentRuntime,
   run: AgentRun,
   finished: FinishedRun,
-  texts: FinishedRunTexts,
+  texts: FinishedRunTexts & { cost: RunCost },
 ): void {
   const { record, taskId } = run;
   if (finished.status === 'completed') {
@@ -63,6 +85,7 @@ function emitOutcome(
       taskId,
       result: texts.resultText ?? '',
       usage: finished.output.usage,
+      costUsd: texts.cost.costUsd,
       durationMs: finished.output.totalDurationMs,
       toolUseCount: finished.output.totalToolUseCount,
     });
@@ -80,6 +103,8 @@ function emitOutcome(
       taskId,
       error: texts.errorText ?? 'failed',
       ...(code ? { code } : {}),
+      usage: texts.cost.usage,
+      costUsd: texts.cost.costUsd,
     });
   }
   // No later request reads this run's cache chain: the server may drop it.
@@ -102,7 +127,7 @@ function notifyParent(options: {
   worktree: { path: string; branch: string } | undefined;
 }): void {
   const { runtime, run, finished, texts, worktree } = options;
-  const message = runtime.tasks.notify({
+  const message = notifyOnce(runtime, run.record, {
     taskId: run.taskId,
     agentId: run.record.agentId,
     ...(run.record.name ? { name: run.record.name } : {}),
@@ -119,6 +144,7 @@ function notifyParent(options: {
       : {}),
     ...(worktree ? { worktree } : {}),
   });
+  if (!message) return;
   runtime.events.emit({
     type: 'agent.notification',
     agentId: run.record.agentId,
@@ -127,6 +153,40 @@ function notifyParent(options: {
     status: finished.status,
     text: getText(message.message.content),
   });
+}
+
+/**
+ * Queues a background run's notification, once per task: into its parent's inbox when the
+ * parent is a sub-agent still running (it reads it at its next turn), else for the main
+ * agent. Returns undefined when the task had already notified.
+ */
+function notifyOnce(
+  runtime: AgentRuntime,
+  record: AgentRecord,
+  notification: Parameters<AgentRuntime['tasks']['notify']>[0],
+): UserMessage | undefined {
+  if (runtime.tasks.get(notification.taskId)?.notification) return undefined;
+  const parentId = record.parentAgentId;
+  return runtime.tasks.notify(notification, {
+    signal: runtime.rootContext.abortController.signal,
+    deliver: (message) => {
+      const parent = parentId ? runtime.agents.get(parentId) : undefined;
+      if (!parent || isCompacted(parent) || parent.status !== 'running') return false;
+      queueMessage(parent, message);
+      return true;
+    },
+  });
+}
+
+/** A run that failed or was stopped hands the notifications still in its inbox to the main agent. */
+function forwardInboxNotifications(runtime: AgentRuntime, record: AgentRecord): void {
+  const waiting = takeInbox(record);
+  const notifications = runtime.tasks.notificationsAmong(waiting);
+  returnToInbox(
+    record,
+    waiting.filter((message) => !notifications.includes(message)),
+  );
+  for (const message of notifications) runtime.tasks.enqueue(message);
 }
 
 /**
@@ -156,13 +216,16 @@ function deliverInbox(runtime: AgentRuntime, record: AgentRecord): void {
   // The continuation could not start (a fresh worktree failed, say): tell the parent
   // rather than lose the message or crash on an unhandled rejection.
   next.catch((error: unknown) => {
-    runtime.tasks.notify({
-      taskId: record.taskId ?? 'unknown',
-      agentId: record.agentId,
-      status: 'failed',
-      description: record.description,
-      error: `A message sent to agent ${record.agentId} could not be delivered: ${errorMessage(error)}`,
-    });
+    runtime.tasks.notify(
+      {
+        taskId: record.taskId ?? 'unknown',
+        agentId: record.agentId,
+        status: 'failed',
+        description: record.description,
+        error: `A message sent to agent ${record.agentId} could not be delivered: ${errorMessage(error)}`,
+      },
+      { key: `${record.taskId ?? 'unknown'}:message:${first.uuid}` },
+    );
   });
 }
 
@@ -185,24 +248,31 @@ export async function settleRun(
       runMessages: record.messages.slice(run.runStart),
       startTime: run.startTime,
       aborted: signal.aborted,
+      abortReason: signal.reason,
     },
     outcome,
   );
   const worktree = await finishWorktree(record);
   if (finished.status === 'completed' && worktree) finished.output.worktree = worktree;
-  const texts = describeFinishedRun(finished, signal);
+  const texts = { ...describeFinishedRun(finished, signal), cost: runCost(runtime, run) };
   runtime.tasks.finish(run.taskId, {
     status: finished.status,
     ...(texts.resultText !== undefined ? { result: texts.resultText } : {}),
     ...(texts.errorText !== undefined ? { error: texts.errorText } : {}),
-    ...(texts.usage ? { usage: texts.usage } : {}),
+    usage: texts.cost.usage,
+    costUsd: texts.cost.costUsd,
   });
   endRun(record, finished.status);
-  emitOutcome(runtime, run, finished, texts);
-  if (record.isBackground) notifyParent({ runtime, run, finished, texts, worktree });
-  runtime.agents.runEnded(record);
-  releaseAbortLink(runtime, record);
-  if (finished.status === 'completed') deliverInbox(runtime, record);
+  try {
+    emitOutcome(runtime, run, finished, texts);
+  } finally {
+    // Even when a listener threw: the parent hears of the run exactly once.
+    if (record.isBackground) notifyParent({ runtime, run, finished, texts, worktree });
+    runtime.agents.runEnded(record);
+    releaseAbortLink(runtime, record);
+    if (finished.status === 'completed') deliverInbox(runtime, record);
+    else forwardInboxNotifications(runtime, record);
+  }
   return finished;
 }
 
@@ -212,11 +282,16 @@ export async function settleRun(
  */
 export function settleAfterFailure(runtime: AgentRuntime, run: AgentRun, error: unknown): void {
   const { record } = run;
-  if (runtime.tasks.finish(run.taskId, { status: 'failed', error: errorMessage(error) })) {
-    runtime.tasks.notify({
+  const finished = runtime.tasks.finish(run.taskId, {
+    status: 'failed',
+    error: errorMessage(error),
+  });
+  // notifyOnce does nothing when settleRun already notified.
+  if (finished || record.isBackground) {
+    notifyOnce(runtime, record, {
       taskId: run.taskId,
       agentId: record.agentId,
-      status: 'failed',
+      status: runtime.tasks.get(run.taskId)?.status === 'killed' ? 'killed' : 'failed',
       description: record.description,
       error: errorMessage(error),
     });

@@ -35,6 +35,15 @@ function now(): string {
   return new Date().toISOString();
 }
 
+/** What the agent may spend as it starts, when a budget bounds it. */
+function startingBudget(
+  runtime: AgentRuntime,
+  agentId: string,
+): { remaining?: { tokens?: number; costUsd?: number } } {
+  const remaining = runtime.usage.remaining(agentId);
+  return remaining.tokens === undefined && remaining.costUsd === undefined ? {} : { remaining };
+}
+
 /** Registers the run's task, marks the record running and announces the start. */
 function beginAgentRun(runtime: AgentRuntime, record: AgentRecord, options: RunOptions): AgentRun {
   const task = runtime.tasks.register({
@@ -69,6 +78,7 @@ function beginAgentRun(runtime: AgentRuntime, record: AgentRecord, options: RunO
     ...(record.parentAgentId ? { parentAgentId: record.parentAgentId } : {}),
     ...(record.color ? { color: record.color } : {}),
     ...(options.toolUseId ? { toolUseId: options.toolUseId } : {}),
+    ...startingBudget(runtime, record.agentId),
   });
   return run;
 }
@@ -83,6 +93,7 @@ function startLoop(runtime: AgentRuntime, run: AgentRun, options: RunOptions): L
     onProgress: (progress) =>
       runtime.tasks.update(run.taskId, {
         usage: progress.usage,
+        costUsd: runtime.usage.costOf(progress.usage, run.record.model).costUsd,
         toolUseCount: progress.toolUseCount,
         ...(progress.lastActivity ? { lastActivity: progress.lastActivity } : {}),
       }),

@@ -13,6 +13,7 @@ import {
   DelegateError,
   createSystemMessage,
   createUserMessage,
+  totalTokens,
 } from '@delegate/core';
 import type { BlockAddress, ForkLayout } from '@delegate/fork-cache';
 import {
@@ -23,10 +24,15 @@ import {
 import { planMessageBreakpoints } from './plan-message-breakpoints.js';
 import { setLastRequest, setRenderedRequestParts } from './rendered-request.js';
 import { type ToolCallHooks, runToolUses } from './run-tools.js';
-import { streamResponse } from './stream-response.js';
+import {
+  DEFAULT_MAX_CONSECUTIVE_STALLS,
+  DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+  streamResponse,
+} from './stream-response.js';
 import { toolsToApiDefinitions } from './tool-schemas.js';
 import { userContextReminder } from './user-context.js';
 import { WireConversation } from './wire-conversation.js';
+import type { UsageGuard } from '../usage/usage-guard.js';
 
 /** A raw stream event of the Messages API, as yielded by `query`. */
 export type StreamEventMessage = {
@@ -99,6 +105,13 @@ export type QueryParams = {
   toolDefinitions?: readonly ApiToolDefinition[];
   /** Retries of a stream that fails after it started (overloaded, connection reset); default 2. */
   maxStreamRetries?: number;
+  /**
+   * Milliseconds a streaming response may go without an event (headers included) before it
+   * counts as stalled: aborted and retried from the last finished turn (default 90000).
+   */
+  streamIdleTimeoutMs?: number;
+  /** Stalls in a row of one request after which the loop throws `STREAM_STALLED` (default 3). */
+  maxConsecutiveStalls?: number;
   /** Hooks run around each approved tool call (a sub-agent's PreToolUse/PostToolUse). */
   toolHooks?: ToolCallHooks;
   /**
@@ -108,6 +121,10 @@ export type QueryParams = {
    * number of siblings.
    */
   forkLayout?: ForkLayout;
+   * Records each kept response and checks the agent's budget before every request and after
+   * every response that calls tools; its `BUDGET_EXCEEDED` error ends the loop.
+   */
+  usageGuard?: UsageGuard;
 };
 
 /** The state of one running loop. */
@@ -122,6 +139,8 @@ type Loop = {
   turns: number;
   /** Message breakpoints of the previous request (where it wrote cache entries). */
   breakpoints: BlockAddress[];
+  /** Every token of the last response: the next request's input holds at least this many. */
+  contextTokens: number;
 };
 
 async function startLoop(params: QueryParams): Promise<Loop> {
@@ -149,6 +168,7 @@ async function startLoop(params: QueryParams): Promise<Loop> {
     thinking,
     turns: 0,
     breakpoints: [],
+    contextTokens: 0,
   };
 }
 
@@ -267,6 +287,7 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent, Qu
     if (loop.signal.aborted) return { reason: 'aborted', turns: loop.turns };
     yield* addQueued(loop, params.drainQueuedMessages?.() ?? []);
     yield* enforceTurnLimit(loop);
+    params.usageGuard?.ensureBudget('request', loop.contextTokens);
     loop.turns++;
     const request = buildTurnRequest(loop);
     yield { type: 'stream_request_start', request, turn: loop.turns };
@@ -276,13 +297,19 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent, Qu
       context: loop.context,
       querySource: params.querySource,
       maxRetries: params.maxStreamRetries ?? 2,
+      idleTimeoutMs: params.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+      maxStalls: params.maxConsecutiveStalls ?? DEFAULT_MAX_CONSECUTIVE_STALLS,
     });
     if (!assistant) return { reason: 'aborted', turns: loop.turns };
+    params.usageGuard?.recordResponse(assistant);
+    loop.contextTokens = totalTokens(assistant.message.usage);
     add(loop, assistant);
     yield assistant;
     const toolUses = assistant.message.content.filter(
       (block): block is ToolUseBlock => block.type === 'tool_use',
     );
+    // Tools would lead to another request: stop here when no budget is left for one.
+    if (toolUses.length > 0) params.usageGuard?.ensureBudget('response', 0);
     if (toolUses.length === 0) {
       const late = lateMessages(loop);
       if (late.length === 0) return { reason: 'completed', turns: loop.turns };

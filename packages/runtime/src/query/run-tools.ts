@@ -144,16 +144,59 @@ async function checkPermission(
   return { input: decision.updatedInput !== undefined ? decision.updatedInput : input };
 }
 
+/** Text of the result of a call that ran past its tool's `timeoutMs`. */
+export function toolTimeoutText(toolName: string, timeoutMs: number): string {
+  return `${toolName} did not finish within its timeout of ${timeoutMs} ms and was stopped. Try a smaller input, or another way to get the same result.`;
+}
+
+/**
+ * Runs `tool.call`, bounded by the tool's `timeoutMs` when it has one: past it, the call's
+ * own abort signal fires (the agent's stays untouched) and the call ends as timed out.
+ */
+async function callWithTimeout(
+  options: RunOneOptions,
+  tool: Tool,
+  input: unknown,
+): Promise<ToolResult | 'timed_out'> {
+  const { context } = options;
+  const extras = {
+    toolUseId: options.call.block.id,
+    assistantMessage: options.assistantMessage,
+    canUseTool: options.canUseTool,
+    onProgress: options.onProgress,
+  };
+  const timeoutMs = tool.timeoutMs;
+  if (timeoutMs === undefined) return tool.call(input, context, extras);
+  const controller = new AbortController();
+  const parentSignal = context.abortController.signal;
+  const forward = (): void => controller.abort(parentSignal.reason);
+  parentSignal.addEventListener('abort', forward, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timed_out'>((resolve) => {
+    timer = setTimeout(() => {
+      // Settled first, so the race ends as a timeout even when the call rejects on the abort.
+      resolve('timed_out');
+      controller.abort(new DelegateError('TOOL_FAILED', toolTimeoutText(tool.name, timeoutMs)));
+    }, timeoutMs);
+  });
+  try {
+    const call = tool.call(input, { ...context, abortController: controller }, extras);
+    // A call that ignores its signal is left behind; its late rejection is not reported.
+    call.catch(() => undefined);
+    return await Promise.race([call, timedOut]);
+  } finally {
+    clearTimeout(timer);
+    parentSignal.removeEventListener('abort', forward);
+  }
+}
+
 async function invokeTool(options: RunOneOptions, tool: Tool, input: unknown): Promise<Outcome> {
   const { context } = options;
   const id = options.call.block.id;
   try {
-    const result = await tool.call(input, context, {
-      toolUseId: id,
-      assistantMessage: options.assistantMessage,
-      canUseTool: options.canUseTool,
-      onProgress: options.onProgress,
-    });
+    const result = await callWithTimeout(options, tool, input);
+    if (result === 'timed_out')
+      return errorOutcome(id, toolTimeoutText(tool.name, tool.timeoutMs ?? 0));
     return { result: toResultBlock(id, result), newMessages: result.newMessages ?? [] };
   } catch (error) {
     if (context.abortController.signal.aborted) return errorOutcome(id, INTERRUPTED_TOOL_RESULT);

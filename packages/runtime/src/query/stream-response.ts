@@ -33,14 +33,58 @@ export type StreamResponseOptions = {
   querySource: string;
   /** Retries of a stream that fails after it started. */
   maxRetries: number;
+  /** Milliseconds without an event (headers included) after which the attempt counts as stalled. */
+  idleTimeoutMs?: number;
+  /** Stalls in a row after which the request fails with `STREAM_STALLED`. */
+  maxStalls?: number;
 };
+
+/** Default of `idleTimeoutMs`: 90 seconds without an event. */
+export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 90_000;
+/** Default of `maxStalls`. */
+export const DEFAULT_MAX_CONSECUTIVE_STALLS = 3;
 
 type StreamEvent = { type: 'stream_event'; event: Anthropic.RawMessageStreamEvent };
 
 type Attempt =
   | { kind: 'done'; assistant: AssistantMessage }
   | { kind: 'aborted' }
+  | { kind: 'stalled' }
   | { kind: 'failed'; error: unknown; streamStarted: boolean };
+
+/**
+ * Aborts an attempt that goes `idleTimeoutMs` without an event; `touch` on every event.
+ * One timer per attempt: an event only notes the time, and the timer re-arms itself for
+ * what is left of the idle time (streams send hundreds of events).
+ */
+class StallWatchdog {
+  readonly controller = new AbortController();
+  stalled = false;
+  private lastEventAt = Date.now();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly idleTimeoutMs: number) {
+    this.arm(idleTimeoutMs);
+  }
+
+  touch(): void {
+    this.lastEventAt = Date.now();
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+  }
+
+  private arm(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      const idle = Date.now() - this.lastEventAt;
+      if (idle < this.idleTimeoutMs) return this.arm(this.idleTimeoutMs - idle);
+      this.stalled = true;
+      this.controller.abort();
+    }, delayMs);
+    this.timer.unref();
+  }
+}
 
 async function* streamAttempt(
   options: StreamResponseOptions,
@@ -48,22 +92,26 @@ async function* streamAttempt(
   const { context } = options;
   const signal = context.abortController.signal;
   const accumulator = createStreamAccumulator();
+  const watchdog = new StallWatchdog(options.idleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS);
   let streamStarted = false;
   try {
     const { data: stream, request_id: requestId } = await options.client.messages
       .create(options.request, {
-        signal,
+        signal: AbortSignal.any([signal, watchdog.controller.signal]),
         // Lets a proxy or the simulator tell agents apart; the API ignores it.
         ...(context.agentType ? { headers: { 'x-delegate-agent': context.agentType } } : {}),
       })
       .withResponse();
     streamStarted = true;
+    watchdog.touch();
     for await (const event of stream) {
+      watchdog.touch();
       applyStreamEvent(accumulator, event);
       yield { type: 'stream_event', event };
     }
     // The SDK ends the iteration quietly on abort; a cut connection looks the same.
     if (signal.aborted) return { kind: 'aborted' };
+    if (watchdog.stalled) return { kind: 'stalled' };
     const assistant: AssistantMessage = {
       type: 'assistant',
       uuid: createUuid(),
@@ -74,9 +122,24 @@ async function* streamAttempt(
     };
     return { kind: 'done', assistant };
   } catch (error) {
-    if (signal.aborted || isAbortError(error)) return { kind: 'aborted' };
+    if (signal.aborted) return { kind: 'aborted' };
+    if (watchdog.stalled) return { kind: 'stalled' };
+    if (isAbortError(error)) return { kind: 'aborted' };
     return { kind: 'failed', error, streamStarted };
+  } finally {
+    // Also when the consumer stops early: no timer outlives the attempt.
+    watchdog.stop();
   }
+}
+
+function stalledError(options: StreamResponseOptions, stalls: number): DelegateError {
+  const agent = options.context.agentType ? `agent ${options.context.agentType}` : 'the main agent';
+  const idle = options.idleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
+  return new DelegateError(
+    'STREAM_STALLED',
+    `The Messages API stream of ${agent} (${options.querySource}) stalled ${stalls} times in a row: each time no event arrived for ${idle} ms, so the request was aborted and retried. Check the network or the API status, or raise streamIdleTimeoutMs.`,
+    { details: { stalls, idleTimeoutMs: idle, querySource: options.querySource } },
+  );
 }
 
 function apiError(options: StreamResponseOptions, error: unknown, normalized: NormalizedApiError) {
@@ -97,7 +160,9 @@ function apiError(options: StreamResponseOptions, error: unknown, normalized: No
 }
 
 /**
- * Streams one response, yielding its events. HTTP-level failures were already retried by
+ * Streams one response, yielding its events. An attempt that goes `idleTimeoutMs` without
+ * an event is a stall: it is aborted and sent again, and `maxStalls` stalls in a row throw
+ * `STREAM_STALLED` (stalls do not use up `maxRetries`). HTTP-level failures were already retried by
  * the SDK; a stream that fails after it started (an error event, a cut connection) is
  * retried here up to `maxRetries` times, after the server's `retry-after` hint when it
  * sent one, else a short backoff, with an `api_retry` system message before each retry.
@@ -108,10 +173,22 @@ export async function* streamResponse(
   options: StreamResponseOptions,
 ): AsyncGenerator<StreamEvent | SystemMessage, AssistantMessage | undefined> {
   const signal = options.context.abortController.signal;
-  for (let attempt = 0; ; attempt++) {
+  const maxStalls = options.maxStalls ?? DEFAULT_MAX_CONSECUTIVE_STALLS;
+  let stalls = 0;
+  for (let attempt = 0; ;) {
     const result = yield* streamAttempt(options);
     if (result.kind === 'done') return result.assistant;
     if (result.kind === 'aborted') return undefined;
+    if (result.kind === 'stalled') {
+      stalls++;
+      if (stalls >= maxStalls) throw stalledError(options, stalls);
+      yield createSystemMessage(
+        `The API stream stalled (no event for ${options.idleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS} ms); retrying (stall ${stalls}/${maxStalls}).`,
+        'api_retry',
+      );
+      continue;
+    }
+    stalls = 0;
     const normalized = normalizeApiError(result.error);
     const retryable =
       result.streamStarted && attempt < options.maxRetries && isRetryableStreamError(normalized);
@@ -125,5 +202,6 @@ export async function* streamResponse(
     } catch {
       return undefined;
     }
+    attempt++;
   }
 }

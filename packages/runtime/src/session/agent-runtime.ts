@@ -6,6 +6,7 @@ import type { AgentDirectory } from '../lifecycle/agent-directory.js';
 import type { AskHandler } from '../permissions.js';
 import type { TaskRegistry } from '../tasks/task-registry.js';
 import type { TranscriptStore } from '../transcripts/transcript-store.js';
+import type { UsageLedger } from '../usage/usage-ledger.js';
 import type { EventBus } from './event-bus.js';
 import type { CacheDiagnosisEntry } from './session-options.js';
 
@@ -45,6 +46,10 @@ export type AgentRuntimeOptions = {
   forkLayout: ForkLayout;
   /** Receives the cache diagnosis of every sub-agent request, when debugging is on. */
   debugCacheDiagnosis?: (entry: CacheDiagnosisEntry) => void;
+  /** A streaming request with no event for this long is a stall: aborted and retried. */
+  streamIdleTimeoutMs: number;
+  /** Stalls in a row of one request after which the agent fails. */
+  maxConsecutiveStalls: number;
 };
 
 /** Everything the Agent, TaskOutput, TaskStop and SendMessage tools share. */
@@ -57,6 +62,8 @@ export type AgentRuntime = {
   options: AgentRuntimeOptions;
   /** Tasks of the session. */
   tasks: TaskRegistry;
+  /** Usage, cost and budgets of every agent, as a tree under the main agent. */
+  usage: UsageLedger;
   /** Lifecycle events. */
   events: EventBus;
   /** Transcript writer, when transcripts are on. */

@@ -122,7 +122,15 @@ describe('session events', () => {
     })();
     const { text } = await current.session.send('say hi through an agent');
     await reading;
-    expect(seen).toEqual(['agent.started', 'agent.message', 'agent.progress', 'agent.completed']);
+    // The main agent's response that called Agent, then the sub-agent's own response.
+    expect(seen).toEqual([
+      'agent.cost',
+      'agent.started',
+      'agent.cost',
+      'agent.message',
+      'agent.progress',
+      'agent.completed',
+    ]);
     // general-purpose is not one-shot: the result names the agent and its usage.
     expect(text).toMatch(/^hi\n\nagentId: a[0-9a-f]+ \(use SendMessage/);
     expect(text).toContain('<usage>total_tokens:');

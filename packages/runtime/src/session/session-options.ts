@@ -12,6 +12,7 @@ import {
   PermissionMode as PermissionModeSchema,
   PermissionRule,
   PermissionRuleValue as PermissionRuleValueSchema,
+  PriceTable,
 } from '@delegate/core';
 import { type CacheBreakDiagnosis, type ForkLayout, FORK_LAYOUTS } from '@delegate/fork-cache';
 import { permissionRuleValueFromString } from '@delegate/tool-filter';
@@ -144,6 +145,24 @@ export type DelegateSessionOptions = {
    * Default off, or on with `DELEGATE_DEBUG_CACHE=1`. Costs a hash of every request.
    */
   debugCacheDiagnosis?: boolean | ((entry: CacheDiagnosisEntry) => void);
+   * Most tokens the whole session may use: every agent's input (cache reads and writes
+   * included) and output. No agent sends a request once it is spent (default no limit).
+   */
+  maxTokens?: number;
+  /** Most US dollars the whole session may spend, priced by `priceTable` (default no limit). */
+  maxCostUsd?: number;
+  /**
+   * Prices per model id or alias, merged over `DEFAULT_PRICE_TABLE` from `@delegate/core`
+   * (an entry here wins; see `PriceTable` for the lookup order).
+   */
+  priceTable?: PriceTable;
+  /**
+   * Milliseconds a streaming response may go without an event before it counts as stalled:
+   * the request is aborted and retried (default 90000; time spent running tools never counts).
+   */
+  streamIdleTimeoutMs?: number;
+  /** Stalls in a row of one request after which the agent fails with `STREAM_STALLED` (default 3). */
+  maxConsecutiveStalls?: number;
 };
 
 /** The options with every rule turned into a rule object. */
@@ -295,6 +314,11 @@ export const DelegateSessionOptionsSchema = z
         message: 'expected true, false or a function that takes each diagnosis',
       })
       .optional(),
+    maxTokens: positiveInteger.optional(),
+    maxCostUsd: z.number().positive().optional(),
+    priceTable: PriceTable.optional(),
+    streamIdleTimeoutMs: positiveInteger.optional(),
+    maxConsecutiveStalls: positiveInteger.optional(),
   })
   .strict();
 

@@ -4,6 +4,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import {
   type AgentDefinitionsResult,
   type CanUseTool,
+  type CompleteUsage,
   type Message,
   type TaskState,
   type Tool,
@@ -12,6 +13,7 @@ import {
   createUserMessage,
   createUuid,
   getLastAssistantMessage,
+  addUsage,
   getText,
 } from '@delegate/core';
 import type * as AgentDefs from '@delegate/agent-defs';
@@ -41,6 +43,9 @@ import { TaskRegistry } from '../tasks/task-registry.js';
 import { trackShellTasks } from '../tasks/track-shell-tasks.js';
 import { TranscriptStore } from '../transcripts/transcript-store.js';
 import { loadTools } from '../util/load-tools.js';
+import { createUsageGuard } from '../usage/usage-guard.js';
+import { type AgentUsageNode, MAIN_AGENT_ID, UsageLedger } from '../usage/usage-ledger.js';
+import { streamLimits } from '../lifecycle/drive-agent.js';
 import type { AgentRuntime, AgentRuntimeOptions } from './agent-runtime.js';
 import { withAskRules } from './ask-rules.js';
 import { withoutCredentials } from './shell-environment.js';
@@ -70,6 +75,20 @@ export type SendOptions = {
   onEvent?: (event: QueryEvent) => void;
 };
 
+/** What `session.send` returns. */
+export type SendResult = {
+  /** The main agent's last text. */
+  text: string;
+  /** How the last run ended. */
+  outcome: QueryOutcome;
+  /** Usage of this call: the main agent's responses plus every sub-agent in `agents`. */
+  usage: CompleteUsage;
+  /** Cost of `usage` in US dollars. */
+  costUsd: number;
+  /** The sub-agents the main agent started during this call, each with its own subtree and figures. */
+  agents: AgentUsageNode[];
+};
+
 /** Options of `session.forkAfterTurn`. */
 export type ForkAfterTurnOptions = {
   /** What the fork should do (its one new user message). */
@@ -82,6 +101,24 @@ export type ForkAfterTurnOptions = {
   ForkedAgentParams,
   'maxTurns' | 'skipTranscript' | 'skipCacheWrite' | 'onMessage' | 'onComplete'
 >;
+
+function subtractUsage(after: CompleteUsage, before: CompleteUsage): CompleteUsage {
+  return {
+    input_tokens: after.input_tokens - before.input_tokens,
+    output_tokens: after.output_tokens - before.output_tokens,
+    cache_creation_input_tokens:
+      after.cache_creation_input_tokens - before.cache_creation_input_tokens,
+    cache_read_input_tokens: after.cache_read_input_tokens - before.cache_read_input_tokens,
+    cache_creation: {
+      ephemeral_5m_input_tokens:
+        after.cache_creation.ephemeral_5m_input_tokens -
+        before.cache_creation.ephemeral_5m_input_tokens,
+      ephemeral_1h_input_tokens:
+        after.cache_creation.ephemeral_1h_input_tokens -
+        before.cache_creation.ephemeral_1h_input_tokens,
+    },
+  };
+}
 
 function envFlag(env: NodeJS.ProcessEnv, name: string): boolean {
   const value = env[name]?.trim().toLowerCase();
@@ -106,6 +143,8 @@ function runtimeOptionsOf(
     mcpPollMs: options.mcpPollMs ?? 500,
     defaultSubagentModel: options.defaultSubagentModel ?? DEFAULT_SUBAGENT_MODEL,
     maxRetainedAgents: options.maxRetainedAgents ?? 100,
+    streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? 90_000,
+    maxConsecutiveStalls: options.maxConsecutiveStalls ?? 3,
     maxAgentSummaries: options.maxAgentSummaries ?? 1_000,
     ...(options.worktreeRoot ? { worktreeRoot: options.worktreeRoot } : {}),
     ...(options.homeDir ? { homeDir: options.homeDir } : {}),
@@ -282,6 +321,14 @@ export class DelegateSession {
       tasks: new TaskRegistry({
         maxFinished: runtimeOptions.maxRetainedAgents + runtimeOptions.maxAgentSummaries,
       }),
+      usage: new UsageLedger({
+        ...(validated.priceTable ? { prices: validated.priceTable } : {}),
+        sessionBudget: {
+          ...(validated.maxTokens !== undefined ? { maxTokens: validated.maxTokens } : {}),
+          ...(validated.maxCostUsd !== undefined ? { maxCostUsd: validated.maxCostUsd } : {}),
+        },
+        model: resolveModelAlias(validated.model ?? DEFAULT_MAIN_MODEL),
+      }),
       events,
       ...(transcriptDir
         ? { transcript: new TranscriptStore({ directory: transcriptDir, sessionId }) }
@@ -312,6 +359,12 @@ export class DelegateSession {
     ];
     runtime.rootContext = rootContextOf({ validated, baseTools, agentTools, definitions, events });
     runtime.backgroundAbort = new AbortHub(runtime.rootContext.abortController.signal);
+    // Nobody reads the main agent's queue after an abort.
+    runtime.rootContext.abortController.signal.addEventListener(
+      'abort',
+      () => runtime.tasks.abandonQueued(),
+      { once: true },
+    );
     // Task changes are mirrored into the root state for UIs; background shells written
     // there by any agent's Bash tool become tasks of the session.
     const setRootState = runtime.rootContext.setAppStateForTasks ?? runtime.rootContext.setAppState;
@@ -408,6 +461,12 @@ export class DelegateSession {
       querySource: 'repl_main_thread',
       ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
       drainQueuedMessages: this.tasks.drainNotifications,
+      usageGuard: createUsageGuard({
+        runtime: this.runtime,
+        agentId: MAIN_AGENT_ID,
+        model: () => this.context.options.model,
+      }),
+      ...streamLimits(this.runtime),
     });
     for (;;) {
       const next = await generator.next();
@@ -470,16 +529,58 @@ export class DelegateSession {
       ...(options.skipCacheWrite ? { skipCacheWrite: true } : {}),
       ...(options.onMessage ? { onMessage: options.onMessage } : {}),
       ...(options.onComplete ? { onComplete: options.onComplete } : {}),
+      // Work after a turn is the main agent's: its usage and its budget.
+      usageGuard: createUsageGuard({
+        runtime: this.runtime,
+        agentId: MAIN_AGENT_ID,
+        model: () => params.toolUseContext.options.model,
+      }),
     });
   }
 
   /**
-   * Runs a turn to its end and returns the final text. With `waitForBackground`, keeps
-   * going while background agents run: each notification starts another turn.
+   * The whole session's usage tree: the main agent at the root, every sub-agent under the
+   * agent that started it, each with its own usage and cost, its subtree's, its budget and
+   * what is left of it. A snapshot: later responses do not change it.
    */
-  async send(
+  usage(): AgentUsageNode {
+    return this.runtime.usage.tree(MAIN_AGENT_ID)!;
+  }
+
+  /**
+   * Runs a turn to its end and returns the final text, with this call's usage and cost
+   * and the sub-agents it started. With `waitForBackground`, keeps going while background
+   * agents run: each notification starts another turn. Throws `BUDGET_EXCEEDED` when the
+   * session's budget runs out (the conversation keeps what was done).
+   */
+  async send(prompt: string, options: SendOptions = {}): Promise<SendResult> {
+    const before = {
+      main: this.runtime.usage.figures(MAIN_AGENT_ID),
+      agents: new Set(this.runtime.usage.descendants(MAIN_AGENT_ID)),
+    };
+    const { text, outcome } = await this.sendTurns(prompt, options);
+    return { text, outcome, ...this.usageSince(before) };
+  }
+
+  /** This call's figures: the main agent's growth plus the sub-agents started since `before`. */
+  private usageSince(before: {
+    main: { usage: CompleteUsage; costUsd: number };
+    agents: ReadonlySet<string>;
+  }): Pick<SendResult, 'usage' | 'costUsd' | 'agents'> {
+    const main = this.runtime.usage.figures(MAIN_AGENT_ID);
+    const agents = this.usage().children.filter((child) => !before.agents.has(child.agentId));
+    let usage = subtractUsage(main.usage, before.main.usage);
+    let costUsd = main.costUsd - before.main.costUsd;
+    for (const agent of agents) {
+      usage = addUsage(usage, agent.treeUsage);
+      costUsd += agent.treeCostUsd;
+    }
+    return { usage, costUsd, agents };
+  }
+
+  private async sendTurns(
     prompt: string,
-    options: SendOptions = {},
+    options: SendOptions,
   ): Promise<{ text: string; outcome: QueryOutcome }> {
     // run() itself sends nothing when there is nothing to answer.
     let outcome = await this.consume(this.run(prompt, options), options.onEvent);

@@ -6,6 +6,7 @@ import {
   DelegateError,
   createTaskId,
   createUserMessage,
+  getText,
 } from '@delegate/core';
 import { type TaskNotification, formatTaskNotification } from './task-notification.js';
 
@@ -13,7 +14,10 @@ type Waiter = () => void;
 
 /** The progress fields `update` may change. */
 export type TaskPatch = Partial<
-  Pick<TaskState, 'usage' | 'toolUseCount' | 'lastActivity' | 'isBackgrounded' | 'kill' | 'agentId'>
+  Pick<
+    TaskState,
+    'usage' | 'costUsd' | 'toolUseCount' | 'lastActivity' | 'isBackgrounded' | 'kill' | 'agentId'
+  >
 >;
 
 /** How a task ended, as `finish` takes it. */
@@ -26,6 +30,8 @@ export type TaskOutcome = {
   error?: string;
   /** Final usage. */
   usage?: CompleteUsage;
+  /** Cost of the final usage in US dollars. */
+  costUsd?: number;
 };
 
 // At most this many ids are listed in a NOT_FOUND message.
@@ -48,6 +54,8 @@ export class TaskRegistry {
   private readonly waiters = new Map<string, Set<Waiter>>();
   private readonly queue: UserMessage[] = [];
   private readonly queueWaiters = new Set<Waiter>();
+  private readonly notified = new Map<string, UserMessage>();
+  private readonly pendingDelivery = new Map<string, string>();
   private readonly dirty = new Set<string>();
   private setRootState: SetAppState | undefined;
   private flushScheduled = false;
@@ -139,6 +147,7 @@ export class TaskRegistry {
     if (outcome.result !== undefined) task.result = outcome.result;
     if (outcome.error !== undefined) task.error = outcome.error;
     if (outcome.usage) task.usage = outcome.usage;
+    if (outcome.costUsd !== undefined) task.costUsd = outcome.costUsd;
     delete task.kill;
     this.markDirty(taskId);
     for (const waiter of this.waiters.get(taskId) ?? []) waiter();
@@ -183,20 +192,69 @@ export class TaskRegistry {
     return task;
   }
 
-  /** Queues a `<task-notification>` for the parent's next turn and returns its message. */
-  notify(notification: TaskNotification): UserMessage {
+  /**
+   * Queues the `<task-notification>` of a finished task and returns its message. Each
+   * task notifies once: a second call for the same task (a stop racing a finish, a
+   * settle that failed halfway) returns the first message and queues nothing. `deliver`
+   * hands the message to a parent other than the main agent (false when it cannot take
+   * it: it then goes to the main agent); once the session is aborted nobody can take it,
+   * and it stays with the task as `undeliverable`.
+   */
+  notify(
+    notification: TaskNotification,
+    options: {
+      deliver?: (message: UserMessage) => boolean;
+      key?: string;
+      signal?: AbortSignal;
+    } = {},
+  ): UserMessage {
+    const key = options.key ?? notification.taskId;
+    const existing = this.notified.get(key);
+    if (existing) return existing;
     const message = createUserMessage({
       content: formatTaskNotification(notification),
       isMeta: true,
     });
-    this.queue.push(message);
-    for (const waiter of this.queueWaiters) waiter();
-    this.queueWaiters.clear();
+    this.notified.set(key, message);
+    this.pendingDelivery.set(message.uuid, notification.taskId);
+    if (options.signal?.aborted) this.settleDelivery([message], 'undeliverable');
+    else if (options.deliver?.(message))
+      this.setNotification(notification.taskId, message, 'queued');
+    else this.enqueue(message);
     return message;
   }
 
+  /** Queues a notification message for the main agent's next turn. */
+  enqueue(message: UserMessage): void {
+    const taskId = this.pendingDelivery.get(message.uuid);
+    if (taskId) this.setNotification(taskId, message, 'queued');
+    this.queue.push(message);
+    for (const waiter of this.queueWaiters) waiter();
+    this.queueWaiters.clear();
+  }
+
+  /** Marks the notifications among `messages` delivered (a request is about to carry them); returns `messages`. */
+  markDelivered = (messages: UserMessage[]): UserMessage[] => {
+    this.settleDelivery(messages, 'delivered');
+    return messages;
+  };
+
+  /** The notifications among `messages` (others are ignored), for handing them on. */
+  notificationsAmong(messages: readonly UserMessage[]): UserMessage[] {
+    return messages.filter((message) => this.pendingDelivery.has(message.uuid));
+  }
+
+  /**
+   * The main agent is gone (the session was aborted): every notification still queued for
+   * it stays with its task as `undeliverable` and leaves the queue.
+   */
+  abandonQueued(): void {
+    this.settleDelivery(this.queue.splice(0, this.queue.length), 'undeliverable');
+  }
+
   /** Takes every queued notification (each is delivered once). */
-  drainNotifications = (): UserMessage[] => this.queue.splice(0, this.queue.length);
+  drainNotifications = (): UserMessage[] =>
+    this.markDelivered(this.queue.splice(0, this.queue.length));
 
   /** Number of notifications waiting. */
   get pendingNotifications(): number {
@@ -240,6 +298,29 @@ export class TaskRegistry {
       for (const id of forgotten) delete tasks[id];
       return { ...previous, tasks };
     });
+  }
+
+  private settleDelivery(
+    messages: readonly UserMessage[],
+    status: 'delivered' | 'undeliverable',
+  ): void {
+    for (const message of messages) {
+      const taskId = this.pendingDelivery.get(message.uuid);
+      if (taskId === undefined) continue;
+      this.pendingDelivery.delete(message.uuid);
+      this.setNotification(taskId, message, status);
+    }
+  }
+
+  private setNotification(
+    taskId: string,
+    message: UserMessage,
+    status: 'queued' | 'delivered' | 'undeliverable',
+  ): void {
+    const task = this.tasks.get(taskId);
+    if (!task) return;
+    task.notification = { status, text: getText(message.message.content) };
+    this.markDirty(taskId);
   }
 
   private markDirty(taskId: string): void {

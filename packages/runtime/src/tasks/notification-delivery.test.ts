@@ -1,0 +1,255 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type JournalEntry, type SimRequest, rules } from '@delegate/api-sim';
+import { agentCall, agentOf, customAgent, isMain } from '../__fixtures__/sim-helpers.js';
+import { type TestSession, createTestSession, waitUntil } from '../__fixtures__/test-session.js';
+
+let current: TestSession | undefined;
+
+afterEach(async () => {
+  await current?.cleanup();
+  current = undefined;
+});
+
+const worker = customAgent('---\nname: worker\ndescription: Works.\ntools: Glob\n---\nYou work.');
+
+/** A gate the simulator's answers wait on. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+/** How often each task id appears in notifications of a request body. */
+function notificationCounts(entry: JournalEntry | undefined): Map<string, number> {
+  const counts = new Map<string, number>();
+  const text = JSON.stringify(entry?.body ?? {});
+  for (const match of text.matchAll(/<task-notification>\\ntask-id: (\S+?)\\n/g))
+    counts.set(match[1]!, (counts.get(match[1]!) ?? 0) + 1);
+  return counts;
+}
+
+const toolResults = (request: SimRequest) => request.toolResults.length > 0;
+
+describe('task notifications, exactly once', () => {
+  it('delivers 100 notifications once each when 100 background agents finish together while the parent is mid-turn', async () => {
+    const release = gate();
+    let arrived = 0;
+    const live: { session?: TestSession['session'] } = {};
+    current = await createTestSession({
+      agents: [worker],
+      session: { maxBackgroundAgents: 100 },
+      policy: rules([
+        {
+          match: { when: (request) => isMain(request) && request.turnIndex === 0 },
+          reply: Array.from({ length: 100 }, (_, index) =>
+            agentCall({
+              description: `job ${index}`,
+              prompt: `job ${index}`,
+              subagent_type: 'worker',
+              run_in_background: true,
+            }),
+          ),
+        },
+        {
+          // The parent's second turn: every worker is waiting; let them all finish at once,
+          // and answer only once every one has ended, so all 100 notifications arrive mid-turn.
+          match: { when: (request) => isMain(request) && request.turnIndex === 1 },
+          reply: async () => {
+            await waitUntil(() => arrived === 100, 30_000);
+            release.open();
+            await waitUntil(() => live.session!.tasks.runningBackgroundCount === 0, 30_000);
+            return [{ type: 'tool_use', name: 'Glob', input: { pattern: '*' } }];
+          },
+        },
+        { match: { when: isMain }, reply: 'all noted' },
+        {
+          match: { agent: 'worker', when: (request) => !toolResults(request) },
+          reply: async () => {
+            arrived++;
+            await release.opened;
+            return 'job done';
+          },
+        },
+      ]),
+    });
+    live.session = current.session;
+    const session = current.session;
+    const finishedAt: number[] = [];
+    session.events.on((event) => {
+      if (event.type === 'agent.completed') finishedAt.push(Date.now());
+    });
+    const { text } = await session.send('start 100 jobs', { waitForBackground: true });
+    await session.flush();
+
+    expect(text).toBe('all noted');
+    expect(finishedAt).toHaveLength(100);
+    const main = current.sim.journal.filter((entry) => agentOf(entry) === undefined);
+    // Every later request carries the whole history: the last one holds each notification once.
+    const counts = notificationCounts(main.at(-1));
+    const tasks = session.tasks.list();
+    expect(tasks).toHaveLength(100);
+    expect(counts.size).toBe(100);
+    for (const task of tasks) {
+      expect(counts.get(task.id), task.id).toBe(1);
+      expect(task.notification?.status).toBe('delivered');
+    }
+    // None arrived before the workers finished: the turn that ran while they finished has none.
+    expect(notificationCounts(main[1]).size).toBe(0);
+    expect(session.tasks.pendingNotifications).toBe(0);
+  }, 60_000);
+
+  for (const moment of ['agent.message', 'agent.completed', 'agent.notification'] as const) {
+    it(`delivers exactly one notification when the agent is stopped at ${moment} while it finishes`, async () => {
+      current = await createTestSession({
+        agents: [worker],
+        policy: rules([
+          {
+            match: { when: (request) => isMain(request) && request.turnIndex === 0 },
+            reply: [
+              agentCall({
+                description: 'job',
+                prompt: 'job',
+                subagent_type: 'worker',
+                run_in_background: true,
+              }),
+            ],
+          },
+          { match: { when: isMain }, reply: 'noted' },
+          { match: { agent: 'worker' }, reply: 'job done' },
+        ]),
+      });
+      const { session, sim } = current;
+      let stops = 0;
+      session.events.on((event) => {
+        if (event.type !== moment || event.agentId === 'main') return;
+        for (const task of session.tasks.list()) {
+          session.stopTask(task.id);
+          stops++;
+        }
+      });
+      await session.send('start', { waitForBackground: true });
+      await session.flush();
+
+      expect(stops).toBeGreaterThan(0);
+      const [task] = session.tasks.list();
+      const counts = notificationCounts(
+        sim.journal.filter((entry) => agentOf(entry) === undefined).at(-1),
+      );
+      expect([...counts.values()]).toEqual([1]);
+      expect(counts.get(task!.id)).toBe(1);
+      expect(task?.notification?.status).toBe('delivered');
+      expect(['completed', 'killed']).toContain(task?.status);
+      expect(task?.notification?.text).toContain(`status: ${task?.status}`);
+    });
+  }
+
+  it('still notifies once when a listener throws while the agent settles', async () => {
+    current = await createTestSession({
+      agents: [worker],
+      session: {
+        onEventListenerError: (error) => {
+          throw error;
+        },
+      },
+      policy: rules([
+        {
+          match: { when: (request) => isMain(request) && request.turnIndex === 0 },
+          reply: [
+            agentCall({
+              description: 'job',
+              prompt: 'job',
+              subagent_type: 'worker',
+              run_in_background: true,
+            }),
+          ],
+        },
+        { match: { when: isMain }, reply: 'noted' },
+        { match: { agent: 'worker' }, reply: 'job done' },
+      ]),
+    });
+    const { session, sim } = current;
+    session.events.on((event) => {
+      if (event.type === 'agent.completed') throw new Error('a broken dashboard');
+    });
+    await session.send('start', { waitForBackground: true });
+    await session.flush();
+    const [task] = session.tasks.list();
+    const counts = notificationCounts(
+      sim.journal.filter((entry) => agentOf(entry) === undefined).at(-1),
+    );
+    expect(counts.get(task!.id)).toBe(1);
+    expect(counts.size).toBe(1);
+    expect(task?.notification?.status).toBe('delivered');
+  });
+
+  it('keeps a notification still queued when the session is aborted with its task, as undeliverable', async () => {
+    current = await createTestSession({
+      agents: [worker],
+      policy: rules([
+        {
+          match: { when: (request) => isMain(request) && request.turnIndex === 0 },
+          reply: [
+            agentCall({
+              description: 'job',
+              prompt: 'job',
+              subagent_type: 'worker',
+              run_in_background: true,
+            }),
+          ],
+        },
+        { match: { when: isMain }, reply: 'started it' },
+        { match: { agent: 'worker' }, reply: 'job done' },
+      ]),
+    });
+    const { session } = current;
+    await session.send('start');
+    await waitUntil(() => session.tasks.pendingNotifications === 1);
+    expect(session.tasks.list()[0]?.notification?.status).toBe('queued');
+    session.abort();
+    await session.flush();
+    const [task] = session.tasks.list();
+    expect(task?.status).toBe('completed');
+    expect(task?.notification?.status).toBe('undeliverable');
+    expect(task?.notification?.text).toContain('result:\njob done');
+    expect(session.tasks.pendingNotifications).toBe(0);
+  });
+
+  it('keeps a notification nobody can receive with its task, as undeliverable', async () => {
+    const release = gate();
+    current = await createTestSession({
+      agents: [worker],
+      policy: rules([
+        {
+          match: { when: (request) => isMain(request) && request.turnIndex === 0 },
+          reply: [
+            agentCall({
+              description: 'job',
+              prompt: 'job',
+              subagent_type: 'worker',
+              run_in_background: true,
+            }),
+          ],
+        },
+        { match: { when: isMain }, reply: 'started it' },
+        {
+          match: { agent: 'worker' },
+          reply: async () => {
+            await release.opened;
+            return 'job done';
+          },
+        },
+      ]),
+    });
+    const { session } = current;
+    await session.send('start');
+    expect(session.tasks.runningBackgroundCount).toBe(1);
+    session.abort();
+    release.open();
+    await session.flush();
+    const [task] = session.tasks.list();
+    expect(task?.status).toBe('killed');
+    expect(task?.notification?.status).toBe('undeliverable');
+    expect(task?.notification?.text).toContain(`task-id: ${task?.id}`);
+    expect(session.tasks.pendingNotifications).toBe(0);
+  });
+});
