@@ -17,12 +17,15 @@ import { createApp } from './http/create-app.js';
 import { OpenStreams } from './http/open-streams.js';
 import { createLogger } from './logging/create-logger.js';
 import { InProcessRunQueue } from './queue/in-process-run-queue.js';
-import type { RunQueue, RunQueueShutdown } from './queue/run-queue.js';
+import { BullRunQueue } from './queue/bull-run-queue.js';
+import type { RunJob, RunQueue, RunQueueShutdown } from './queue/run-queue.js';
 import { RunExecutor } from './runner/run-executor.js';
 import { RunService } from './runner/run-service.js';
 import { createRedactor } from './security/create-redactor.js';
 import { startInProcessSim } from './sim/start-in-process-sim.js';
 import type { RunStore } from './store/run-store.js';
+import { openPostgresRunStore } from './store/postgres-run-store.js';
+import { urlPassword } from './store/redact-url.js';
 import { openSqliteRunStore } from './store/sqlite-run-store.js';
 import { isInside } from './workspace/resolve-workspace.js';
 
@@ -145,7 +148,13 @@ async function lay(input: ServerConfigInput, parts: ServerParts): Promise<Founda
         ...(config.simPacing ? { pacing: config.simPacing } : {}),
       })
     : undefined;
-  const secrets = [config.apiKey, token.token];
+  // Passwords in connection URLs are secrets like the key and the token: never logged.
+  const secrets = [
+    config.apiKey,
+    token.token,
+    urlPassword(config.store),
+    urlPassword(config.queue),
+  ];
   const logger = createLogger({
     level: config.logLevel,
     secrets,
@@ -164,7 +173,11 @@ type Engine = {
 
 async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
   const { config, logger, redact } = base;
-  const store = parts.store ?? openSqliteRunStore({ path: join(base.dataDir, 'runs.sqlite') });
+  const store =
+    parts.store ??
+    (config.store
+      ? await openPostgresRunStore({ url: config.store })
+      : openSqliteRunStore({ path: join(base.dataDir, 'runs.sqlite') }));
   await store.migrate();
   const hub = new RunEventHub({
     store,
@@ -172,13 +185,21 @@ async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
     onWriteError: (runId, error) =>
       logger.error({ runId, err: redact(errorMessage(error)) }, 'storing events failed'),
   });
+  const onHandlerError = (job: RunJob, error: unknown): void =>
+    logger.error({ runId: job.runId, err: redact(errorMessage(error)) }, 'run job failed');
   const queue =
     parts.queue ??
-    new InProcessRunQueue({
-      concurrency: config.maxConcurrentRuns,
-      onHandlerError: (job, error) =>
-        logger.error({ runId: job.runId, err: redact(errorMessage(error)) }, 'run job failed'),
-    });
+    (config.queue
+      ? new BullRunQueue({
+          url: config.queue,
+          prefix: config.queuePrefix,
+          concurrency: config.maxConcurrentRuns,
+          lockDurationMs: config.failoverAfterMs,
+          // The executor fails a run past maxFailovers; BullMQ must not fail the job first.
+          maxStalledCount: config.maxFailovers + 1,
+          onHandlerError,
+        })
+      : new InProcessRunQueue({ concurrency: config.maxConcurrentRuns, onHandlerError }));
   const baseURL = base.sim?.url ?? config.baseURL;
   const executor = new RunExecutor({
     store,

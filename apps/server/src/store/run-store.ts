@@ -158,6 +158,21 @@ export type StoredEvent = {
   data: Record<string, unknown>;
 };
 
+/**
+ * A piece of one of a run's transcript files (JSONL lines, or a whole metadata file), so
+ * that any worker can restore the files and resume any agent of the run.
+ */
+export type TranscriptChunk = {
+  /** Run the transcript belongs to. */
+  runId: string;
+  /** File path relative to the transcript directory (`<run>.jsonl`, `<run>/agents/<id>.jsonl`). */
+  file: string;
+  /** Byte offset of `content` in the file (0 for a file stored whole). */
+  offset: number;
+  /** The bytes, as UTF-8 text (whole lines). */
+  content: string;
+};
+
 /** A page of runs, newest first. */
 export type RunPage = {
   /** Runs of this page. */
@@ -167,10 +182,11 @@ export type RunPage = {
 };
 
 /**
- * Where the server keeps runs, agent trees, tasks and the event log. Transcripts stay in
- * the runtime's JSONL files; the store keeps their paths. Every implementation runs the
- * shared contract suite (`run-store-contract.ts`); the embedded one is SQLite, a
- * PostgreSQL one can share the Kysely queries and migrations (`KyselyRunStore`).
+ * Where the server keeps runs, agent trees, tasks, the event log and a copy of the
+ * transcripts (the runtime writes JSONL files; every finished turn is copied into the
+ * store, so another worker can restore them). Every implementation runs the shared
+ * contract suite (`run-store-contract.ts`); SQLite and PostgreSQL share the Kysely queries
+ * and migrations (`KyselyRunStore`).
  */
 export interface RunStore {
   /** Applies pending schema migrations; safe to call on every start. */
@@ -220,4 +236,18 @@ export interface RunStore {
   }): Promise<StoredEvent | undefined>;
   /** The highest `seq` of the run's log (0 when it is empty). */
   lastEventSeq(runId: string): Promise<number>;
+
+  /** Stores transcript pieces; a piece at an offset already stored replaces it. */
+  saveTranscriptChunks(chunks: readonly TranscriptChunk[]): Promise<void>;
+  /** The run's transcript pieces, by file, then offset. */
+  listTranscriptChunks(runId: string): Promise<TranscriptChunk[]>;
+
+  /**
+   * Calls `listener` with the positions whenever any process appends events to any run's log (a shared store
+   * only; absent on embedded stores, where the only writer is this process). Resolves with
+   * a function that stops listening.
+   */
+  watchAppends?(
+    listener: (runId: string, firstSeq: number, lastSeq: number) => void,
+  ): Promise<() => Promise<void>>;
 }
