@@ -19,6 +19,8 @@ import { createLogger } from './logging/create-logger.js';
 import { InProcessRunQueue } from './queue/in-process-run-queue.js';
 import { BullRunQueue } from './queue/bull-run-queue.js';
 import type { RunJob, RunQueue, RunQueueShutdown } from './queue/run-queue.js';
+import { openRedis } from './queue/bull-run-queue.js';
+import { LocalRunControl, RedisRunControl, type RunControl } from './runner/run-control.js';
 import { RunExecutor } from './runner/run-executor.js';
 import { RunService } from './runner/run-service.js';
 import { createRedactor } from './security/create-redactor.js';
@@ -31,9 +33,9 @@ import { isInside } from './workspace/resolve-workspace.js';
 
 /** A running delegate-server. */
 export type DelegateServer = {
-  /** Base URL (`http://127.0.0.1:PORT`). */
+  /** Base URL (`http://127.0.0.1:PORT`); empty for a worker (`role: 'worker'` serves no HTTP). */
   url: string;
-  /** Port it listens on. */
+  /** Port it listens on (0 for a worker). */
   port: number;
   /** The bearer token clients must send. */
   token: ServerToken;
@@ -169,11 +171,14 @@ type Engine = {
   hub: RunEventHub;
   queue: RunQueue;
   service: RunService;
+  control: RunControl;
+  /** Stops listening for other processes' event appends. */
+  stopWatching: () => Promise<void>;
 };
 
 async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
   const { config, logger, redact } = base;
-  const store =
+  const store: RunStore =
     parts.store ??
     (config.store
       ? await openPostgresRunStore({ url: config.store })
@@ -187,7 +192,7 @@ async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
   });
   const onHandlerError = (job: RunJob, error: unknown): void =>
     logger.error({ runId: job.runId, err: redact(errorMessage(error)) }, 'run job failed');
-  const queue =
+  const queue: RunQueue =
     parts.queue ??
     (config.queue
       ? new BullRunQueue({
@@ -201,25 +206,41 @@ async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
         })
       : new InProcessRunQueue({ concurrency: config.maxConcurrentRuns, onHandlerError }));
   const baseURL = base.sim?.url ?? config.baseURL;
-  const executor = new RunExecutor({
-    store,
-    hub,
-    logger,
-    redact,
-    idleSessions: config.idleSessions,
-    defaults: {
-      dataDir: base.dataDir,
-      apiKey: config.apiKey ?? 'sim-key',
-      ...(baseURL ? { baseURL } : {}),
-      ...(config.homeDir ? { homeDir: config.homeDir } : {}),
-      toolEnv: toolEnvironment(base.secrets),
-    },
-  });
+  const executor =
+    config.role === 'api'
+      ? undefined
+      : new RunExecutor({
+          store,
+          hub,
+          logger,
+          redact,
+          idleSessions: config.idleSessions,
+          shared: queue.shared === true,
+          maxFailovers: config.maxFailovers,
+          defaults: {
+            dataDir: base.dataDir,
+            apiKey: config.apiKey ?? 'sim-key',
+            ...(baseURL ? { baseURL } : {}),
+            ...(config.homeDir ? { homeDir: config.homeDir } : {}),
+            toolEnv: toolEnvironment(base.secrets),
+          },
+        });
+  const stopWatching = store.watchAppends
+    ? await store.watchAppends((runId, first, last) => hub.appendedElsewhere(runId, first, last))
+    : async () => undefined;
+  const control = config.queue
+    ? await RedisRunControl.open({
+        executor,
+        connect: () => openRedis(config.queue!),
+        prefix: config.queuePrefix,
+      })
+    : new LocalRunControl(executor);
   const service = new RunService({
     store,
     hub,
     queue,
     executor,
+    control,
     logger,
     workspaceRoots: base.roots,
     dataDir: base.dataDir,
@@ -227,8 +248,8 @@ async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
     ...(config.homeDir ? { homeDir: config.homeDir } : {}),
   });
   await service.recover();
-  queue.start(executor.handle);
-  return { store, hub, queue, service };
+  if (executor) queue.start(executor.handle);
+  return { store, hub, queue, service, control, stopWatching };
 }
 
 /** Closes the HTTP server: idle sockets at once, the rest after a second. */
@@ -276,13 +297,24 @@ export async function startServer(
       redact: base.redact,
     },
   });
-  const server = createAdaptorServer({ fetch: app.fetch });
-  const address = await listen(server, { port: config.port, host: config.host });
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host}:${address.port}`;
+  // A worker serves no HTTP: it only takes runs from the shared queue.
+  const server = config.role === 'worker' ? undefined : createAdaptorServer({ fetch: app.fetch });
+  const address = server
+    ? await listen(server, { port: config.port, host: config.host })
+    : undefined;
+  const host = address?.family === 'IPv6' ? `[${address.address}]` : address?.address;
+  const url = address ? `http://${host}:${address.port}` : '';
   logger.info(
-    { url, dataDir: base.dataDir, workspaceRoots: base.roots, tokenSource: base.token.source },
-    'delegate-server listening',
+    {
+      ...(address ? { url } : {}),
+      role: config.role,
+      store: config.store ? 'postgres' : 'sqlite',
+      queue: config.queue ? 'bullmq' : 'in-process',
+      dataDir: base.dataDir,
+      workspaceRoots: base.roots,
+      tokenSource: base.token.source,
+    },
+    config.role === 'worker' ? 'delegate-server worker taking runs' : 'delegate-server listening',
   );
 
   let closing: Promise<RunQueueShutdown> | undefined;
@@ -297,7 +329,9 @@ export async function startServer(
       // Event streams send what is left and end; then the sockets close.
       shutdown.abort();
       await streams.drained(2_000);
-      await closeHttp(server);
+      if (server) await closeHttp(server);
+      await engine.control.close();
+      await engine.stopWatching();
       await engine.store.close();
       await base.sim?.close();
       logger.info({ ...result }, 'delegate-server stopped');
@@ -307,7 +341,7 @@ export async function startServer(
   };
   return {
     url,
-    port: address.port,
+    port: address?.port ?? 0,
     token: base.token,
     config,
     store: engine.store,

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { DelegateError, errorMessage, isAbortError } from '@delegate/core';
 import type { Logger } from 'pino';
 import type { RunEventHub } from '../events/run-event-hub.js';
@@ -7,6 +8,8 @@ import type { AgentStatus, RunError, RunInput, RunRecord, RunStore } from '../st
 import { AgentTree, MAIN_AGENT_ID, type TreeChange } from './agent-tree.js';
 import { type SessionDefaults, prepareSession } from './prepare-session.js';
 import { SessionRunner, type SessionRunnerOptions } from './session-runner.js';
+import { takeOverRun } from './take-over-run.js';
+import { TranscriptSync } from './transcript-sync.js';
 
 /** How a turn ended, as the run records it. */
 type TurnEnd = {
@@ -23,6 +26,8 @@ type ActiveRun = {
   stopping: 'cancel' | 'shutdown' | undefined;
   /** Store writes of the tree, in order. */
   writes: Promise<void>;
+  /** Copies the transcripts into the store (the run's checkpoints). */
+  transcripts: TranscriptSync;
 };
 
 /** Lifecycle events after which the task list has changed. */
@@ -36,6 +41,9 @@ const TASK_EVENTS = new Set([
 
 const RESUME_NOTE =
   'The server restarted while you were working, so your previous turn was interrupted. Continue the task from where you left off, then give your report.';
+
+const HANDOFF_NOTE =
+  'The worker running this session shut down while you were working, and another worker took over. Your last finished turn is kept; tool calls that were in flight did not complete (their results say so). Continue the task, then give your report.';
 
 function now(): string {
   return new Date().toISOString();
@@ -60,6 +68,8 @@ export class RunExecutor {
   private readonly defaults: SessionDefaults;
   private readonly redact: <T>(value: T) => T;
   private readonly idleLimit: number;
+  private readonly shared: boolean;
+  private readonly maxFailovers: number;
   private readonly active = new Map<string, ActiveRun>();
   /** Sessions of finished turns, oldest first, for quick continuation. */
   private readonly idle = new Map<string, SessionRunner>();
@@ -71,37 +81,96 @@ export class RunExecutor {
     defaults: SessionDefaults;
     redact: <T>(value: T) => T;
     idleSessions: number;
+    /**
+     * True when other workers share the queue and the store: a turn stopped by a shutdown is
+     * handed back to the queue, and no idle session is kept (the next turn may have run elsewhere).
+     */
+    shared?: boolean;
+    /** Times a run may be taken over from a dead worker before it is failed. */
+    maxFailovers?: number;
   }) {
     this.store = options.store;
     this.hub = options.hub;
     this.logger = options.logger;
     this.defaults = options.defaults;
     this.redact = options.redact;
-    this.idleLimit = options.idleSessions;
+    this.shared = options.shared ?? false;
+    this.maxFailovers = options.maxFailovers ?? 3;
+    this.idleLimit = this.shared ? 0 : options.idleSessions;
   }
 
-  /** The queue's handler: runs one turn of `job.runId`. */
-  handle = async (job: RunJob, signal: AbortSignal): Promise<void> => {
-    const queued = await this.store.getRun(job.runId);
-    if (!queued || queued.status !== 'queued') return;
-    const input = queued.pending ?? { kind: 'start' };
-    const run = await this.store.transitionRun({
-      runId: job.runId,
-      from: ['queued'],
-      patch: { status: 'running', pending: null, startedAt: now(), endedAt: null, error: null },
-    });
-    // Cancelled while it waited.
-    if (!run) return;
+  /**
+   * The queue's handler: runs the turn of `job.runId` (and a further one queued while the
+   * turn ended), or takes over a run whose worker died.
+   */
+  handle = async (job: RunJob, signal: AbortSignal): Promise<void | 'handed-back'> => {
+    for (;;) {
+      const outcome = await this.handleOnce(job, signal);
+      if (outcome !== 'again' || signal.aborted)
+        return outcome === 'handed-back' ? outcome : undefined;
+    }
+  };
+
+  private async handleOnce(
+    job: RunJob,
+    signal: AbortSignal,
+  ): Promise<void | 'handed-back' | 'again'> {
+    const current = await this.store.getRun(job.runId);
+    if (!current) return;
+    let run: RunRecord | undefined;
+    let input: RunInput;
+    if (current.status === 'running' && (job.attempt ?? 1) > 1) {
+      // The worker that held this job stopped answering; this one takes the run over.
+      const takeover = await takeOverRun({
+        store: this.store,
+        hub: this.hub,
+        run: current,
+        failovers: Math.max(job.failovers ?? 0, (job.attempt ?? 1) - 1),
+        maxFailovers: this.maxFailovers,
+      });
+      if (!takeover) return;
+      ({ run, input } = takeover);
+    } else {
+      if (current.status !== 'queued') return;
+      input = current.pending ?? { kind: 'start' };
+      run = await this.store.transitionRun({
+        runId: job.runId,
+        from: ['queued'],
+        patch: { status: 'running', pending: null, startedAt: now(), endedAt: null, error: null },
+      });
+      // Cancelled while it waited.
+      if (!run) return;
+    }
+    const ended = await this.work({ run, input, signal });
+    if (ended === 'handed-back') return ended;
+    // A message sent while this turn was ending is queued under the same job: run it here.
+    return (await this.store.getRun(run.id))?.status === 'queued' ? 'again' : undefined;
+  }
+
+  private async work(options: {
+    run: RunRecord;
+    input: RunInput;
+    signal: AbortSignal;
+  }): Promise<TurnEnd['status'] | 'handed-back'> {
+    const { run, input, signal } = options;
     const release = this.hub.retain(run.id);
     const active: ActiveRun = {
       runner: undefined,
       tree: undefined,
       stopping: undefined,
       writes: Promise.resolve(),
+      transcripts: new TranscriptSync({
+        store: this.store,
+        runId: run.id,
+        directory: join(this.defaults.dataDir, 'transcripts'),
+        sessionId: run.sessionId,
+      }),
     };
     this.active.set(run.id, active);
     const onShutdown = (): void => this.stop(active, 'shutdown', signal.reason);
     signal.addEventListener('abort', onShutdown, { once: true });
+    // Checkpoints between the events too, so a long tool call loses nothing already answered.
+    const checkpoint = setInterval(() => this.queueTranscriptSync(run.id, active), 250);
     try {
       void this.hub.publish(run.id, { type: 'run.status', status: 'running' });
       void this.hub.publish(run.id, {
@@ -110,13 +179,18 @@ export class RunExecutor {
         text: this.redact(inputText(run, input)),
       });
       const end = await this.runTurn({ run, input, active });
+      clearInterval(checkpoint);
+      if (end.status === 'interrupted' && active.stopping === 'shutdown' && this.shared)
+        return await this.handBack({ run, active, end });
       await this.finishTurn({ run, active, end });
+      return end.status;
     } finally {
+      clearInterval(checkpoint);
       signal.removeEventListener('abort', onShutdown);
       this.active.delete(run.id);
       release();
     }
-  };
+  }
 
   /** True while the run is working in this process. */
   isActive(runId: string): boolean {
@@ -159,6 +233,8 @@ export class RunExecutor {
     const { run, input, active } = options;
     try {
       const prepared = await prepareSession({ run, defaults: this.defaults });
+      // The store holds the last finished turn of every agent, whichever worker ran it.
+      if (input.kind !== 'start') await active.transcripts.restore();
       const runner = await this.acquireRunner({ run, input, options: prepared.options });
       active.runner = runner;
       const tree = new AgentTree({
@@ -172,6 +248,7 @@ export class RunExecutor {
       active.tree = tree;
       const off = runner.onEvent((event) => {
         this.record(run.id, active, tree.apply(event));
+        this.queueTranscriptSync(run.id, active);
         // A task starts or ends with these: keep the stored task list current.
         if (event.kind === 'agent' && TASK_EVENTS.has(event.event.type))
           this.queueTaskSync(run, active);
@@ -276,6 +353,61 @@ export class RunExecutor {
       );
   }
 
+  private queueTranscriptSync(runId: string, active: ActiveRun): void {
+    active.transcripts
+      .sync()
+      .catch((error: unknown) =>
+        this.logger.error({ runId, err: errorMessage(error) }, 'storing transcripts failed'),
+      );
+  }
+
+  /** Stores the turn's last transcript lines; they are the checkpoint the next turn starts from. */
+  private async checkpoint(runId: string, active: ActiveRun): Promise<void> {
+    await active.runner?.flush().catch(() => undefined);
+    await active.transcripts
+      .sync()
+      .catch((error: unknown) =>
+        this.logger.error({ runId, err: errorMessage(error) }, 'storing transcripts failed'),
+      );
+  }
+
+  /**
+   * A shared queue's worker shut down mid-turn: the agents are recorded as interrupted, the
+   * transcripts stored, and the run queued again to resume on another worker.
+   */
+  private async handBack(options: {
+    run: RunRecord;
+    active: ActiveRun;
+    end: TurnEnd;
+  }): Promise<'handed-back'> {
+    const { run, active } = options;
+    const working = (active.tree?.list() ?? []).filter((agent) => agent.status === 'running');
+    if (active.tree)
+      this.record(
+        run.id,
+        active,
+        active.tree.finish({ status: 'interrupted', mainStatus: 'interrupted' }),
+      );
+    await active.writes;
+    await this.checkpoint(run.id, active);
+    await this.syncTasks(run, active.runner).catch(() => undefined);
+    for (const agent of working)
+      void this.hub.publish(run.id, {
+        type: 'agent.retried',
+        agentId: agent.agentId,
+        reason: 'handoff',
+      });
+    await this.store.transitionRun({
+      runId: run.id,
+      from: ['running'],
+      patch: { status: 'queued', pending: { kind: 'resume', text: HANDOFF_NOTE }, endedAt: now() },
+    });
+    await this.hub.publish(run.id, { type: 'run.status', status: 'queued' });
+    await this.hub.flush(run.id);
+    this.logger.info({ runId: run.id }, 'run handed back to the queue');
+    return 'handed-back';
+  }
+
   private queueTaskSync(run: RunRecord, active: ActiveRun): void {
     active.writes = active.writes
       .then(() => this.syncTasks(run, active.runner))
@@ -320,6 +452,7 @@ export class RunExecutor {
       );
     }
     await active.writes;
+    await this.checkpoint(run.id, active);
     await this.syncTasks(run, active.runner).catch((error: unknown) =>
       this.logger.error({ runId: run.id, err: errorMessage(error) }, 'storing tasks failed'),
     );

@@ -1,4 +1,10 @@
-import { type CompleteUsage, DelegateError, completeUsage } from '@delegate/core';
+import {
+  type CompleteUsage,
+  DelegateError,
+  addUsage,
+  completeUsage,
+  emptyUsage,
+} from '@delegate/core';
 import { type Kysely, type Selectable, type Transaction, Migrator, sql } from 'kysely';
 import { RunOptions, type RunStatus } from '../http/schemas.js';
 import type { AgentsTable, Database, EventsTable, RunsTable, TasksTable } from './database.js';
@@ -15,6 +21,7 @@ import type {
   RunRecord,
   RunStore,
   StoredEvent,
+  StoreSummary,
   TaskRecord,
   TranscriptChunk,
 } from './run-store.js';
@@ -383,6 +390,43 @@ export class KyselyRunStore implements RunStore {
       }
       await this.afterAppend?.(transaction, events);
     });
+  }
+
+  /** Totals for metrics. */
+  async summarize(): Promise<StoreSummary> {
+    const statuses = await this.db
+      .selectFrom('runs')
+      .select((eb) => ['status', eb.fn.countAll<number>().as('count')])
+      .groupBy('status')
+      .execute();
+    const runsByStatus: Record<string, number> = {};
+    for (const row of statuses) runsByStatus[row.status] = Number(row.count);
+    const agents = await this.db
+      .selectFrom('agents')
+      .select(['model', 'usage', 'cost_usd'])
+      .execute();
+    const models = new Map<string, { usage: CompleteUsage; costUsd: number }>();
+    for (const agent of agents) {
+      const totals = models.get(agent.model) ?? { usage: emptyUsage(), costUsd: 0 };
+      totals.usage = completeUsage(
+        addUsage(totals.usage, JSON.parse(agent.usage) as CompleteUsage),
+      );
+      totals.costUsd += Number(agent.cost_usd);
+      models.set(agent.model, totals);
+    }
+    const counts = await this.db
+      .selectFrom('events')
+      .select((eb) => ['type', eb.fn.countAll<number>().as('count')])
+      .where('type', 'in', ['agent.usage', 'run.failover'])
+      .groupBy('type')
+      .execute();
+    const count = (type: string) => Number(counts.find((row) => row.type === type)?.count ?? 0);
+    return {
+      runsByStatus,
+      models: [...models].map(([model, totals]) => ({ model, ...totals })),
+      turns: count('agent.usage'),
+      failovers: count('run.failover'),
+    };
   }
 
   /** Stores transcript pieces, replacing one at the same offset. */

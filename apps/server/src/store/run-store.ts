@@ -173,6 +173,28 @@ export type TranscriptChunk = {
   content: string;
 };
 
+/** Usage and cost of every agent of one model, summed over all runs. */
+export type ModelTotals = {
+  /** Model id. */
+  model: string;
+  /** Token usage. */
+  usage: CompleteUsage;
+  /** Cost in US dollars (of the priced agents). */
+  costUsd: number;
+};
+
+/** Totals over the whole store, for metrics. */
+export type StoreSummary = {
+  /** Number of runs per status. */
+  runsByStatus: Record<string, number>;
+  /** Usage and cost per model. */
+  models: ModelTotals[];
+  /** Model responses recorded (one usage change each). */
+  turns: number;
+  /** Takeovers of runs from workers that stopped answering. */
+  failovers: number;
+};
+
 /** A page of runs, newest first. */
 export type RunPage = {
   /** Runs of this page. */
@@ -236,6 +258,9 @@ export interface RunStore {
   }): Promise<StoredEvent | undefined>;
   /** The highest `seq` of the run's log (0 when it is empty). */
   lastEventSeq(runId: string): Promise<number>;
+
+  /** Totals for metrics: runs by status, usage and cost by model, turns, failovers. */
+  summarize(): Promise<StoreSummary>;
 
   /** Stores transcript pieces; a piece at an offset already stored replaces it. */
   saveTranscriptChunks(chunks: readonly TranscriptChunk[]): Promise<void>;
