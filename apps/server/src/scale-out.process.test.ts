@@ -1,0 +1,199 @@
+import type { Policy } from '@delegate/api-sim';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiNode, type Cluster, startCluster } from './__fixtures__/cluster.js';
+import { Gates } from './__fixtures__/scenario-policy.js';
+import { type ApiEvent, type ApiRun, json } from './__fixtures__/api-types.js';
+import { readSse } from './__fixtures__/test-server.js';
+
+const gates = new Gates();
+let parallelArrivals = 0;
+
+const policy: Policy = async (request) => {
+  const text = JSON.stringify(request.messages);
+  const main = request.agent === undefined;
+  if (text.includes('scenario:parallel')) {
+    // Answers only once two runs wait at the same time: with one run per worker, that takes two workers.
+    parallelArrivals += 1;
+    if (parallelArrivals >= 2) gates.open('parallel');
+    await gates.get('parallel').promise;
+    return 'Parallel work done.';
+  }
+  if (text.includes('scenario:hold')) {
+    gates.open('hold-arrived');
+    await gates.get('hold').promise;
+    return 'Released.';
+  }
+  if (!text.includes('scenario:failover')) return 'No scenario.';
+  if (!main) {
+    if (request.lastUserText.includes('interrupted'))
+      return 'Sub-agent finished after the takeover.';
+    if (request.toolResults.length === 0)
+      return [{ type: 'tool_use', name: 'Glob', input: { pattern: '*' } }];
+    // The second turn of the sub-agent: held until its worker is killed.
+    gates.open('sub-second-turn');
+    await gates.get('never').promise;
+    return 'Not reached.';
+  }
+  if (request.lastUserText.includes('<task-notification>'))
+    return 'Main saw the resumed agent finish.';
+  if (request.toolResults.length > 0) return 'Waiting for the resumed agent.';
+  return [
+    {
+      type: 'tool_use',
+      name: 'Agent',
+      input: {
+        description: 'failover work',
+        prompt: 'scenario:failover work',
+        subagent_type: 'general-purpose',
+      },
+    },
+  ];
+};
+
+async function until<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
+  // A hang guard only: the outcome never depends on how long it takes.
+  for (let attempt = 0; attempt < 1_500; attempt++) {
+    const value = await check();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function runOf(node: ApiNode, runId: string): Promise<ApiRun> {
+  return json<ApiRun>(await node.api(`/v1/runs/${runId}`));
+}
+
+async function createRun(node: ApiNode, workspace: string, prompt: string): Promise<string> {
+  const response = await node.api('/v1/runs', { json: { prompt, workspace } });
+  expect(response.status).toBe(201);
+  return (await json<{ id: string }>(response)).id;
+}
+
+async function replay(node: ApiNode, runId: string): Promise<ApiEvent[]> {
+  const response = await node.api(`/v1/runs/${runId}/events`, {
+    headers: { accept: 'text/event-stream' },
+  });
+  expect(response.status).toBe(200);
+  return (await readSse(response)).events.map((event) => event.data);
+}
+
+function expectNoGap(events: readonly ApiEvent[]): void {
+  expect(events.map((event) => event.seq)).toEqual(events.map((_event, index) => index + 1));
+}
+
+describe('several workers on one PostgreSQL store and one BullMQ queue', () => {
+  let cluster: Cluster;
+  let first: ApiNode;
+  let second: ApiNode;
+
+  beforeAll(async () => {
+    cluster = await startCluster({ policy, failoverAfterMs: 2_000 });
+    first = await cluster.startApiNode();
+    second = await cluster.startApiNode();
+  });
+  afterAll(async () => {
+    gates.openAll();
+    await cluster?.close();
+  });
+
+  it('two workers take runs in parallel; a cancel sent to one API node stops a run a worker holds; SSE from another node replays it whole; SIGTERM drains a worker', async () => {
+    const workers = [await cluster.startWorker(), await cluster.startWorker()];
+    const runs = [
+      await createRun(first, cluster.workspace, 'scenario:parallel one'),
+      await createRun(first, cluster.workspace, 'scenario:parallel two'),
+    ];
+    for (const runId of runs)
+      expect(
+        (
+          await until(async () => {
+            const run = await runOf(second, runId);
+            return run.status === 'completed' ? run : undefined;
+          }, 'the parallel runs')
+        ).result,
+      ).toBe('Parallel work done.');
+
+    const held = await createRun(first, cluster.workspace, 'scenario:hold');
+    await gates.get('hold-arrived').promise;
+    const cancel = await second.api(`/v1/runs/${held}/cancel`, { method: 'POST' });
+    expect(cancel.status).toBe(202);
+    const cancelled = await until(async () => {
+      const run = await runOf(first, held);
+      return run.status === 'cancelled' ? run : undefined;
+    }, 'the cancel');
+    expect(cancelled.error?.code).toBe('ABORTED');
+    const events = await replay(second, held);
+    expectNoGap(events);
+    expect(events.map((event) => event.type)).toContain('run.input');
+    expect(events.at(-1)?.data).toMatchObject({ type: 'run.status', status: 'cancelled' });
+
+    for (const worker of workers) worker.child.kill('SIGTERM');
+    for (const worker of workers) expect((await worker.exit).code).toBe(0);
+  });
+
+  it('a worker killed with SIGKILL in the middle of a sub-agent turn: another worker resumes the run from its last finished turn, no finished request is sent twice, the log has no gap', async () => {
+    const doomed = await cluster.startWorker();
+    const runId = await createRun(first, cluster.workspace, 'scenario:failover start');
+    await gates.get('sub-second-turn').promise;
+    // The sub-agent's first turn (its Glob call and result) is in the store before the kill.
+    const database = new pg.Client({ connectionString: cluster.storeUrl });
+    await database.connect();
+    try {
+      await until(async () => {
+        const { rows } = await database.query(
+          `select content from transcripts where run_id = $1 and file like '%/agents/%.jsonl'`,
+          [runId],
+        );
+        return rows.some((row: { content: string }) => row.content.includes('tool_result'))
+          ? true
+          : undefined;
+      }, 'the checkpoint of the first turn');
+    } finally {
+      await database.end();
+    }
+    const rescuer = await cluster.startWorker();
+    doomed.child.kill('SIGKILL');
+    expect((await doomed.exit).signal).toBe('SIGKILL');
+
+    const run = await until(async () => {
+      const current = await runOf(second, runId);
+      return current.status === 'completed' || current.status === 'failed' ? current : undefined;
+    }, 'the run to end on the other worker');
+    expect(run.status).toBe('completed');
+    expect(run.result).toBe('Main saw the resumed agent finish.');
+    const sub = run.agents.find((agent) => agent.agentId !== 'main');
+    expect(sub?.status).toBe('completed');
+
+    // No request whose response was finished is sent again.
+    const finished = new Set<string>();
+    const resent: number[] = [];
+    for (const entry of cluster.sim.journal.entries) {
+      const body = entry.body as { system?: unknown; messages?: unknown };
+      const key = JSON.stringify([body.system, body.messages]);
+      if (finished.has(key)) resent.push(entry.index);
+      if (entry.status === 200 && entry.error === undefined) finished.add(key);
+    }
+    expect(resent).toEqual([]);
+    // The resumed sub-agent went on from its stored first turn (its Glob result), not from scratch.
+    const resumed = cluster.sim.journal.entries.filter(
+      (entry) =>
+        entry.headers['x-delegate-agent'] !== undefined &&
+        JSON.stringify(entry.body).includes('previous run was interrupted'),
+    );
+    expect(resumed).toHaveLength(1);
+    expect(JSON.stringify(resumed[0]!.body)).toContain('"name":"Glob"');
+    expect(resumed[0]!.status).toBe(200);
+
+    const events = await replay(second, runId);
+    expectNoGap(events);
+    const failover = events.find((event) => event.type === 'run.failover');
+    expect(failover?.data).toMatchObject({ failovers: 1 });
+    expect(
+      events.filter((event) => event.type === 'agent.retried').map((event) => event.agentId),
+    ).toEqual(expect.arrayContaining(['main', sub!.agentId]));
+    expect(events.at(-1)?.data).toMatchObject({ type: 'run.status', status: 'completed' });
+    rescuer.child.kill('SIGTERM');
+    expect((await rescuer.exit).code).toBe(0);
+  });
+});
