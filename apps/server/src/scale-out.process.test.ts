@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiNode, type Cluster, startCluster } from './__fixtures__/cluster.js';
 import { Gates } from './__fixtures__/scenario-policy.js';
 import { type ApiEvent, type ApiRun, json } from './__fixtures__/api-types.js';
-import { readSse } from './__fixtures__/test-server.js';
+import { TEST_TOKEN, readSse } from './__fixtures__/test-server.js';
 
 const gates = new Gates();
 let parallelArrivals = 0;
@@ -23,6 +23,17 @@ const policy: Policy = async (request) => {
     gates.open('hold-arrived');
     await gates.get('hold').promise;
     return 'Released.';
+  }
+  if (text.includes('scenario:doomed')) {
+    gates.open('doomed-arrived');
+    await gates.get('never').promise;
+    return 'Not reached.';
+  }
+  if (text.includes('scenario:drain')) {
+    if (request.lastUserText.includes('shut down')) return 'Resumed after the drain.';
+    gates.open('drain-arrived');
+    await gates.get('never').promise;
+    return 'Not reached.';
   }
   if (!text.includes('scenario:failover')) return 'No scenario.';
   if (!main) {
@@ -193,7 +204,81 @@ describe('several workers on one PostgreSQL store and one BullMQ queue', () => {
       events.filter((event) => event.type === 'agent.retried').map((event) => event.agentId),
     ).toEqual(expect.arrayContaining(['main', sub!.agentId]));
     expect(events.at(-1)?.data).toMatchObject({ type: 'run.status', status: 'completed' });
+    // Any API node serves the transcripts, from the store.
+    const transcript = await first.api(`/v1/runs/${runId}/transcript?agent=${sub!.agentId}`);
+    expect(transcript.status).toBe(200);
+    const lines = (await transcript.text()).trim().split('\n');
+    expect(lines.some((line) => line.includes('"name":"Glob"'))).toBe(true);
+    expect(lines.at(-1)).toContain('Sub-agent finished after the takeover');
     rescuer.child.kill('SIGTERM');
     expect((await rescuer.exit).code).toBe(0);
+  });
+
+  it('fails a run whose worker died more often than --max-failovers allows, saying why', async () => {
+    const doomed = await cluster.startWorker({ extraArgs: ['--max-failovers', '0'] });
+    const runId = await createRun(first, cluster.workspace, 'scenario:doomed');
+    await gates.get('doomed-arrived').promise;
+    const next = await cluster.startWorker({ extraArgs: ['--max-failovers', '0'] });
+    doomed.child.kill('SIGKILL');
+    const run = await until(async () => {
+      const current = await runOf(first, runId);
+      return current.status === 'failed' ? current : undefined;
+    }, 'the run to fail');
+    expect(run.error?.code).toBe('FAILOVER_LIMIT');
+    expect(run.error?.message).toMatch(/stopped 1 times.*--max-failovers/);
+    expect(run.agents.find((agent) => agent.agentId === 'main')?.status).toBe('failed');
+    expectNoGap(await replay(second, runId));
+    next.child.kill('SIGTERM');
+    expect((await next.exit).code).toBe(0);
+  });
+
+  it('SIGTERM hands a running turn back to the queue and another worker resumes it', async () => {
+    const leaving = await cluster.startWorker({ extraArgs: ['--shutdown-timeout-ms', '0'] });
+    const runId = await createRun(first, cluster.workspace, 'scenario:drain');
+    await gates.get('drain-arrived').promise;
+    const staying = await cluster.startWorker();
+    leaving.child.kill('SIGTERM');
+    expect((await leaving.exit).code).toBe(0);
+    const run = await until(async () => {
+      const current = await runOf(second, runId);
+      return current.status === 'completed' ? current : undefined;
+    }, 'the run to complete on the other worker');
+    expect(run.result).toBe('Resumed after the drain.');
+    const events = await replay(first, runId);
+    expectNoGap(events);
+    expect(
+      events.filter((event) => event.type === 'agent.retried').map((event) => event.data),
+    ).toEqual([{ type: 'agent.retried', agentId: 'main', reason: 'handoff' }]);
+    expect(events.filter((event) => event.type === 'run.failover')).toEqual([]);
+    staying.child.kill('SIGTERM');
+    expect((await staying.exit).code).toBe(0);
+  });
+
+  it('reports readiness of the store and the queue, and metrics behind the token', async () => {
+    const ready = await first.api('/readyz', { headers: { authorization: '' } });
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ok', checks: { store: 'ok', queue: 'ok' } });
+    const anonymous = await fetch(`${first.server.url}/metrics`);
+    expect(anonymous.status).toBe(401);
+    const metrics = await first.api('/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await metrics.text();
+    const value = (sample: string) => {
+      const line = text.split('\n').find((item) => item.startsWith(`${sample} `));
+      return line === undefined ? undefined : Number(line.slice(sample.length + 1));
+    };
+    // Runs of the earlier tests: 2 parallel, the failover and the drain completed; one cancelled; one failed.
+    expect(value('delegate_runs{status="completed"}')).toBe(4);
+    expect(value('delegate_runs{status="cancelled"}')).toBe(1);
+    expect(value('delegate_runs{status="failed"}')).toBe(1);
+    expect(value('delegate_failovers_total')).toBe(2);
+    expect(value('delegate_queue_jobs{state="waiting"}')).toBe(0);
+    // An API-only node takes no runs itself.
+    expect(value('delegate_worker_concurrency')).toBe(0);
+    expect(value('delegate_turns_total')).toBeGreaterThan(5);
+    expect(text).toMatch(/^delegate_tokens_total\{model="[^"]+",kind="output"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^delegate_cost_usd_total\{model="[^"]+"\} \d/m);
+    expect(text).not.toContain(TEST_TOKEN);
   });
 });

@@ -228,7 +228,8 @@ export class BullRunQueue implements RunQueue {
     return {
       queued: (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.delayed ?? 0),
       active: counts.active ?? 0,
-      concurrency: this.options.concurrency,
+      // A process that takes no runs (an API-only node) works on none at once.
+      concurrency: this.worker ? this.options.concurrency : 0,
       accepting: this.accepting,
     };
   }

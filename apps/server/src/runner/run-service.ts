@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isAbsolute, join, relative } from 'node:path';
-import { realpath } from 'node:fs/promises';
+import { readFile, realpath } from 'node:fs/promises';
 import { DelegateError } from '@delegate/core';
 import type { Logger } from 'pino';
 import type { RunEventHub } from '../events/run-event-hub.js';
@@ -225,6 +225,44 @@ export class RunService {
       );
     }
     return 'backgrounded';
+  }
+
+  /**
+   * The transcript of the main agent or of a sub-agent as JSONL: this server's file when it
+   * has one, else the copy in the store (written by whichever worker ran the agent).
+   */
+  async transcriptText(runId: string, agentId: string | undefined): Promise<string> {
+    try {
+      const path = await this.transcriptPath(runId, agentId);
+      return await readFile(path, 'utf8');
+    } catch (error) {
+      // A file outside this server's folder is refused, unless it is another worker's (shared queue).
+      if (error instanceof ApiError && error.publicCode === 'PATH_ESCAPE' && !this.shared)
+        throw error;
+      const stored = await this.storedTranscript(runId, agentId ?? MAIN_AGENT_ID);
+      if (stored !== undefined) return stored;
+      if (error instanceof ApiError) throw error;
+      throw new ApiError({
+        status: 404,
+        code: 'NOT_FOUND',
+        message: `The transcript of run ${runId} is not readable.`,
+      });
+    }
+  }
+
+  private async storedTranscript(runId: string, agentId: string): Promise<string | undefined> {
+    const run = await this.store.getRun(runId);
+    if (!run) return undefined;
+    const agents = await this.store.listAgents(runId);
+    if (!agents.some((agent) => agent.agentId === agentId)) return undefined;
+    const file =
+      agentId === MAIN_AGENT_ID
+        ? `${run.sessionId}.jsonl`
+        : `${run.sessionId}/agents/${agentId}.jsonl`;
+    const chunks = (await this.store.listTranscriptChunks(runId)).filter(
+      (chunk) => chunk.file === file,
+    );
+    return chunks.length === 0 ? undefined : chunks.map((chunk) => chunk.content).join('');
   }
 
   /** The transcript file of the main agent or of a sub-agent, checked to lie in the transcript folder. */
