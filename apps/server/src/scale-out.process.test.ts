@@ -1,7 +1,12 @@
 import type { Policy } from '@delegate/api-sim';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiNode, type Cluster, startCluster } from './__fixtures__/cluster.js';
+import {
+  type ApiNode,
+  CLUSTER_DB_PASSWORD,
+  type Cluster,
+  startCluster,
+} from './__fixtures__/cluster.js';
 import { Gates } from './__fixtures__/scenario-policy.js';
 import { type ApiEvent, type ApiRun, json } from './__fixtures__/api-types.js';
 import { TEST_TOKEN, readSse } from './__fixtures__/test-server.js';
@@ -212,6 +217,11 @@ describe('several workers on one PostgreSQL store and one BullMQ queue', () => {
     expect(lines.at(-1)).toContain('Sub-agent finished after the takeover');
     rescuer.child.kill('SIGTERM');
     expect((await rescuer.exit).code).toBe(0);
+    // Workers log JSON lines to stdout and notices to stderr; neither shows the store's password.
+    for (const worker of [doomed, rescuer]) {
+      expect(worker.output()).toContain('delegate-server worker taking runs');
+      expect(worker.output()).not.toContain(CLUSTER_DB_PASSWORD);
+    }
   });
 
   it('fails a run whose worker died more often than --max-failovers allows, saying why', async () => {

@@ -13,10 +13,15 @@ import { TEST_API_KEY, TEST_TOKEN } from './test-server.js';
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const bin = fileURLToPath(new URL('../bin.ts', import.meta.url));
 
+/** The password in the cluster's store URL (the server ignores it; it must never be printed). */
+export const CLUSTER_DB_PASSWORD = 'cluster-db-password-0451';
+
 /** A `delegate-server --worker` child process. */
 export type WorkerProcess = {
   child: ChildProcess;
   stderr: () => string;
+  /** Everything it printed (JSON log lines on stdout, notices on stderr). */
+  output: () => string;
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 };
 
@@ -48,7 +53,11 @@ export async function startCluster(options: {
   const home = join(directory, 'home');
   await mkdir(workspace, { recursive: true });
   await mkdir(home, { recursive: true });
-  const database = await createTestDatabase();
+  const created = await createTestDatabase();
+  // Loopback trust ignores the password; the tests check that no process ever prints it.
+  const storeUrl = new URL(created.url);
+  storeUrl.password = CLUSTER_DB_PASSWORD;
+  const database = { url: storeUrl.toString(), drop: created.drop };
   const prefix = testRedisPrefix();
   const sim = await startSim({
     policy: options.policy,
@@ -87,7 +96,7 @@ export async function startCluster(options: {
       '--max-concurrent-runs',
       String(workerOptions.concurrency ?? 1),
       '--log-level',
-      'warn',
+      'info',
       ...(workerOptions.extraArgs ?? []),
     ];
     const child = spawn(process.execPath, ['--import', 'tsx', bin, ...args], {
@@ -100,9 +109,11 @@ export async function startCluster(options: {
         DELEGATE_SERVER_TOKEN: TEST_TOKEN,
         HOME: home,
       },
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let err = '';
+    let out = '';
+    child.stdout!.on('data', (chunk) => (out += String(chunk)));
     const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
       child.once('exit', (code, signal) => resolve({ code, signal })),
     );
@@ -120,7 +131,7 @@ export async function startCluster(options: {
         reject(new Error(`worker exited with ${code} before starting:\n${err}`));
       });
     });
-    const worker = { child, stderr: () => err, exit };
+    const worker = { child, stderr: () => err, output: () => `${out}${err}`, exit };
     workers.push(worker);
     return worker;
   };
