@@ -171,7 +171,8 @@ export function parseServerConfig(input: unknown): ServerConfig {
     );
   }
   const config = parsed.data;
-  if (config.apiKey === undefined && config.sim === undefined) {
+  // An API-only node never talks to a model: its workers do.
+  if (config.apiKey === undefined && config.sim === undefined && config.role !== 'api') {
     throw new DelegateError(
       'INVALID_ARGUMENT',
       'delegate-server: no model to talk to. Set ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for a proxy), or start with --sim to use the built-in simulator.',
