@@ -57,6 +57,20 @@ function inputText(run: RunRecord, input: RunInput): string {
 }
 
 /**
+ * What the main agent is sent: the turn's input, except after a takeover whose restored
+ * conversation already holds the cut-off turn's input (then the resume note).
+ */
+function turnText(run: RunRecord, input: RunInput, runner: SessionRunner): string {
+  if (
+    input.kind === 'resume' &&
+    input.original !== undefined &&
+    !runner.holdsUserText(input.original)
+  )
+    return input.original;
+  return inputText(run, input);
+}
+
+/**
  * Runs the turns of runs: takes a queued run, opens (or reuses, or restores from its
  * transcripts) its session, streams what happens into the agent tree, the store and the
  * event log, and records how the turn ended. Also stops runs and agents on request.
@@ -173,15 +187,17 @@ export class RunExecutor {
     const checkpoint = setInterval(() => this.queueTranscriptSync(run.id, active), 250);
     try {
       void this.hub.publish(run.id, { type: 'run.status', status: 'running' });
-      void this.hub.publish(run.id, {
-        type: 'run.input',
-        kind: input.kind,
-        text: this.redact(inputText(run, input)),
-      });
+      // A takeover continues the turn whose input is already logged (run.failover says why).
+      if (!(input.kind === 'resume' && input.original !== undefined))
+        void this.hub.publish(run.id, {
+          type: 'run.input',
+          kind: input.kind,
+          text: this.redact(inputText(run, input)),
+        });
       const end = await this.runTurn({ run, input, active });
       clearInterval(checkpoint);
       if (end.status === 'interrupted' && active.stopping === 'shutdown' && this.shared)
-        return await this.handBack({ run, active, end });
+        return await this.handBack({ run, active, input });
       await this.finishTurn({ run, active, end });
       return end.status;
     } finally {
@@ -268,7 +284,7 @@ export class RunExecutor {
         // A stop requested while the session was opening takes effect now.
         if (active.stopping) runner.abort(new DelegateError('ABORTED', 'Stopped before it began.'));
         if (input.kind === 'resume') await this.resumeAgents(runner, tree);
-        const turn = await runner.runTurn(inputText(run, input));
+        const turn = await runner.runTurn(turnText(run, input, runner));
         return this.endOf(active, turn);
       } finally {
         off();
@@ -378,9 +394,14 @@ export class RunExecutor {
   private async handBack(options: {
     run: RunRecord;
     active: ActiveRun;
-    end: TurnEnd;
+    input: RunInput;
   }): Promise<'handed-back'> {
-    const { run, active } = options;
+    const { run, active, input } = options;
+    // The next worker sends this again if the conversation did not get to store it.
+    const original =
+      input.kind === 'resume' && input.original !== undefined
+        ? input.original
+        : this.redact(inputText(run, input));
     const working = (active.tree?.list() ?? []).filter((agent) => agent.status === 'running');
     if (active.tree)
       this.record(
@@ -400,7 +421,11 @@ export class RunExecutor {
     await this.store.transitionRun({
       runId: run.id,
       from: ['running'],
-      patch: { status: 'queued', pending: { kind: 'resume', text: HANDOFF_NOTE }, endedAt: now() },
+      patch: {
+        status: 'queued',
+        pending: { kind: 'resume', text: HANDOFF_NOTE, original },
+        endedAt: now(),
+      },
     });
     await this.hub.publish(run.id, { type: 'run.status', status: 'queued' });
     await this.hub.flush(run.id);

@@ -217,6 +217,16 @@ export class SessionRunner {
     return { outcome: aborted ? 'aborted' : 'completed', text: result.text };
   }
 
+  /** True when a user message of the main conversation contains `text`. */
+  holdsUserText(text: string): boolean {
+    return this.session.messages.some((message) => {
+      if (message.type !== 'user') return false;
+      const content = message.message.content;
+      if (typeof content === 'string') return content.includes(text);
+      return content.some((block) => block.type === 'text' && block.text.includes(text));
+    });
+  }
+
   /** Continues a sub-agent from its transcript, in the background. */
   async resumeAgent(agentId: string): Promise<void> {
     await this.session.resumeAgent({ agentId });

@@ -62,5 +62,8 @@ export async function takeOverRun(options: {
   }
   const current = await store.getRun(run.id);
   if (current?.status !== 'running') return undefined;
-  return { run: current, input: { kind: 'resume', text: FAILOVER_NOTE } };
+  // Takeovers log no run.input of their own, so this is what the user asked in this turn.
+  const asked = await store.lastEventOfType({ runId: run.id, type: 'run.input' });
+  const original = typeof asked?.data.text === 'string' ? asked.data.text : current.prompt;
+  return { run: current, input: { kind: 'resume', text: FAILOVER_NOTE, original } };
 }

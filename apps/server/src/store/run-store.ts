@@ -18,6 +18,11 @@ export type RunInput =
       kind: 'resume';
       /** Optional message for the main agent; a default note otherwise. */
       text?: string;
+      /**
+       * The input of the turn that was cut off (a takeover): sent instead of `text` when the
+       * restored conversation does not hold it yet (the worker died before storing it).
+       */
+      original?: string;
     };
 
 /** A run's error, as the API shows it. */
