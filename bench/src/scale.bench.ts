@@ -21,6 +21,8 @@ const PG = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432
 const REDIS = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const CONCURRENCY = Number(process.env.BENCH_SCALE_CONCURRENCY ?? 2);
 const FAILOVER_AFTER_MS = 2_000;
+/** Runs per worker in the failover scenario, so the killed worker holds several. */
+const FAILOVER_CONCURRENCY = 8;
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = join(root, 'apps/server/src/bin.ts');
 
@@ -98,6 +100,7 @@ async function startNode(options: {
   dataDir: string;
   workspace: string;
   sim: Sim;
+  concurrency: number;
 }): Promise<Node> {
   const args = [
     '--import',
@@ -115,7 +118,7 @@ async function startNode(options: {
     '--workspace-root',
     options.workspace,
     '--max-concurrent-runs',
-    String(CONCURRENCY),
+    String(options.concurrency),
     '--failover-after-ms',
     String(FAILOVER_AFTER_MS),
     '--rate-limit',
@@ -207,6 +210,7 @@ async function cluster(options: {
   workers: number;
   policy: Policy;
   timeToFirstTokenMs: number;
+  concurrency: number;
 }): Promise<Cluster> {
   const directory = await mkdtemp(join(tmpdir(), 'delegate-scale-bench-'));
   const workspace = join(directory, 'workspace');
@@ -216,7 +220,13 @@ async function cluster(options: {
     policy: options.policy,
     pacing: { timeToFirstTokenMs: options.timeToFirstTokenMs, msPerToken: 0 },
   });
-  const common = { store: place.store, prefix: place.prefix, workspace, sim };
+  const common = {
+    store: place.store,
+    prefix: place.prefix,
+    workspace,
+    sim,
+    concurrency: options.concurrency,
+  };
   const nodes: Node[] = [];
   try {
     const apiNode = await startNode({ ...common, role: 'api', dataDir: join(directory, 'api') });
@@ -270,7 +280,12 @@ async function waitCompleted(url: string, count: number): Promise<void> {
 }
 
 async function throughput(workers: number, runs: number) {
-  const setup = await cluster({ workers, policy: threeTurns, timeToFirstTokenMs: 100 });
+  const setup = await cluster({
+    workers,
+    policy: threeTurns,
+    timeToFirstTokenMs: 100,
+    concurrency: CONCURRENCY,
+  });
   try {
     const started = performance.now();
     await createRuns(setup.api.url, runs, setup.workspace);
@@ -336,12 +351,17 @@ async function failover(runs: number): Promise<BenchResult> {
     arrivals += 1;
     return threeTurns(request);
   };
-  const setup = await cluster({ workers: 2, policy: counting, timeToFirstTokenMs: 1_000 });
+  const setup = await cluster({
+    workers: 2,
+    policy: counting,
+    timeToFirstTokenMs: 1_000,
+    concurrency: FAILOVER_CONCURRENCY,
+  });
   try {
     const ids = await createRuns(setup.api.url, runs, setup.workspace);
     // Both workers hold runs once every slot is busy; two requests per busy run means each
     // has a finished turn and one in flight.
-    const busy = Math.min(runs, CONCURRENCY * 2);
+    const busy = Math.min(runs, FAILOVER_CONCURRENCY * 2);
     const deadline = Date.now() + 120_000;
     while (arrivals < busy * 2) {
       if (Date.now() > deadline) throw new Error('the workers did not take the runs');
@@ -382,7 +402,7 @@ async function failover(runs: number): Promise<BenchResult> {
         resentFinishedRequests: resentFinished(setup.sim),
       },
       notes: {
-        concurrencyPerWorker: CONCURRENCY,
+        concurrencyPerWorker: FAILOVER_CONCURRENCY,
         lock: `--failover-after-ms ${FAILOVER_AFTER_MS}: BullMQ's lock time; the stalled check runs every half of it`,
         resentFinishedRequests: 'must be 0: no request whose response was stored is sent again',
       },

@@ -249,7 +249,44 @@ async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
   });
   await service.recover();
   if (executor) queue.start(executor.handle);
-  return { store, hub, queue, service, control, stopWatching };
+  const sweep = executor && queue.shared ? startRequeueSweep(service, config, logger) : undefined;
+  return {
+    store,
+    hub,
+    queue,
+    service,
+    control,
+    stopWatching: async () => {
+      clearInterval(sweep);
+      await stopWatching();
+    },
+  };
+}
+
+/** Now and then queues runs the store says are queued but whose job a race lost (shared queue). */
+function startRequeueSweep(
+  service: RunService,
+  config: ServerConfig,
+  logger: Logger,
+): NodeJS.Timeout {
+  let busy = false;
+  const timer = setInterval(
+    () => {
+      if (busy) return;
+      busy = true;
+      service
+        .requeueQueued()
+        .catch((error: unknown) =>
+          logger.warn({ err: errorMessage(error) }, 'requeue sweep failed'),
+        )
+        .finally(() => {
+          busy = false;
+        });
+    },
+    Math.max(10_000, config.failoverAfterMs),
+  );
+  timer.unref();
+  return timer;
 }
 
 /** Closes the HTTP server: idle sockets at once, the rest after a second. */

@@ -312,17 +312,27 @@ export class RunService {
     // With a shared queue, a running run belongs to a worker (or fails over to one).
     const interrupted = this.shared ? [] : await this.store.runIdsWithStatus(['running']);
     for (const runId of interrupted) await this.markInterrupted(runId);
-    const requeued = await this.store.runIdsWithStatus(['queued']);
-    for (const runId of requeued) {
-      const run = await this.store.getRun(runId);
-      if (run) await this.queue.enqueue({ runId, fairnessKey: run.workspace });
-    }
+    const requeued = await this.requeueQueued();
     if (interrupted.length + requeued.length > 0)
       this.logger.info(
         { interrupted: interrupted.length, requeued: requeued.length },
         'recovered runs',
       );
     return { interrupted, requeued };
+  }
+
+  /**
+   * Queues every run the store says is queued (a queue keeps one job per run, so runs that
+   * have one are left as they are). Run on start, and now and then on a shared queue's
+   * workers: a message sent in the instant a worker finished the run's job is queued again.
+   */
+  async requeueQueued(): Promise<string[]> {
+    const queued = await this.store.runIdsWithStatus(['queued']);
+    for (const runId of queued) {
+      const run = await this.store.getRun(runId);
+      if (run?.status === 'queued') await this.queue.enqueue({ runId, fairnessKey: run.workspace });
+    }
+    return queued;
   }
 
   private async markInterrupted(runId: string): Promise<void> {
