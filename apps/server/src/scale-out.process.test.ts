@@ -40,6 +40,7 @@ const policy: Policy = async (request) => {
     await gates.get('never').promise;
     return 'Not reached.';
   }
+  if (text.includes('scenario:treefail')) return treePolicy(request);
   if (!text.includes('scenario:failover')) return 'No scenario.';
   if (!main) {
     if (request.lastUserText.includes('interrupted'))
@@ -66,6 +67,44 @@ const policy: Policy = async (request) => {
     },
   ];
 };
+
+/** A main agent with a background sub-agent and a background fork, both cut off in their second turn. */
+async function treePolicy(request: Parameters<Policy>[0]): Promise<Awaited<ReturnType<Policy>>> {
+  if (request.agent === undefined) {
+    if (request.lastUserText.includes('<task-notification>')) return 'Main got a report.';
+    if (request.lastUserText.includes('another worker took over')) return 'Noted the takeover.';
+    if (request.toolResults.length > 0) return 'Started both.';
+    return [
+      {
+        type: 'tool_use',
+        name: 'Agent',
+        input: {
+          description: 'background survey',
+          prompt: 'scenario:treefail survey',
+          subagent_type: 'general-purpose',
+          run_in_background: true,
+        },
+      },
+      {
+        type: 'tool_use',
+        name: 'Agent',
+        input: {
+          description: 'background fork',
+          prompt: 'Directive: audit the parser',
+          run_in_background: true,
+        },
+      },
+    ];
+  }
+  const kind = request.agent === 'general-purpose' ? 'sub' : 'fork';
+  if (request.lastUserText.includes('previous run was interrupted'))
+    return `The ${kind} finished after the takeover.`;
+  const ownResults = request.toolResults.filter((result) => result.toolName === 'Glob');
+  if (ownResults.length === 0) return [{ type: 'tool_use', name: 'Glob', input: { pattern: '*' } }];
+  gates.open(`tree-${kind}-second-turn`);
+  await gates.get('never').promise;
+  return 'Not reached.';
+}
 
 async function until<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
   // A hang guard only: the outcome never depends on how long it takes.
@@ -224,6 +263,70 @@ describe('several workers on one PostgreSQL store and one BullMQ queue', () => {
     }
   });
 
+  it('resumes a background sub-agent and a background fork of a SIGKILLed worker from their stored turns', async () => {
+    const doomed = await cluster.startWorker();
+    const response = await first.api('/v1/runs', {
+      json: { prompt: 'scenario:treefail start', workspace: cluster.workspace, fork: true },
+    });
+    expect(response.status).toBe(201);
+    const runId = (await json<{ id: string }>(response)).id;
+    await gates.get('tree-sub-second-turn').promise;
+    await gates.get('tree-fork-second-turn').promise;
+    const database = new pg.Client({ connectionString: cluster.storeUrl });
+    await database.connect();
+    try {
+      await until(async () => {
+        const { rows } = await database.query(
+          `select file, content from transcripts where run_id = $1 and file like '%/agents/%.jsonl'`,
+          [runId],
+        );
+        const stored = (rows as { file: string; content: string }[]).filter((row) =>
+          row.content.includes('tool_result'),
+        );
+        return new Set(stored.map((row) => row.file)).size >= 2 ? true : undefined;
+      }, 'the checkpoints of both agents');
+    } finally {
+      await database.end();
+    }
+    const journalBefore = cluster.sim.journal.entries.length;
+    const rescuer = await cluster.startWorker();
+    doomed.child.kill('SIGKILL');
+    await doomed.exit;
+    const run = await until(async () => {
+      const current = await runOf(second, runId);
+      const done = current.agents.filter(
+        (agent) => agent.agentId !== 'main' && agent.status === 'completed',
+      );
+      return current.status === 'completed' && done.length === 2 ? current : undefined;
+    }, 'the tree to finish on the other worker');
+    const modes = run.agents
+      .filter((agent) => agent.agentId !== 'main')
+      .map((agent) => agent.mode)
+      .sort();
+    expect(modes).toEqual(['background', 'fork']);
+    const resumed = cluster.sim.journal.entries
+      .slice(journalBefore)
+      .filter((entry) => JSON.stringify(entry.body).includes('previous run was interrupted'));
+    // Each agent went on from its stored Glob turn.
+    expect(resumed.map((entry) => entry.headers['x-delegate-agent']).sort()).toHaveLength(2);
+    for (const entry of resumed) expect(JSON.stringify(entry.body)).toContain('"name":"Glob"');
+    const finished = new Set<string>();
+    for (const entry of cluster.sim.journal.entries) {
+      const body = entry.body as { system?: unknown; messages?: unknown };
+      const key = JSON.stringify([body.system, body.messages]);
+      expect(finished.has(key)).toBe(false);
+      if (entry.status === 200 && entry.error === undefined) finished.add(key);
+    }
+    const events = await replay(second, runId);
+    expectNoGap(events);
+    const retried = events
+      .filter((event) => event.type === 'agent.retried')
+      .map((event) => event.agentId);
+    for (const agent of run.agents) expect(retried).toContain(agent.agentId);
+    rescuer.child.kill('SIGTERM');
+    expect((await rescuer.exit).code).toBe(0);
+  });
+
   it('fails a run whose worker died more often than --max-failovers allows, saying why', async () => {
     const doomed = await cluster.startWorker({ extraArgs: ['--max-failovers', '0'] });
     const runId = await createRun(first, cluster.workspace, 'scenario:doomed');
@@ -278,11 +381,12 @@ describe('several workers on one PostgreSQL store and one BullMQ queue', () => {
       const line = text.split('\n').find((item) => item.startsWith(`${sample} `));
       return line === undefined ? undefined : Number(line.slice(sample.length + 1));
     };
-    // Runs of the earlier tests: 2 parallel, the failover and the drain completed; one cancelled; one failed.
-    expect(value('delegate_runs{status="completed"}')).toBe(4);
+    // Runs of the earlier tests: 2 parallel, the two failovers and the drain completed; one
+    // cancelled; one failed.
+    expect(value('delegate_runs{status="completed"}')).toBe(5);
     expect(value('delegate_runs{status="cancelled"}')).toBe(1);
     expect(value('delegate_runs{status="failed"}')).toBe(1);
-    expect(value('delegate_failovers_total')).toBe(2);
+    expect(value('delegate_failovers_total')).toBe(3);
     expect(value('delegate_queue_jobs{state="waiting"}')).toBe(0);
     // An API-only node takes no runs itself.
     expect(value('delegate_worker_concurrency')).toBe(0);
