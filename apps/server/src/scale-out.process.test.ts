@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Policy } from '@delegate/api-sim';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,6 +44,19 @@ const policy: Policy = async (request) => {
     return 'Not reached.';
   }
   if (text.includes('scenario:treefail')) return treePolicy(request);
+  if (text.includes('scenario:toolfail')) {
+    const glob = request.toolResults.find((result) => result.toolName === 'Glob');
+    const bash = request.toolResults.find((result) => result.toolName === 'Bash');
+    if (glob && bash) return `Glob said: ${glob.content} | Bash said: ${bash.content}`;
+    return [
+      { type: 'tool_use', name: 'Glob', input: { pattern: '*' } },
+      {
+        type: 'tool_use',
+        name: 'Bash',
+        input: { command: 'echo ran >> started-marker; sleep 20', description: 'slow write' },
+      },
+    ];
+  }
   if (!text.includes('scenario:failover')) return 'No scenario.';
   if (!main) {
     if (request.lastUserText.includes('interrupted'))
@@ -327,6 +343,50 @@ describe('several workers on one PostgreSQL store and one BullMQ queue', () => {
     expect((await rescuer.exit).code).toBe(0);
   });
 
+  it('after a takeover, runs a read-only call that was in flight again and reports the others as interrupted', async () => {
+    const doomed = await cluster.startWorker();
+    const response = await first.api('/v1/runs', {
+      json: {
+        prompt: 'scenario:toolfail start',
+        workspace: cluster.workspace,
+        permissionMode: 'bypassPermissions',
+      },
+    });
+    expect(response.status).toBe(201);
+    const runId = (await json<{ id: string }>(response)).id;
+    const marker = join(cluster.workspace, 'started-marker');
+    await until(async () => (existsSync(marker) ? true : undefined), 'the slow command to start');
+    const database = new pg.Client({ connectionString: cluster.storeUrl });
+    await database.connect();
+    try {
+      await until(async () => {
+        const { rows } = await database.query(
+          `select content from transcripts where run_id = $1 and file not like '%/agents/%'`,
+          [runId],
+        );
+        return rows.some((row: { content: string }) => row.content.includes('sleep 20'))
+          ? true
+          : undefined;
+      }, 'the checkpoint of the tool calls');
+    } finally {
+      await database.end();
+    }
+    const rescuer = await cluster.startWorker();
+    doomed.child.kill('SIGKILL');
+    await doomed.exit;
+    const run = await until(async () => {
+      const current = await runOf(second, runId);
+      return current.status === 'completed' ? current : undefined;
+    }, 'the run to complete on the other worker');
+    // Glob (read-only) ran again and saw the marker; Bash (it writes) did not run again.
+    expect(run.result).toMatch(
+      /^Glob said: .*started-marker.* \| Bash said: Interrupted: the worker running this call stopped/s,
+    );
+    expect(await readFile(marker, 'utf8')).toBe('ran\n');
+    rescuer.child.kill('SIGTERM');
+    expect((await rescuer.exit).code).toBe(0);
+  });
+
   it('fails a run whose worker died more often than --max-failovers allows, saying why', async () => {
     const doomed = await cluster.startWorker({ extraArgs: ['--max-failovers', '0'] });
     const runId = await createRun(first, cluster.workspace, 'scenario:doomed');
@@ -381,12 +441,12 @@ describe('several workers on one PostgreSQL store and one BullMQ queue', () => {
       const line = text.split('\n').find((item) => item.startsWith(`${sample} `));
       return line === undefined ? undefined : Number(line.slice(sample.length + 1));
     };
-    // Runs of the earlier tests: 2 parallel, the two failovers and the drain completed; one
+    // Runs of the earlier tests: 2 parallel, the three failovers and the drain completed; one
     // cancelled; one failed.
-    expect(value('delegate_runs{status="completed"}')).toBe(5);
+    expect(value('delegate_runs{status="completed"}')).toBe(6);
     expect(value('delegate_runs{status="cancelled"}')).toBe(1);
     expect(value('delegate_runs{status="failed"}')).toBe(1);
-    expect(value('delegate_failovers_total')).toBe(3);
+    expect(value('delegate_failovers_total')).toBe(4);
     expect(value('delegate_queue_jobs{state="waiting"}')).toBe(0);
     // An API-only node takes no runs itself.
     expect(value('delegate_worker_concurrency')).toBe(0);

@@ -283,6 +283,8 @@ export class RunExecutor {
         );
         // A stop requested while the session was opening takes effect now.
         if (active.stopping) runner.abort(new DelegateError('ABORTED', 'Stopped before it began.'));
+        if (input.kind === 'resume' && input.original !== undefined)
+          await this.settleInFlightCalls(run.id, runner);
         if (input.kind === 'resume') await this.resumeAgents(runner, tree);
         const turn = await runner.runTurn(turnText(run, input, runner));
         return this.endOf(active, turn);
@@ -339,6 +341,20 @@ export class RunExecutor {
     this.idle.delete(options.run.id);
     if (cached && !cached.aborted && options.input.kind === 'message') return cached;
     return SessionRunner.open({ ...options.options, restore: options.input.kind !== 'start' });
+  }
+
+  private async settleInFlightCalls(runId: string, runner: SessionRunner): Promise<void> {
+    try {
+      const settled = await runner.settleInFlightCalls();
+      if (settled.rerun.length + settled.interrupted.length > 0)
+        this.logger.info({ runId, ...settled }, 'settled the tool calls that were in flight');
+    } catch (error) {
+      // The runtime still pairs every call with a result before the next request.
+      this.logger.warn(
+        { runId, err: errorMessage(error) },
+        'could not settle in-flight tool calls',
+      );
+    }
   }
 
   private async resumeAgents(runner: SessionRunner, tree: AgentTree): Promise<void> {
