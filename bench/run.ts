@@ -45,5 +45,12 @@ const outDir = join(here, 'results');
 mkdirSync(outDir, { recursive: true });
 const outFile = join(outDir, `report-${report.startedAt.replace(/[:.]/g, '-')}.json`);
 writeFileSync(outFile, JSON.stringify(report, null, 2));
-writeFileSync(join(outDir, 'latest.json'), JSON.stringify(report, null, 2));
+// latest.json is the committed record of a full run; a quick or partial run must not
+// replace it.
+const latestName = quick
+  ? 'latest-quick.json'
+  : only.length > 0
+    ? 'latest-partial.json'
+    : 'latest.json';
+writeFileSync(join(outDir, latestName), JSON.stringify(report, null, 2));
 process.stdout.write(`report: ${outFile}\n`);

@@ -11,14 +11,7 @@ import { join } from 'node:path';
 export type ReadmeExample = { code: string; prints: string | undefined };
 
 /** One README code block written as a module for the type check. */
-export type ReadmeTypeCheckFile = { name: string; code: string; exact: boolean };
-
-/**
- * READMEs whose examples are type-checked without `exactOptionalPropertyTypes` for now:
- * runtime's examples declare `(request: { agent?: string })`, which needs
- * `agent?: string | undefined` under that flag. Remove the entry once they do.
- */
-const WITHOUT_EXACT_OPTIONAL_TYPES = new Set(['packages/runtime']);
+export type ReadmeTypeCheckFile = { name: string; code: string };
 
 const FENCE = /^```(ts|typescript)\b([^\n]*)\n([\s\S]*?)^```[ \t]*$/gm;
 const PRINTS = /^\s*<!-- prints: (.*?) -->/;
@@ -118,7 +111,6 @@ export async function readmeTypeCheckFiles(root: string): Promise<ReadmeTypeChec
         name: `${readme.group}-${readme.folder}-${index}.ts`,
         // `export {}` makes a block without imports a module too (top-level await, own scope).
         code: `${match[3] ?? ''}\nexport {};\n`,
-        exact: !WITHOUT_EXACT_OPTIONAL_TYPES.has(readme.id),
       });
     }
   }

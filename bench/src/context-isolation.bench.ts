@@ -13,12 +13,14 @@ import {
 } from '@delegate/context-isolation';
 import { medianTime, type BenchResult } from './harness.js';
 
-const ENTRIES = 10_000;
-const CHILDREN = 100_000;
+// `pnpm bench --quick` runs every scenario at a tiny size (CI checks that it runs, not its figures).
+const QUICK = process.argv.includes('--quick');
+const ENTRIES = QUICK ? 500 : 10_000;
+const CHILDREN = QUICK ? 1_000 : 100_000;
 // Children alive at the same time: Node's EventTarget scans its listener list on every
 // add and remove, so n live listeners on one signal cost O(n²) to build; 10,000 keeps
 // the phases that keep every child linked at once to a few seconds.
-const LIVE_CHILDREN = 10_000;
+const LIVE_CHILDREN = QUICK ? 500 : 10_000;
 
 // Measures retained heap, so it needs a full collection: `global.gc` when node runs with
 // --expose-gc, otherwise the same function obtained through a V8 flag.

@@ -8,8 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { rules, startSim } from '@delegate/api-sim';
 import type { BenchResult } from './harness.js';
 
-const RUNS = Number(process.env.BENCH_SERVER_RUNS ?? 200);
-const SUBSCRIBERS = 20;
+// `pnpm bench --quick` runs every scenario at a tiny size (CI checks that it runs, not its figures).
+const QUICK = process.argv.includes('--quick');
+const RUNS = QUICK ? 4 : Number(process.env.BENCH_SERVER_RUNS ?? 200);
+const SUBSCRIBERS = QUICK ? 2 : 20;
 const PACING_MS = 100;
 const TOKEN = 'bench-token-0123456789abcdef';
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -27,14 +29,14 @@ function rssBytes(pid: number): number {
   return kilobytes * 1024;
 }
 
-/** Waits (idle) until RSS is back within 20% of `baseline`, at most 60 s; returns it and the wait. */
+/** Waits (idle) until RSS is back within 20% of `baseline`, at most 60 s (quick: 3 s); returns it and the wait. */
 async function settledRss(
   pid: number,
   baseline: number,
 ): Promise<{ rss: number; seconds: number }> {
   let rss = rssBytes(pid);
   let seconds = 0;
-  while (rss > baseline * 1.2 && seconds < 60) {
+  while (rss > baseline * 1.2 && seconds < (QUICK ? 3 : 60)) {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     seconds += 1;
     rss = rssBytes(pid);

@@ -7,8 +7,10 @@ import {
 } from '@delegate/tool-filter';
 import { medianTime, type BenchResult } from './harness.js';
 
-const TOOL_COUNT = 5_000;
-const AGENT_COUNT = 200;
+// `pnpm bench --quick` runs every scenario at a tiny size (CI checks that it runs, not its figures).
+const QUICK = process.argv.includes('--quick');
+const TOOL_COUNT = QUICK ? 200 : 5_000;
+const AGENT_COUNT = QUICK ? 10 : 200;
 const MCP_SERVERS = 50;
 
 /** Built-in tools plus MCP tools spread over servers plus a few plain custom tools. */

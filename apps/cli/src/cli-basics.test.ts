@@ -70,6 +70,38 @@ describe('delegate: help, version and usage errors', () => {
     expect(turns.stderr).toContain('--max-turns');
   });
 
+  it('exits 2 for a word that names no command, pointing at run and at the command list', async () => {
+    const typo = await run(['agnets', 'list']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain("unknown command 'agnets'");
+    expect(typo.stderr).toContain('delegate run "agnets list"');
+    const unquoted = await run(['-p', 'fix', 'the', 'bug', '--sim']);
+    expect(unquoted.code).toBe(2);
+    expect(unquoted.stderr).toContain('delegate -p "fix the bug"');
+    expect(unquoted.stdout).toBe('');
+    // Subcommands still refuse words they do not take.
+    const extra = await run(['config', 'now']);
+    expect(extra.code).toBe(2);
+    expect(extra.stderr).toContain('too many arguments');
+  });
+
+  it('exits 2 for a policy module that does not load, saying what is wrong and how to find it', async () => {
+    const broken = join(scratch.project, 'broken.mjs');
+    await writeFile(broken, 'export default (\n');
+    for (const args of [
+      ['run', '--sim', 'broken.mjs', 'hi'],
+      ['sim', '--policy', 'broken.mjs'],
+    ]) {
+      const result = await run(args);
+      expect(result.code, args[0]).toBe(2);
+      expect(result.stderr, args[0]).toContain(
+        `Policy module ${broken} failed to load: SyntaxError`,
+      );
+      expect(result.stderr, args[0]).toContain('node --check broken.mjs');
+      expect(result.stderr.trim().split('\n'), args[0]).toHaveLength(1);
+    }
+  });
+
   it('exits 2 for an empty prompt and for a working directory that does not exist', async () => {
     expect((await run(['run', '--sim', '   '])).code).toBe(2);
     const missing = await run(['run', '--sim', '--cwd', join(scratch.root, 'nope'), 'hi']);

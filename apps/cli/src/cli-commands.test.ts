@@ -63,6 +63,9 @@ describe('delegate agents', () => {
       'Agent(reviewer) from projectSettings',
     );
     expect(denied.agents.find((agent) => agent.name === 'Explore')?.deniedBy).toBeNull();
+    const badFlag = await run(['agents', 'list', '--agents', '{"helper": {"prompt": "p"}}']);
+    expect(badFlag.code).toBe(0);
+    expect(badFlag.stderr).toContain('--agents: error: agent "helper" needs a "description"');
     const text = await run(['agents', 'list']);
     expect(text.stdout).toContain('denied by Agent(reviewer)');
     expect(text.stdout).toMatch(/reviewer\s+projectSettings/);
@@ -215,6 +218,16 @@ describe('delegate memory', () => {
     const shown = await run(['memory', 'show', 'reviewer', '--scope', 'project']);
     expect(shown.stdout).toContain('tabs, not spaces');
     expect(shown.stdout).not.toContain('short reports');
+    const shownJson = JSON.parse(
+      (await run(['memory', 'show', 'reviewer', '--scope', 'user', '--json'])).stdout,
+    ) as { memory: Array<{ scope: string; directory: string; index?: string }> };
+    expect(shownJson.memory).toEqual([
+      expect.objectContaining({
+        scope: 'user',
+        directory: userMemory,
+        index: '- prefers short reports\n',
+      }),
+    ]);
     const cleared = JSON.parse(
       (await run(['memory', 'clear', 'reviewer', '--scope', 'project', '--json'])).stdout,
     ) as { cleared: string[] };
@@ -257,6 +270,30 @@ describe('delegate sim', () => {
     } finally {
       // Never leave a server behind when an expectation above fails.
       if (child.exitCode === null) child.kill('SIGKILL');
+    }
+    const jsonChild = spawn(process.execPath, [CLI_BIN, 'sim', '--json'], {
+      cwd: scratch.project,
+      env: { ...process.env, HOME: scratch.home },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const jsonExited = new Promise<number | null>((resolve) => jsonChild.on('close', resolve));
+    try {
+      const first = await new Promise<string>((resolve) =>
+        createInterface({ input: jsonChild.stdout }).once('line', resolve),
+      );
+      const served = JSON.parse(first) as { url: string; port: number };
+      expect(served.url).toBe(`http://127.0.0.1:${served.port}`);
+      const client = new Anthropic({ apiKey: 'any', baseURL: served.url, maxRetries: 0 });
+      const echoed = await client.messages.create({
+        model: 'claude-sonnet-5-5',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'echo me' }],
+      });
+      expect(echoed.content[0]).toMatchObject({ type: 'text', text: 'echo me' });
+      jsonChild.kill('SIGTERM');
+      expect(await jsonExited).toBe(0);
+    } finally {
+      if (jsonChild.exitCode === null) jsonChild.kill('SIGKILL');
     }
     const missing = await run(['sim', '--policy', join(scratch.root, 'missing.mjs')]);
     expect(missing.code).toBe(2);

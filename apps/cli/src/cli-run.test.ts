@@ -132,6 +132,105 @@ describe('delegate run', () => {
     expect(result.stderr.match(/ main tool Agent$/gm)).toHaveLength(1);
   });
 
+  it('writes no escape codes to a pipe even when NO_COLOR is not set', async () => {
+    const result = await run(['run', '--sim', policy('spawn-general'), 'hi'], {
+      env: { NO_COLOR: undefined, TERM: 'xterm-256color' },
+    });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/ completed in /);
+    expect(result.stdout + result.stderr).not.toContain('\u001b[');
+  });
+
+  it('prices each agent from the prices of a settings file, replacing the built-in table', async () => {
+    await mkdir(join(scratch.project, '.delegate'), { recursive: true });
+    // One dollar per token written to the 5-minute cache, nothing else.
+    const price = {
+      inputPerMTok: 0,
+      outputPerMTok: 0,
+      cacheWrite5mPerMTok: 1_000_000,
+      cacheWrite1hPerMTok: 0,
+      cacheReadPerMTok: 0,
+    };
+    await writeFile(
+      join(scratch.project, '.delegate', 'settings.json'),
+      JSON.stringify({ prices: { 'claude-sonnet-5-5': price } }),
+    );
+    const result = await run([
+      'run',
+      '--sim',
+      policy('spawn-general'),
+      '--output-format',
+      'json',
+      'hi',
+    ]);
+    expect(result.code).toBe(0);
+    const value = JSON.parse(result.stdout) as {
+      total_cost_usd: number;
+      agents: Array<{
+        cost_usd: number;
+        usage: { cache_creation: { ephemeral_5m_input_tokens: number } };
+      }>;
+    };
+    expect(value.agents).toHaveLength(2);
+    for (const agent of value.agents) {
+      expect(agent.usage.cache_creation.ephemeral_5m_input_tokens).toBeGreaterThan(0);
+      expect(agent.cost_usd).toBeCloseTo(agent.usage.cache_creation.ephemeral_5m_input_tokens, 6);
+    }
+    expect(value.total_cost_usd).toBeCloseTo(
+      value.agents.reduce((total, agent) => total + agent.cost_usd, 0),
+      6,
+    );
+  });
+
+  it('runs the main agent with the --model alias it was given, in the --cwd folder', async () => {
+    const other = join(scratch.root, 'other-project');
+    await mkdir(other, { recursive: true });
+    await writeFile(join(other, 'only-here.txt'), 'x\n');
+    const result = await run([
+      'run',
+      '--sim',
+      policy('tool-from-prompt'),
+      '--model',
+      'opus',
+      '--cwd',
+      other,
+      '--output-format',
+      'stream-json',
+      'Glob {"pattern": "*.txt"}',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = parseLines(result.stdout);
+    expect(lines[0]).toMatchObject({ type: 'system', cwd: other, model: 'claude-opus-5-5' });
+    const summary = lines.at(-1) as unknown as { result: string; agents: Array<{ model: string }> };
+    expect(summary.result).toMatch(/^OK: .*only-here\.txt/s);
+    expect(summary.agents[0]?.model).toBe('claude-opus-5-5');
+  });
+
+  it('takes -p after run as claude -p does, in every output format, and from stdin', async () => {
+    const text = await run(['run', '-p', 'hello there', '--sim']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toBe('hello there\n');
+    const json = await run(['run', '-p', 'hello there', '--sim', '--output-format', 'json']);
+    expect((JSON.parse(json.stdout) as { result: string }).result).toBe('hello there');
+    const stream = await run([
+      'run',
+      '-p',
+      'hello there',
+      '--sim',
+      '--output-format',
+      'stream-json',
+    ]);
+    expect(parseLines(stream.stdout).map((line) => line.type)).toEqual([
+      'system',
+      'assistant',
+      'result',
+    ]);
+    const piped = await run(['run', '-p', '--sim', '--output-format', 'json'], {
+      input: 'piped prompt\n',
+    });
+    expect((JSON.parse(piped.stdout) as { result: string }).result).toBe('piped prompt');
+  });
+
   it('reads the prompt from stdin with -p', async () => {
     const result = await run(['-p', '--sim', '--output-format', 'json'], {
       input: 'hello from stdin\n',

@@ -214,3 +214,87 @@ describe('the interactive session and approvals', () => {
     expect(code).toBe('0');
   });
 });
+
+describe('the interactive session and background work', () => {
+  it('lists commands and agents, starts a turn on a notification while the person types, and moves and stops agents by id', async () => {
+    expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
+    const seconds = `27.${String(process.pid).padStart(5, '0')}`;
+    const exitFile = join(scratch.root, 'exit-code');
+    const command = [
+      `cd ${JSON.stringify(scratch.project)}`,
+      `HOME=${JSON.stringify(scratch.home)} ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI_BIN)} --sim ${JSON.stringify(policy('background'))} --allowed-tools 'Bash(sleep:*)'`,
+      `echo $? > ${JSON.stringify(exitFile)}`,
+      'sleep 60',
+    ].join('; ');
+    tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '50', command);
+    const screen = () => tmux('capture-pane', '-t', session, '-p');
+    await waitFor('the prompt', () =>
+      screen().includes('/help lists commands') ? true : undefined,
+    );
+
+    tmux('send-keys', '-t', session, '/help', 'Enter');
+    await waitFor('the command list', () =>
+      /\/stop <task-id\|agent-id>\s+stop a task/.test(screen()) ? true : undefined,
+    );
+    tmux('send-keys', '-t', session, '/agents', 'Enter');
+    await waitFor('the agent list', () =>
+      /Explore\s+built-in\s+haiku/.test(screen()) ? true : undefined,
+    );
+
+    // A background agent ends while the person is typing: its notification starts a turn on
+    // its own, and the half-typed line stays on the prompt.
+    tmux('send-keys', '-t', session, 'bg 1', 'Enter');
+    await waitFor('the Agent call to return', () =>
+      screen().includes('main agent: the Agent call returned') ? true : undefined,
+    );
+    tmux('send-keys', '-t', session, 'half typed');
+    await waitFor('the turn the notification started', () => {
+      const text = screen();
+      return text.includes('background general-purpose "bg job" finished') &&
+        text.includes('notified: completed')
+        ? text
+        : undefined;
+    });
+    expect(screen()).toMatch(/› half typed\s*$/m);
+    tmux('send-keys', '-t', session, 'C-u');
+
+    // A foreground agent moved to the background by id, then stopped by id.
+    tmux('send-keys', '-t', session, `fg ${seconds}`, 'Enter');
+    await waitFor(
+      'the sleeping Bash command',
+      () => processesWith(`sleep ${seconds}`).length > 0 || undefined,
+    );
+    tmux('send-keys', '-t', session, '/tasks', 'Enter');
+    const agentId = await waitFor(
+      'the running task',
+      () => /t[0-9a-f]+\s+(a[0-9a-f]+)\s+local_agent\s+running\s+fg job/.exec(screen())?.[1],
+    );
+    tmux('send-keys', '-t', session, `/bg ${agentId}`, 'Enter');
+    await waitFor('the agent in the background', () => {
+      const text = screen();
+      return text.includes(`Moved ${agentId} to the background.`) &&
+        /general-purpose "fg job" \[background\]/.test(text)
+        ? true
+        : undefined;
+    });
+    expect(processesWith(`sleep ${seconds}`).length).toBeGreaterThan(0);
+    tmux('send-keys', '-t', session, `/stop ${agentId}`, 'Enter');
+    await waitFor('the stopped agent', () =>
+      screen().includes('background general-purpose "fg job" was stopped') ? true : undefined,
+    );
+    await waitFor(
+      'no sleeping child left',
+      () => processesWith(`sleep ${seconds}`).length === 0 || undefined,
+      5_000,
+    );
+    await waitFor('the turn its notification started', () =>
+      screen().includes('notified: killed') ? true : undefined,
+    );
+
+    tmux('send-keys', '-t', session, '/exit', 'Enter');
+    const code = await waitFor('the session to end', () =>
+      existsSync(exitFile) ? readFileSync(exitFile, 'utf8').trim() : undefined,
+    );
+    expect(code).toBe('0');
+  });
+});

@@ -129,14 +129,36 @@ async function readStdin(stdin: NodeJS.ReadStream): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').trim();
 }
 
+/**
+ * Words after `delegate` that are no command: a mistyped command, or a prompt given without
+ * `run` or `-p`, or a `-p` prompt left unquoted.
+ */
+function strayWords(words: readonly string[], print: unknown): UsageError {
+  const quoted = JSON.stringify(
+    [typeof print === 'string' ? print : '', ...words].join(' ').trim(),
+  );
+  if (typeof print === 'string') {
+    return new UsageError(`-p takes the prompt as one argument; quote it: delegate -p ${quoted}.`);
+  }
+  return new UsageError(
+    `unknown command '${words[0]}'. The commands are run, demo, agents, transcripts, memory, sim and config (delegate --help). To run a prompt: delegate run ${quoted}.`,
+  );
+}
+
 /** What every command's action needs: the process, and where to record the exit code. */
 type CommandContext = { io: CliIo; done: (code: ExitCode) => void };
 
 /** `delegate [-p]` (interactive, or one prompt) and `delegate run`. */
 function registerRunCommands(program: Command, { io, done }: CommandContext): void {
-  const run = async (prompt: string, rawOptions: Record<string, unknown>): Promise<void> => {
+  // `stdinWhenEmpty`: `delegate run -p` with no prompt words reads the prompt from stdin.
+  const run = async (
+    prompt: string,
+    rawOptions: Record<string, unknown>,
+    stdinWhenEmpty = false,
+  ): Promise<void> => {
     const { options, promptStart } = splitSimValue(rawOptions, io.cwd);
-    const text = promptStart === undefined ? prompt : `${promptStart} ${prompt}`.trim();
+    let text = promptStart === undefined ? prompt : `${promptStart} ${prompt}`.trim();
+    if (text === '' && stdinWhenEmpty && io.stdin.isTTY !== true) text = await readStdin(io.stdin);
     if (text.trim() === '')
       throw new UsageError('The prompt is empty. Pass it as an argument: delegate run "<prompt>".');
     const { runCommand } = await import('./commands/run.js');
@@ -159,8 +181,9 @@ function registerRunCommands(program: Command, { io, done }: CommandContext): vo
         'delegate agents list',
       ]),
     )
-    .action(async (options: Record<string, unknown>) => {
+    .action(async (options: Record<string, unknown>, command: Command) => {
       const { print, ...rest } = options;
+      if (command.args.length > 0) throw strayWords(command.args, print);
       if (typeof print === 'string') return run(print, rest);
       if (print === true && io.stdin.isTTY === true) {
         throw new UsageError(
@@ -172,7 +195,15 @@ function registerRunCommands(program: Command, { io, done }: CommandContext): vo
       done(await interactiveCommand({ flags: await parseRunFlags(rest), io }));
     });
 
-  addRunOptions(program.command('run').argument('[prompt...]', 'what the main agent should do'))
+  addRunOptions(
+    program
+      .command('run')
+      .argument('[prompt...]', 'what the main agent should do')
+      .option(
+        '-p, --print [prompt]',
+        'accepted as in `claude -p`: the prompt (stdin when left out and none is given)',
+      ),
+  )
     .description(
       'run a main agent on a prompt (with the Agent tool, the built-in tools and the task tools) and exit',
     )
@@ -185,9 +216,11 @@ function registerRunCommands(program: Command, { io, done }: CommandContext): vo
         'delegate run --sim ./policy.mjs --output-format stream-json "hi"',
       ]),
     )
-    .action(async (words: string[], options: Record<string, unknown>) =>
-      run(words.join(' '), options),
-    );
+    .action(async (words: string[], options: Record<string, unknown>) => {
+      const { print, ...rest } = options;
+      const prompt = [typeof print === 'string' ? print : '', ...words].join(' ').trim();
+      return run(prompt, rest, print === true);
+    });
 }
 
 /** `delegate demo`. */
@@ -394,7 +427,7 @@ function registerServiceCommands(program: Command, { io, done }: CommandContext)
     .description(
       'run the bundled Messages API simulator as a server (prints its URL on the first line)',
     )
-    .option('--port <port>', 'port (default: any free one)', port, 0)
+    .option('--port <port>', 'port (0: any free one)', port, 0)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option(
       '--policy <module>',
@@ -463,6 +496,9 @@ export function createProgram(io: CliIo, result: { exitCode: ExitCode }): Comman
   ]) {
     register(program, context);
   }
+  // Words after `delegate` that name no command reach the root's action, which explains them
+  // (set after the subcommands exist, so they keep refusing extra arguments).
+  program.allowExcessArguments(true);
   return program;
 }
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
+import { setFlagsFromString } from 'node:v8';
 import { errorMessage } from '@delegate/core';
 import { readCommandLine } from './config/read-command-line.js';
+import { createIdleCollector } from './process/idle-collector.js';
 import { startServer } from './start-server.js';
 
 async function main(): Promise<void> {
@@ -9,7 +11,11 @@ async function main(): Promise<void> {
   // Runs get a scrubbed environment anyway; nothing in this process needs these again.
   delete process.env.ANTHROPIC_API_KEY;
   delete process.env.DELEGATE_SERVER_TOKEN;
-  const server = await startServer(input);
+  // Process-wide V8 settings belong to the bin. The baseline wasm tier is enough for
+  // undici's HTTP parser and the Bash grammar, and keeps their compiled code small.
+  setFlagsFromString('--liftoff-only');
+  const idle = createIdleCollector();
+  const server = await startServer(input, { onIdle: idle.onIdle });
   if (server.token.source === 'generated') {
     // Shown once, on the terminal, not in the JSON log.
     process.stderr.write(

@@ -63,6 +63,12 @@ export type ServerParts = {
   queue?: RunQueue;
   /** Where JSON logs go; default stdout. */
   logDestination?: DestinationStream;
+  /**
+   * Called when the server has no working run left (after each turn that leaves it idle).
+   * The `delegate-server` bin uses it to collect garbage, so memory goes back to about its
+   * idle size between bursts of work instead of waiting for V8's next major collection.
+   */
+  onIdle?: () => void;
 };
 
 const SECRET_VARIABLES = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'DELEGATE_SERVER_TOKEN'];
@@ -217,6 +223,7 @@ async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
           idleSessions: config.idleSessions,
           shared: queue.shared === true,
           maxFailovers: config.maxFailovers,
+          ...(parts.onIdle ? { onIdle: parts.onIdle } : {}),
           defaults: {
             dataDir: base.dataDir,
             apiKey: config.apiKey ?? 'sim-key',

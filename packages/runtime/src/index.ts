@@ -29,6 +29,7 @@ export type { TaskOutcome, TaskPatch } from './tasks/task-registry.js';
 export { TranscriptStore } from './transcripts/transcript-store.js';
 export type { TranscriptEntry } from './transcripts/transcript-store.js';
 export { readTranscript } from './transcripts/read-transcript.js';
+export type { ReadTranscriptOptions } from './transcripts/read-transcript.js';
 export {
   DEFAULT_MAIN_MODEL,
   DEFAULT_SUBAGENT_MODEL,

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { DelegateError } from '@delegate/core';
 
@@ -52,10 +53,11 @@ type TaskResult<Task> = Task extends FilterPathsTask ? number[] : FileSearchResu
 // O_NONBLOCK (a FIFO cannot block the open), checked to be regular files with one hard
 // link whose open descriptor lies inside `confineTo`, and read up to the size cap only.
 const workerSource = `
-const { parentPort, workerData } = require('node:worker_threads');
+const { parentPort } = require('node:worker_threads');
 const fs = require('node:fs');
 const { sep } = require('node:path');
-const task = workerData;
+// The task being run; a worker runs one task at a time and is reused for the next.
+let task;
 
 function locationOf(fd, path) {
   try {
@@ -165,12 +167,73 @@ function searchFiles() {
   return results;
 }
 
-parentPort.postMessage(task.kind === 'filter-paths' ? filterPaths() : searchFiles());
+parentPort.on('message', (message) => {
+  task = message;
+  let reply;
+  try {
+    reply = { ok: true, result: task.kind === 'filter-paths' ? filterPaths() : searchFiles() };
+  } catch (error) {
+    reply = { ok: false, message: error && error.message ? error.message : String(error) };
+  }
+  task = undefined;
+  parentPort.postMessage(reply);
+});
 `;
+
+/** What a worker answers for one task. */
+type WorkerReply<Result> = { ok: true; result: Result } | { ok: false; message: string };
+
+/** Idle workers kept for the next task: starting a thread costs far more than a search. */
+const MAX_IDLE_WORKERS = 2;
+/** An idle worker past this is stopped, so a quiet process does not keep its threads. */
+const IDLE_WORKER_MS = 10_000;
+
+type PooledWorker = { worker: Worker; idleTimer: NodeJS.Timeout | undefined };
+
+const idleWorkers: PooledWorker[] = [];
+/** Tasks running at once; more threads than cores would only take turns. */
+const MAX_BUSY_WORKERS = Math.max(2, availableParallelism());
+let busyWorkers = 0;
+/** Tasks waiting for a worker, oldest first. */
+const waiting: Array<() => void> = [];
+
+function releaseSlot(): void {
+  busyWorkers -= 1;
+  const next = waiting.shift();
+  if (next) next();
+}
+
+function takeWorker(): PooledWorker {
+  const pooled = idleWorkers.pop();
+  if (pooled === undefined)
+    return { worker: new Worker(workerSource, { eval: true }), idleTimer: undefined };
+  if (pooled.idleTimer) clearTimeout(pooled.idleTimer);
+  pooled.idleTimer = undefined;
+  pooled.worker.ref();
+  return pooled;
+}
+
+function returnWorker(pooled: PooledWorker): void {
+  if (idleWorkers.length >= MAX_IDLE_WORKERS) {
+    void pooled.worker.terminate();
+    return;
+  }
+  // An idle worker never keeps the process alive.
+  pooled.worker.unref();
+  pooled.idleTimer = setTimeout(() => {
+    const at = idleWorkers.indexOf(pooled);
+    if (at !== -1) idleWorkers.splice(at, 1);
+    void pooled.worker.terminate();
+  }, IDLE_WORKER_MS);
+  pooled.idleTimer.unref();
+  idleWorkers.push(pooled);
+}
 
 /**
  * Runs regex work (Glob's path filter, Grep's file search) in a worker thread with a
- * time limit. JavaScript regexes backtrack, so a pattern such as `(a+)+$` can run for
+ * time limit. Workers are reused (at most two stay idle, for ten seconds, unref'd): starting
+ * a thread costs far more than a typical search. At most one task per core runs at a time;
+ * the others wait their turn, and their time limit starts when a worker takes them. JavaScript regexes backtrack, so a pattern such as `(a+)+$` can run for
  * hours on one line and, on the main thread, nothing could interrupt it; in a worker,
  * the timeout (LIMIT_EXCEEDED) and the abort signal (ABORTED) terminate it.
  */
@@ -181,51 +244,100 @@ export function runRegexWorker<Task extends FilterPathsTask | SearchFilesTask>(o
   /** Names the work in error messages, e.g. `Grep for "foo"`. */
   what: string;
 }): Promise<TaskResult<Task>> {
-  const { task, timeoutMs, signal, what } = options;
+  const { signal, what } = options;
   if (signal.aborted) {
     return Promise.reject(new DelegateError('ABORTED', `${what} was aborted.`));
   }
   return new Promise((resolve, reject) => {
-    const worker = new Worker(workerSource, { eval: true, workerData: task });
-    let settled = false;
-    const settle = (outcome: () => void): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      void worker.terminate();
-      outcome();
+    const run = (): void => {
+      busyWorkers += 1;
+      signal.removeEventListener('abort', onAbortWhileWaiting);
+      runOnWorker({ ...options, resolve, reject });
     };
-    const onAbort = (): void =>
-      settle(() => reject(new DelegateError('ABORTED', `${what} was aborted.`)));
-    const timer = setTimeout(
+    const onAbortWhileWaiting = (): void => {
+      const at = waiting.indexOf(run);
+      if (at !== -1) waiting.splice(at, 1);
+      reject(new DelegateError('ABORTED', `${what} was aborted.`));
+    };
+    if (busyWorkers < MAX_BUSY_WORKERS) {
+      run();
+      return;
+    }
+    // The time limit starts when a worker takes the task, not while it waits.
+    signal.addEventListener('abort', onAbortWhileWaiting, { once: true });
+    waiting.push(run);
+  });
+}
+
+function runOnWorker<Task extends FilterPathsTask | SearchFilesTask>(options: {
+  task: Task;
+  timeoutMs: number;
+  signal: AbortSignal;
+  what: string;
+  resolve: (result: TaskResult<Task>) => void;
+  reject: (error: unknown) => void;
+}): void {
+  const { task, timeoutMs, signal, what, resolve, reject } = options;
+  const pooled = takeWorker();
+  const { worker } = pooled;
+  let settled = false;
+  // `reusable`: the worker answered and is idle again; otherwise it is stopped (it may
+  // still be running a runaway regex, or it failed).
+  const settle = (outcome: () => void, reusable = false): void => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
+    worker.off('message', onMessage);
+    worker.off('error', onError);
+    worker.off('exit', onExit);
+    if (reusable) returnWorker(pooled);
+    else void worker.terminate();
+    releaseSlot();
+    outcome();
+  };
+  const onAbort = (): void =>
+    settle(() => reject(new DelegateError('ABORTED', `${what} was aborted.`)));
+  const onMessage = (reply: WorkerReply<TaskResult<Task>>): void =>
+    settle(
       () =>
-        settle(() =>
-          reject(
-            new DelegateError(
-              'LIMIT_EXCEEDED',
-              `${what} was stopped after ${timeoutMs} ms. The pattern may backtrack catastrophically ` +
-                '(nested or adjacent quantifiers such as (a+)+ or .*.*.*) or the search is too large; ' +
-                'simplify the pattern or narrow the path or glob.',
-              { details: { timeoutMs } },
-            ),
-          ),
-        ),
-      timeoutMs,
+        reply.ok
+          ? resolve(reply.result)
+          : reject(new DelegateError('TOOL_FAILED', `${what} failed: ${reply.message}`)),
+      true,
     );
-    signal.addEventListener('abort', onAbort, { once: true });
-    worker.once('message', (result: TaskResult<Task>) => settle(() => resolve(result)));
-    worker.once('error', (error) =>
+  const onError = (error: Error): void =>
+    settle(() =>
+      reject(
+        new DelegateError('TOOL_FAILED', `${what} failed: ${error.message}`, { cause: error }),
+      ),
+    );
+  const onExit = (code: number): void =>
+    settle(() =>
+      reject(new DelegateError('TOOL_FAILED', `${what} failed: its worker exited with ${code}.`)),
+    );
+  const timer = setTimeout(
+    () =>
       settle(() =>
         reject(
-          new DelegateError('TOOL_FAILED', `${what} failed: ${error.message}`, { cause: error }),
+          new DelegateError(
+            'LIMIT_EXCEEDED',
+            `${what} was stopped after ${timeoutMs} ms. The pattern may backtrack catastrophically ` +
+              '(nested or adjacent quantifiers such as (a+)+ or .*.*.*) or the search is too large; ' +
+              'simplify the pattern or narrow the path or glob.',
+            { details: { timeoutMs } },
+          ),
         ),
       ),
-    );
-    worker.once('exit', (code) =>
-      settle(() =>
-        reject(new DelegateError('TOOL_FAILED', `${what} failed: its worker exited with ${code}.`)),
-      ),
-    );
-  });
+    timeoutMs,
+  );
+  if (signal.aborted) {
+    onAbort();
+    return;
+  }
+  signal.addEventListener('abort', onAbort, { once: true });
+  worker.on('message', onMessage);
+  worker.once('error', onError);
+  worker.once('exit', onExit);
+  worker.postMessage(task);
 }

@@ -5,7 +5,7 @@ import type { AgentDefinition, PermissionRule, Tool } from '@delegate/core';
 import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES, type ExitCode, UsageError } from '../exit-codes.js';
 import { loadTools } from '../load-tools.js';
-import { formatDiagnostic } from '../output/report-diagnostics.js';
+import { formatDiagnostic, reportLoadDiagnostics } from '../output/report-diagnostics.js';
 import { readAgentsFlag } from '../session/load-flag-agents.js';
 import { toPermissionRules } from '../session/permission-rules.js';
 import { resolveConfig } from '../settings/resolve-config.js';
@@ -125,12 +125,9 @@ export async function agentsListCommand(options: {
     ]),
   ]);
   io.stdout.write(`${table.join('\n')}\n`);
-  const problems = loaded.diagnostics.filter((diagnostic) => diagnostic.severity !== 'info').length;
-  if (problems > 0) {
-    io.stderr.write(
-      `${problems} problem${problems === 1 ? '' : 's'} in agent files: delegate agents validate\n`,
-    );
-  }
+  // Each definition that did not load, with its line (an --agents mistake too, which
+  // `agents validate` does not read), then the count.
+  reportLoadDiagnostics(loaded.diagnostics, (line) => io.stderr.write(`${line}\n`));
   return EXIT_CODES.success;
 }
 

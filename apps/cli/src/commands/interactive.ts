@@ -97,13 +97,17 @@ class InteractiveSession {
     const node = this.tree.get(event.agentId);
     if (!node || node.mode !== 'background') return;
     if (event.type === 'agent.completed' || event.type === 'agent.failed') {
-      const mark = event.type === 'agent.completed' ? this.colors.green('✓') : this.colors.red('✗');
       this.screen.print(
-        `${mark} background ${node.agentType} "${oneLine(node.description, 50)}" ${event.type === 'agent.completed' ? 'finished' : `failed: ${oneLine(event.error, 80)}`}`,
+        `${this.endMark(node.status)} background ${node.agentType} "${oneLine(node.description, 50)}" ${endWords(event)}`,
       );
     }
     // A notification queued while nothing runs starts a turn, as the library does.
     if (event.type === 'agent.notification') queueMicrotask(() => this.next());
+  }
+
+  private endMark(status: string): string {
+    if (status === 'completed') return this.colors.green('✓');
+    return status === 'killed' ? this.colors.yellow('■') : this.colors.red('✗');
   }
 
   private onAction(action: Exclude<EditorAction, { type: 'none' }>): void {
@@ -301,4 +305,13 @@ export async function interactiveCommand(options: {
   );
   await session.screen.start();
   return session.done;
+}
+
+/** How a background agent's end reads in the session: finished, stopped, or failed and why. */
+function endWords(
+  event: Extract<AgentEvent, { type: 'agent.completed' | 'agent.failed' }>,
+): string {
+  if (event.type === 'agent.completed') return 'finished';
+  if (event.code === 'ABORTED') return 'was stopped';
+  return `failed: ${oneLine(event.error, 80)}`;
 }

@@ -16,7 +16,10 @@ export async function loadPolicyModule(path: string, processCwd: string): Promis
   try {
     module = (await import(pathToFileURL(absolute).href)) as { default?: unknown };
   } catch (error) {
-    throw new UsageError(`Policy module ${absolute} failed to load: ${(error as Error).message}`);
+    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    throw new UsageError(
+      `Policy module ${absolute} failed to load: ${reason}. \`node --check ${path}\` shows the line of a syntax error; fix the module, or pass another one.`,
+    );
   }
   if (typeof module.default !== 'function') {
     throw new UsageError(

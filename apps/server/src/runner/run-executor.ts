@@ -87,6 +87,7 @@ export class RunExecutor {
   private readonly active = new Map<string, ActiveRun>();
   /** Sessions of finished turns, oldest first, for quick continuation. */
   private readonly idle = new Map<string, SessionRunner>();
+  private readonly onIdle: (() => void) | undefined;
 
   constructor(options: {
     store: RunStore;
@@ -102,6 +103,8 @@ export class RunExecutor {
     shared?: boolean;
     /** Times a run may be taken over from a dead worker before it is failed. */
     maxFailovers?: number;
+    /** Called each time the last working run's turn ends. */
+    onIdle?: () => void;
   }) {
     this.store = options.store;
     this.hub = options.hub;
@@ -111,6 +114,7 @@ export class RunExecutor {
     this.shared = options.shared ?? false;
     this.maxFailovers = options.maxFailovers ?? 3;
     this.idleLimit = this.shared ? 0 : options.idleSessions;
+    this.onIdle = options.onIdle;
   }
 
   /**
@@ -205,6 +209,7 @@ export class RunExecutor {
       signal.removeEventListener('abort', onShutdown);
       this.active.delete(run.id);
       release();
+      if (this.active.size === 0) this.onIdle?.();
     }
   }
 

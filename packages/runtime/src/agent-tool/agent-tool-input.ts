@@ -1,9 +1,63 @@
 import { z } from 'zod';
 
+// C0 and C1 control characters, line breaks and tabs included (and the Unicode line and
+// paragraph separators).
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+// Bidirectional marks, embeddings, overrides and isolates: they reorder what a reader sees.
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+// Characters that show nothing: a prompt made only of these (and whitespace) is empty.
+const INVISIBLE = /[\s\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff]/gu;
+// Characters that show nothing inside a name: `wor\u200bker` would look like `worker`.
+const HIDDEN_IN_NAME = /[\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff\u{e0000}-\u{e007f}]/u;
+// The shapes of agent ids (`a` + 16 hex digits, or `a<label>-<hex>`) and task ids (`t` + 12).
+const ID_SHAPE = /^(?:a(?:[a-z0-9-]+-)?[0-9a-f]{16}|t[0-9a-f]{12})$/;
+
+function hasVisibleText(text: string): boolean {
+  return text.replace(INVISIBLE, '').length > 0;
+}
+
+function describeCharacter(text: string, pattern: RegExp): string {
+  const found = pattern.exec(text)?.[0] ?? '';
+  return `U+${(found.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/** A one-line label: visible text, no control or bidirectional characters. */
+function label(field: string, limits: { max?: number } = {}) {
+  const text = z.string().min(1, `${field} must not be empty`);
+  return (
+    limits.max === undefined
+      ? text
+      : text.max(limits.max, `${field} must be at most ${limits.max} characters`)
+  ).superRefine((text, context) => {
+    if (CONTROL.test(text)) {
+      context.addIssue({
+        code: 'custom',
+        message: `${field} must be one line of plain text: it contains the control character ${describeCharacter(text, CONTROL)} (line breaks and tabs included)`,
+      });
+    } else if (BIDI.test(text)) {
+      context.addIssue({
+        code: 'custom',
+        message: `${field} must not contain bidirectional control characters, which reorder what a reader sees: it contains ${describeCharacter(text, BIDI)}`,
+      });
+    } else if (!hasVisibleText(text)) {
+      context.addIssue({
+        code: 'custom',
+        message: `${field} must contain visible text, not only whitespace`,
+      });
+    }
+  });
+}
+
 /** Input of the Agent tool. */
 export const AgentToolInput = z.object({
-  description: z.string().min(1).describe('A short (3-5 word) description of the task'),
-  prompt: z.string().min(1).describe('The task for the agent to perform'),
+  description: label('description').describe('A short (3-5 word) description of the task'),
+  prompt: z
+    .string()
+    .refine(hasVisibleText, {
+      message: 'prompt must contain the task: it is empty or only whitespace',
+    })
+    .describe('The task for the agent to perform'),
   subagent_type: z
     .string()
     .optional()
@@ -16,12 +70,17 @@ export const AgentToolInput = z.object({
     .boolean()
     .optional()
     .describe('Run in the background and be notified when it ends'),
-  name: z
-    .string()
-    .min(1)
-    .max(64)
+  name: label('name', { max: 64 })
+    .refine((name) => !HIDDEN_IN_NAME.test(name), {
+      message:
+        'name must not contain invisible characters (zero-width spaces and joiners, soft hyphens, tag characters): they make one name look like another',
+    })
+    .refine((name) => !ID_SHAPE.test(name), {
+      message:
+        'name must not look like an agent id (a + 16 hex digits) or a task id (t + 12 hex digits): SendMessage could confuse them',
+    })
     .optional()
-    .describe('A name to address the agent with SendMessage'),
+    .describe('A name to address the agent with SendMessage (unique in the session)'),
   isolation: z.literal('worktree').optional().describe('Run the agent in a fresh git worktree'),
   cwd: z
     .string()

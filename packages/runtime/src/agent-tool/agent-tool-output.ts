@@ -1,3 +1,4 @@
+import { escapeNotificationField } from '../tasks/task-notification.js';
 import type { AgentToolResult } from './finalize-agent-result.js';
 
 /** A finished run as the Agent tool (and SendMessage) returns it. */
@@ -29,7 +30,8 @@ export type AgentToolOutput = CompletedAgentOutput | LaunchedAgentOutput;
 
 function formatLaunched(output: LaunchedAgentOutput): string {
   return [
-    `Started ${output.agentType} agent "${output.description}" in the background.`,
+    // Escaped like a notification field: the description must not read as a notification.
+    `Started ${escapeNotificationField(output.agentType)} agent "${escapeNotificationField(output.description)}" in the background.`,
     `agentId: ${output.agentId}`,
     `taskId: ${output.taskId}`,
     'You will receive a <task-notification> when it finishes; do not poll or sleep waiting for it. Use TaskOutput only if you have nothing else to do.',

@@ -95,6 +95,19 @@ function checkDepth(runtime: AgentRuntime, context: ToolUseContext): void {
   );
 }
 
+/** A not-found error for a type whose definition file failed to load says which file and why. */
+function explainNotFound(runtime: AgentRuntime, agentType: string, error: unknown): unknown {
+  if (!DelegateError.isInstance(error) || error.code !== 'AGENT_NOT_FOUND') return error;
+  const explained = runtime.explainUnknownAgentType?.(agentType);
+  if (!explained) return error;
+  const available = (error.details?.['available'] as string[] | undefined) ?? [];
+  return new DelegateError(
+    'AGENT_NOT_FOUND',
+    `${explained} Available agents: ${available.length > 0 ? available.join(', ') : 'none'}.`,
+    { details: { ...error.details, failedToLoad: true } },
+  );
+}
+
 /**
  * Decides what a call starts: a fork when forking is on and no type (or `fork`) is named,
  * else the named type (default `general-purpose`). Refuses a spawn past `maxDepth` and a
@@ -113,12 +126,12 @@ export function resolveSpawnTarget(
     (input.subagent_type === undefined || input.subagent_type === 'fork');
   checkDepth(runtime, context);
   if (!isFork) {
-    const agent = selectAgent(
-      context,
-      definitions,
-      input.subagent_type ?? runtime.defaultAgentType,
-    );
-    return { agent, isFork, definitions };
+    const agentType = input.subagent_type ?? runtime.defaultAgentType;
+    try {
+      return { agent: selectAgent(context, definitions, agentType), isFork, definitions };
+    } catch (error) {
+      throw explainNotFound(runtime, agentType, error);
+    }
   }
   if (context.options.querySource === FORK_QUERY_SOURCE || isInForkChild(context.messages)) {
     throw new DelegateError(

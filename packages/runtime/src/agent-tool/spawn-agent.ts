@@ -308,12 +308,18 @@ export async function spawnAgent(
   extras: ToolCallExtras,
 ): Promise<AgentToolOutput> {
   const target = resolveSpawnTarget(runtime, input, context);
-  await waitForRequiredMcpServers(runtime, target.agent, context);
-  const isBackground = decideBackground(runtime, input, target);
-  const slot = reserveBackgroundSlot(runtime, isBackground);
+  const name = input.name
+    ? runtime.agents.claimName(input.name, {
+        isTaskId: (id) => runtime.tasks.get(id) !== undefined,
+      })
+    : undefined;
   let worktree: AgentWorktree | undefined;
   let started: { run: Promise<AgentToolOutput> };
+  let slot: { release: () => void } | undefined;
   try {
+    await waitForRequiredMcpServers(runtime, target.agent, context);
+    const isBackground = decideBackground(runtime, input, target);
+    slot = reserveBackgroundSlot(runtime, isBackground);
     const plan = await planSpawn({ runtime, input, context, extras, target, isBackground });
     started = await launch({
       runtime,
@@ -324,10 +330,11 @@ export async function spawnAgent(
       onWorktree: (made) => (worktree = made),
     });
   } catch (error) {
+    name?.release();
     if (worktree) await removeAgentWorktree(worktree).catch(() => undefined);
     throw error;
   } finally {
-    slot.release();
+    slot?.release();
   }
   return started.run;
 }

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { withoutCredentials } from '../session/shell-environment.js';
 
 /** Default time a hook command may take, in seconds (Claude Code's default). */
 export const DEFAULT_HOOK_TIMEOUT_SECONDS = 60;
@@ -54,7 +55,8 @@ export function runCommandHook(options: RunCommandHookOptions): Promise<HookRunR
     let failure: string | undefined;
     const child = spawn(options.command, {
       cwd: options.cwd,
-      env: { ...process.env, ...options.env },
+      // Hooks come from agent files, possibly of a cloned repository: no credentials.
+      env: { ...withoutCredentials(process.env), ...options.env },
       shell: true,
       detached: process.platform !== 'win32',
       stdio: ['pipe', 'pipe', 'pipe'],

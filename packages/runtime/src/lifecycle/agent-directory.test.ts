@@ -55,6 +55,7 @@ describe('AgentDirectory', () => {
       description: 'job a1',
       status: 'idle',
       taskId: 't-a1',
+      usage: expect.objectContaining({ input_tokens: 0, output_tokens: 0 }),
     });
     expect(directory.get('name-a1')).toBe(oldest);
     expect(directory.get('a2')).toBe(agents[1]);
@@ -92,5 +93,99 @@ describe('AgentDirectory', () => {
     endRun(second, 'failed');
     directory.runEnded(second);
     expect(directory.hasRunningChildren('p')).toBe(false);
+  });
+});
+
+describe('AgentDirectory names', () => {
+  const noTasks = { isTaskId: () => false };
+
+  it('refuses a name already held, being claimed, equal to an agent id or to a task id', () => {
+    const directory = new AgentDirectory({ maxRetained: 1 });
+    directory.add(record('worker-id', { name: 'worker' }));
+    expect(() => directory.claimName('worker', noTasks)).toThrow(
+      'Agent name "worker" is already taken in this session by agent worker-id (general-purpose)',
+    );
+    expect(() => directory.claimName('worker-id', noTasks)).toThrow(
+      'Agent name "worker-id" is the id of another agent in this session',
+    );
+    expect(() => directory.claimName('t1', { isTaskId: (id) => id === 't1' })).toThrow(
+      'is the id of a task in this session',
+    );
+    const claim = directory.claimName('builder', noTasks);
+    expect(() => directory.claimName('builder', noTasks)).toThrow('by an agent that is starting');
+    claim.release();
+    expect(() => directory.claimName('builder', noTasks).release()).not.toThrow();
+  });
+
+  it('keeps a compacted agent holding its name, and never lets another record take it', () => {
+    const directory = new AgentDirectory({ maxRetained: 0 });
+    const first = record('first', { name: 'worker' });
+    directory.add(first);
+    run(directory, first);
+    expect(isCompacted(directory.get('worker')!)).toBe(true);
+    expect(() => directory.claimName('worker', noTasks)).toThrow('already taken');
+    // A resumed record from elsewhere that carries the same name does not take it over.
+    directory.add(record('other', { name: 'worker' }));
+    expect(directory.get('worker')!.agentId).toBe('first');
+  });
+});
+
+describe('AgentDirectory summaries', () => {
+  function withReport(agent: AgentRecord, text: string): AgentRecord {
+    return {
+      ...agent,
+      messages: [
+        {
+          type: 'assistant',
+          uuid: `u-${agent.agentId}`,
+          timestamp: new Date(0).toISOString(),
+          message: {
+            id: 'm',
+            role: 'assistant',
+            model: 'm',
+            content: [{ type: 'text', text }],
+            stop_reason: 'end_turn',
+            usage: { input_tokens: 10, output_tokens: 5 },
+          },
+        },
+      ] as AgentRecord['messages'],
+    };
+  }
+
+  it('keep id, type, status, usage and the capped report, and are forgotten past maxSummaries', () => {
+    const directory = new AgentDirectory({ maxRetained: 0, maxSummaries: 2 });
+    const agents = ['a', 'b', 'c'].map((id) =>
+      withReport(
+        record(id, { name: `n-${id}` }),
+        id === 'a' ? 'x'.repeat(200_000) : `report ${id}`,
+      ),
+    );
+    for (const agent of agents) {
+      directory.add(agent);
+      run(directory, agent);
+    }
+    // The oldest summary is forgotten; its name stays taken.
+    expect(directory.get('a')).toBeUndefined();
+    expect(directory.get('n-a')).toBeUndefined();
+    expect(() => directory.claimName('n-a', { isTaskId: () => false })).toThrow(
+      'finished long ago',
+    );
+    expect(directory.retainedSummaries).toBe(2);
+    const summary = directory.get('n-b');
+    expect(summary).toMatchObject({
+      compacted: true,
+      agentId: 'b',
+      agentType: 'general-purpose',
+      status: 'idle',
+      result: 'report b',
+      usage: expect.objectContaining({ input_tokens: 10, output_tokens: 5 }),
+    });
+    const big = new AgentDirectory({ maxRetained: 0 });
+    const long = withReport(record('long'), 'x'.repeat(200_000));
+    big.add(long);
+    run(big, long);
+    const compacted = big.get('long')!;
+    expect(isCompacted(compacted)).toBe(true);
+    expect((compacted as { result: string }).result.length).toBeLessThan(100_200);
   });
 });

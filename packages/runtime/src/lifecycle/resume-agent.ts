@@ -52,9 +52,34 @@ function refuseRunning(runtime: AgentRuntime, agentId: string): void {
   }
 }
 
-/** The recorded conversation, with the transcript-only fields removed. */
-async function readHistory(source: TranscriptStore, agentId: string): Promise<Message[]> {
-  const entries = await readTranscript(source.agentPath(agentId));
+/**
+ * The recorded conversation, with the transcript-only fields removed. A torn last line is
+ * skipped and reported as an `agent.warning`; a transcript with no complete message is
+ * refused (it would resume an agent that has no task).
+ */
+async function readHistory(
+  runtime: AgentRuntime,
+  source: TranscriptStore,
+  agentId: string,
+): Promise<Message[]> {
+  const path = source.agentPath(agentId);
+  const entries = await readTranscript(path, {
+    onWarning: (message) =>
+      runtime.events.emit({
+        type: 'agent.warning',
+        agentId,
+        timestamp: new Date().toISOString(),
+        code: 'TRANSCRIPT_TORN_LINE',
+        message,
+      }),
+  });
+  if (!entries.some((entry) => entry.type === 'user' || entry.type === 'assistant')) {
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `Cannot resume agent ${agentId}: its transcript ${path} holds no complete message (a crash cut its only line, or the file is empty), so there is no task to continue. Start a new agent with the task instead.`,
+      { details: { path, agentId } },
+    );
+  }
   return entries.map((entry) => {
     const {
       sessionId: _session,
@@ -168,7 +193,7 @@ export async function resumeAgentFromTranscript(
     await source.readAgentMeta(options.agentId),
     source.agentMetaPath(options.agentId),
   );
-  const history = await readHistory(source, options.agentId);
+  const history = await readHistory(runtime, source, options.agentId);
   const record = await rebuildRecord(runtime, spec);
   const note = createUserMessage({
     content: options.message ?? INTERRUPTED_NOTE,

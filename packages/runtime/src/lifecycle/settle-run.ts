@@ -105,6 +105,7 @@ function notifyParent(options: {
   const message = runtime.tasks.notify({
     taskId: run.taskId,
     agentId: run.record.agentId,
+    ...(run.record.name ? { name: run.record.name } : {}),
     status: finished.status,
     description: run.record.description,
     ...(texts.resultText !== undefined ? { result: texts.resultText } : {}),

@@ -33,6 +33,8 @@ export type AgentRuntimeOptions = {
   defaultSubagentModel: string;
   /** Finished agents kept whole for SendMessage; older ones are compacted to a summary. */
   maxRetainedAgents: number;
+  /** Summaries of compacted agents (and finished tasks) kept. */
+  maxAgentSummaries: number;
   /** Parent directory of agent worktrees (default: under the OS temp dir). */
   worktreeRoot?: string;
   /** Home directory for user-scope memory. */
@@ -59,6 +61,11 @@ export type AgentRuntime = {
   agentTools: () => Tool[];
   /** Agent definitions of the session. */
   getAgentDefinitions: () => AgentDefinitionsResult;
+  /**
+   * Why an agent type is missing when a file meant to define it failed to load (from
+   * `@delegate/agent-defs`' `failedAgents`), or undefined when no such file exists.
+   */
+  explainUnknownAgentType?: (agentType: string) => string | undefined;
   /** Asks the person at the terminal (foreground agents only). */
   ask?: AskHandler;
   /** Spawned agents by id and by name, finished ones compacted past `maxRetainedAgents`. */

@@ -98,6 +98,12 @@ export type DelegateSessionOptions = {
   defaultSubagentModel?: string;
   /** Finished agents kept whole for SendMessage; older ones are compacted (default 100). */
   maxRetainedAgents?: number;
+  /**
+   * Finished agents (and finished tasks) remembered past `maxRetainedAgents`, as a summary
+   * (id, type, status, usage, capped report); older ones are forgotten, so memory stays
+   * bounded in a long session (default 1000). A forgotten agent's name stays taken.
+   */
+  maxAgentSummaries?: number;
   /** Parent directory of agent worktrees (default under the OS temp folder). */
   worktreeRoot?: string;
   /** Called when a lifecycle event listener throws (default a process warning); tests rethrow. */
@@ -240,6 +246,7 @@ export const DelegateSessionOptionsSchema = z
     mcpPollMs: positiveInteger.optional(),
     defaultSubagentModel: z.string().trim().min(1).optional(),
     maxRetainedAgents: z.number().int().nonnegative().optional(),
+    maxAgentSummaries: z.number().int().nonnegative().optional(),
     worktreeRoot: z.string().min(1).optional(),
     onEventListenerError: functionOf('an error handler').optional(),
   })

@@ -200,6 +200,10 @@ describe('many agents in one session', () => {
   });
 
   it('compacts finished agents past maxRetainedAgents and resumes one from its transcript when messaged', async () => {
+    let kiwiDone = false;
+    const until = async (check: () => boolean): Promise<void> => {
+      while (!check()) await new Promise((resolve) => setTimeout(resolve, 10));
+    };
     current = await createTestSession({
       policy: rules([
         {
@@ -233,7 +237,21 @@ describe('many agents in one session', () => {
           reply: (request) =>
             `The word was ${/Remember the word (\w+)/.exec(JSON.stringify(request.messages))?.[1] ?? 'lost'}.`,
         },
-        { match: { agent: 'general-purpose' }, reply: 'Remembered.' },
+        {
+          // kiwi finishes first, so it is the one compacted (the two run in parallel).
+          match: { agent: 'general-purpose', lastUserText: 'Remember the word mango' },
+          reply: async () => {
+            await until(() => kiwiDone);
+            return 'Remembered.';
+          },
+        },
+        {
+          match: { agent: 'general-purpose' },
+          reply: () => {
+            setTimeout(() => (kiwiDone = true), 100);
+            return 'Remembered.';
+          },
+        },
       ]),
       session: { maxRetainedAgents: 1 },
     });

@@ -34,10 +34,12 @@ import { type QueryEvent, type QueryOutcome, query } from '../query/query.js';
 import { createSendMessageTool } from '../tasks/send-message-tool.js';
 import { createTaskOutputTool, createTaskStopTool } from '../tasks/task-tools.js';
 import { TaskRegistry } from '../tasks/task-registry.js';
+import { trackShellTasks } from '../tasks/track-shell-tasks.js';
 import { TranscriptStore } from '../transcripts/transcript-store.js';
 import { loadTools } from '../util/load-tools.js';
 import type { AgentRuntime, AgentRuntimeOptions } from './agent-runtime.js';
 import { withAskRules } from './ask-rules.js';
+import { withoutCredentials } from './shell-environment.js';
 import { EventBus } from './event-bus.js';
 import {
   DEFAULT_MAIN_MODEL,
@@ -100,6 +102,7 @@ function runtimeOptionsOf(
     mcpPollMs: options.mcpPollMs ?? 500,
     defaultSubagentModel: options.defaultSubagentModel ?? DEFAULT_SUBAGENT_MODEL,
     maxRetainedAgents: options.maxRetainedAgents ?? 100,
+    maxAgentSummaries: options.maxAgentSummaries ?? 1_000,
     ...(options.worktreeRoot ? { worktreeRoot: options.worktreeRoot } : {}),
     ...(options.homeDir ? { homeDir: options.homeDir } : {}),
   };
@@ -121,21 +124,34 @@ async function clientOf(
 // Loaded with the first session: its YAML parser is not needed to import the runtime.
 type AgentDefsModule = typeof AgentDefs;
 
+type LoadedDefinitions = {
+  definitions: AgentDefinitionsResult;
+  explainUnknownAgentType?: (agentType: string) => string | undefined;
+};
+
+/** The definitions, and (from `failedAgents`) why a type whose file failed to load is missing. */
 async function definitionsOf(
   options: ValidatedSessionOptions,
   agentDefs: AgentDefsModule,
-): Promise<AgentDefinitionsResult> {
-  const loaded =
+): Promise<LoadedDefinitions> {
+  const loaded: AgentDefinitionsResult & { failedAgents?: AgentDefs.FailedAgentFile[] } =
     options.agentDefinitions ??
     (await agentDefs.getAgentDefinitionsWithOverrides({
       cwd: options.cwd,
       ...(options.homeDir ? { homeDir: options.homeDir } : {}),
       ...options.agentLoading,
     }));
-  return {
+  const definitions = {
     activeAgents: loaded.activeAgents,
     allAgents: loaded.allAgents,
     ...(loaded.allowedAgentTypes ? { allowedAgentTypes: loaded.allowedAgentTypes } : {}),
+  };
+  // Given definitions may come straight from getAgentDefinitionsWithOverrides, failures included.
+  const failed = Array.isArray(loaded.failedAgents) ? [...loaded.failedAgents] : [];
+  if (failed.length === 0) return { definitions };
+  return {
+    definitions,
+    explainUnknownAgentType: (agentType) => agentDefs.explainUnknownAgentType(agentType, failed),
   };
 }
 
@@ -187,7 +203,7 @@ export class DelegateSession {
   readonly context: ToolUseContext;
   /** Lifecycle events of every agent in the session. */
   readonly events: EventBus;
-  /** Tasks (sub-agents and background shells) of the session. */
+  /** Tasks of the session: sub-agents and background shells (type `local_bash`), with their status. */
   readonly tasks: TaskRegistry;
   /** Transcript writer, when transcripts are on. */
   readonly transcript: TranscriptStore | undefined;
@@ -226,8 +242,10 @@ export class DelegateSession {
     const env = validated.env ?? process.env;
     const client = await clientOf(validated, env);
     const agentDefs = await import('@delegate/agent-defs');
-    const definitions = await definitionsOf(validated, agentDefs);
-    const baseTools = validated.tools ?? (await loadTools()).getBuiltinTools();
+    const { definitions, explainUnknownAgentType } = await definitionsOf(validated, agentDefs);
+    const baseTools =
+      validated.tools ??
+      (await loadTools()).getBuiltinTools({ bash: { env: withoutCredentials(process.env) } });
     const events = new EventBus(
       validated.onEventListenerError ? { onListenerError: validated.onEventListenerError } : {},
     );
@@ -238,7 +256,10 @@ export class DelegateSession {
       client,
       sessionId,
       options: runtimeOptions,
-      tasks: new TaskRegistry(),
+      // Finished tasks are kept as long as agent summaries, plus the agents kept whole.
+      tasks: new TaskRegistry({
+        maxFinished: runtimeOptions.maxRetainedAgents + runtimeOptions.maxAgentSummaries,
+      }),
       events,
       ...(transcriptDir
         ? { transcript: new TranscriptStore({ directory: transcriptDir, sessionId }) }
@@ -246,8 +267,12 @@ export class DelegateSession {
       baseTools: () => baseTools,
       agentTools: () => agentTools,
       getAgentDefinitions: () => definitions,
+      ...(explainUnknownAgentType ? { explainUnknownAgentType } : {}),
       ...(validated.ask ? { ask: validated.ask } : {}),
-      agents: new AgentDirectory({ maxRetained: runtimeOptions.maxRetainedAgents }),
+      agents: new AgentDirectory({
+        maxRetained: runtimeOptions.maxRetainedAgents,
+        maxSummaries: runtimeOptions.maxAgentSummaries,
+      }),
       forkWarmups: new Map(),
       foreground: new Map(),
       forkAgent: agentDefs.FORK_AGENT,
@@ -265,10 +290,15 @@ export class DelegateSession {
     ];
     runtime.rootContext = rootContextOf({ validated, baseTools, agentTools, definitions, events });
     runtime.backgroundAbort = new AbortHub(runtime.rootContext.abortController.signal);
-    // Task changes are mirrored into the root state for UIs.
-    runtime.tasks.mirrorTo(
-      runtime.rootContext.setAppStateForTasks ?? runtime.rootContext.setAppState,
-    );
+    // Task changes are mirrored into the root state for UIs; background shells written
+    // there by any agent's Bash tool become tasks of the session.
+    const setRootState = runtime.rootContext.setAppStateForTasks ?? runtime.rootContext.setAppState;
+    runtime.tasks.mirrorTo(setRootState);
+    runtime.rootContext.setAppStateForTasks = trackShellTasks({
+      tasks: runtime.tasks,
+      setState: setRootState,
+      signal: runtime.rootContext.abortController.signal,
+    });
     const session = new DelegateSession(runtime, validated);
     const mcp = validated.mcp;
     if (mcp) runtime.refreshMcp = () => session.syncMcp(mcp);
@@ -484,7 +514,10 @@ export class DelegateSession {
     return task;
   }
 
-  /** Aborts the session: the main turn and every sub-agent under it. */
+  /**
+   * Aborts the session: the main turn, every sub-agent under it, and every background
+   * shell any of them started (also those of sub-agents that already finished).
+   */
   abort(reason?: unknown): void {
     this.context.abortController.abort(reason);
   }

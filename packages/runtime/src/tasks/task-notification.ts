@@ -6,6 +6,8 @@ export type TaskNotification = {
   taskId: string;
   /** Its agent, for agent tasks. */
   agentId?: string;
+  /** The name the agent was given (to address it with SendMessage). */
+  name?: string;
   /** How it ended. */
   status: Exclude<TaskStatus, 'running'>;
   /** Short description given when it started. */
@@ -24,13 +26,60 @@ export type TaskNotification = {
   worktree?: { path: string; branch?: string };
 };
 
-function escape(text: string): string {
-  // Keep the wrapper parseable: a result quoting the closing tag must not end it early.
-  return text.replace(/<\/task-notification>/g, '<\\/task-notification>');
+// Everything that could begin a tag (`<x`, `</x`, `<!`, `<?`, `< /x`, `< task-notification`),
+// in any case, plus `&` where it would read as one of these entities: unescaping gives the
+// text back. A lone `<` (`a < b`) stays as it is.
+const TAG_START = /<(?=[/!?A-Za-z]|\s*\/|\s+task-notification)/gi;
+const ENTITY = /&(?=(?:lt|gt|amp|quot);)/g;
+// C0 and C1 controls, and the bidirectional overrides and isolates that reorder what a reader sees.
+const CONTROL_OR_BIDI =
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Escapes a block field (the result, an error): it keeps its lines, but nothing in it can
+ * open or close a tag, so a report quoting `</task-notification>` (or forging a whole new
+ * notification) stays inside its own notification.
+ */
+export function escapeNotificationText(text: string): string {
+  return text.replace(ENTITY, '&amp;').replace(TAG_START, '&lt;');
 }
 
-/** Renders the message a parent sees in its next turn when a task ends. */
+/**
+ * Escapes a one-line field (description, name, ids, paths): as a block field, and `>` and
+ * `"` too, and line breaks, other controls and bidirectional overrides become spaces, so
+ * it cannot add a line (a forged `status:`) or look like something else.
+ */
+export function escapeNotificationField(text: string): string {
+  return escapeNotificationText(text)
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(CONTROL_OR_BIDI, ' ');
+}
+
+function usageLine(notification: TaskNotification): string | undefined {
+  const usage = notification.usage;
+  if (!usage) return undefined;
+  return (
+    `usage: input_tokens=${usage.input_tokens} output_tokens=${usage.output_tokens} cache_read_input_tokens=${usage.cache_read_input_tokens} cache_creation_input_tokens=${usage.cache_creation_input_tokens}` +
+    (notification.toolUseCount !== undefined ? ` tool_uses=${notification.toolUseCount}` : '') +
+    (notification.durationMs !== undefined ? ` duration_ms=${notification.durationMs}` : '')
+  );
+}
+
+function worktreeLine(worktree: TaskNotification['worktree']): string | undefined {
+  if (!worktree) return undefined;
+  const branch = worktree.branch ? ` (branch ${escapeNotificationField(worktree.branch)})` : '';
+  return `worktree: ${escapeNotificationField(worktree.path)}${branch}`;
+}
+
+/**
+ * Renders the message a parent sees in its next turn when a task ends. Every field is
+ * escaped ({@link escapeNotificationField}, {@link escapeNotificationText}): no description,
+ * name, error or result can close the notification or open another one.
+ */
 export function formatTaskNotification(notification: TaskNotification): string {
+  const field = escapeNotificationField;
   const verb =
     notification.status === 'completed'
       ? 'finished'
@@ -39,26 +88,19 @@ export function formatTaskNotification(notification: TaskNotification): string {
         : 'was stopped';
   const lines = [
     '<task-notification>',
-    `task-id: ${notification.taskId}`,
-    ...(notification.agentId ? [`agent-id: ${notification.agentId}`] : []),
+    `task-id: ${field(notification.taskId)}`,
+    ...(notification.agentId ? [`agent-id: ${field(notification.agentId)}`] : []),
+    ...(notification.name ? [`name: ${field(notification.name)}`] : []),
     `status: ${notification.status}`,
-    `summary: Background agent "${notification.description}" ${verb}.`,
+    `summary: Background agent "${field(notification.description)}" ${verb}.`,
   ];
-  if (notification.error) lines.push(`error: ${escape(notification.error)}`);
-  if (notification.result !== undefined) lines.push('result:', escape(notification.result));
-  if (notification.worktree) {
-    lines.push(
-      `worktree: ${notification.worktree.path}${notification.worktree.branch ? ` (branch ${notification.worktree.branch})` : ''}`,
-    );
-  }
-  if (notification.usage) {
-    const usage = notification.usage;
-    lines.push(
-      `usage: input_tokens=${usage.input_tokens} output_tokens=${usage.output_tokens} cache_read_input_tokens=${usage.cache_read_input_tokens} cache_creation_input_tokens=${usage.cache_creation_input_tokens}` +
-        (notification.toolUseCount !== undefined ? ` tool_uses=${notification.toolUseCount}` : '') +
-        (notification.durationMs !== undefined ? ` duration_ms=${notification.durationMs}` : ''),
-    );
-  }
+  if (notification.error) lines.push(`error: ${escapeNotificationText(notification.error)}`);
+  if (notification.result !== undefined)
+    lines.push('result:', escapeNotificationText(notification.result));
+  const worktree = worktreeLine(notification.worktree);
+  if (worktree) lines.push(worktree);
+  const usage = usageLine(notification);
+  if (usage) lines.push(usage);
   lines.push('</task-notification>');
   return lines.join('\n');
 }

@@ -31,8 +31,10 @@ export type TaskOutcome = {
 // At most this many ids are listed in a NOT_FOUND message.
 const LISTED_IDS = 20;
 
+// Background shells are not counted: no notification comes when one ends, so a host
+// waiting for background work would wait for a server that never stops.
 function isRunningInBackground(task: TaskState): boolean {
-  return task.status === 'running' && task.isBackgrounded === true;
+  return task.status === 'running' && task.isBackgrounded === true && task.type !== 'local_bash';
 }
 
 /**
@@ -50,10 +52,16 @@ export class TaskRegistry {
   private setRootState: SetAppState | undefined;
   private flushScheduled = false;
   private backgroundRunning = 0;
+  private readonly finishedIds = new Set<string>();
+  private readonly maxFinished: number;
 
-  /** `setAppStateForTasks`: where changes are mirrored (see {@link TaskRegistry.mirrorTo}). */
-  constructor(options: { setAppStateForTasks?: SetAppState } = {}) {
+  /**
+   * `setAppStateForTasks`: where changes are mirrored (see {@link TaskRegistry.mirrorTo});
+   * `maxFinished`: finished tasks kept (the oldest are forgotten past it; default no limit).
+   */
+  constructor(options: { setAppStateForTasks?: SetAppState; maxFinished?: number } = {}) {
     this.setRootState = options.setAppStateForTasks;
+    this.maxFinished = options.maxFinished ?? Number.POSITIVE_INFINITY;
   }
 
   /** Mirrors every task change into the root app state from now on (the current tasks at the next tick). */
@@ -81,7 +89,7 @@ export class TaskRegistry {
     return this.tasks.get(taskId);
   }
 
-  /** Returns a task or throws a NOT_FOUND error listing known ids (at most 20). */
+  /** Returns a task or throws a NOT_FOUND error listing known ids (at most 20); forgotten tasks are not found. */
   require(taskId: string): TaskState {
     const task = this.tasks.get(taskId);
     if (task) return task;
@@ -98,12 +106,12 @@ export class TaskRegistry {
     return [...this.tasks.values()];
   }
 
-  /** Tasks still running in the background (a scan; use `runningBackgroundCount` for the number). */
+  /** Agent tasks still running in the background (a scan; use `runningBackgroundCount` for the number). */
   runningBackground(): TaskState[] {
     return this.list().filter(isRunningInBackground);
   }
 
-  /** Number of tasks running in the background, kept as a counter. */
+  /** Number of agent tasks running in the background (shells not included), kept as a counter. */
   get runningBackgroundCount(): number {
     return this.backgroundRunning;
   }
@@ -135,7 +143,18 @@ export class TaskRegistry {
     this.markDirty(taskId);
     for (const waiter of this.waiters.get(taskId) ?? []) waiter();
     this.waiters.delete(taskId);
+    this.finishedIds.add(taskId);
+    this.forgetOldFinished();
     return true;
+  }
+
+  private forgetOldFinished(): void {
+    while (this.finishedIds.size > this.maxFinished) {
+      const oldest = this.finishedIds.values().next().value as string;
+      this.finishedIds.delete(oldest);
+      this.tasks.delete(oldest);
+      this.markDirty(oldest);
+    }
   }
 
   /**
@@ -209,12 +228,18 @@ export class TaskRegistry {
     this.flushScheduled = false;
     if (this.dirty.size === 0 || !this.setRootState) return;
     const changed: Record<string, TaskState> = {};
+    const forgotten: string[] = [];
     for (const id of this.dirty) {
       const task = this.tasks.get(id);
       if (task) changed[id] = { ...task };
+      else forgotten.push(id);
     }
     this.dirty.clear();
-    this.setRootState((previous) => ({ ...previous, tasks: { ...previous.tasks, ...changed } }));
+    this.setRootState((previous) => {
+      const tasks = { ...previous.tasks, ...changed };
+      for (const id of forgotten) delete tasks[id];
+      return { ...previous, tasks };
+    });
   }
 
   private markDirty(taskId: string): void {

@@ -6,6 +6,7 @@ import {
   TOOL_NAMES,
 } from '@delegate/core';
 import { loadTools } from '../util/load-tools.js';
+import { escapeNotificationField, escapeNotificationText } from './task-notification.js';
 import { z } from 'zod';
 import type { AgentRuntime } from '../session/agent-runtime.js';
 
@@ -30,21 +31,33 @@ const TaskStopInput = z.object({
 });
 type TaskStopInput = z.infer<typeof TaskStopInput>;
 
+/** A background shell started by a Bash tool: a session task of type `local_bash`, or only in the root state. */
+function findShellTask(
+  runtime: AgentRuntime,
+  context: ToolUseContext,
+  taskId: string,
+): TaskState | undefined {
+  const registered = runtime.tasks.get(taskId);
+  if (registered) return registered.type === 'local_bash' ? registered : undefined;
+  return context.getAppState().tasks[taskId];
+}
+
 /** Renders a task's state for the model. */
 export function describeTask(task: TaskState): string {
   const lines = [
     `task_id: ${task.id}`,
     `status: ${task.status}`,
-    `description: ${task.description}`,
+    `description: ${escapeNotificationField(task.description)}`,
     ...(task.agentId ? [`agent_id: ${task.agentId}`] : []),
     ...(task.toolUseCount !== undefined ? [`tool_uses: ${task.toolUseCount}`] : []),
     ...(task.lastActivity && task.status === 'running'
-      ? [`last_activity: ${task.lastActivity}`]
+      ? [`last_activity: ${escapeNotificationField(task.lastActivity)}`]
       : []),
     ...(task.endTime ? [`duration_ms: ${task.endTime - task.startTime}`] : []),
   ];
-  if (task.error) lines.push(`error: ${task.error}`);
-  if (task.result !== undefined) lines.push('result:', task.result);
+  // Escaped as in a notification: a result must not read as a <task-notification>.
+  if (task.error) lines.push(`error: ${escapeNotificationText(task.error)}`);
+  if (task.result !== undefined) lines.push('result:', escapeNotificationText(task.result));
   return lines.join('\n');
 }
 
@@ -61,17 +74,14 @@ export function createTaskOutputTool(runtime: AgentRuntime): Tool<TaskOutputInpu
     async call(input, context): Promise<ToolResult<TaskState>> {
       const timeoutMs = input.timeout ?? 30_000;
       const signal = context.abortController.signal;
-      if (!runtime.tasks.get(input.task_id)) {
-        // Not an agent: a background shell registered in the root state by the Bash tool.
-        const shell = context.getAppState().tasks[input.task_id];
-        if (shell)
-          return describeShellTask({
-            context,
-            taskId: shell.id,
-            timeoutMs: input.block === false ? 0 : timeoutMs,
-            signal,
-          });
-      }
+      const shell = findShellTask(runtime, context, input.task_id);
+      if (shell)
+        return describeShellTask({
+          context,
+          taskId: shell.id,
+          timeoutMs: input.block === false ? 0 : timeoutMs,
+          signal,
+        });
       const task =
         input.block === false
           ? runtime.tasks.require(input.task_id)
@@ -97,9 +107,7 @@ export function createTaskStopTool(runtime: AgentRuntime): Tool<TaskStopInput, T
     isConcurrencySafe: () => true,
     requiresUserInteraction: () => false,
     async call(input, context): Promise<ToolResult<TaskState>> {
-      const shell = runtime.tasks.get(input.task_id)
-        ? undefined
-        : context.getAppState().tasks[input.task_id];
+      const shell = findShellTask(runtime, context, input.task_id);
       if (shell) {
         if (shell.status === 'running') shell.kill?.();
         return describeShellTask({

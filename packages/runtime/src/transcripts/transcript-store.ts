@@ -1,6 +1,7 @@
 import { appendFile, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Message, DelegateError, errorMessage } from '@delegate/core';
+import { cutTornTail } from './cut-torn-tail.js';
 
 /** One JSONL line of a transcript: a message with its place in the conversation tree. */
 export type TranscriptEntry = Message & {
@@ -40,6 +41,9 @@ export class TranscriptStore {
   private readonly lastUuid = new Map<string, string | null>();
   private readonly parents = new Map<string, string | undefined>();
   private readonly errors: string[] = [];
+  // Files whose end was checked for a torn line since this store last failed to write them.
+  private readonly cleanEnds = new Set<string>();
+  private readonly cutLines: string[] = [];
 
   constructor(options: { directory: string; sessionId: string }) {
     assertSafeId('session id', options.sessionId);
@@ -117,6 +121,24 @@ export class TranscriptStore {
     if (!this.lastUuid.has(agentId)) this.lastUuid.set(agentId, uuid);
   }
 
+  /**
+   * Before the first append to a file (one an earlier run may have left torn by a crash),
+   * and again after a failed append, removes a torn last line so new lines never continue
+   * a fragment.
+   */
+  private async cutTornTailOnce(path: string): Promise<void> {
+    if (this.cleanEnds.has(path)) return;
+    const cut = await cutTornTail(path);
+    if (cut > 0)
+      this.cutLines.push(`${path}: removed a torn last line (${cut} bytes) before appending`);
+    this.cleanEnds.add(path);
+  }
+
+  /** Torn last lines removed before appending, one note per file (a crash had cut them). */
+  get repairs(): readonly string[] {
+    return this.cutLines;
+  }
+
   /** Write failures so far (a transcript failure never stops an agent). */
   get writeErrors(): readonly string[] {
     return this.errors;
@@ -147,8 +169,11 @@ export class TranscriptStore {
       if (lines.length === 0) return;
       try {
         await this.ensureDirectory(join(path, '..'));
+        await this.cutTornTailOnce(path);
         await appendFile(path, `${lines.join('\n')}\n`, 'utf8');
       } catch (error) {
+        // A failed append may have written part of a line: check the end again next time.
+        this.cleanEnds.delete(path);
         this.errors.push(`${path}: ${errorMessage(error)}`);
       }
     });

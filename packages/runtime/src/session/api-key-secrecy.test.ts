@@ -1,0 +1,162 @@
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { rules } from '@delegate/api-sim';
+import type { AgentEvent } from '@delegate/core';
+import { agentCall, isMain } from '../__fixtures__/sim-helpers.js';
+import { type TestSession, createTestSession } from '../__fixtures__/test-session.js';
+import { runCommandHook } from '../hooks/run-command-hook.js';
+import { DelegateSession } from './session.js';
+
+let current: TestSession | undefined;
+
+const savedKey = process.env['ANTHROPIC_API_KEY'];
+
+afterEach(async () => {
+  if (savedKey === undefined) delete process.env['ANTHROPIC_API_KEY'];
+  else process.env['ANTHROPIC_API_KEY'] = savedKey;
+  await current?.cleanup();
+  current = undefined;
+});
+
+const SECRET = `sk-ant-secret-${Math.random().toString(36).slice(2)}-do-not-log`;
+
+async function filesUnder(directory: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of await readdir(directory, { withFileTypes: true }).catch(() => [])) {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) found.push(...(await filesUnder(path)));
+    else found.push(path);
+  }
+  return found;
+}
+
+/** Everything written to stdout, stderr and process warnings while `work` runs. */
+async function captureOutput(work: () => Promise<void>): Promise<string> {
+  const written: string[] = [];
+  const stdout = process.stdout.write.bind(process.stdout);
+  const stderr = process.stderr.write.bind(process.stderr);
+  const onWarning = (warning: Error): void => {
+    written.push(`${warning.name}: ${warning.message} ${warning.stack ?? ''}`);
+  };
+  process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+    written.push(String(chunk));
+    return stdout(chunk, ...rest);
+  }) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+    written.push(String(chunk));
+    return stderr(chunk, ...rest);
+  }) as typeof process.stderr.write;
+  process.on('warning', onWarning);
+  try {
+    await work();
+  } finally {
+    process.stdout.write = stdout;
+    process.stderr.write = stderr;
+    process.off('warning', onWarning);
+  }
+  return written.join('\n');
+}
+
+describe('the API key', () => {
+  it('never appears in transcripts, events, task states, errors or output, also when it is in the environment', async () => {
+    process.env['ANTHROPIC_API_KEY'] = SECRET;
+    const events: AgentEvent[] = [];
+    const errors: string[] = [];
+    const output = await captureOutput(async () => {
+      current = await createTestSession({
+        sim: {
+          apiKeys: [SECRET],
+          faults: [
+            { kind: 'api_error', onRequests: [2] },
+            { kind: 'stream_error', afterEvents: 3, match: { agent: 'Explore' }, times: 1 },
+          ],
+        },
+        policy: rules([
+          { match: { when: isMain, lastUserText: '<task-notification>' }, reply: 'noted' },
+          {
+            match: { when: isMain, toolResult: false },
+            reply: [
+              agentCall({ description: 'look', prompt: 'Look around', subagent_type: 'Explore' }),
+              agentCall({
+                description: 'background job',
+                prompt: 'Do the job',
+                subagent_type: 'general-purpose',
+                run_in_background: true,
+              }),
+              {
+                type: 'tool_use',
+                name: 'Bash',
+                // A model (or a hostile prompt) asking for the environment.
+                input: { command: 'echo "key=$ANTHROPIC_API_KEY"; env', description: 'show env' },
+              },
+            ],
+          },
+          { match: { when: isMain }, reply: 'all done' },
+          { match: { agent: 'Explore' }, reply: 'Looked.' },
+          { match: { agent: 'general-purpose' }, reply: 'Job done.' },
+        ]),
+      });
+      // The fixture passes its own client; make one from the key as an application would.
+      const session = await DelegateSession.create({
+        cwd: current.cwd,
+        apiKey: SECRET,
+        baseURL: current.sim.url,
+        transcriptDir: current.transcriptDir,
+        homeDir: current.homeDir,
+        agentDefinitions: {
+          activeAgents: (await import('@delegate/agent-defs')).getBuiltInAgents(),
+          allAgents: (await import('@delegate/agent-defs')).getBuiltInAgents(),
+        },
+        permissionMode: 'bypassPermissions',
+      });
+      session.events.on((event) => events.push(event));
+      try {
+        await session.send('go', { waitForBackground: true });
+      } catch (error) {
+        errors.push(String(error), JSON.stringify(error), String((error as Error).stack));
+      }
+      // A wrong key: the failure must not quote the key that was sent either.
+      const wrong = await DelegateSession.create({
+        cwd: current.cwd,
+        apiKey: `${SECRET}-wrong`,
+        baseURL: current.sim.url,
+        transcriptDir: current.transcriptDir,
+        homeDir: current.homeDir,
+        agentDefinitions: { activeAgents: [], allAgents: [] },
+      });
+      await wrong.send('hello').catch((error: unknown) => {
+        errors.push(String(error), JSON.stringify(error), String((error as Error).stack));
+      });
+      await session.flush();
+      await wrong.flush();
+      errors.push(JSON.stringify(session.tasks.list()), JSON.stringify(session.messages));
+      session.abort();
+      wrong.abort();
+    });
+    expect(events.some((event) => event.type === 'agent.completed')).toBe(true);
+    // The Bash command ran, without the key in its environment.
+    expect(errors.some((text) => /key=\\n[A-Za-z_]+=/.test(text))).toBe(true);
+    expect(errors.some((text) => /401|authentication/i.test(text))).toBe(true);
+    const transcripts = await filesUnder(current!.transcriptDir);
+    expect(transcripts.length).toBeGreaterThan(2);
+    for (const path of transcripts) {
+      expect(await readFile(path, 'utf8'), path).not.toContain('sk-ant-secret');
+    }
+    expect(JSON.stringify(events)).not.toContain('sk-ant-secret');
+    for (const text of errors) expect(text).not.toContain('sk-ant-secret');
+    expect(output).not.toContain('sk-ant-secret');
+  });
+
+  it('is not in the environment of hook commands (an agent file of a cloned repository defines them)', async () => {
+    process.env['ANTHROPIC_API_KEY'] = SECRET;
+    process.env['ANTHROPIC_AUTH_TOKEN'] = SECRET;
+    const result = await runCommandHook({
+      command: 'echo "key=$ANTHROPIC_API_KEY token=$ANTHROPIC_AUTH_TOKEN"',
+      cwd: process.cwd(),
+      input: {},
+    });
+    expect(result.stdout.trim()).toBe('key= token=');
+    delete process.env['ANTHROPIC_AUTH_TOKEN'];
+  });
+});
