@@ -233,7 +233,7 @@ async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
           },
         });
   const stopWatching = store.watchAppends
-    ? await store.watchAppends((runId, first, last) => hub.appendedElsewhere(runId, first, last))
+    ? await store.watchAppends((append) => hub.appendedElsewhere(append))
     : async () => undefined;
   const control = config.queue
     ? await RedisRunControl.open({

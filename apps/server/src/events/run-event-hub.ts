@@ -1,5 +1,5 @@
 import type { RunEventData } from '../http/schemas.js';
-import type { RunStore, StoredEvent } from '../store/run-store.js';
+import type { EventsAppended, RunStore, StoredEvent } from '../store/run-store.js';
 
 type Listener = (event: StoredEvent) => void;
 
@@ -195,7 +195,8 @@ export class RunEventHub {
    * Another process appended `firstSeq`…`lastSeq` to a run's log (a shared store's
    * notification): subscribers of this process get those events from the store.
    */
-  appendedElsewhere(runId: string, firstSeq: number, lastSeq: number): void {
+  appendedElsewhere(append: EventsAppended): void {
+    const { runId, firstSeq, lastSeq } = append;
     const log = this.logs.get(runId);
     if (!log || log.listeners.size === 0) return;
     log.fetching = log.fetching.then(async () => {

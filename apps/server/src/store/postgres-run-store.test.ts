@@ -50,7 +50,7 @@ describe('openPostgresRunStore', () => {
     try {
       await writer.migrate();
       const heard: string[] = [];
-      const stop = await reader.watchAppends((runId, first, last) =>
+      const stop = await reader.watchAppends(({ runId, firstSeq: first, lastSeq: last }) =>
         heard.push(`${runId}:${first}-${last}`),
       );
       const run = await writer.createRun(sampleRun());

@@ -4,6 +4,7 @@ import pg from 'pg';
 import type { Database } from './database.js';
 import { KyselyRunStore } from './kysely-run-store.js';
 import { redactUrl } from './redact-url.js';
+import type { EventsAppended } from './run-store.js';
 
 /** PostgreSQL channel that carries `<runId> <first seq> <last seq>` for every append to an event log. */
 export const EVENTS_CHANNEL = 'delegate_events';
@@ -44,9 +45,7 @@ export class PostgresRunStore extends KyselyRunStore {
   }
 
   /** Listens on a dedicated connection; reconnects when it drops. */
-  async watchAppends(
-    listener: (runId: string, firstSeq: number, lastSeq: number) => void,
-  ): Promise<() => Promise<void>> {
+  async watchAppends(listener: (append: EventsAppended) => void): Promise<() => Promise<void>> {
     let client: pg.Client | undefined;
     let stopped = false;
     let retry: NodeJS.Timeout | undefined;
@@ -54,7 +53,8 @@ export class PostgresRunStore extends KyselyRunStore {
       const next = new pg.Client({ connectionString: this.url });
       next.on('notification', (message) => {
         const [runId, first, last] = (message.payload ?? '').split(' ');
-        if (runId && first && last) listener(runId, Number(first), Number(last));
+        if (runId && first && last)
+          listener({ runId, firstSeq: Number(first), lastSeq: Number(last) });
       });
       next.on('error', () => {
         if (stopped) return;

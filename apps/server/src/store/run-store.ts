@@ -200,6 +200,16 @@ export type StoreSummary = {
   failovers: number;
 };
 
+/** Positions some process appended to a run's event log (a shared store's notification). */
+export type EventsAppended = {
+  /** The run. */
+  runId: string;
+  /** First position appended. */
+  firstSeq: number;
+  /** Last position appended. */
+  lastSeq: number;
+};
+
 /** A page of runs, newest first. */
 export type RunPage = {
   /** Runs of this page. */
@@ -277,7 +287,5 @@ export interface RunStore {
    * only; absent on embedded stores, where the only writer is this process). Resolves with
    * a function that stops listening.
    */
-  watchAppends?(
-    listener: (runId: string, firstSeq: number, lastSeq: number) => void,
-  ): Promise<() => Promise<void>>;
+  watchAppends?(listener: (append: EventsAppended) => void): Promise<() => Promise<void>>;
 }
