@@ -27,7 +27,7 @@ import { createRedactor } from './security/create-redactor.js';
 import { startInProcessSim } from './sim/start-in-process-sim.js';
 import type { RunStore } from './store/run-store.js';
 import { openPostgresRunStore } from './store/postgres-run-store.js';
-import { urlPassword } from './store/redact-url.js';
+import { redactUrl, urlPassword } from './store/redact-url.js';
 import { openSqliteRunStore } from './store/sqlite-run-store.js';
 import { isInside } from './workspace/resolve-workspace.js';
 
@@ -211,6 +211,14 @@ async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
           onHandlerError,
         })
       : new InProcessRunQueue({ concurrency: config.maxConcurrentRuns, onHandlerError }));
+  if (config.queue && !parts.queue && !(await queue.ready())) {
+    await queue.shutdown({ timeoutMs: 0 });
+    await store.close();
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `Cannot reach the Redis queue at ${redactUrl(config.queue)} (no answer to PING within a second). Check that Redis runs and the URL is right (--queue / DELEGATE_QUEUE_URL).`,
+    );
+  }
   const baseURL = base.sim?.url ?? config.baseURL;
   const executor =
     config.role === 'api'

@@ -1,5 +1,9 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TEST_REDIS_URL, testRedisPrefix } from '../__fixtures__/services.js';
+import { TEST_REDIS_URL, createTestDatabase, testRedisPrefix } from '../__fixtures__/services.js';
+import { startServer } from '../start-server.js';
 import { BullRunQueue, openRedis } from './bull-run-queue.js';
 import { describeRunQueueContract } from './run-queue-contract.js';
 
@@ -69,5 +73,33 @@ describe('BullRunQueue', () => {
     });
     expect(await queue.ready()).toBe(false);
     await queue.shutdown({ timeoutMs: 0 });
+  });
+});
+
+describe('delegate-server with a shared queue', () => {
+  it('refuses to start when Redis does not answer, naming the URL without its password', async () => {
+    const database = await createTestDatabase();
+    const directory = await mkdtemp(join(tmpdir(), 'delegate-queue-down-'));
+    const workspace = join(directory, 'workspace');
+    await mkdir(workspace);
+    try {
+      const start = startServer({
+        sim: 'echo',
+        port: 0,
+        dataDir: join(directory, 'data'),
+        workspaceRoots: [workspace],
+        store: database.url,
+        queue: 'redis://:queue-secret-pw@127.0.0.1:1/0',
+        token: 'queue-down-token-0123456789',
+        logLevel: 'silent',
+      });
+      await expect(start).rejects.toThrow(
+        /Cannot reach the Redis queue at redis:\/\/:\*\*\*@127\.0\.0\.1:1\/0/,
+      );
+      await expect(start).rejects.not.toThrow(/queue-secret-pw/);
+    } finally {
+      await database.drop();
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 });
