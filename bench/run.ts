@@ -29,15 +29,36 @@ const report: {
   results: [],
 };
 
+// A bench that throws is recorded as a failed result and the others still run; the run
+// then exits with 1 after writing the report. A figure that misses its target never fails.
+const failed: string[] = [];
 for (const file of files) {
-  const module = (await import(pathToFileURL(join(here, 'src', file)).href)) as {
-    default: (options: { quick: boolean }) => ReturnType<Bench>;
-  };
   process.stdout.write(`• ${file}\n`);
-  const results = await module.default({ quick });
-  for (const result of results) {
-    process.stdout.write(`  ${result.name}: ${JSON.stringify(result.metrics)}\n`);
-    report.results.push(result);
+  const started = performance.now();
+  try {
+    const module = (await import(pathToFileURL(join(here, 'src', file)).href)) as {
+      default: Bench;
+    };
+    const results = await module.default({ quick });
+    for (const result of results) {
+      const missed = (result.targets ?? []).filter((target) => !target.met);
+      const verdict =
+        result.targets && result.targets.length > 0
+          ? ` [targets: ${result.targets.length - missed.length}/${result.targets.length} met${missed.length > 0 ? `; missed ${missed.map((target) => `${target.metric} ${target.value} (${target.target})`).join(', ')}` : ''}]`
+          : '';
+      process.stdout.write(`  ${result.name}: ${JSON.stringify(result.metrics)}${verdict}\n`);
+      report.results.push(result);
+    }
+    process.stdout.write(`  (${file}: ${Math.round(performance.now() - started)} ms)\n`);
+  } catch (error) {
+    failed.push(file);
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    process.stdout.write(`  FAILED: ${message}\n`);
+    report.results.push({
+      name: `${file.replace(/\.bench\.ts$/, '')}: the bench failed to run`,
+      metrics: {},
+      notes: { error: message.slice(0, 2000) },
+    });
   }
 }
 
@@ -54,3 +75,7 @@ const latestName = quick
     : 'latest.json';
 writeFileSync(join(outDir, latestName), JSON.stringify(report, null, 2));
 process.stdout.write(`report: ${outFile}\n`);
+if (failed.length > 0) {
+  process.stdout.write(`benches that failed to run: ${failed.join(', ')}\n`);
+  process.exitCode = 1;
+}

@@ -52,7 +52,7 @@ const READ = 0.1;
 type BenchOptions = { quick?: boolean };
 
 /** A wire message as the SDK takes it. */
-type Wire = { role: 'user' | 'assistant'; content: Record<string, unknown>[] };
+export type Wire = { role: 'user' | 'assistant'; content: Record<string, unknown>[] };
 
 /** One way of starting the children. */
 type Way = {
@@ -141,7 +141,7 @@ const WAYS: Way[] = [
 // ---------------------------------------------------------------------------------------
 // Inputs: real files, real Read results, the parent's tools and prompts.
 
-function listSources(): string[] {
+export function listSources(): string[] {
   const files: string[] = [];
   for (const entry of readdirSync(join(REPO, 'packages'), { withFileTypes: true })) {
     if (!entry.isDirectory()) continue;
@@ -154,15 +154,18 @@ function listSources(): string[] {
   return files.sort();
 }
 
-function smallFiles(): string[] {
+export function smallFiles(): string[] {
   return readdirSync(join(REPO, 'packages'))
     .sort()
     .map((name) => join(REPO, 'packages', name, 'package.json'));
 }
 
-type Reader = (input: { file_path: string; limit?: number }, toolUseId: string) => Promise<string>;
+export type Reader = (
+  input: { file_path: string; limit?: number },
+  toolUseId: string,
+) => Promise<string>;
 
-function createReader(): Reader {
+export function createReader(): Reader {
   const read = createReadTool();
   const context: ToolUseContext = createRootToolUseContext({
     cwd: REPO,
@@ -177,7 +180,7 @@ function createReader(): Reader {
   };
 }
 
-function messageTokens(messages: readonly Wire[]): number {
+export function messageTokens(messages: readonly Wire[]): number {
   return messages.reduce(
     (sum, message) =>
       sum +
@@ -191,7 +194,7 @@ const OPENING =
   "Review this repository's packages for unhandled errors. Read the sources first, then split the review among forked workers, one part each.";
 
 /** The parent's history: real Read results of the repository's sources, about `target` tokens. */
-async function buildHistory(target: number, read: Reader): Promise<Wire[]> {
+export async function buildHistory(target: number, read: Reader): Promise<Wire[]> {
   const history: Wire[] = [{ role: 'user', content: [{ type: 'text', text: OPENING }] }];
   let tokens = messageTokens(history);
   for (const [index, path] of listSources().entries()) {
@@ -218,7 +221,7 @@ async function buildHistory(target: number, read: Reader): Promise<Wire[]> {
 }
 
 /** The history as text, for fresh agents given the same context in their prompt. */
-function historyAsText(history: readonly Wire[]): string {
+export function historyAsText(history: readonly Wire[]): string {
   const parts = history.flatMap((message) =>
     message.content.map((block) => {
       if (block.type === 'text') return `User: ${String(block.text)}`;

@@ -6,10 +6,38 @@ export type BenchResult = {
   metrics: Record<string, number>;
   /** Free-form facts about the setup (counts, sizes). */
   notes?: Record<string, string | number | boolean>;
+  /** The conditions of the measurement in one sentence (sizes, latency, what is compared). */
+  conditions?: string;
+  /** The targets this result is checked against, each with whether the measurement met it. */
+  targets?: BenchTarget[];
 };
 
-/** A benchmark module's default export. */
-export type Bench = () => Promise<BenchResult[]>;
+/** One target a result is checked against. */
+export type BenchTarget = {
+  /** The metric (a key of `metrics`). */
+  metric: string;
+  /** The target in words, such as `<= 1.15`. */
+  target: string;
+  /** The measured value. */
+  value: number;
+  /** True when the value meets the target. */
+  met: boolean;
+};
+
+/** Checks `metrics[metric]` against a bound: `<=` or `>=` `bound`. */
+export function checkTarget(
+  metrics: Record<string, number>,
+  metric: string,
+  comparison: '<=' | '>=',
+  bound: number,
+): BenchTarget {
+  const value = metrics[metric] ?? Number.NaN;
+  const met = comparison === '<=' ? value <= bound : value >= bound;
+  return { metric, target: `${comparison} ${bound}`, value, met };
+}
+
+/** A benchmark module's default export; `quick` asks for a tiny size (CI). */
+export type Bench = (options?: { quick?: boolean }) => Promise<BenchResult[]>;
 
 /** Runs `fn` and returns the elapsed wall time in milliseconds. */
 export async function timeIt(fn: () => unknown | Promise<unknown>): Promise<number> {

@@ -3,6 +3,7 @@
 export { DelegateSession } from './session/session.js';
 export type { ForkAfterTurnOptions, SendOptions } from './session/session.js';
 export type {
+  CacheDiagnosisEntry,
   DelegateSessionOptions,
   McpSource,
   PermissionRuleInput,

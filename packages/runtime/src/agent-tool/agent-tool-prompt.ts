@@ -1,4 +1,5 @@
 import type { AgentDefinition } from '@delegate/core';
+import { buildForkRulesForParent } from '@delegate/fork-cache';
 
 /** One line describing an agent type for the Agent tool's prompt or reminder. */
 export function formatAgentLine(agent: AgentDefinition): string {
@@ -23,7 +24,8 @@ export function buildAgentListReminder(agents: readonly AgentDefinition[]): stri
 /**
  * The Agent tool's description. With `listInMessages` the list of agents is left out (it
  * goes into a `<system-reminder>` message instead) so the tools block, and with it the
- * prompt cache, stays stable when agents come and go.
+ * prompt cache, stays stable when agents come and go. With forking on it ends with the fork
+ * worker rules (`buildForkRulesForParent`), byte-identical on every request.
  */
 export function getAgentToolPrompt(options: {
   agents: readonly AgentDefinition[];
@@ -54,6 +56,10 @@ export function getAgentToolPrompt(options: {
       '- Fork when intermediate tool output is not worth keeping in your context: open-ended research, or implementation that needs more than a couple of edits.',
       '- For research that splits into independent questions, launch several forks in one message.',
       '- Do not set model on a fork: another model cannot reuse your cache.',
+      '',
+      // The rules every fork follows sit here, in the prefix the parent's own requests
+      // cache, so no fork writes them again (each fork's message holds a short notice).
+      buildForkRulesForParent(),
     );
   }
   return parts.join('\n');

@@ -81,7 +81,7 @@ describe('Agent tool', () => {
         },
         { match: { when: isMain, toolResult: 'Agent' }, reply: 'All three audits are back.' },
       ]),
-      session: { forkEnabled: true },
+      session: { forkEnabled: true, forkLayout: 'shared-message' },
     });
     const { text } = await current.session.send('Audit the three modules');
     expect(text).toBe('All three audits are back.');

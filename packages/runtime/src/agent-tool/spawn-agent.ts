@@ -9,10 +9,15 @@ import {
   createAgentId,
   getLastAssistantMessage,
 } from '@delegate/core';
+import type { ForkLayout } from '@delegate/fork-cache';
 import { type AgentSpec } from '../lifecycle/agent-spec.js';
 import { createAgentRecord } from '../lifecycle/agent-record.js';
 import { startAgentRun } from '../lifecycle/start-agent-run.js';
-import { type RenderedRequestParts, getRenderedRequestParts } from '../query/rendered-request.js';
+import {
+  type RenderedRequestParts,
+  getLastRequest,
+  getRenderedRequestParts,
+} from '../query/rendered-request.js';
 import type { AgentRuntime } from '../session/agent-runtime.js';
 import { resolveAgentModel } from '../session/model-config.js';
 import {
@@ -22,7 +27,7 @@ import {
 } from '../worktree/worktree.js';
 import { agentWorktreeSlug } from '../worktree/worktree-names.js';
 import { type AgentMemorySetup, allowMemoryWrites, setUpAgentMemory } from './agent-memory.js';
-import { forkMessages, freshAgentMessages } from './agent-messages.js';
+import { forkLayoutFor, forkMessages, freshAgentMessages } from './agent-messages.js';
 import { type AgentPrompts, forkPrompts, freshAgentPrompts } from './agent-prompts.js';
 import type { AgentToolInput } from './agent-tool-input.js';
 import type { AgentToolOutput } from './agent-tool-output.js';
@@ -34,6 +39,7 @@ import {
   readDefinitionExtras,
 } from './definition-extras.js';
 import { awaitForkWarmup } from './fork-warmup.js';
+import { siblingsShouldWait } from './fork-siblings.js';
 import { resolveAgentCwd } from './resolve-agent-cwd.js';
 import { FORK_QUERY_SOURCE, type SpawnTarget, resolveSpawnTarget } from './resolve-agent.js';
 import { resolveAgentPermissionMode } from './resolve-permission-mode.js';
@@ -52,6 +58,8 @@ type SpawnPlan = {
   allowedAgentTypes: string[] | undefined;
   requestedCwd: string;
   extras: DefinitionExtras;
+  /** A fork's layout (the session's, unless its call cannot be told apart). */
+  forkLayout: ForkLayout | undefined;
 };
 
 /**
@@ -96,6 +104,7 @@ async function planSpawn(options: {
   const agentId = createAgentId();
   const parentParts = getRenderedRequestParts(context);
   if (isFork) forkPrompts(parentParts);
+  const parentAssistant = isFork ? callingAssistant(context, options.extras) : undefined;
   // A fork gets the parent's exact pool (cache-identical); a normal agent's pool is
   // assembled afresh, independent of the parent's restrictions.
   const { tools, allowedAgentTypes } = isFork
@@ -118,7 +127,10 @@ async function planSpawn(options: {
       isFork,
     }),
     parentParts,
-    parentAssistant: isFork ? callingAssistant(context, options.extras) : undefined,
+    parentAssistant,
+    forkLayout: parentAssistant
+      ? forkLayoutFor(runtime.options.forkLayout, parentAssistant, options.extras.toolUseId)
+      : undefined,
     tools,
     allowedAgentTypes,
     requestedCwd: await resolveAgentCwd(context, input.cwd),
@@ -166,6 +178,7 @@ function buildMessages(options: {
   input: AgentToolInput;
   context: ToolUseContext;
   worktree: AgentWorktree | undefined;
+  toolUseId: string | undefined;
 }): Message[] {
   const { plan, input, context, worktree } = options;
   if (!plan.parentAssistant) {
@@ -179,6 +192,8 @@ function buildMessages(options: {
     history: context.messages,
     parentAssistant: plan.parentAssistant,
     prompt: input.prompt,
+    ...(plan.forkLayout ? { layout: plan.forkLayout } : {}),
+    ...(options.toolUseId ? { toolUseId: options.toolUseId } : {}),
     ...(worktree ? { worktree: { parentCwd: context.cwd, worktreeCwd: worktree.cwd } } : {}),
   });
 }
@@ -237,6 +252,37 @@ function emitWarnings(
   }
 }
 
+/**
+ * Lets sibling forks wait for the first one's response only when what they share is worth
+ * a time to first token (`siblingsShouldWait`); returns the first sibling's opener, if any.
+ */
+async function forkGate(
+  runtime: AgentRuntime,
+  plan: SpawnPlan,
+  newMessages: readonly Message[],
+  context: ToolUseContext,
+): Promise<(() => void) | undefined> {
+  const { parentAssistant, forkLayout } = plan;
+  if (!parentAssistant || !forkLayout) return undefined;
+  if (!siblingsShouldWait({ layout: forkLayout, parentAssistant, childMessages: newMessages }))
+    return undefined;
+  return awaitForkWarmup(runtime, {
+    parentMessageUuid: parentAssistant.uuid,
+    signal: context.abortController.signal,
+  });
+}
+
+/** With cache debugging on, the parent's last request: what a fork's first request should read. */
+function cacheBaseline(
+  runtime: AgentRuntime,
+  plan: SpawnPlan,
+  context: ToolUseContext,
+): { cacheBaseline?: NonNullable<ReturnType<typeof getLastRequest>> } {
+  if (!runtime.options.debugCacheDiagnosis || !plan.target.isFork) return {};
+  const request = getLastRequest(context);
+  return request ? { cacheBaseline: request } : {};
+}
+
 /** Creates the worktree, memory, prompts, messages and record of a planned spawn, and starts it. */
 async function launch(options: {
   runtime: AgentRuntime;
@@ -254,7 +300,13 @@ async function launch(options: {
     ? undefined
     : await setUpAgentMemory(runtime, plan.target.agent);
   const prompts = buildPrompts(plan, cwd, memory);
-  const newMessages = buildMessages({ plan, input, context, worktree });
+  const newMessages = buildMessages({
+    plan,
+    input,
+    context,
+    worktree,
+    toolUseId: options.extras.toolUseId,
+  });
   const memoryDirectory = memory?.directory;
   const record = createAgentRecord({
     runtime,
@@ -274,17 +326,14 @@ async function launch(options: {
     ...(plan.extras.toolHooks ? { toolHooks: plan.extras.toolHooks } : {}),
     ...(plan.target.agent.color ? { color: plan.target.agent.color } : {}),
   });
-  const onFirstResponse = plan.parentAssistant
-    ? await awaitForkWarmup(runtime, {
-        parentMessageUuid: plan.parentAssistant.uuid,
-        signal: context.abortController.signal,
-      })
-    : undefined;
+  const onFirstResponse = await forkGate(runtime, plan, newMessages, context);
   // startAgentRun registers the task before its first await: the caller may release the slot.
   const run = startAgentRun(runtime, record, {
     newMessages,
     ...(plan.target.isFork ? { mode: 'fork' as const } : {}),
     ...(onFirstResponse ? { onFirstResponse } : {}),
+    ...(plan.forkLayout ? { forkLayout: plan.forkLayout } : {}),
+    ...cacheBaseline(runtime, plan, context),
     toolUseId: options.extras.toolUseId,
   });
   const warnings = memory?.warning

@@ -7,9 +7,12 @@ import {
   emptyUsage,
   totalTokens,
 } from '@delegate/core';
+import type Anthropic from '@anthropic-ai/sdk';
+import type { ForkLayout } from '@delegate/fork-cache';
 import { query } from '../query/query.js';
 import type { AgentRuntime } from '../session/agent-runtime.js';
 import type { AgentRecord } from './agent-record.js';
+import { CacheDiagnoser } from './cache-diagnosis.js';
 import { appendMessages, takeInbox } from './record-transitions.js';
 
 /** Running totals of one run, as `onProgress` reports them. */
@@ -34,6 +37,10 @@ export type DriveAgentOptions = {
   onFirstResponse?: () => void;
   /** Called after each response, with the running totals. */
   onProgress?: (progress: AgentProgress) => void;
+  /** Set for a fork's first run: its first request places breakpoints for this layout. */
+  forkLayout?: ForkLayout;
+  /** With cache debugging on: what the run's first request should read from. */
+  cacheBaseline?: Anthropic.MessageCreateParamsStreaming;
 };
 
 function describeActivity(message: AssistantMessage): string | undefined {
@@ -57,7 +64,7 @@ async function recordStart(
   await runtime.transcript.append(fresh.slice(options.alreadyRecorded ?? 0), record.agentId);
 }
 
-function startQuery(runtime: AgentRuntime, record: AgentRecord) {
+function startQuery(runtime: AgentRuntime, record: AgentRecord, options: DriveAgentOptions) {
   return query({
     client: runtime.client,
     messages: [...record.messages],
@@ -71,6 +78,7 @@ function startQuery(runtime: AgentRuntime, record: AgentRecord) {
     ...(record.effort ? { effort: record.effort } : {}),
     ...(record.toolDefinitions ? { toolDefinitions: record.toolDefinitions } : {}),
     ...(record.toolHooks ? { toolHooks: record.toolHooks } : {}),
+    ...(options.forkLayout ? { forkLayout: options.forkLayout } : {}),
     drainQueuedMessages: () => takeInbox(record),
   });
 }
@@ -144,8 +152,10 @@ export async function* driveAgent(
     options.onFirstResponse?.();
   };
   const progress = new RunProgress(runtime, record, options.onProgress);
+  const report = runtime.options.debugCacheDiagnosis;
+  const diagnoser = report ? new CacheDiagnoser(record, report, options.cacheBaseline) : undefined;
   try {
-    const generator = startQuery(runtime, record);
+    const generator = startQuery(runtime, record, options);
     for (;;) {
       const next = await generator.next();
       if (next.done) return next.value.reason;
@@ -154,7 +164,10 @@ export async function* driveAgent(
         if (event.event.type === 'message_start') notifyFirst();
         continue;
       }
-      if (event.type === 'stream_request_start') continue;
+      if (event.type === 'stream_request_start') {
+        diagnoser?.observe(event.request, event.turn);
+        continue;
+      }
       appendMessages(record, [event]);
       progress.countMessage();
       if (runtime.transcript && event.type !== 'system')

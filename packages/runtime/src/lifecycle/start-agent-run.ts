@@ -1,4 +1,6 @@
+import type Anthropic from '@anthropic-ai/sdk';
 import { type AgentRunMode, type Message, DelegateError } from '@delegate/core';
+import type { ForkLayout } from '@delegate/fork-cache';
 import type { AgentToolOutput, LaunchedAgentOutput } from '../agent-tool/agent-tool-output.js';
 import type { AgentRuntime } from '../session/agent-runtime.js';
 import type { AgentRecord } from './agent-record.js';
@@ -20,6 +22,10 @@ export type RunOptions = {
   alreadyRecorded?: number;
   /** Id of the `Agent` call that started the run, for `agent.started`. */
   toolUseId?: string;
+  /** Set for a fork's first run: its first request places breakpoints for this layout. */
+  forkLayout?: ForkLayout;
+  /** With cache debugging on: the request the run's first request should read from (a fork's parent's). */
+  cacheBaseline?: Anthropic.MessageCreateParamsStreaming;
 };
 
 type Step = IteratorResult<Message, 'completed' | 'aborted'>;
@@ -72,6 +78,8 @@ function startLoop(runtime: AgentRuntime, run: AgentRun, options: RunOptions): L
     newMessages: options.newMessages,
     ...(options.onFirstResponse ? { onFirstResponse: options.onFirstResponse } : {}),
     ...(options.alreadyRecorded ? { alreadyRecorded: options.alreadyRecorded } : {}),
+    ...(options.forkLayout ? { forkLayout: options.forkLayout } : {}),
+    ...(options.cacheBaseline ? { cacheBaseline: options.cacheBaseline } : {}),
     onProgress: (progress) =>
       runtime.tasks.update(run.taskId, {
         usage: progress.usage,

@@ -1,6 +1,8 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlock, ThinkingConfig } from '@delegate/core';
+import type { BlockAddress } from '@delegate/fork-cache';
 import type { WireMessage } from './normalize-messages.js';
+import { planMessageBreakpoints } from './plan-message-breakpoints.js';
 
 /** Output cap of a request when nothing else is configured. */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 16_384;
@@ -38,6 +40,11 @@ export type BuildRequestOptions = {
   effort?: ApiEffort;
   /** Place the last breakpoint so the request reads the cache but writes no new tail. */
   skipCacheWrite?: boolean;
+  /**
+   * The message blocks that carry `cache_control` (at most three; see
+   * `planMessageBreakpoints`). Default: the last block that can carry one.
+   */
+  breakpoints?: readonly BlockAddress[];
 };
 
 /** Renders a context map as a block of `key: value` sections (stable key order). */
@@ -82,23 +89,24 @@ function resolveOutputAndThinking(options: BuildRequestOptions): {
 
 /**
  * Builds a streaming Messages API request. Cache breakpoints: the last system block
- * (covers tools and system), and the last two blocks of the last message, so that
- * consecutive turns of one agent reuse each other's prefix and sibling forks (whose
- * requests differ only in the final directive block) reuse the first sibling's write.
- * Only the last messages are copied (to carry the markers); the rest are sent as given.
+ * (covers tools and system) and the given message blocks (by default the last one that can
+ * carry a breakpoint), marked on copies of those messages only; the rest are sent as given.
  */
 export function buildMessagesRequest(
   options: BuildRequestOptions,
 ): Anthropic.MessageCreateParamsStreaming {
   const system = buildSystemBlocks(options);
   const { maxTokens, thinking } = resolveOutputAndThinking(options);
+  const messages = options.skipCacheWrite
+    ? markBeforeLast(options.messages)
+    : markBlocks(
+        options.messages,
+        options.breakpoints ?? planMessageBreakpoints({ messages: options.messages }),
+      );
   const request: Anthropic.MessageCreateParamsStreaming = {
     model: options.model,
     max_tokens: maxTokens,
-    messages: placeMessageBreakpoints(
-      options.messages,
-      options.skipCacheWrite ?? false,
-    ) as Anthropic.MessageParam[],
+    messages: messages as Anthropic.MessageParam[],
     stream: true,
   };
   if (system.length > 0) request.system = system;
@@ -113,29 +121,33 @@ function isMarkable(block: ContentBlock | undefined): block is ContentBlock {
   return block !== undefined && block.type !== 'thinking' && block.type !== 'redacted_thinking';
 }
 
-/** A copy of `message` whose last `count` blocks (thinking blocks excepted) carry a breakpoint. */
-function markLastBlocks(message: WireMessage, count: number): WireMessage {
-  const content = [...message.content];
-  for (let index = Math.max(0, content.length - count); index < content.length; index++) {
-    const block = content[index];
-    if (isMarkable(block))
-      content[index] = { ...block, cache_control: { type: 'ephemeral' } } as ContentBlock;
+/** The messages with a breakpoint on each given block, set on copies of the messages concerned. */
+function markBlocks(
+  messages: readonly WireMessage[],
+  breakpoints: readonly BlockAddress[],
+): WireMessage[] {
+  const result = [...messages];
+  for (const { messageIndex, blockIndex } of breakpoints) {
+    const message = result[messageIndex];
+    const block = message?.content[blockIndex];
+    if (!message || !isMarkable(block)) continue;
+    const content = [...message.content];
+    content[blockIndex] = { ...block, cache_control: { type: 'ephemeral' } } as ContentBlock;
+    result[messageIndex] = { role: message.role, content };
   }
-  return { role: message.role, content };
+  return result;
 }
 
 /**
- * The messages with their breakpoints, marked on copies: the last two blocks of the last
- * message, or with `skipCacheWrite` only the last block of the message before it (read
- * what earlier requests wrote without writing this request's own tail).
+ * With `skipCacheWrite`: only the last markable block of the message before the last one,
+ * so the request reads what earlier requests wrote without writing its own tail.
  */
-function placeMessageBreakpoints(
-  messages: readonly WireMessage[],
-  skipCacheWrite: boolean,
-): WireMessage[] {
-  const result = [...messages];
-  const index = skipCacheWrite ? result.length - 2 : result.length - 1;
-  const target = result[index];
-  if (target) result[index] = markLastBlocks(target, skipCacheWrite ? 1 : 2);
-  return result;
+function markBeforeLast(messages: readonly WireMessage[]): WireMessage[] {
+  const messageIndex = messages.length - 2;
+  const content = messages[messageIndex]?.content ?? [];
+  for (let blockIndex = content.length - 1; blockIndex >= 0; blockIndex--) {
+    if (isMarkable(content[blockIndex]))
+      return markBlocks(messages, [{ messageIndex, blockIndex }]);
+  }
+  return [...messages];
 }

@@ -14,12 +14,14 @@ import {
   createSystemMessage,
   createUserMessage,
 } from '@delegate/core';
+import type { BlockAddress, ForkLayout } from '@delegate/fork-cache';
 import {
   type ApiEffort,
   type ApiToolDefinition,
   buildMessagesRequest,
 } from './build-messages-request.js';
-import { setRenderedRequestParts } from './rendered-request.js';
+import { planMessageBreakpoints } from './plan-message-breakpoints.js';
+import { setLastRequest, setRenderedRequestParts } from './rendered-request.js';
 import { type ToolCallHooks, runToolUses } from './run-tools.js';
 import { streamResponse } from './stream-response.js';
 import { toolsToApiDefinitions } from './tool-schemas.js';
@@ -99,6 +101,13 @@ export type QueryParams = {
   maxStreamRetries?: number;
   /** Hooks run around each approved tool call (a sub-agent's PreToolUse/PostToolUse). */
   toolHooks?: ToolCallHooks;
+  /**
+   * Set when `messages` are a fork child's starting conversation (the parent's last request,
+   * then the two messages of `buildForkChildMessages` in this layout): the first request
+   * places its breakpoints for a fork, so it reads the parent's cached history whatever the
+   * number of siblings.
+   */
+  forkLayout?: ForkLayout;
 };
 
 /** The state of one running loop. */
@@ -111,6 +120,8 @@ type Loop = {
   toolDefinitions: readonly ApiToolDefinition[];
   thinking: ThinkingConfig | undefined;
   turns: number;
+  /** Message breakpoints of the previous request (where it wrote cache entries). */
+  breakpoints: BlockAddress[];
 };
 
 async function startLoop(params: QueryParams): Promise<Loop> {
@@ -137,6 +148,7 @@ async function startLoop(params: QueryParams): Promise<Loop> {
     toolDefinitions,
     thinking,
     turns: 0,
+    breakpoints: [],
   };
 }
 
@@ -165,11 +177,20 @@ function* enforceTurnLimit(loop: Loop): Generator<SystemMessage> {
 
 function buildTurnRequest(loop: Loop): Anthropic.MessageCreateParamsStreaming {
   const { params } = loop;
-  return buildMessagesRequest({
+  const messages = loop.wire.messages();
+  // Planned from the previous request's breakpoints, so a turn that added many blocks (a
+  // fan-out of forks and their results) still reads what the previous request cached.
+  loop.breakpoints = planMessageBreakpoints({
+    messages,
+    previous: loop.breakpoints,
+    ...(loop.turns === 1 && params.forkLayout ? { forkLayout: params.forkLayout } : {}),
+  });
+  const request = buildMessagesRequest({
     model: loop.context.options.model,
     systemPrompt: params.systemPrompt,
     ...(params.systemContext ? { systemContext: params.systemContext } : {}),
-    messages: loop.wire.messages(),
+    messages,
+    breakpoints: loop.breakpoints,
     tools: loop.toolDefinitions,
     ...(loop.thinking ? { thinking: loop.thinking } : {}),
     ...(params.maxOutputTokensOverride !== undefined
@@ -178,6 +199,8 @@ function buildTurnRequest(loop: Loop): Anthropic.MessageCreateParamsStreaming {
     ...(params.effort ? { effort: params.effort } : {}),
     ...(params.skipCacheWrite ? { skipCacheWrite: true } : {}),
   });
+  setLastRequest(loop.context, request);
+  return request;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type Anthropic from '@anthropic-ai/sdk';
 import type { ThinkingConfig, ToolUseContext } from '@delegate/core';
 import type { ApiToolDefinition } from './build-messages-request.js';
 
@@ -28,4 +29,21 @@ export function setRenderedRequestParts(
 /** What `context`'s agent last sent, if it has sent anything. */
 export function getRenderedRequestParts(context: ToolUseContext): RenderedRequestParts | undefined {
   return parts.get(context);
+}
+
+const lastRequests = new WeakMap<ToolUseContext, Anthropic.MessageCreateParamsStreaming>();
+
+/** Records the body of the last request `context`'s agent sent (a fork's cache diagnosis compares with it). */
+export function setLastRequest(
+  context: ToolUseContext,
+  request: Anthropic.MessageCreateParamsStreaming,
+): void {
+  lastRequests.set(context, request);
+}
+
+/** The body of the last request `context`'s agent sent, if any. */
+export function getLastRequest(
+  context: ToolUseContext,
+): Anthropic.MessageCreateParamsStreaming | undefined {
+  return lastRequests.get(context);
 }

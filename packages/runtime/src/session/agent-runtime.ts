@@ -1,11 +1,13 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { AgentDefinition, AgentDefinitionsResult, Tool, ToolUseContext } from '@delegate/core';
+import type { ForkLayout } from '@delegate/fork-cache';
 import type { AbortHub } from '../lifecycle/abort-hub.js';
 import type { AgentDirectory } from '../lifecycle/agent-directory.js';
 import type { AskHandler } from '../permissions.js';
 import type { TaskRegistry } from '../tasks/task-registry.js';
 import type { TranscriptStore } from '../transcripts/transcript-store.js';
 import type { EventBus } from './event-bus.js';
+import type { CacheDiagnosisEntry } from './session-options.js';
 
 /** Limits and switches of sub-agent spawning. */
 export type AgentRuntimeOptions = {
@@ -39,6 +41,10 @@ export type AgentRuntimeOptions = {
   worktreeRoot?: string;
   /** Home directory for user-scope memory. */
   homeDir?: string;
+  /** Layout of a fork's copy of the parent's assistant turn. */
+  forkLayout: ForkLayout;
+  /** Receives the cache diagnosis of every sub-agent request, when debugging is on. */
+  debugCacheDiagnosis?: (entry: CacheDiagnosisEntry) => void;
 };
 
 /** Everything the Agent, TaskOutput, TaskStop and SendMessage tools share. */

@@ -13,6 +13,7 @@ import {
   PermissionRule,
   PermissionRuleValue as PermissionRuleValueSchema,
 } from '@delegate/core';
+import { type CacheBreakDiagnosis, type ForkLayout, FORK_LAYOUTS } from '@delegate/fork-cache';
 import { permissionRuleValueFromString } from '@delegate/tool-filter';
 import { z } from 'zod';
 import type { AskHandler } from '../permissions.js';
@@ -23,6 +24,26 @@ export type McpSource = {
   getClients(): McpClientState[];
   /** Tools of the connected servers. */
   getTools(): Tool[];
+};
+
+/** One sub-agent request's cache diagnosis, as `debugCacheDiagnosis` receives it. */
+export type CacheDiagnosisEntry = {
+  /** The sub-agent's id. */
+  agentId: string;
+  /** Its type (`fork` for forks). */
+  agentType: string;
+  /** 1-based number of the request in the sub-agent's run. */
+  turn: number;
+  /**
+   * What the request was compared with: `parent` (a fork's first request against the
+   * parent's last request), `previous` (the sub-agent's own previous request), or `none`
+   * (a fresh agent's first request, which has nothing earlier to read).
+   */
+  comparedWith: 'parent' | 'previous' | 'none';
+  /** The diagnosis (`diagnoseCacheBreak` of `@delegate/fork-cache`), unless `comparedWith` is `none`. */
+  diagnosis?: CacheBreakDiagnosis;
+  /** The diagnosis in one line (`formatCacheBreak`), as the default log writes it. */
+  line: string;
 };
 
 /** A permission rule as options take it: a rule string (`Bash(git commit:*)`), a rule object, or a tool and content. */
@@ -108,6 +129,21 @@ export type DelegateSessionOptions = {
   worktreeRoot?: string;
   /** Called when a lifecycle event listener throws (default a process warning); tests rethrow. */
   onEventListenerError?: (error: unknown, event: AgentEvent) => void;
+  /**
+   * How a fork's copy of the parent's assistant turn is laid out (default `per-child`, the
+   * layout that measured best in `bench/src/fork-cache.bench.ts`): `per-child` keeps only
+   * the fork's own Agent call, so siblings start at once and each writes a constant short
+   * tail; `shared-message` keeps every sibling's call, and siblings wait for the first one
+   * only when what they share is worth a time to first token (see the README).
+   */
+  forkLayout?: ForkLayout;
+  /**
+   * Diagnose every sub-agent request's prompt cache against what it should read (a fork's
+   * first request against the parent's last, later requests against the agent's previous
+   * one): `true` writes one line per request to stderr, a function receives each entry.
+   * Default off, or on with `DELEGATE_DEBUG_CACHE=1`. Costs a hash of every request.
+   */
+  debugCacheDiagnosis?: boolean | ((entry: CacheDiagnosisEntry) => void);
 };
 
 /** The options with every rule turned into a rule object. */
@@ -249,6 +285,16 @@ export const DelegateSessionOptionsSchema = z
     maxAgentSummaries: z.number().int().nonnegative().optional(),
     worktreeRoot: z.string().min(1).optional(),
     onEventListenerError: functionOf('an error handler').optional(),
+    forkLayout: z
+      .enum(FORK_LAYOUTS as [ForkLayout, ...ForkLayout[]], {
+        message: `use one of ${FORK_LAYOUTS.map((layout) => `'${layout}'`).join(', ')}`,
+      })
+      .optional(),
+    debugCacheDiagnosis: z
+      .union([z.boolean(), functionOf('a diagnosis handler')], {
+        message: 'expected true, false or a function that takes each diagnosis',
+      })
+      .optional(),
   })
   .strict();
 

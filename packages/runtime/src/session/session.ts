@@ -16,7 +16,11 @@ import {
 } from '@delegate/core';
 import type * as AgentDefs from '@delegate/agent-defs';
 import { createRootToolUseContext } from '@delegate/context-isolation';
-import { type CacheSafeParams, createCacheSafeParamsSlot } from '@delegate/fork-cache';
+import {
+  type CacheSafeParams,
+  DEFAULT_FORK_LAYOUT,
+  createCacheSafeParamsSlot,
+} from '@delegate/fork-cache';
 import { createAgentTool } from '../agent-tool/agent-tool.js';
 import type { AgentToolOutput } from '../agent-tool/agent-tool-output.js';
 import { buildAgentListReminder } from '../agent-tool/agent-tool-prompt.js';
@@ -105,6 +109,24 @@ function runtimeOptionsOf(
     maxAgentSummaries: options.maxAgentSummaries ?? 1_000,
     ...(options.worktreeRoot ? { worktreeRoot: options.worktreeRoot } : {}),
     ...(options.homeDir ? { homeDir: options.homeDir } : {}),
+    forkLayout: options.forkLayout ?? DEFAULT_FORK_LAYOUT,
+    ...debugCacheOption(options, env),
+  };
+}
+
+/** The cache-diagnosis handler: the option's function, stderr lines, or none. */
+function debugCacheOption(
+  options: ValidatedSessionOptions,
+  env: NodeJS.ProcessEnv,
+): Pick<AgentRuntimeOptions, 'debugCacheDiagnosis'> {
+  const option = options.debugCacheDiagnosis ?? envFlag(env, 'DELEGATE_DEBUG_CACHE');
+  if (typeof option === 'function') return { debugCacheDiagnosis: option };
+  if (!option) return {};
+  return {
+    debugCacheDiagnosis: (entry) =>
+      process.stderr.write(
+        `[delegate:cache] ${entry.agentType} ${entry.agentId} request ${entry.turn} vs ${entry.comparedWith}: ${entry.line}\n`,
+      ),
   };
 }
 
