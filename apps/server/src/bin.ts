@@ -23,7 +23,9 @@ async function main(): Promise<void> {
     );
   }
   process.stderr.write(
-    `delegate-server: listening on ${server.url} (dashboard at ${server.url}/)\n`,
+    server.config.role === 'worker'
+      ? `delegate-server: worker taking runs from the shared queue (at most ${server.config.maxConcurrentRuns} at once)\n`
+      : `delegate-server: listening on ${server.url} (dashboard at ${server.url}/)\n`,
   );
   let stopping = false;
   const stop = (signal: string): void => {

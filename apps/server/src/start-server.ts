@@ -17,20 +17,25 @@ import { createApp } from './http/create-app.js';
 import { OpenStreams } from './http/open-streams.js';
 import { createLogger } from './logging/create-logger.js';
 import { InProcessRunQueue } from './queue/in-process-run-queue.js';
-import type { RunQueue, RunQueueShutdown } from './queue/run-queue.js';
+import { BullRunQueue } from './queue/bull-run-queue.js';
+import type { RunJob, RunQueue, RunQueueShutdown } from './queue/run-queue.js';
+import { openRedis } from './queue/bull-run-queue.js';
+import { LocalRunControl, RedisRunControl, type RunControl } from './runner/run-control.js';
 import { RunExecutor } from './runner/run-executor.js';
 import { RunService } from './runner/run-service.js';
 import { createRedactor } from './security/create-redactor.js';
 import { startInProcessSim } from './sim/start-in-process-sim.js';
 import type { RunStore } from './store/run-store.js';
+import { openPostgresRunStore } from './store/postgres-run-store.js';
+import { redactUrl, urlPassword } from './store/redact-url.js';
 import { openSqliteRunStore } from './store/sqlite-run-store.js';
 import { isInside } from './workspace/resolve-workspace.js';
 
 /** A running delegate-server. */
 export type DelegateServer = {
-  /** Base URL (`http://127.0.0.1:PORT`). */
+  /** Base URL (`http://127.0.0.1:PORT`); empty for a worker (`role: 'worker'` serves no HTTP). */
   url: string;
-  /** Port it listens on. */
+  /** Port it listens on (0 for a worker). */
   port: number;
   /** The bearer token clients must send. */
   token: ServerToken;
@@ -151,7 +156,13 @@ async function lay(input: ServerConfigInput, parts: ServerParts): Promise<Founda
         ...(config.simPacing ? { pacing: config.simPacing } : {}),
       })
     : undefined;
-  const secrets = [config.apiKey, token.token];
+  // Passwords in connection URLs are secrets like the key and the token: never logged.
+  const secrets = [
+    config.apiKey,
+    token.token,
+    urlPassword(config.store),
+    urlPassword(config.queue),
+  ];
   const logger = createLogger({
     level: config.logLevel,
     secrets,
@@ -166,11 +177,18 @@ type Engine = {
   hub: RunEventHub;
   queue: RunQueue;
   service: RunService;
+  control: RunControl;
+  /** Stops listening for other processes' event appends. */
+  stopWatching: () => Promise<void>;
 };
 
 async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
   const { config, logger, redact } = base;
-  const store = parts.store ?? openSqliteRunStore({ path: join(base.dataDir, 'runs.sqlite') });
+  const store: RunStore =
+    parts.store ??
+    (config.store
+      ? await openPostgresRunStore({ url: config.store })
+      : openSqliteRunStore({ path: join(base.dataDir, 'runs.sqlite') }));
   await store.migrate();
   const hub = new RunEventHub({
     store,
@@ -178,34 +196,66 @@ async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
     onWriteError: (runId, error) =>
       logger.error({ runId, err: redact(errorMessage(error)) }, 'storing events failed'),
   });
-  const queue =
+  const onHandlerError = (job: RunJob, error: unknown): void =>
+    logger.error({ runId: job.runId, err: redact(errorMessage(error)) }, 'run job failed');
+  const queue: RunQueue =
     parts.queue ??
-    new InProcessRunQueue({
-      concurrency: config.maxConcurrentRuns,
-      onHandlerError: (job, error) =>
-        logger.error({ runId: job.runId, err: redact(errorMessage(error)) }, 'run job failed'),
-    });
+    (config.queue
+      ? new BullRunQueue({
+          url: config.queue,
+          prefix: config.queuePrefix,
+          concurrency: config.maxConcurrentRuns,
+          lockDurationMs: config.failoverAfterMs,
+          // The executor fails a run past maxFailovers; BullMQ must not fail the job first.
+          maxStalledCount: config.maxFailovers + 1,
+          onHandlerError,
+        })
+      : new InProcessRunQueue({ concurrency: config.maxConcurrentRuns, onHandlerError }));
+  if (config.queue && !parts.queue && !(await queue.ready())) {
+    await queue.shutdown({ timeoutMs: 0 });
+    await store.close();
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `Cannot reach the Redis queue at ${redactUrl(config.queue)} (no answer to PING within a second). Check that Redis runs and the URL is right (--queue / DELEGATE_QUEUE_URL).`,
+    );
+  }
   const baseURL = base.sim?.url ?? config.baseURL;
-  const executor = new RunExecutor({
-    store,
-    hub,
-    logger,
-    redact,
-    idleSessions: config.idleSessions,
-    ...(parts.onIdle ? { onIdle: parts.onIdle } : {}),
-    defaults: {
-      dataDir: base.dataDir,
-      apiKey: config.apiKey ?? 'sim-key',
-      ...(baseURL ? { baseURL } : {}),
-      ...(config.homeDir ? { homeDir: config.homeDir } : {}),
-      toolEnv: toolEnvironment(base.secrets),
-    },
-  });
+  const executor =
+    config.role === 'api'
+      ? undefined
+      : new RunExecutor({
+          store,
+          hub,
+          logger,
+          redact,
+          idleSessions: config.idleSessions,
+          shared: queue.shared === true,
+          maxFailovers: config.maxFailovers,
+          ...(parts.onIdle ? { onIdle: parts.onIdle } : {}),
+          defaults: {
+            dataDir: base.dataDir,
+            apiKey: config.apiKey ?? 'sim-key',
+            ...(baseURL ? { baseURL } : {}),
+            ...(config.homeDir ? { homeDir: config.homeDir } : {}),
+            toolEnv: toolEnvironment(base.secrets),
+          },
+        });
+  const stopWatching = store.watchAppends
+    ? await store.watchAppends((append) => hub.appendedElsewhere(append))
+    : async () => undefined;
+  const control = config.queue
+    ? await RedisRunControl.open({
+        executor,
+        connect: () => openRedis(config.queue!),
+        prefix: config.queuePrefix,
+      })
+    : new LocalRunControl(executor);
   const service = new RunService({
     store,
     hub,
     queue,
     executor,
+    control,
     logger,
     workspaceRoots: base.roots,
     dataDir: base.dataDir,
@@ -213,8 +263,45 @@ async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
     ...(config.homeDir ? { homeDir: config.homeDir } : {}),
   });
   await service.recover();
-  queue.start(executor.handle);
-  return { store, hub, queue, service };
+  if (executor) queue.start(executor.handle);
+  const sweep = executor && queue.shared ? startRequeueSweep(service, config, logger) : undefined;
+  return {
+    store,
+    hub,
+    queue,
+    service,
+    control,
+    stopWatching: async () => {
+      clearInterval(sweep);
+      await stopWatching();
+    },
+  };
+}
+
+/** Now and then queues runs the store says are queued but whose job a race lost (shared queue). */
+function startRequeueSweep(
+  service: RunService,
+  config: ServerConfig,
+  logger: Logger,
+): NodeJS.Timeout {
+  let busy = false;
+  const timer = setInterval(
+    () => {
+      if (busy) return;
+      busy = true;
+      service
+        .requeueQueued()
+        .catch((error: unknown) =>
+          logger.warn({ err: errorMessage(error) }, 'requeue sweep failed'),
+        )
+        .finally(() => {
+          busy = false;
+        });
+    },
+    Math.max(10_000, config.failoverAfterMs),
+  );
+  timer.unref();
+  return timer;
 }
 
 /** Closes the HTTP server: idle sockets at once, the rest after a second. */
@@ -262,13 +349,24 @@ export async function startServer(
       redact: base.redact,
     },
   });
-  const server = createAdaptorServer({ fetch: app.fetch });
-  const address = await listen(server, { port: config.port, host: config.host });
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host}:${address.port}`;
+  // A worker serves no HTTP: it only takes runs from the shared queue.
+  const server = config.role === 'worker' ? undefined : createAdaptorServer({ fetch: app.fetch });
+  const address = server
+    ? await listen(server, { port: config.port, host: config.host })
+    : undefined;
+  const host = address?.family === 'IPv6' ? `[${address.address}]` : address?.address;
+  const url = address ? `http://${host}:${address.port}` : '';
   logger.info(
-    { url, dataDir: base.dataDir, workspaceRoots: base.roots, tokenSource: base.token.source },
-    'delegate-server listening',
+    {
+      ...(address ? { url } : {}),
+      role: config.role,
+      store: config.store ? 'postgres' : 'sqlite',
+      queue: config.queue ? 'bullmq' : 'in-process',
+      dataDir: base.dataDir,
+      workspaceRoots: base.roots,
+      tokenSource: base.token.source,
+    },
+    config.role === 'worker' ? 'delegate-server worker taking runs' : 'delegate-server listening',
   );
 
   let closing: Promise<RunQueueShutdown> | undefined;
@@ -283,7 +381,9 @@ export async function startServer(
       // Event streams send what is left and end; then the sockets close.
       shutdown.abort();
       await streams.drained(2_000);
-      await closeHttp(server);
+      if (server) await closeHttp(server);
+      await engine.control.close();
+      await engine.stopWatching();
       await engine.store.close();
       await base.sim?.close();
       logger.info({ ...result }, 'delegate-server stopped');
@@ -293,7 +393,7 @@ export async function startServer(
   };
   return {
     url,
-    port: address.port,
+    port: address?.port ?? 0,
     token: base.token,
     config,
     store: engine.store,

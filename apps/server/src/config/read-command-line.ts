@@ -24,7 +24,9 @@ function pacing(text: string | undefined): ServerConfigInput['simPacing'] {
 /** The command's definition (also its `--help`). */
 export function createCommand(): Command {
   return new Command('delegate-server')
-    .description('HTTP + SSE API and dashboard for Delegate runs (SQLite store, in-process queue).')
+    .description(
+      'HTTP + SSE API and dashboard for Delegate runs (SQLite or PostgreSQL store, in-process or BullMQ queue).',
+    )
     .option('--port <port>', 'port to listen on (DELEGATE_SERVER_PORT; default 8787, 0: any)')
     .option('--host <host>', 'address to bind (DELEGATE_SERVER_HOST; default 127.0.0.1)')
     .option(
@@ -61,6 +63,25 @@ export function createCommand(): Command {
     .option('--keep-alive-ms <ms>', 'SSE keep-alive interval (default 15000)')
     .option('--shutdown-timeout-ms <ms>', 'grace time for running turns on SIGTERM (default 30000)')
     .option('--idle-sessions <n>', 'finished sessions kept in memory (default 32)')
+    .option(
+      '--store <url>',
+      'shared PostgreSQL store, postgres://… (DELEGATE_STORE_URL; default SQLite in the data dir)',
+    )
+    .option(
+      '--queue <url>',
+      'shared BullMQ queue on Redis, redis://… (DELEGATE_QUEUE_URL; default in-process)',
+    )
+    .option(
+      '--queue-prefix <prefix>',
+      'prefix of the Redis keys (DELEGATE_QUEUE_PREFIX; default delegate)',
+    )
+    .option('--worker', 'only take runs from the shared queue; serve no HTTP API')
+    .option('--api-only', 'only serve the HTTP API; take no runs (workers do)')
+    .option('--max-failovers <n>', 'moves to another worker before a run is failed (default 3)')
+    .option(
+      '--failover-after-ms <ms>',
+      'a silent worker loses its runs to another after this long (default 30000)',
+    )
     .option(
       '--log-level <level>',
       'fatal, error, warn, info, debug, trace or silent (DELEGATE_SERVER_LOG_LEVEL; default info)',
@@ -120,6 +141,17 @@ export function readCommandLine(
     'logLevel',
     (text('logLevel') ?? env.DELEGATE_SERVER_LOG_LEVEL) as ServerConfigInput['logLevel'],
   );
+  set('store', text('store') ?? (env.DELEGATE_STORE_URL || undefined));
+  set('queue', text('queue') ?? (env.DELEGATE_QUEUE_URL || undefined));
+  set('queuePrefix', text('queuePrefix') ?? (env.DELEGATE_QUEUE_PREFIX || undefined));
+  if (flags.worker === true && flags.apiOnly === true)
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      'delegate-server: --worker and --api-only exclude each other (a process that does neither does nothing). Pass one of them, or neither to serve the API and take runs.',
+    );
+  set('role', flags.worker === true ? 'worker' : flags.apiOnly === true ? 'api' : undefined);
+  set('maxFailovers', text('maxFailovers'));
+  set('failoverAfterMs', text('failoverAfterMs'));
   set('apiKey', env.ANTHROPIC_API_KEY || undefined);
   set('baseURL', env.ANTHROPIC_BASE_URL || undefined);
   set('token', env.DELEGATE_SERVER_TOKEN || undefined);

@@ -91,3 +91,62 @@ describe('readCommandLine', () => {
     );
   });
 });
+
+describe('scale-out settings', () => {
+  const message = (input: unknown): string => {
+    try {
+      parseServerConfig(input);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return '';
+  };
+
+  it('reads the store, the queue and the roles from flags and the environment', () => {
+    const fromEnv = readCommandLine(['--worker', '--max-failovers', '2'], {
+      DELEGATE_STORE_URL: 'postgres://delegate:secret-pw@db:5432/delegate',
+      DELEGATE_QUEUE_URL: 'redis://cache:6379/0',
+      DELEGATE_QUEUE_PREFIX: 'team-a',
+    });
+    expect(parseServerConfig({ ...fromEnv, sim: 'echo' })).toMatchObject({
+      role: 'worker',
+      store: 'postgres://delegate:secret-pw@db:5432/delegate',
+      queue: 'redis://cache:6379/0',
+      queuePrefix: 'team-a',
+      maxFailovers: 2,
+      failoverAfterMs: 30_000,
+    });
+    const flags = readCommandLine(
+      ['--api-only', '--store', 'postgresql://db/x', '--queue', 'redis://cache'],
+      { DELEGATE_STORE_URL: 'postgres://ignored/y' },
+    );
+    expect(flags).toMatchObject({
+      role: 'api',
+      store: 'postgresql://db/x',
+      queue: 'redis://cache',
+    });
+  });
+
+  it('refuses a worker or an API-only node without a shared queue, and a shared queue without a shared store', () => {
+    expect(message({ sim: 'echo', role: 'worker' })).toMatch(
+      /--worker\/--api-only: --worker needs a shared queue/,
+    );
+    expect(message({ sim: 'echo', role: 'api' })).toMatch(/--api-only needs a shared queue/);
+    expect(message({ sim: 'echo', queue: 'redis://127.0.0.1' })).toMatch(
+      /--store: a shared queue needs a shared store/,
+    );
+    expect(() => readCommandLine(['--worker', '--api-only'], {})).toThrow(/exclude each other/);
+  });
+
+  it('names a bad store or queue URL by its flag without echoing its password', () => {
+    const text = message({
+      sim: 'echo',
+      store: 'mysql://delegate:very-secret-pw@db/x',
+      queue: 'http://user:other-secret@cache',
+    });
+    expect(text).toMatch(/--store: must be a postgres:\/\/ or postgresql:\/\/ URL/);
+    expect(text).toMatch(/--queue: must be a redis:\/\/ or rediss:\/\/ URL/);
+    expect(text).not.toContain('very-secret-pw');
+    expect(text).not.toContain('other-secret');
+  });
+});

@@ -77,8 +77,46 @@ export const ServerConfig = z
     logLevel: z.enum(LOG_LEVELS).default('info'),
     /** Home directory for user agents and memory (default the OS home). */
     homeDir: z.string().trim().min(1).optional(),
+    /** A shared PostgreSQL store (`postgres://…`); default the embedded SQLite file in `dataDir`. */
+    store: z
+      .string()
+      .trim()
+      .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// or postgresql:// URL')
+      .optional(),
+    /** A shared BullMQ queue on Redis (`redis://…`); default the in-process queue. */
+    queue: z
+      .string()
+      .trim()
+      .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL')
+      .optional(),
+    /** Prefix of the queue's Redis keys and channels (several deployments on one Redis). */
+    queuePrefix: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1 to 64 letters, digits, ".", "_" or "-"')
+      .default('delegate'),
+    /** What this process does: serve the API and take runs, only take runs, or only serve the API. */
+    role: z.enum(['all', 'worker', 'api']).default('all'),
+    /** Times a run may move to another worker after its worker died before it is failed. */
+    maxFailovers: wholeNumber(0, 1_000).default(3),
+    /** How long a silent worker keeps its runs before another worker takes them over, in ms. */
+    failoverAfterMs: wholeNumber(1_000, 3_600_000).default(30_000),
   })
-  .strict();
+  .strict()
+  .superRefine((config, context) => {
+    if (config.role !== 'all' && config.queue === undefined)
+      context.addIssue({
+        code: 'custom',
+        path: ['role'],
+        message: `${config.role === 'worker' ? '--worker' : '--api-only'} needs a shared queue: pass --queue redis://… (and --store postgres://…)`,
+      });
+    if (config.queue !== undefined && config.store === undefined)
+      context.addIssue({
+        code: 'custom',
+        path: ['store'],
+        message:
+          'a shared queue needs a shared store: pass --store postgres://… so every worker sees the same runs',
+      });
+  });
 export type ServerConfig = z.infer<typeof ServerConfig>;
 /** What callers may pass: every field optional, numbers as numbers or digit strings. */
 export type ServerConfigInput = z.input<typeof ServerConfig>;
@@ -104,6 +142,12 @@ export const CONFIG_FLAGS: Readonly<Record<string, string>> = {
   idleSessions: '--idle-sessions',
   logLevel: '--log-level',
   homeDir: 'HOME',
+  store: '--store',
+  queue: '--queue',
+  queuePrefix: '--queue-prefix',
+  role: '--worker/--api-only',
+  maxFailovers: '--max-failovers',
+  failoverAfterMs: '--failover-after-ms',
 };
 
 /**
@@ -127,7 +171,8 @@ export function parseServerConfig(input: unknown): ServerConfig {
     );
   }
   const config = parsed.data;
-  if (config.apiKey === undefined && config.sim === undefined) {
+  // An API-only node never talks to a model: its workers do.
+  if (config.apiKey === undefined && config.sim === undefined && config.role !== 'api') {
     throw new DelegateError(
       'INVALID_ARGUMENT',
       'delegate-server: no model to talk to. Set ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for a proxy), or start with --sim to use the built-in simulator.',

@@ -1,5 +1,5 @@
 import type { RunEventData } from '../http/schemas.js';
-import type { RunStore, StoredEvent } from '../store/run-store.js';
+import type { EventsAppended, RunStore, StoredEvent } from '../store/run-store.js';
 
 type Listener = (event: StoredEvent) => void;
 
@@ -19,7 +19,18 @@ type RunLog = {
   undelivered: number;
   /** Holders that keep the log (and its next seq) in memory while a run works. */
   holds: number;
+  /** Highest seq handed to listeners (events written by other processes are fetched after it). */
+  delivered: number;
+  /** Fetches of events other processes wrote, in order. */
+  fetching: Promise<void>;
 };
+
+/** True when the store refused the batch because another writer took one of its positions. */
+function isPositionTaken(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  // PostgreSQL unique_violation; SQLite primary-key constraint.
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
 
 /**
  * The event log of every run: assigns each event the next `seq` of its run, writes it to
@@ -114,6 +125,8 @@ export class RunEventHub {
         listeners: new Set(),
         undelivered: 0,
         holds: 0,
+        delivered: 0,
+        fetching: Promise.resolve(),
       };
       this.logs.set(runId, log);
     }
@@ -129,7 +142,7 @@ export class RunEventHub {
     });
   }
 
-  private async drain(runId: string, log: RunLog): Promise<void> {
+  private async drain(runId: string, log: RunLog, retry = true): Promise<void> {
     // Let events emitted in the same tick join this batch.
     await Promise.resolve();
     const batch = log.pending.splice(0, log.pending.length);
@@ -149,22 +162,53 @@ export class RunEventHub {
       log.nextSeq += events.length;
       log.undelivered = 0;
       for (const [index, event] of events.entries()) {
-        for (const listener of log.listeners) {
-          try {
-            listener(event);
-          } catch {
-            // One broken subscriber must not starve the others.
-          }
-        }
+        this.deliver(log, event);
         batch[index]!.resolve(event);
       }
     } catch (error) {
       // The seq is reloaded next time, so the log has no gap.
       log.nextSeq = undefined;
       log.undelivered = 0;
+      // Another process appended since this one read the log's end: try again once with the
+      // end read afresh.
+      if (retry && isPositionTaken(error)) {
+        log.pending.unshift(...batch);
+        return this.drain(runId, log, false);
+      }
       this.onWriteError(runId, error);
       for (const entry of batch) entry.resolve(undefined);
     }
+  }
+
+  private deliver(log: RunLog, event: StoredEvent): void {
+    log.delivered = Math.max(log.delivered, event.seq);
+    for (const listener of log.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // One broken subscriber must not starve the others.
+      }
+    }
+  }
+
+  /**
+   * Another process appended `firstSeq`…`lastSeq` to a run's log (a shared store's
+   * notification): subscribers of this process get those events from the store.
+   */
+  appendedElsewhere(append: EventsAppended): void {
+    const { runId, firstSeq, lastSeq } = append;
+    const log = this.logs.get(runId);
+    if (!log || log.listeners.size === 0) return;
+    log.fetching = log.fetching.then(async () => {
+      if (lastSeq <= log.delivered) return;
+      try {
+        const after = log.delivered === 0 ? firstSeq - 1 : log.delivered;
+        const events = await this.store.listEvents({ runId, after, limit: lastSeq - after });
+        for (const event of events) this.deliver(log, event);
+      } catch (error) {
+        this.onWriteError(runId, error);
+      }
+    });
   }
 
   private release(runId: string, log: RunLog): void {

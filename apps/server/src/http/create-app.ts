@@ -12,6 +12,7 @@ import { registerAgentRoutes } from './routes/agent-routes.js';
 import { registerDashboardRoutes } from './routes/dashboard-routes.js';
 import { registerEventRoutes } from './routes/event-routes.js';
 import { registerHealthRoutes } from './routes/health-routes.js';
+import { registerMetricsRoutes } from './routes/metrics-routes.js';
 import { registerRunRoutes } from './routes/run-routes.js';
 
 /** Security and limits of the HTTP layer. */
@@ -77,14 +78,14 @@ function useMiddleware(
       }),
     );
   }
-  app.use(
-    '/v1/*',
-    bearerAuth({
-      token: security.token,
-      failuresPerMinute: security.authFailuresPerMinute,
-      clientAddress,
-    }),
-  );
+  // One instance, so failed attempts on /metrics count toward the same per-address limit.
+  const auth = bearerAuth({
+    token: security.token,
+    failuresPerMinute: security.authFailuresPerMinute,
+    clientAddress,
+  });
+  app.use('/v1/*', auth);
+  app.use('/metrics', auth);
   app.use('/v1/*', rateLimit({ perMinute: security.rateLimitPerMinute }));
   app.use(
     '/v1/*',
@@ -144,6 +145,7 @@ export function createApp(
   registerRunRoutes(app, dependencies);
   registerEventRoutes(app, { ...dependencies, redact: security.redact });
   registerAgentRoutes(app, dependencies);
+  registerMetricsRoutes(app, dependencies);
   registerDocument(app);
   registerDashboardRoutes(app);
 

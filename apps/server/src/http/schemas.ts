@@ -275,9 +275,36 @@ export const AgentStatusEvent = z.object({
   error: z.string().optional(),
 });
 
+/** A worker took the run over from a worker that stopped answering. */
+export const RunFailoverEvent = z.object({
+  type: z.literal('run.failover'),
+  /** Times the run has moved to another worker in this turn. */
+  failovers: z.number().int().positive(),
+  /** The most moves allowed; beyond it the run fails. */
+  maxFailovers: z.number().int().nonnegative(),
+  /** Agents whose turn was in flight and is done again from their last finished turn. */
+  retriedAgents: z.array(z.string()),
+});
+
+/** An agent's turn that was in flight is done again from its last finished turn. */
+export const AgentRetriedEvent = z.object({
+  type: z.literal('agent.retried'),
+  agentId: z.string(),
+  /** Why: `failover` (its worker died) or `handoff` (its worker shut down). */
+  reason: z.enum(['failover', 'handoff']),
+});
+
 /** Any event of a run's log: the runtime's lifecycle events and the server's own. */
 export const RunEventData = z
-  .union([AgentEvent, RunStatusEvent, RunInputEvent, AgentUsageEvent, AgentStatusEvent])
+  .union([
+    AgentEvent,
+    RunStatusEvent,
+    RunInputEvent,
+    AgentUsageEvent,
+    AgentStatusEvent,
+    RunFailoverEvent,
+    AgentRetriedEvent,
+  ])
   .meta({ id: 'RunEventData' });
 export type RunEventData = z.infer<typeof RunEventData>;
 

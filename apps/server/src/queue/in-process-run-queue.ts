@@ -146,7 +146,10 @@ export class InProcessRunQueue implements RunQueue {
       if (!job) return;
       const controller = new AbortController();
       const done = Promise.resolve()
-        .then(() => handler(job, controller.signal))
+        .then(async () => {
+          // A handed-back run stays queued in the store; recover() queues it again on start.
+          await handler(job, controller.signal);
+        })
         .catch((error: unknown) => {
           try {
             this.onHandlerError(job, error);

@@ -4,13 +4,19 @@ export type RunJob = {
   runId: string;
   /** Jobs with the same key run in arrival order; different keys take turns (fairness). */
   fairnessKey: string;
+  /** How many times a worker has started this job, this time included (shared queues; default 1). */
+  attempt?: number;
+  /** How many times the job was taken from a worker that stopped answering (shared queues). */
+  failovers?: number;
 };
 
 /**
  * Does a job. `signal` aborts when the queue shuts down and the job's grace time is over;
- * the handler must then stop the run and record it as interrupted before resolving.
+ * the handler must then stop the run and record it as interrupted before resolving, or
+ * (on a shared queue) record it as queued again and resolve `'handed-back'`, so that
+ * another worker continues it.
  */
-export type RunJobHandler = (job: RunJob, signal: AbortSignal) => Promise<void>;
+export type RunJobHandler = (job: RunJob, signal: AbortSignal) => Promise<void | 'handed-back'>;
 
 /** What a queue reports about itself. */
 export type RunQueueStats = {
@@ -42,6 +48,8 @@ export type RunQueueShutdown = {
  * that loses its jobs is refilled from the runs still `queued` in the store.
  */
 export interface RunQueue {
+  /** True when jobs live outside this process and other workers take them too. */
+  readonly shared?: boolean;
   /** Adds a job; refused with a `LIMIT_EXCEEDED` error once shutdown has begun. */
   enqueue(job: RunJob): Promise<void>;
   /** Takes a job that has not started off the queue; true when one was removed. */

@@ -107,7 +107,8 @@ export async function prepareSession(options: {
     options: {
       sessionId: run.sessionId,
       cwd: run.workspace,
-      transcriptDir: run.transcriptDir,
+      // This worker's own folder: the store holds the transcripts every worker restores from.
+      transcriptDir: join(defaults.dataDir, 'transcripts'),
       apiKey: defaults.apiKey,
       ...(defaults.baseURL ? { baseURL: defaults.baseURL } : {}),
       ...(defaults.homeDir ? { homeDir: defaults.homeDir } : {}),

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { DelegateError, errorMessage, isAbortError } from '@delegate/core';
 import type { Logger } from 'pino';
 import type { RunEventHub } from '../events/run-event-hub.js';
@@ -7,6 +8,8 @@ import type { AgentStatus, RunError, RunInput, RunRecord, RunStore } from '../st
 import { AgentTree, MAIN_AGENT_ID, type TreeChange } from './agent-tree.js';
 import { type SessionDefaults, prepareSession } from './prepare-session.js';
 import { SessionRunner, type SessionRunnerOptions } from './session-runner.js';
+import { takeOverRun } from './take-over-run.js';
+import { TranscriptSync } from './transcript-sync.js';
 
 /** How a turn ended, as the run records it. */
 type TurnEnd = {
@@ -23,6 +26,8 @@ type ActiveRun = {
   stopping: 'cancel' | 'shutdown' | undefined;
   /** Store writes of the tree, in order. */
   writes: Promise<void>;
+  /** Copies the transcripts into the store (the run's checkpoints). */
+  transcripts: TranscriptSync;
 };
 
 /** Lifecycle events after which the task list has changed. */
@@ -37,6 +42,9 @@ const TASK_EVENTS = new Set([
 const RESUME_NOTE =
   'The server restarted while you were working, so your previous turn was interrupted. Continue the task from where you left off, then give your report.';
 
+const HANDOFF_NOTE =
+  'The worker running this session shut down while you were working, and another worker took over. Your last finished turn is kept; tool calls that were in flight did not complete (their results say so). Continue the task, then give your report.';
+
 function now(): string {
   return new Date().toISOString();
 }
@@ -46,6 +54,20 @@ function inputText(run: RunRecord, input: RunInput): string {
   if (input.kind === 'start') return run.prompt;
   if (input.kind === 'message') return input.text;
   return input.text ?? RESUME_NOTE;
+}
+
+/**
+ * What the main agent is sent: the turn's input, except after a takeover whose restored
+ * conversation already holds the cut-off turn's input (then the resume note).
+ */
+function turnText(run: RunRecord, input: RunInput, runner: SessionRunner): string {
+  if (
+    input.kind === 'resume' &&
+    input.original !== undefined &&
+    !runner.holdsUserText(input.original)
+  )
+    return input.original;
+  return inputText(run, input);
 }
 
 /**
@@ -60,6 +82,8 @@ export class RunExecutor {
   private readonly defaults: SessionDefaults;
   private readonly redact: <T>(value: T) => T;
   private readonly idleLimit: number;
+  private readonly shared: boolean;
+  private readonly maxFailovers: number;
   private readonly active = new Map<string, ActiveRun>();
   /** Sessions of finished turns, oldest first, for quick continuation. */
   private readonly idle = new Map<string, SessionRunner>();
@@ -72,6 +96,13 @@ export class RunExecutor {
     defaults: SessionDefaults;
     redact: <T>(value: T) => T;
     idleSessions: number;
+    /**
+     * True when other workers share the queue and the store: a turn stopped by a shutdown is
+     * handed back to the queue, and no idle session is kept (the next turn may have run elsewhere).
+     */
+    shared?: boolean;
+    /** Times a run may be taken over from a dead worker before it is failed. */
+    maxFailovers?: number;
     /** Called each time the last working run's turn ends. */
     onIdle?: () => void;
   }) {
@@ -80,48 +111,107 @@ export class RunExecutor {
     this.logger = options.logger;
     this.defaults = options.defaults;
     this.redact = options.redact;
-    this.idleLimit = options.idleSessions;
+    this.shared = options.shared ?? false;
+    this.maxFailovers = options.maxFailovers ?? 3;
+    this.idleLimit = this.shared ? 0 : options.idleSessions;
     this.onIdle = options.onIdle;
   }
 
-  /** The queue's handler: runs one turn of `job.runId`. */
-  handle = async (job: RunJob, signal: AbortSignal): Promise<void> => {
-    const queued = await this.store.getRun(job.runId);
-    if (!queued || queued.status !== 'queued') return;
-    const input = queued.pending ?? { kind: 'start' };
-    const run = await this.store.transitionRun({
-      runId: job.runId,
-      from: ['queued'],
-      patch: { status: 'running', pending: null, startedAt: now(), endedAt: null, error: null },
-    });
-    // Cancelled while it waited.
-    if (!run) return;
+  /**
+   * The queue's handler: runs the turn of `job.runId` (and a further one queued while the
+   * turn ended), or takes over a run whose worker died.
+   */
+  handle = async (job: RunJob, signal: AbortSignal): Promise<void | 'handed-back'> => {
+    for (;;) {
+      const outcome = await this.handleOnce(job, signal);
+      if (outcome !== 'again' || signal.aborted)
+        return outcome === 'handed-back' ? outcome : undefined;
+    }
+  };
+
+  private async handleOnce(
+    job: RunJob,
+    signal: AbortSignal,
+  ): Promise<void | 'handed-back' | 'again'> {
+    const current = await this.store.getRun(job.runId);
+    if (!current) return;
+    let run: RunRecord | undefined;
+    let input: RunInput;
+    if (current.status === 'running' && (job.attempt ?? 1) > 1) {
+      // The worker that held this job stopped answering; this one takes the run over.
+      const takeover = await takeOverRun({
+        store: this.store,
+        hub: this.hub,
+        run: current,
+        failovers: Math.max(job.failovers ?? 0, (job.attempt ?? 1) - 1),
+        maxFailovers: this.maxFailovers,
+      });
+      if (!takeover) return;
+      ({ run, input } = takeover);
+    } else {
+      if (current.status !== 'queued') return;
+      input = current.pending ?? { kind: 'start' };
+      run = await this.store.transitionRun({
+        runId: job.runId,
+        from: ['queued'],
+        patch: { status: 'running', pending: null, startedAt: now(), endedAt: null, error: null },
+      });
+      // Cancelled while it waited.
+      if (!run) return;
+    }
+    const ended = await this.work({ run, input, signal });
+    if (ended === 'handed-back') return ended;
+    // A message sent while this turn was ending is queued under the same job: run it here.
+    return (await this.store.getRun(run.id))?.status === 'queued' ? 'again' : undefined;
+  }
+
+  private async work(options: {
+    run: RunRecord;
+    input: RunInput;
+    signal: AbortSignal;
+  }): Promise<TurnEnd['status'] | 'handed-back'> {
+    const { run, input, signal } = options;
     const release = this.hub.retain(run.id);
     const active: ActiveRun = {
       runner: undefined,
       tree: undefined,
       stopping: undefined,
       writes: Promise.resolve(),
+      transcripts: new TranscriptSync({
+        store: this.store,
+        runId: run.id,
+        directory: join(this.defaults.dataDir, 'transcripts'),
+        sessionId: run.sessionId,
+      }),
     };
     this.active.set(run.id, active);
     const onShutdown = (): void => this.stop(active, 'shutdown', signal.reason);
     signal.addEventListener('abort', onShutdown, { once: true });
+    // Checkpoints between the events too, so a long tool call loses nothing already answered.
+    const checkpoint = setInterval(() => this.queueTranscriptSync(run.id, active), 250);
     try {
       void this.hub.publish(run.id, { type: 'run.status', status: 'running' });
-      void this.hub.publish(run.id, {
-        type: 'run.input',
-        kind: input.kind,
-        text: this.redact(inputText(run, input)),
-      });
+      // A takeover continues the turn whose input is already logged (run.failover says why).
+      if (!(input.kind === 'resume' && input.original !== undefined))
+        void this.hub.publish(run.id, {
+          type: 'run.input',
+          kind: input.kind,
+          text: this.redact(inputText(run, input)),
+        });
       const end = await this.runTurn({ run, input, active });
+      clearInterval(checkpoint);
+      if (end.status === 'interrupted' && active.stopping === 'shutdown' && this.shared)
+        return await this.handBack({ run, active, input });
       await this.finishTurn({ run, active, end });
+      return end.status;
     } finally {
+      clearInterval(checkpoint);
       signal.removeEventListener('abort', onShutdown);
       this.active.delete(run.id);
       release();
       if (this.active.size === 0) this.onIdle?.();
     }
-  };
+  }
 
   /** True while the run is working in this process. */
   isActive(runId: string): boolean {
@@ -164,6 +254,8 @@ export class RunExecutor {
     const { run, input, active } = options;
     try {
       const prepared = await prepareSession({ run, defaults: this.defaults });
+      // The store holds the last finished turn of every agent, whichever worker ran it.
+      if (input.kind !== 'start') await active.transcripts.restore();
       const runner = await this.acquireRunner({ run, input, options: prepared.options });
       active.runner = runner;
       const tree = new AgentTree({
@@ -177,6 +269,7 @@ export class RunExecutor {
       active.tree = tree;
       const off = runner.onEvent((event) => {
         this.record(run.id, active, tree.apply(event));
+        this.queueTranscriptSync(run.id, active);
         // A task starts or ends with these: keep the stored task list current.
         if (event.kind === 'agent' && TASK_EVENTS.has(event.event.type))
           this.queueTaskSync(run, active);
@@ -195,8 +288,10 @@ export class RunExecutor {
         );
         // A stop requested while the session was opening takes effect now.
         if (active.stopping) runner.abort(new DelegateError('ABORTED', 'Stopped before it began.'));
+        if (input.kind === 'resume' && input.original !== undefined)
+          await this.settleInFlightCalls(run.id, runner);
         if (input.kind === 'resume') await this.resumeAgents(runner, tree);
-        const turn = await runner.runTurn(inputText(run, input));
+        const turn = await runner.runTurn(turnText(run, input, runner));
         return this.endOf(active, turn);
       } finally {
         off();
@@ -253,6 +348,20 @@ export class RunExecutor {
     return SessionRunner.open({ ...options.options, restore: options.input.kind !== 'start' });
   }
 
+  private async settleInFlightCalls(runId: string, runner: SessionRunner): Promise<void> {
+    try {
+      const settled = await runner.settleInFlightCalls();
+      if (settled.rerun.length + settled.interrupted.length > 0)
+        this.logger.info({ runId, ...settled }, 'settled the tool calls that were in flight');
+    } catch (error) {
+      // The runtime still pairs every call with a result before the next request.
+      this.logger.warn(
+        { runId, err: errorMessage(error) },
+        'could not settle in-flight tool calls',
+      );
+    }
+  }
+
   private async resumeAgents(runner: SessionRunner, tree: AgentTree): Promise<void> {
     for (const agent of tree.list()) {
       if (agent.agentId === MAIN_AGENT_ID || agent.status !== 'interrupted') continue;
@@ -279,6 +388,70 @@ export class RunExecutor {
       .catch((error: unknown) =>
         this.logger.error({ runId, err: errorMessage(error) }, 'storing the agent tree failed'),
       );
+  }
+
+  private queueTranscriptSync(runId: string, active: ActiveRun): void {
+    active.transcripts
+      .sync()
+      .catch((error: unknown) =>
+        this.logger.error({ runId, err: errorMessage(error) }, 'storing transcripts failed'),
+      );
+  }
+
+  /** Stores the turn's last transcript lines; they are the checkpoint the next turn starts from. */
+  private async checkpoint(runId: string, active: ActiveRun): Promise<void> {
+    await active.runner?.flush().catch(() => undefined);
+    await active.transcripts
+      .sync()
+      .catch((error: unknown) =>
+        this.logger.error({ runId, err: errorMessage(error) }, 'storing transcripts failed'),
+      );
+  }
+
+  /**
+   * A shared queue's worker shut down mid-turn: the agents are recorded as interrupted, the
+   * transcripts stored, and the run queued again to resume on another worker.
+   */
+  private async handBack(options: {
+    run: RunRecord;
+    active: ActiveRun;
+    input: RunInput;
+  }): Promise<'handed-back'> {
+    const { run, active, input } = options;
+    // The next worker sends this again if the conversation did not get to store it.
+    const original =
+      input.kind === 'resume' && input.original !== undefined
+        ? input.original
+        : this.redact(inputText(run, input));
+    const working = (active.tree?.list() ?? []).filter((agent) => agent.status === 'running');
+    if (active.tree)
+      this.record(
+        run.id,
+        active,
+        active.tree.finish({ status: 'interrupted', mainStatus: 'interrupted' }),
+      );
+    await active.writes;
+    await this.checkpoint(run.id, active);
+    await this.syncTasks(run, active.runner).catch(() => undefined);
+    for (const agent of working)
+      void this.hub.publish(run.id, {
+        type: 'agent.retried',
+        agentId: agent.agentId,
+        reason: 'handoff',
+      });
+    await this.store.transitionRun({
+      runId: run.id,
+      from: ['running'],
+      patch: {
+        status: 'queued',
+        pending: { kind: 'resume', text: HANDOFF_NOTE, original },
+        endedAt: now(),
+      },
+    });
+    await this.hub.publish(run.id, { type: 'run.status', status: 'queued' });
+    await this.hub.flush(run.id);
+    this.logger.info({ runId: run.id }, 'run handed back to the queue');
+    return 'handed-back';
   }
 
   private queueTaskSync(run: RunRecord, active: ActiveRun): void {
@@ -325,6 +498,7 @@ export class RunExecutor {
       );
     }
     await active.writes;
+    await this.checkpoint(run.id, active);
     await this.syncTasks(run, active.runner).catch((error: unknown) =>
       this.logger.error({ runId: run.id, err: errorMessage(error) }, 'storing tasks failed'),
     );

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isAbsolute, join, relative } from 'node:path';
-import { realpath } from 'node:fs/promises';
+import { readFile, realpath } from 'node:fs/promises';
 import { DelegateError } from '@delegate/core';
 import type { Logger } from 'pino';
 import type { RunEventHub } from '../events/run-event-hub.js';
@@ -19,6 +19,7 @@ import { resolveWorkspace } from '../workspace/resolve-workspace.js';
 import { MAIN_AGENT_ID } from './agent-tree.js';
 import { findMainAgent, loadWorkspaceAgents } from './prepare-session.js';
 import type { RunExecutor } from './run-executor.js';
+import { LocalRunControl, type RunControl } from './run-control.js';
 
 /** A run with its tree and tasks. */
 export type RunDetails = { run: RunRecord; agents: AgentRecord[]; tasks: TaskRecord[] };
@@ -39,7 +40,9 @@ export class RunService {
   private readonly store: RunStore;
   private readonly hub: RunEventHub;
   private readonly queue: RunQueue;
-  private readonly executor: RunExecutor;
+  private readonly executor: RunExecutor | undefined;
+  private readonly control: RunControl;
+  private readonly shared: boolean;
   private readonly logger: Logger;
   private readonly workspaceRoots: readonly string[];
   private readonly transcriptDir: string;
@@ -51,7 +54,10 @@ export class RunService {
     store: RunStore;
     hub: RunEventHub;
     queue: RunQueue;
-    executor: RunExecutor;
+    /** This process's executor; absent on an API-only node. */
+    executor: RunExecutor | undefined;
+    /** Reaches the process working on a run (default: this one). */
+    control?: RunControl;
     logger: Logger;
     workspaceRoots: readonly string[];
     dataDir: string;
@@ -62,6 +68,8 @@ export class RunService {
     this.hub = options.hub;
     this.queue = options.queue;
     this.executor = options.executor;
+    this.control = options.control ?? new LocalRunControl(options.executor);
+    this.shared = options.queue.shared === true;
     this.logger = options.logger;
     this.workspaceRoots = options.workspaceRoots;
     this.transcriptDir = join(options.dataDir, 'transcripts');
@@ -186,7 +194,7 @@ export class RunService {
         return 'cancelled';
       }
     }
-    if (this.executor.cancel(runId)) return 'cancelling';
+    if (await this.control.send({ op: 'cancel', runId })) return 'cancelling';
     const current = await this.require(runId);
     throw conflict(`Run ${runId} is ${current.status}; there is nothing to cancel.`);
   }
@@ -198,7 +206,7 @@ export class RunService {
       await this.cancel(runId);
       return 'cancelling';
     }
-    if (!this.executor.cancelAgent(runId, agentId))
+    if (!(await this.control.send({ op: 'cancelAgent', runId, agentId })))
       throw conflict(
         `Agent ${agentId} of run ${runId} is not running; there is nothing to cancel.`,
       );
@@ -208,12 +216,53 @@ export class RunService {
   /** Moves a running foreground sub-agent to the background. */
   async backgroundAgent(runId: string, agentId: string): Promise<'backgrounded'> {
     const agent = await this.requireRunningAgent(runId, agentId);
-    if (agent.agentId === MAIN_AGENT_ID || !this.executor.backgroundAgent(runId, agentId)) {
+    if (
+      agent.agentId === MAIN_AGENT_ID ||
+      !(await this.control.send({ op: 'backgroundAgent', runId, agentId }))
+    ) {
       throw conflict(
         `Agent ${agentId} of run ${runId} is not a running foreground sub-agent, so it cannot be moved to the background.`,
       );
     }
     return 'backgrounded';
+  }
+
+  /**
+   * The transcript of the main agent or of a sub-agent as JSONL: this server's file when it
+   * has one, else the copy in the store (written by whichever worker ran the agent).
+   */
+  async transcriptText(runId: string, agentId: string | undefined): Promise<string> {
+    try {
+      const path = await this.transcriptPath(runId, agentId);
+      return await readFile(path, 'utf8');
+    } catch (error) {
+      // A file outside this server's folder is refused, unless it is another worker's (shared queue).
+      if (error instanceof ApiError && error.publicCode === 'PATH_ESCAPE' && !this.shared)
+        throw error;
+      const stored = await this.storedTranscript(runId, agentId ?? MAIN_AGENT_ID);
+      if (stored !== undefined) return stored;
+      if (error instanceof ApiError) throw error;
+      throw new ApiError({
+        status: 404,
+        code: 'NOT_FOUND',
+        message: `The transcript of run ${runId} is not readable.`,
+      });
+    }
+  }
+
+  private async storedTranscript(runId: string, agentId: string): Promise<string | undefined> {
+    const run = await this.store.getRun(runId);
+    if (!run) return undefined;
+    const agents = await this.store.listAgents(runId);
+    if (!agents.some((agent) => agent.agentId === agentId)) return undefined;
+    const file =
+      agentId === MAIN_AGENT_ID
+        ? `${run.sessionId}.jsonl`
+        : `${run.sessionId}/agents/${agentId}.jsonl`;
+    const chunks = (await this.store.listTranscriptChunks(runId)).filter(
+      (chunk) => chunk.file === file,
+    );
+    return chunks.length === 0 ? undefined : chunks.map((chunk) => chunk.content).join('');
   }
 
   /** The transcript file of the main agent or of a sub-agent, checked to lie in the transcript folder. */
@@ -260,19 +309,30 @@ export class RunService {
    * every event kept; runs still queued are queued again.
    */
   async recover(): Promise<{ interrupted: string[]; requeued: string[] }> {
-    const interrupted = await this.store.runIdsWithStatus(['running']);
+    // With a shared queue, a running run belongs to a worker (or fails over to one).
+    const interrupted = this.shared ? [] : await this.store.runIdsWithStatus(['running']);
     for (const runId of interrupted) await this.markInterrupted(runId);
-    const requeued = await this.store.runIdsWithStatus(['queued']);
-    for (const runId of requeued) {
-      const run = await this.store.getRun(runId);
-      if (run) await this.queue.enqueue({ runId, fairnessKey: run.workspace });
-    }
+    const requeued = await this.requeueQueued();
     if (interrupted.length + requeued.length > 0)
       this.logger.info(
         { interrupted: interrupted.length, requeued: requeued.length },
         'recovered runs',
       );
     return { interrupted, requeued };
+  }
+
+  /**
+   * Queues every run the store says is queued (a queue keeps one job per run, so runs that
+   * have one are left as they are). Run on start, and now and then on a shared queue's
+   * workers: a message sent in the instant a worker finished the run's job is queued again.
+   */
+  async requeueQueued(): Promise<string[]> {
+    const queued = await this.store.runIdsWithStatus(['queued']);
+    for (const runId of queued) {
+      const run = await this.store.getRun(runId);
+      if (run?.status === 'queued') await this.queue.enqueue({ runId, fairnessKey: run.workspace });
+    }
+    return queued;
   }
 
   private async markInterrupted(runId: string): Promise<void> {
@@ -311,7 +371,11 @@ export class RunService {
         message: `Run ${runId} has no agent ${agentId}.`,
       });
     }
-    if (run.status !== 'running' || agent.status !== 'running' || !this.executor.isActive(runId)) {
+    if (
+      run.status !== 'running' ||
+      agent.status !== 'running' ||
+      !(await this.control.send({ op: 'isActive', runId }))
+    ) {
       throw conflict(
         `Agent ${agentId} of run ${runId} is ${agent.status} (the run is ${run.status}); only a running agent of a running run can be steered.`,
       );
@@ -333,7 +397,7 @@ export class RunService {
       patch: { status: 'queued', pending: options.input, error: null },
     });
     if (!run) throw conflict(options.refusal((await this.store.getRun(options.runId)) ?? existing));
-    if (options.input.kind === 'resume') this.executor.dropIdle(run.id);
+    if (options.input.kind === 'resume') this.executor?.dropIdle(run.id);
     await this.queueTurn(run);
     return run;
   }

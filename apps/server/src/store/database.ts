@@ -66,6 +66,14 @@ export type EventsTable = {
   data: string;
 };
 
+/** Columns of `transcripts`: pieces of a run's transcript files, by byte offset. */
+export type TranscriptsTable = {
+  run_id: string;
+  file: string;
+  byte_offset: number;
+  content: string;
+};
+
 /**
  * The store's schema as Kysely sees it. Only portable column types are used (text,
  * integer, double precision; booleans as 0/1, JSON as text, times as ISO 8601 text) so
@@ -76,4 +84,5 @@ export type Database = {
   agents: AgentsTable;
   tasks: TasksTable;
   events: EventsTable;
+  transcripts: TranscriptsTable;
 };

@@ -1,5 +1,11 @@
-import { type CompleteUsage, DelegateError, completeUsage } from '@delegate/core';
-import { type Kysely, type Selectable, Migrator, sql } from 'kysely';
+import {
+  type CompleteUsage,
+  DelegateError,
+  addUsage,
+  completeUsage,
+  emptyUsage,
+} from '@delegate/core';
+import { type Kysely, type Selectable, type Transaction, Migrator, sql } from 'kysely';
 import { RunOptions, type RunStatus } from '../http/schemas.js';
 import type { AgentsTable, Database, EventsTable, RunsTable, TasksTable } from './database.js';
 import { migrationProvider } from './migrations.js';
@@ -15,7 +21,9 @@ import type {
   RunRecord,
   RunStore,
   StoredEvent,
+  StoreSummary,
   TaskRecord,
+  TranscriptChunk,
 } from './run-store.js';
 
 function parseJson<T>(text: string | null): T | null {
@@ -129,6 +137,12 @@ function decodeCursor(cursor: string): [string, string] {
   );
 }
 
+/** Work done in the transaction of an append, after the rows are inserted. */
+export type AfterAppend = (
+  transaction: Transaction<Database>,
+  events: readonly StoredEvent[],
+) => Promise<void>;
+
 /**
  * A `RunStore` over any Kysely dialect whose SQL supports `RETURNING` and
  * `ON CONFLICT … DO UPDATE` (SQLite 3.35+, PostgreSQL). `SqliteRunStore` wires it to
@@ -139,9 +153,17 @@ export class KyselyRunStore implements RunStore {
   readonly db: Kysely<Database>;
   private readonly onClose: (() => Promise<void>) | undefined;
 
-  constructor(options: { db: Kysely<Database>; onClose?: () => Promise<void> }) {
+  private readonly afterAppend: AfterAppend | undefined;
+
+  constructor(options: {
+    db: Kysely<Database>;
+    onClose?: () => Promise<void>;
+    /** Runs inside the transaction that appends events (PostgreSQL: NOTIFY). */
+    afterAppend?: AfterAppend;
+  }) {
     this.db = options.db;
     this.onClose = options.onClose;
+    this.afterAppend = options.afterAppend;
   }
 
   /** Applies every migration in `MIGRATIONS` that has not run yet. */
@@ -366,7 +388,85 @@ export class KyselyRunStore implements RunStore {
           .values(rows.slice(start, start + 100))
           .execute();
       }
+      await this.afterAppend?.(transaction, events);
     });
+  }
+
+  /** Totals for metrics. */
+  async summarize(): Promise<StoreSummary> {
+    const statuses = await this.db
+      .selectFrom('runs')
+      .select((eb) => ['status', eb.fn.countAll<number>().as('count')])
+      .groupBy('status')
+      .execute();
+    const runsByStatus: Record<string, number> = {};
+    for (const row of statuses) runsByStatus[row.status] = Number(row.count);
+    const agents = await this.db
+      .selectFrom('agents')
+      .select(['model', 'usage', 'cost_usd'])
+      .execute();
+    const models = new Map<string, { usage: CompleteUsage; costUsd: number }>();
+    for (const agent of agents) {
+      const totals = models.get(agent.model) ?? { usage: emptyUsage(), costUsd: 0 };
+      totals.usage = completeUsage(
+        addUsage(totals.usage, JSON.parse(agent.usage) as CompleteUsage),
+      );
+      totals.costUsd += Number(agent.cost_usd);
+      models.set(agent.model, totals);
+    }
+    const counts = await this.db
+      .selectFrom('events')
+      .select((eb) => ['type', eb.fn.countAll<number>().as('count')])
+      .where('type', 'in', ['agent.usage', 'run.failover'])
+      .groupBy('type')
+      .execute();
+    const count = (type: string) => Number(counts.find((row) => row.type === type)?.count ?? 0);
+    return {
+      runsByStatus,
+      models: [...models].map(([model, totals]) => ({ model, ...totals })),
+      turns: count('agent.usage'),
+      failovers: count('run.failover'),
+    };
+  }
+
+  /** Stores transcript pieces, replacing one at the same offset. */
+  async saveTranscriptChunks(chunks: readonly TranscriptChunk[]): Promise<void> {
+    if (chunks.length === 0) return;
+    await this.db.transaction().execute(async (transaction) => {
+      for (const chunk of chunks) {
+        await transaction
+          .insertInto('transcripts')
+          .values({
+            run_id: chunk.runId,
+            file: chunk.file,
+            byte_offset: chunk.offset,
+            content: chunk.content,
+          })
+          .onConflict((conflict) =>
+            conflict
+              .columns(['run_id', 'file', 'byte_offset'])
+              .doUpdateSet({ content: chunk.content }),
+          )
+          .execute();
+      }
+    });
+  }
+
+  /** The run's transcript pieces by file and offset. */
+  async listTranscriptChunks(runId: string): Promise<TranscriptChunk[]> {
+    const rows = await this.db
+      .selectFrom('transcripts')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .orderBy('file', 'asc')
+      .orderBy('byte_offset', 'asc')
+      .execute();
+    return rows.map((row) => ({
+      runId: row.run_id,
+      file: row.file,
+      offset: Number(row.byte_offset),
+      content: row.content,
+    }));
   }
 
   /** Events after `after`, in order. */

@@ -106,6 +106,23 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
       }
     },
   },
+  '0002_transcripts': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .createTable('transcripts')
+        .addColumn('run_id', 'text', (column) =>
+          column.notNull().references('runs.id').onDelete('cascade'),
+        )
+        .addColumn('file', 'text', (column) => column.notNull())
+        .addColumn('byte_offset', 'integer', (column) => column.notNull())
+        .addColumn('content', 'text', (column) => column.notNull())
+        .addPrimaryKeyConstraint('transcripts_pk', ['run_id', 'file', 'byte_offset'])
+        .execute();
+    },
+    async down(db: Kysely<unknown>): Promise<void> {
+      await sql`drop table if exists transcripts`.execute(db);
+    },
+  },
 };
 
 /** Hands `MIGRATIONS` to Kysely's `Migrator` (no migration files to find at run time). */

@@ -251,6 +251,34 @@ export function describeRunStoreContract(name: string, factory: RunStoreFactory)
       expect(all.map((item) => item.seq)).toEqual([1, 2]);
     });
 
+    it('keeps transcript pieces by file and offset, a later piece at one offset replacing it', async () => {
+      const run = await store.createRun(sampleRun());
+      const main = `${run.id}.jsonl`;
+      const agent = `${run.id}/agents/a1.jsonl`;
+      await store.saveTranscriptChunks([
+        { runId: run.id, file: main, offset: 0, content: '{"a":1}\n' },
+        { runId: run.id, file: agent, offset: 0, content: '{"ü":"✓"}\n' },
+      ]);
+      await store.saveTranscriptChunks([
+        { runId: run.id, file: main, offset: 8, content: '{"b":2}\n' },
+        { runId: run.id, file: `${run.id}/agents/a1.meta.json`, offset: 0, content: '{}' },
+      ]);
+      await store.saveTranscriptChunks([
+        { runId: run.id, file: `${run.id}/agents/a1.meta.json`, offset: 0, content: '{"x":1}' },
+      ]);
+      const chunks = await store.listTranscriptChunks(run.id);
+      const byFile = (file: string) =>
+        chunks.filter((chunk) => chunk.file === file).map((chunk) => [chunk.offset, chunk.content]);
+      expect(chunks).toHaveLength(4);
+      expect(byFile(main)).toEqual([
+        [0, '{"a":1}\n'],
+        [8, '{"b":2}\n'],
+      ]);
+      expect(byFile(agent)).toEqual([[0, '{"ü":"✓"}\n']]);
+      expect(byFile(`${run.id}/agents/a1.meta.json`)).toEqual([[0, '{"x":1}']]);
+      expect(await store.listTranscriptChunks('run_missing')).toEqual([]);
+    });
+
     it('keeps everything across a close and reopen, and migrating again changes nothing', async () => {
       const run = await store.createRun(sampleRun());
       await store.appendEvents([event(run.id, 1)]);

@@ -18,6 +18,11 @@ export type RunInput =
       kind: 'resume';
       /** Optional message for the main agent; a default note otherwise. */
       text?: string;
+      /**
+       * The input of the turn that was cut off (a takeover): sent instead of `text` when the
+       * restored conversation does not hold it yet (the worker died before storing it).
+       */
+      original?: string;
     };
 
 /** A run's error, as the API shows it. */
@@ -158,6 +163,53 @@ export type StoredEvent = {
   data: Record<string, unknown>;
 };
 
+/**
+ * A piece of one of a run's transcript files (JSONL lines, or a whole metadata file), so
+ * that any worker can restore the files and resume any agent of the run.
+ */
+export type TranscriptChunk = {
+  /** Run the transcript belongs to. */
+  runId: string;
+  /** File path relative to the transcript directory (`<run>.jsonl`, `<run>/agents/<id>.jsonl`). */
+  file: string;
+  /** Byte offset of `content` in the file (0 for a file stored whole). */
+  offset: number;
+  /** The bytes, as UTF-8 text (whole lines). */
+  content: string;
+};
+
+/** Usage and cost of every agent of one model, summed over all runs. */
+export type ModelTotals = {
+  /** Model id. */
+  model: string;
+  /** Token usage. */
+  usage: CompleteUsage;
+  /** Cost in US dollars (of the priced agents). */
+  costUsd: number;
+};
+
+/** Totals over the whole store, for metrics. */
+export type StoreSummary = {
+  /** Number of runs per status. */
+  runsByStatus: Record<string, number>;
+  /** Usage and cost per model. */
+  models: ModelTotals[];
+  /** Model responses recorded (one usage change each). */
+  turns: number;
+  /** Takeovers of runs from workers that stopped answering. */
+  failovers: number;
+};
+
+/** Positions some process appended to a run's event log (a shared store's notification). */
+export type EventsAppended = {
+  /** The run. */
+  runId: string;
+  /** First position appended. */
+  firstSeq: number;
+  /** Last position appended. */
+  lastSeq: number;
+};
+
 /** A page of runs, newest first. */
 export type RunPage = {
   /** Runs of this page. */
@@ -167,10 +219,11 @@ export type RunPage = {
 };
 
 /**
- * Where the server keeps runs, agent trees, tasks and the event log. Transcripts stay in
- * the runtime's JSONL files; the store keeps their paths. Every implementation runs the
- * shared contract suite (`run-store-contract.ts`); the embedded one is SQLite, a
- * PostgreSQL one can share the Kysely queries and migrations (`KyselyRunStore`).
+ * Where the server keeps runs, agent trees, tasks, the event log and a copy of the
+ * transcripts (the runtime writes JSONL files; every finished turn is copied into the
+ * store, so another worker can restore them). Every implementation runs the shared
+ * contract suite (`run-store-contract.ts`); SQLite and PostgreSQL share the Kysely queries
+ * and migrations (`KyselyRunStore`).
  */
 export interface RunStore {
   /** Applies pending schema migrations; safe to call on every start. */
@@ -220,4 +273,19 @@ export interface RunStore {
   }): Promise<StoredEvent | undefined>;
   /** The highest `seq` of the run's log (0 when it is empty). */
   lastEventSeq(runId: string): Promise<number>;
+
+  /** Totals for metrics: runs by status, usage and cost by model, turns, failovers. */
+  summarize(): Promise<StoreSummary>;
+
+  /** Stores transcript pieces; a piece at an offset already stored replaces it. */
+  saveTranscriptChunks(chunks: readonly TranscriptChunk[]): Promise<void>;
+  /** The run's transcript pieces, by file, then offset. */
+  listTranscriptChunks(runId: string): Promise<TranscriptChunk[]>;
+
+  /**
+   * Calls `listener` with the positions whenever any process appends events to any run's log (a shared store
+   * only; absent on embedded stores, where the only writer is this process). Resolves with
+   * a function that stops listening.
+   */
+  watchAppends?(listener: (append: EventsAppended) => void): Promise<() => Promise<void>>;
 }

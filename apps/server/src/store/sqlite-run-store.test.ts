@@ -35,7 +35,7 @@ describe('openSqliteRunStore', () => {
       try {
         expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
         const names = raw.prepare('select name from kysely_migration order by name').all();
-        expect(names).toEqual([{ name: '0001_initial' }]);
+        expect(names).toEqual([{ name: '0001_initial' }, { name: '0002_transcripts' }]);
       } finally {
         raw.close();
       }

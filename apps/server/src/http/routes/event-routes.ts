@@ -1,8 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { createRoute, z } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import { followRunEvents, hasNothingToFollow } from '../../events/follow-run-events.js';
-import { ApiError } from '../api-error.js';
 import { sseFrame } from '../sse-frame.js';
 import { type App, type AppDependencies, SECURITY } from '../app-context.js';
 import { EventsQuery, RunParams, TranscriptQuery } from '../schemas.js';
@@ -98,17 +96,7 @@ export function registerEventRoutes(
   });
   app.openapi(transcript, async (c) => {
     const { id } = c.req.valid('param');
-    const path = await service.transcriptPath(id, c.req.valid('query').agent);
-    let text: string;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch {
-      throw new ApiError({
-        status: 404,
-        code: 'NOT_FOUND',
-        message: `The transcript of run ${id} is not readable.`,
-      });
-    }
+    const text = await service.transcriptText(id, c.req.valid('query').agent);
     return c.body(dependencies.redact(text), 200, {
       'content-type': 'application/x-ndjson; charset=utf-8',
     }) as never;

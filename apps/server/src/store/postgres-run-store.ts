@@ -1,0 +1,97 @@
+import { DelegateError, errorMessage } from '@delegate/core';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Database } from './database.js';
+import { KyselyRunStore } from './kysely-run-store.js';
+import { redactUrl } from './redact-url.js';
+import type { EventsAppended } from './run-store.js';
+
+/** PostgreSQL channel that carries `<runId> <first seq> <last seq>` for every append to an event log. */
+export const EVENTS_CHANNEL = 'delegate_events';
+
+/**
+ * The shared store on PostgreSQL: the same Kysely queries and migrations as the SQLite
+ * store, over a `pg` pool; every append to an event log sends a NOTIFY in its own
+ * transaction, so any server following the run hears of it once it is committed.
+ */
+export class PostgresRunStore extends KyselyRunStore {
+  private readonly url: string;
+
+  constructor(options: { url: string; poolSize?: number }) {
+    const pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize ?? 10,
+      // A server must not hang on a database that does not answer.
+      connectionTimeoutMillis: 10_000,
+    });
+    // An idle client losing its connection must not crash the process; the next query reports it.
+    pool.on('error', () => undefined);
+    super({
+      db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
+      afterAppend: async (transaction, events) => {
+        const ranges = new Map<string, [number, number]>();
+        for (const event of events) {
+          const range = ranges.get(event.runId);
+          if (range) range[1] = event.seq;
+          else ranges.set(event.runId, [event.seq, event.seq]);
+        }
+        for (const [runId, [first, last]] of ranges)
+          await sql`select pg_notify(${EVENTS_CHANNEL}, ${`${runId} ${first} ${last}`})`.execute(
+            transaction,
+          );
+      },
+    });
+    this.url = options.url;
+  }
+
+  /** Listens on a dedicated connection; reconnects when it drops. */
+  async watchAppends(listener: (append: EventsAppended) => void): Promise<() => Promise<void>> {
+    let client: pg.Client | undefined;
+    let stopped = false;
+    let retry: NodeJS.Timeout | undefined;
+    const connect = async (): Promise<void> => {
+      const next = new pg.Client({ connectionString: this.url });
+      next.on('notification', (message) => {
+        const [runId, first, last] = (message.payload ?? '').split(' ');
+        if (runId && first && last)
+          listener({ runId, firstSeq: Number(first), lastSeq: Number(last) });
+      });
+      next.on('error', () => {
+        if (stopped) return;
+        void next.end().catch(() => undefined);
+        retry = setTimeout(() => void connect().catch(() => undefined), 1_000);
+      });
+      await next.connect();
+      await next.query(`LISTEN ${EVENTS_CHANNEL}`);
+      client = next;
+    };
+    await connect();
+    return async () => {
+      stopped = true;
+      clearTimeout(retry);
+      await client?.end().catch(() => undefined);
+    };
+  }
+}
+
+/**
+ * Opens the PostgreSQL store at `url` (`postgres://user:password@host:port/database`).
+ * Call `migrate()` before use; several servers may migrate at once (Kysely takes a lock).
+ */
+export async function openPostgresRunStore(options: {
+  url: string;
+  poolSize?: number;
+}): Promise<PostgresRunStore> {
+  const store = new PostgresRunStore(options);
+  try {
+    await store.ping();
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `Cannot reach the PostgreSQL store at ${redactUrl(options.url)}: ${errorMessage(error)}. Check that the server runs, the database exists and the user may connect (--store / DELEGATE_STORE_URL).`,
+      { cause: error },
+    );
+  }
+  return store;
+}
