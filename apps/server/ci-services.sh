@@ -41,7 +41,7 @@ if ! pg_up; then
     $SUDO sed -i '1i host all all 127.0.0.1/32 trust' "$hba"
   fi
   echo "ci-services: starting PostgreSQL $version"
-  $SUDO pg_ctlcluster "$version" main start || $SUDO service postgresql start
+  $SUDO pg_ctlcluster --skip-systemctl-redirect "$version" main start || $SUDO service postgresql start
   for _ in $(seq 1 60); do pg_up && break; sleep 0.5; done
 fi
 
