@@ -121,6 +121,7 @@ export type QueryParams = {
    * number of siblings.
    */
   forkLayout?: ForkLayout;
+  /**
    * Records each kept response and checks the agent's budget before every request and after
    * every response that calls tools; its `BUDGET_EXCEEDED` error ends the loop.
    */

@@ -55,4 +55,55 @@ describe('runToolUses', () => {
     expect(results[0]).toContain('slow result');
     expect(results[1]).toContain('the permission check failed: the approval window was closed');
   });
+
+  it('does not run a call whose input JSON was cut off, and tells the model why', async () => {
+    let calls = 0;
+    const write: Tool = {
+      name: 'Write',
+      inputSchema: z.object({ file_path: z.string(), content: z.string() }).passthrough(),
+      description: () => 'write',
+      isReadOnly: () => false,
+      isConcurrencySafe: () => false,
+      call: async () => {
+        calls++;
+        return { content: 'written' };
+      },
+    };
+    const context = createRootToolUseContext({ cwd: tmpdir(), tools: [write], model: 'm' });
+    const assistant: AssistantMessage = {
+      type: 'assistant',
+      uuid: createUuid(),
+      timestamp: new Date().toISOString(),
+      message: {
+        id: 'msg',
+        role: 'assistant',
+        model: 'm',
+        content: [],
+        stop_reason: 'max_tokens',
+        usage: { input_tokens: 0, output_tokens: 0 },
+      },
+    };
+    const results: string[] = [];
+    for await (const update of runToolUses({
+      toolUses: [
+        {
+          type: 'tool_use',
+          id: 'cut',
+          name: 'Write',
+          // What the stream accumulator keeps for `{"file_path": "a.txt", "content": "very lo…`.
+          input: { __invalid_json__: '{"file_path": "a.txt", "content": "very lo' },
+        },
+      ],
+      assistantMessage: assistant,
+      context,
+      canUseTool: async () => ({ behavior: 'allow' }),
+      maxConcurrency: 4,
+    })) {
+      if (update.type === 'result') results.push(JSON.stringify(update.result));
+    }
+    expect(calls).toBe(0);
+    expect(results).toHaveLength(1);
+    expect(results[0]).toContain('not complete JSON');
+    expect(results[0]).toContain('"is_error":true');
+  });
 });

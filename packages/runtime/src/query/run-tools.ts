@@ -101,6 +101,11 @@ function partition(calls: Call[]): Call[][] {
 }
 
 /** The tool and its parsed input, or the error result that ends the call before it starts. */
+/** True for the input the stream accumulator keeps when a call's JSON never finished. */
+function isCutOffInput(input: unknown): boolean {
+  return typeof input === 'object' && input !== null && '__invalid_json__' in input;
+}
+
 function validateCall(options: RunOneOptions): { tool: Tool; input: unknown } | Outcome {
   const { call, context } = options;
   const id = call.block.id;
@@ -113,6 +118,12 @@ function validateCall(options: RunOneOptions): { tool: Tool; input: unknown } | 
     );
   }
   if (context.abortController.signal.aborted) return errorOutcome(id, INTERRUPTED_TOOL_RESULT);
+  if (isCutOffInput(call.block.input)) {
+    return errorOutcome(
+      id,
+      `The input of this ${tool.name} call is not complete JSON: the response was cut off (most likely at its output token limit) while writing it, so the call was not run. Write a shorter input, or split the work over several calls.`,
+    );
+  }
   const parsed = tool.inputSchema.safeParse(call.block.input);
   if (!parsed.success) {
     const issues = parsed.error.issues

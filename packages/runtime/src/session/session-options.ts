@@ -145,6 +145,7 @@ export type DelegateSessionOptions = {
    * Default off, or on with `DELEGATE_DEBUG_CACHE=1`. Costs a hash of every request.
    */
   debugCacheDiagnosis?: boolean | ((entry: CacheDiagnosisEntry) => void);
+  /**
    * Most tokens the whole session may use: every agent's input (cache reads and writes
    * included) and output. No agent sends a request once it is spent (default no limit).
    */
