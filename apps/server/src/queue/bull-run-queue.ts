@@ -8,10 +8,11 @@ import type {
   RunQueueShutdown,
   RunQueueStats,
 } from './run-queue.js';
+import { type RunningJob, drainRunningJobs } from './drain-running-jobs.js';
 
 const QUEUE_NAME = 'runs';
 
-type Active = { job: RunJob; controller: AbortController; done: Promise<void> };
+type Active = RunningJob;
 
 /** Options of {@link BullRunQueue}. */
 export type BullRunQueueOptions = {
@@ -187,31 +188,12 @@ export class BullRunQueue implements RunQueue {
     this.accepting = false;
     if (!wasAccepting && !this.worker) return { finished: [], aborted: [], notStarted: [] };
     await this.worker?.pause(true).catch(() => undefined);
-    const running = [...this.active.values()];
-    const finished: string[] = [];
-    const aborted: string[] = [];
-    let timer: NodeJS.Timeout | undefined;
-    const graceOver = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), options.timeoutMs);
+    const { finished, aborted } = await drainRunningJobs({
+      running: [...this.active.values()],
+      timeoutMs: options.timeoutMs,
+      abortMessage: (runId) =>
+        `The worker shut down before run ${runId} finished its turn (grace time ${options.timeoutMs} ms); another worker continues it.`,
     });
-    await Promise.all(
-      running.map(async (entry) => {
-        const outcome = await Promise.race([entry.done.then(() => 'done' as const), graceOver]);
-        if (outcome === 'done') {
-          finished.push(entry.job.runId);
-          return;
-        }
-        aborted.push(entry.job.runId);
-        entry.controller.abort(
-          new DelegateError(
-            'ABORTED',
-            `The worker shut down before run ${entry.job.runId} finished its turn (grace time ${options.timeoutMs} ms); another worker continues it.`,
-          ),
-        );
-        await entry.done;
-      }),
-    );
-    clearTimeout(timer);
     // Let the handlers' last queue calls (completion, hand-back) land before closing.
     await withTimeout(this.worker?.close(), 5_000).catch(() => undefined);
     this.worker = undefined;

@@ -6,8 +6,9 @@ import type {
   RunQueueShutdown,
   RunQueueStats,
 } from './run-queue.js';
+import { type RunningJob, drainRunningJobs } from './drain-running-jobs.js';
 
-type Active = { job: RunJob; controller: AbortController; done: Promise<void> };
+type Active = RunningJob;
 
 /**
  * A `RunQueue` in this process: FIFO per fairness key, round-robin across keys, at most
@@ -76,31 +77,12 @@ export class InProcessRunQueue implements RunQueue {
     this.accepting = false;
     const notStarted = [...this.waiting.values()].flat().map((job) => job.runId);
     this.waiting.clear();
-    const running = [...this.active.values()];
-    const finished: string[] = [];
-    const aborted: string[] = [];
-    let timer: NodeJS.Timeout | undefined;
-    const graceOver = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), options.timeoutMs);
+    const { finished, aborted } = await drainRunningJobs({
+      running: [...this.active.values()],
+      timeoutMs: options.timeoutMs,
+      abortMessage: (runId) =>
+        `The server shut down before run ${runId} finished its turn (grace time ${options.timeoutMs} ms).`,
     });
-    await Promise.all(
-      running.map(async (entry) => {
-        const outcome = await Promise.race([entry.done.then(() => 'done' as const), graceOver]);
-        if (outcome === 'done') {
-          finished.push(entry.job.runId);
-          return;
-        }
-        aborted.push(entry.job.runId);
-        entry.controller.abort(
-          new DelegateError(
-            'ABORTED',
-            `The server shut down before run ${entry.job.runId} finished its turn (grace time ${options.timeoutMs} ms).`,
-          ),
-        );
-        await entry.done;
-      }),
-    );
-    clearTimeout(timer);
     return { finished, aborted, notStarted };
   }
 

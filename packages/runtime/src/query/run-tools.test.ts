@@ -5,6 +5,23 @@ import { type AssistantMessage, type Tool, createUuid } from '@delegate/core';
 import { z } from 'zod';
 import { type ToolRunUpdate, runToolUses } from './run-tools.js';
 
+/** The assistant message the tool calls came in (its content does not matter here). */
+function assistantMessage(stopReason: 'tool_use' | 'max_tokens'): AssistantMessage {
+  return {
+    type: 'assistant',
+    uuid: createUuid(),
+    timestamp: new Date().toISOString(),
+    message: {
+      id: 'msg',
+      role: 'assistant',
+      model: 'm',
+      content: [],
+      stop_reason: stopReason,
+      usage: { input_tokens: 0, output_tokens: 0 },
+    },
+  };
+}
+
 describe('runToolUses', () => {
   it("reports a failing permission check on its own call and keeps its siblings' results", async () => {
     const slow: Tool = {
@@ -20,19 +37,7 @@ describe('runToolUses', () => {
     };
     const risky: Tool = { ...slow, name: 'Risky', call: async () => ({ content: 'risky result' }) };
     const context = createRootToolUseContext({ cwd: tmpdir(), tools: [slow, risky], model: 'm' });
-    const assistant: AssistantMessage = {
-      type: 'assistant',
-      uuid: createUuid(),
-      timestamp: new Date().toISOString(),
-      message: {
-        id: 'msg',
-        role: 'assistant',
-        model: 'm',
-        content: [],
-        stop_reason: 'tool_use',
-        usage: { input_tokens: 0, output_tokens: 0 },
-      },
-    };
+    const assistant = assistantMessage('tool_use');
     const updates: ToolRunUpdate[] = [];
     for await (const update of runToolUses({
       toolUses: [
@@ -70,19 +75,7 @@ describe('runToolUses', () => {
       },
     };
     const context = createRootToolUseContext({ cwd: tmpdir(), tools: [write], model: 'm' });
-    const assistant: AssistantMessage = {
-      type: 'assistant',
-      uuid: createUuid(),
-      timestamp: new Date().toISOString(),
-      message: {
-        id: 'msg',
-        role: 'assistant',
-        model: 'm',
-        content: [],
-        stop_reason: 'max_tokens',
-        usage: { input_tokens: 0, output_tokens: 0 },
-      },
-    };
+    const assistant = assistantMessage('max_tokens');
     const results: string[] = [];
     for await (const update of runToolUses({
       toolUses: [
