@@ -120,7 +120,12 @@ function track<T>(runtime: AgentRuntime, promise: Promise<T>): Promise<T> {
   return promise;
 }
 
-async function drain(loop: Loop, pending?: Promise<Step>): Promise<'completed' | 'aborted'> {
+async function drain(
+  loop: Loop,
+  pending?: Promise<Step>,
+  before?: () => Promise<void>,
+): Promise<'completed' | 'aborted'> {
+  if (before) await before();
   if (pending) {
     const first = await pending;
     if (first.done) return first.value;
@@ -138,7 +143,9 @@ function continueInBackground(
   loop: Loop,
   pending?: Promise<Step>,
 ): void {
-  const settled = drain(loop, pending)
+  // A fresh background start waits its turn at the gate; a foreground run moved to the
+  // background is already streaming.
+  const settled = drain(loop, pending, pending ? undefined : runtime.backgroundStart)
     .then(
       (reason) => settleRun(runtime, run, { reason }),
       (error: unknown) => settleRun(runtime, run, { error }),

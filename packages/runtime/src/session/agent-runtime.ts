@@ -97,6 +97,8 @@ export type AgentRuntime = {
   pendingBackgroundSpawns: number;
   /** Runs still settling (flush waits for them). */
   pendingRuns: Set<Promise<unknown>>;
+  /** Background agents start through this, one per event-loop turn (see `createStartGate`). */
+  backgroundStart: () => Promise<void>;
   /** The main agent's context (background agents and resumed agents hang off it). */
   rootContext: ToolUseContext;
   /** Background agents' abort controllers, all stopped by the session's abort through one listener. */

@@ -64,6 +64,7 @@ import {
   validateSessionOptions,
 } from './session-options.js';
 import { getEnvironmentDetails, getMainSystemPrompt } from './system-prompt.js';
+import { createStartGate } from '../util/start-gate.js';
 
 /** Options of `session.send`. */
 export type SendOptions = {
@@ -349,6 +350,7 @@ export class DelegateSession {
       oneShotAgentTypes: agentDefs.ONE_SHOT_BUILTIN_AGENT_TYPES,
       pendingBackgroundSpawns: 0,
       pendingRuns: new Set(),
+      backgroundStart: createStartGate(),
       rootCwd: validated.cwd,
     } as Omit<AgentRuntime, 'rootContext' | 'backgroundAbort'> as AgentRuntime;
     const agentTools: Tool[] = [
