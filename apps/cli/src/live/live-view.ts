@@ -2,14 +2,18 @@ import type { Colors } from '../terminal/colors.js';
 import type { AgentTree } from '../usage/agent-tree.js';
 import { FRAME_MS, renderTree } from './render-tree.js';
 
+/** Ticks between spinner-only frames (a changed tree is drawn at the next tick). */
+const SPINNER_TICKS = 3;
+
 /**
  * The agent tree drawn in place on a terminal stream, redrawn at most ten times a second
- * (and only when something changed or a spinner is turning). `log-update` is imported
+ * when something changed, and about three times a second while only a spinner turns. `log-update` is imported
  * only here, so runs without a terminal never load it.
  */
 export class LiveView {
   private timer: NodeJS.Timeout | undefined;
   private frame = 0;
+  private ticks = 0;
   private drawnVersion = -1;
 
   private constructor(
@@ -38,8 +42,14 @@ export class LiveView {
   }
 
   private tick(): void {
-    const running = this.tree.nodes().some((node) => node.status === 'running');
-    if (!running && this.tree.version === this.drawnVersion) return;
+    this.ticks++;
+    const changed = this.tree.version !== this.drawnVersion;
+    // With nothing new, only the spinner would move: it turns at a third of the frame rate,
+    // since each frame re-measures every line of the tree (log-update wraps what it draws).
+    const spin =
+      this.ticks % SPINNER_TICKS === 0 &&
+      this.tree.nodes().some((node) => node.status === 'running');
+    if (!changed && !spin) return;
     this.frame++;
     this.render();
   }
