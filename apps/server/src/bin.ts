@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   // undici's HTTP parser and the Bash grammar, and keeps their compiled code small.
   setFlagsFromString('--liftoff-only');
   const idle = createIdleCollector();
-  const server = await startServer(input, { onIdle: idle.onIdle });
+  const server = await startServer(input, { onIdle: idle.onIdle, onBusy: idle.cancel });
   if (server.token.source === 'generated') {
     // Shown once, on the terminal, not in the JSON log.
     process.stderr.write(

@@ -69,6 +69,8 @@ export type ServerParts = {
    * idle size between bursts of work instead of waiting for V8's next major collection.
    */
   onIdle?: () => void;
+  /** Called when a run starts working on an idle server (the bin cancels a pending collection). */
+  onBusy?: () => void;
 };
 
 const SECRET_VARIABLES = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'DELEGATE_SERVER_TOKEN'];
@@ -232,6 +234,7 @@ async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
           shared: queue.shared === true,
           maxFailovers: config.maxFailovers,
           ...(parts.onIdle ? { onIdle: parts.onIdle } : {}),
+          ...(parts.onBusy ? { onBusy: parts.onBusy } : {}),
           defaults: {
             dataDir: base.dataDir,
             apiKey: config.apiKey ?? 'sim-key',

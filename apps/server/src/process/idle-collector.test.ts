@@ -45,11 +45,12 @@ describe('createIdleCollector', () => {
 });
 
 describe('startServer with onIdle', () => {
-  it('calls onIdle when the last working run ends its turn', async () => {
+  it('calls onBusy when a run starts on an idle server and onIdle when the last one ends its turn', async () => {
     const root = await mkdtemp(join(tmpdir(), 'delegate-idle-'));
     const workspace = join(root, 'workspace');
     await mkdir(workspace);
     let idleCalls = 0;
+    let busyCalls = 0;
     const server = await startServer(
       {
         port: 0,
@@ -62,6 +63,7 @@ describe('startServer with onIdle', () => {
       },
       {
         onIdle: () => idleCalls++,
+        onBusy: () => busyCalls++,
         logDestination: new Writable({ write: (_chunk, _encoding, done) => done() }),
       },
     );
@@ -85,6 +87,7 @@ describe('startServer with onIdle', () => {
       }
       expect(status).toBe('completed');
       await wait(25);
+      expect(busyCalls).toBe(1);
       expect(idleCalls).toBe(1);
     } finally {
       await server.close();

@@ -88,6 +88,7 @@ export class RunExecutor {
   /** Sessions of finished turns, oldest first, for quick continuation. */
   private readonly idle = new Map<string, SessionRunner>();
   private readonly onIdle: (() => void) | undefined;
+  private readonly onBusy: (() => void) | undefined;
 
   constructor(options: {
     store: RunStore;
@@ -105,6 +106,8 @@ export class RunExecutor {
     maxFailovers?: number;
     /** Called each time the last working run's turn ends. */
     onIdle?: () => void;
+    /** Called when a run starts working while none was. */
+    onBusy?: () => void;
   }) {
     this.store = options.store;
     this.hub = options.hub;
@@ -115,6 +118,7 @@ export class RunExecutor {
     this.maxFailovers = options.maxFailovers ?? 3;
     this.idleLimit = this.shared ? 0 : options.idleSessions;
     this.onIdle = options.onIdle;
+    this.onBusy = options.onBusy;
   }
 
   /**
@@ -185,6 +189,7 @@ export class RunExecutor {
       }),
     };
     this.active.set(run.id, active);
+    if (this.active.size === 1) this.onBusy?.();
     const onShutdown = (): void => this.stop(active, 'shutdown', signal.reason);
     signal.addEventListener('abort', onShutdown, { once: true });
     // Checkpoints between the events too, so a long tool call loses nothing already answered.
