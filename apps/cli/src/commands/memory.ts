@@ -50,14 +50,18 @@ export async function memoryListCommand(options: {
   return EXIT_CODES.success;
 }
 
-/** `delegate memory show <agent>`. */
-export async function memoryShowCommand(options: {
+/** Options of the commands that act on one agent's memory (`show`, `clear`). */
+type AgentMemoryCommandOptions = {
   io: CliIo;
   agent: string;
+  /** One scope; default every scope. */
   scope?: AgentMemoryScope;
   cwd?: string;
   json?: boolean;
-}): Promise<ExitCode> {
+};
+
+/** `delegate memory show <agent>`. */
+export async function memoryShowCommand(options: AgentMemoryCommandOptions): Promise<ExitCode> {
   const { io } = options;
   const { readMemory } = await import('@delegate/memory');
   const snapshots = [];
@@ -88,13 +92,7 @@ export async function memoryShowCommand(options: {
 }
 
 /** `delegate memory clear <agent>`. */
-export async function memoryClearCommand(options: {
-  io: CliIo;
-  agent: string;
-  scope?: AgentMemoryScope;
-  cwd?: string;
-  json?: boolean;
-}): Promise<ExitCode> {
+export async function memoryClearCommand(options: AgentMemoryCommandOptions): Promise<ExitCode> {
   const { io } = options;
   const { clearMemory } = await import('@delegate/memory');
   const cleared: AgentMemoryScope[] = [];
