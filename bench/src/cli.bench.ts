@@ -159,7 +159,7 @@ async function liveViewCpu(cwd: string): Promise<BenchResult> {
       ],
       { cwd, env },
     );
-  const runs = quick ? 1 : 3;
+  const runs = quick ? 1 : 5;
   const json: number[] = [];
   const live: number[] = [];
   for (let index = 0; index < runs; index++) {

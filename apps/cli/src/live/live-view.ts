@@ -1,40 +1,35 @@
 import type { Colors } from '../terminal/colors.js';
 import type { AgentTree } from '../usage/agent-tree.js';
+import { FrameWriter } from './frame-writer.js';
 import { FRAME_MS, renderTree } from './render-tree.js';
 
-/** Ticks between spinner-only frames (a changed tree is drawn at the next tick). */
-const SPINNER_TICKS = 3;
-
 /**
- * The agent tree drawn in place on a terminal stream, redrawn at most ten times a second
- * when something changed, and about three times a second while only a spinner turns. `log-update` is imported
- * only here, so runs without a terminal never load it.
+ * The agent tree drawn in place on a terminal stream: redrawn at most ten times a second,
+ * and only when something changed or a running agent's spinner and clock moved. Only the
+ * lines from the first changed one are written again; a tree taller than the terminal shows
+ * its first and last lines until the final frame, which lists every agent. This module is imported only when a
+ * live view starts, so runs without a terminal never load it.
  */
 export class LiveView {
   private timer: NodeJS.Timeout | undefined;
   private frame = 0;
-  private ticks = 0;
   private drawnVersion = -1;
+  private readonly writer: FrameWriter;
 
   private constructor(
-    private readonly draw: ((text: string) => void) & {
-      done(): void;
-      persist?(text: string): void;
-    },
     private readonly stream: NodeJS.WriteStream,
     private readonly tree: AgentTree,
     private readonly colors: Colors,
-  ) {}
+  ) {
+    this.writer = new FrameWriter(stream, {
+      omitted: (count) =>
+        colors.dim(`   … ${count} more agents (all are listed when the run ends)`),
+    });
+  }
 
   /** Starts drawing `tree` on `stream`. */
-  static async start(options: {
-    stream: NodeJS.WriteStream;
-    tree: AgentTree;
-    colors: Colors;
-  }): Promise<LiveView> {
-    const { createLogUpdate } = await import('log-update');
-    const draw = createLogUpdate(options.stream, { showCursor: false });
-    const view = new LiveView(draw, options.stream, options.tree, options.colors);
+  static start(options: { stream: NodeJS.WriteStream; tree: AgentTree; colors: Colors }): LiveView {
+    const view = new LiveView(options.stream, options.tree, options.colors);
     view.timer = setInterval(() => view.tick(), FRAME_MS);
     view.timer.unref();
     view.render();
@@ -42,33 +37,29 @@ export class LiveView {
   }
 
   private tick(): void {
-    this.ticks++;
     const changed = this.tree.version !== this.drawnVersion;
-    // With nothing new, only the spinner would move: it turns at a third of the frame rate,
-    // since each frame re-measures every line of the tree (log-update wraps what it draws).
-    const spin =
-      this.ticks % SPINNER_TICKS === 0 &&
-      this.tree.nodes().some((node) => node.status === 'running');
-    if (!changed && !spin) return;
+    if (!changed && !this.tree.nodes().some((node) => node.status === 'running')) return;
     this.frame++;
     this.render();
   }
 
   private render(final = false): void {
     this.drawnVersion = this.tree.version;
-    const lines = renderTree(this.tree, {
-      colors: this.colors,
-      width: this.stream.columns || 100,
-      now: Date.now(),
-      frame: this.frame,
-      final,
-    });
-    this.draw(lines.join('\n'));
+    this.writer.draw(
+      renderTree(this.tree, {
+        colors: this.colors,
+        width: this.stream.columns || 100,
+        now: Date.now(),
+        frame: this.frame,
+        final,
+      }),
+      { whole: final },
+    );
   }
 
   /** Writes a line above the tree that stays in the scrollback. */
   note(text: string): void {
-    if (this.draw.persist) this.draw.persist(text);
+    this.writer.persist(text);
     this.render();
   }
 
@@ -77,6 +68,6 @@ export class LiveView {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     this.render(true);
-    this.draw.done();
+    this.writer.done();
   }
 }

@@ -1,7 +1,8 @@
 import picocolors from 'picocolors';
 import { describe, expect, it } from 'vitest';
 import { AgentTree } from '../usage/agent-tree.js';
-import { renderTree } from './render-tree.js';
+import stringWidth from 'string-width';
+import { cut, renderTree } from './render-tree.js';
 
 const plain = picocolors.createColors(false);
 
@@ -78,5 +79,50 @@ describe('renderTree', () => {
     })) {
       expect([...line].length).toBeLessThanOrEqual(30);
     }
+  });
+
+  it('never lets a description or error with wide or control characters reach past the width or the terminal', () => {
+    const tree = sampleTree();
+    tree.handleEvent({
+      type: 'agent.started',
+      agentId: 'a3',
+      timestamp: '',
+      agentType: 'general-purpose',
+      description: '检查数据库迁移脚本 🚀🚀 \u001b]0;pwned\u0007 \u001b[2J',
+      mode: 'background',
+      model: 'm',
+    });
+    for (const width of [20, 37, 60, 200]) {
+      const lines = renderTree(tree, { colors: plain, width, now: 5_000, frame: 1 });
+      for (const line of lines) expect(stringWidth(line)).toBeLessThan(width);
+      const text = lines.join('\n');
+      expect(text).not.toContain('\u001b');
+      expect(text).not.toContain('\u0007');
+    }
+    const wide = renderTree(tree, { colors: plain, width: 200, now: 5_000, frame: 1 });
+    expect(wide.find((line) => line.includes('检查'))).toContain(
+      '"检查数据库迁移脚本 🚀🚀 ?]0;pwned? ?[2J"',
+    );
+  });
+});
+
+describe('cut', () => {
+  it('keeps a line that fits, and cuts a longer one to one column less than the width, ending in an ellipsis', () => {
+    expect(cut('short line', 20)).toBe('short line');
+    expect(cut('x'.repeat(30), 20)).toBe(`${'x'.repeat(18)}…`);
+    expect(stringWidth(cut('├─ ⠋ 检查数据库迁移脚本检查数据库迁移脚本', 20))).toBeLessThanOrEqual(
+      19,
+    );
+    expect(cut('├─ ⠋ 检查数据库迁移脚本检查数据库迁移脚本', 20)).toBe('├─ ⠋ 检查数据库迁…');
+  });
+
+  it('counts color escapes as no columns and closes the color when it cuts', () => {
+    const red = picocolors.createColors(true).red;
+    const line = `${red('a'.repeat(10))} ${'b'.repeat(20)}`;
+    const cutLine = cut(line, 16);
+    expect(stringWidth(cutLine)).toBe(15);
+    expect(cutLine.endsWith('…\u001b[0m')).toBe(true);
+    expect(cutLine.startsWith('\u001b[31m')).toBe(true);
+    expect(cut(red('fits'), 10)).toBe(red('fits'));
   });
 });

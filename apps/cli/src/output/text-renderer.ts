@@ -29,7 +29,7 @@ export class TextRenderer implements RunRenderer {
   async open(): Promise<void> {
     if (!this.options.live) return;
     const { LiveView } = await import('../live/live-view.js');
-    this.live = await LiveView.start({
+    this.live = LiveView.start({
       stream: this.options.stderr,
       tree: this.options.tree,
       colors: this.options.colors,

@@ -23,9 +23,19 @@ export function formatDuration(ms: number): string {
   return `${minutes}m${String(seconds).padStart(2, '0')}s`;
 }
 
-/** Cuts `text` to one line of at most `width` characters, ending in `…` when cut. */
+// Control characters (C0, DEL, C1) left after whitespace is folded: an escape sequence in a
+// model's description or a tool's error must not reach the terminal.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/** `text` with each control character shown as `?`, so it prints as it reads. */
+export function printable(text: string): string {
+  return text.replace(CONTROL, '?');
+}
+
+/** Cuts `text` to one line of at most `width` characters, ending in `…` when cut; control characters show as `?`. */
 export function oneLine(text: string, width: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = printable(text.replace(/\s+/g, ' ').trim());
   if (flat.length <= width) return flat;
   return `${flat.slice(0, Math.max(0, width - 1))}…`;
 }
