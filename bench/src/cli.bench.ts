@@ -64,6 +64,8 @@ async function measure(
   const kernelRssKb = GNU_TIME
     ? Number((await readFile(rssFile, 'utf8')).trim().split('\n').at(-1))
     : Number.NaN;
+  // Every run sees the same folder: the live-view run Globs it.
+  await Promise.all([rm(usageFile, { force: true }), rm(rssFile, { force: true })]);
   return {
     wallMs,
     ...usage,
