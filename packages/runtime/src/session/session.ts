@@ -261,6 +261,18 @@ function rootContextOf(options: {
 }
 
 /**
+ * Records every notification queued for the main agent in its transcript, so a resumed
+ * session can queue again the ones no request carried.
+ */
+function recordQueuedNotifications(runtime: AgentRuntime): void {
+  const transcript = runtime.transcript;
+  if (!transcript) return;
+  runtime.tasks.recordQueuedTo((record) => {
+    void transcript.append([queuedNotificationEntry(record)]);
+  });
+}
+
+/**
  * A main agent with the Agent tool: it runs turns against the Messages API, spawns
  * foreground, background and fork sub-agents, queues their notifications into its next
  * request, writes transcripts, and emits lifecycle events.
@@ -383,17 +395,11 @@ export class DelegateSession {
       setState: setRootState,
       signal: runtime.rootContext.abortController.signal,
     });
-    // Notifications queued for the main agent are recorded in its transcript, so a resumed
-    // session can queue again the ones no request carried.
-    const transcript = runtime.transcript;
-    if (transcript)
-      runtime.tasks.recordQueuedTo((record) => {
-        void transcript.append([queuedNotificationEntry(record)]);
-      });
+    recordQueuedNotifications(runtime);
     const session = new DelegateSession(runtime, validated);
     const mcp = validated.mcp;
     if (mcp) runtime.refreshMcp = () => session.syncMcp(mcp);
-    if (validated.resume && transcript) await session.restoreFrom(transcript);
+    if (validated.resume && runtime.transcript) await session.restoreFrom(runtime.transcript);
     return session;
   }
 

@@ -186,8 +186,7 @@ describe('task notifications, exactly once', () => {
     // A fork keeps the parent's tools, the Agent tool included (its tool list is part of the
     // cache key), so a sub-agent can be the parent of a background agent.
     const live: { session?: TestSession['session'] } = {};
-    const workerTask = () =>
-      live.session!.tasks.list().find((task) => task.agentType === 'worker');
+    const workerTask = () => live.session!.tasks.list().find((task) => task.agentType === 'worker');
     let forkRequests = 0;
     current = await createTestSession({
       agents: [worker],
