@@ -386,6 +386,8 @@ describe('delegate run', () => {
     const transcripts = join(scratch.root, 'transcripts');
     // A library session whose background agent finished while the main agent was idle, dropped
     // before its next turn: the notification is queued, recorded, and never delivered.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
     const sim = await startSim({
       policy: rules([
         {
@@ -403,7 +405,13 @@ describe('delegate run', () => {
             },
           ],
         },
-        { match: { agent: 'general-purpose' }, reply: 'job done' },
+        {
+          match: { agent: 'general-purpose' },
+          reply: async () => {
+            await released;
+            return 'job done';
+          },
+        },
         { match: {}, reply: 'started it' },
       ]),
     });
@@ -417,6 +425,7 @@ describe('delegate run', () => {
       agentDefinitions: { activeAgents: agents, allAgents: agents },
     });
     await first.send('start a job');
+    release();
     const [task] = first.tasks.list();
     await first.tasks.waitFor(task!.id);
     first.abort();

@@ -36,6 +36,9 @@ const mainRequests = (entries: readonly JournalEntry[]) =>
  * is queued, and the session is dropped before any turn takes it (as a process that stops).
  */
 async function dropWithQueuedNotification(): Promise<{ taskId: string; path: string }> {
+  // The agent ends only once the main agent's turn has ended, so no turn takes its notification.
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
   current = await createTestSession({
     agents: [worker],
     policy: rules([
@@ -51,11 +54,18 @@ async function dropWithQueuedNotification(): Promise<{ taskId: string; path: str
         ],
       },
       { match: { when: isMain }, reply: 'noted' },
-      { match: { agent: 'worker' }, reply: 'job done' },
+      {
+        match: { agent: 'worker' },
+        reply: async () => {
+          await released;
+          return 'job done';
+        },
+      },
     ]),
   });
   const { session } = current;
   await session.send('start');
+  release();
   expect(await waitUntil(() => session.tasks.pendingNotifications === 1)).toBe(true);
   const [task] = session.tasks.list();
   await session.flush();
