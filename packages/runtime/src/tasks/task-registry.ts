@@ -383,6 +383,7 @@ export class TaskRegistry {
       const taskId = this.pendingDelivery.get(message.uuid);
       if (taskId === undefined) continue;
       this.pendingDelivery.delete(message.uuid);
+      this.keys.delete(message.uuid);
       this.setNotification(taskId, message, status);
     }
   }
