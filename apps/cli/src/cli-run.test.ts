@@ -4,6 +4,9 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { getBuiltInAgents } from '@delegate/agent-defs';
+import { rules, startSim } from '@delegate/api-sim';
+import { DelegateSession } from '@delegate/runtime';
 import { CLI_BIN, type Scratch, makeScratch, policy, runCli } from './__fixtures__/run-cli.js';
 
 let scratch: Scratch;
@@ -377,6 +380,81 @@ describe('delegate run', () => {
     ]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no-such-session');
+  });
+
+  it('--resume delivers, once, the notification of a background agent the previous process never delivered', async () => {
+    const transcripts = join(scratch.root, 'transcripts');
+    // A library session whose background agent finished while the main agent was idle, dropped
+    // before its next turn: the notification is queued, recorded, and never delivered.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const sim = await startSim({
+      policy: rules([
+        {
+          match: { when: (request) => request.agent === undefined && request.turnIndex === 0 },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'Agent',
+              input: {
+                description: 'job',
+                prompt: 'Do the job',
+                subagent_type: 'general-purpose',
+                run_in_background: true,
+              },
+            },
+          ],
+        },
+        {
+          match: { agent: 'general-purpose' },
+          reply: async () => {
+            await released;
+            return 'job done';
+          },
+        },
+        { match: {}, reply: 'started it' },
+      ]),
+    });
+    const agents = getBuiltInAgents();
+    const first = await DelegateSession.create({
+      cwd: scratch.project,
+      apiKey: 'k',
+      baseURL: sim.url,
+      homeDir: scratch.home,
+      transcriptDir: transcripts,
+      agentDefinitions: { activeAgents: agents, allAgents: agents },
+    });
+    await first.send('start a job');
+    release();
+    const [task] = first.tasks.list();
+    await first.tasks.waitFor(task!.id);
+    first.abort();
+    await first.flush();
+    await sim.close();
+    expect(task?.notification?.status).toBe('undeliverable');
+
+    const resume = (prompt: string) =>
+      run([
+        'run',
+        '--sim',
+        policy('echo-history'),
+        '--transcript-dir',
+        transcripts,
+        '--resume',
+        first.sessionId,
+        '--output-format',
+        'json',
+        prompt,
+      ]);
+    const times = (text: string) => text.split(`task-id: ${task!.id}`).length - 1;
+    const delivered = await resume('what happened?');
+    expect(delivered.code).toBe(0);
+    const result = (JSON.parse(delivered.stdout) as { result: string }).result;
+    expect(result).toContain('start a job | what happened? | <task-notification>');
+    expect(times(result)).toBe(1);
+    // Delivered once: the next resume sees it in the history only.
+    const later = await resume('anything else?');
+    expect(times((JSON.parse(later.stdout) as { result: string }).result)).toBe(1);
   });
 
   it('confines file tools to the working directory unless --add-dir adds one', async () => {

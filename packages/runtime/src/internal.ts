@@ -104,3 +104,12 @@ export {
   stopBudgetSubtree,
 } from './usage/usage-guard.js';
 export type { UsageGuard } from './usage/usage-guard.js';
+export {
+  QUEUED_NOTIFICATION_SUBTYPE,
+  queuedNotificationEntry,
+  restoreSessionTranscript,
+} from './transcripts/queued-notification.js';
+export type {
+  QueuedNotificationEntry,
+  RestoredSession,
+} from './transcripts/queued-notification.js';

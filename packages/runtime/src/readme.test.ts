@@ -50,8 +50,8 @@ afterEach(async () => {
 describe('README examples', async () => {
   const examples = await readExamples();
 
-  it('has the three ways to run a sub-agent, then usage, budgets, notifications and the watchdog', () => {
-    expect(examples).toHaveLength(7);
+  it('has the three ways to run a sub-agent, then usage, budgets, notifications (and their resume) and the watchdog', () => {
+    expect(examples).toHaveLength(8);
   });
 
   it('shows both steps of the background example', () => {

@@ -100,10 +100,8 @@ function findMainAgent(name: string, agents: readonly AgentDefinition[]): AgentD
   );
 }
 
-async function restoreMessages(
-  transcriptDir: string | false,
-  sessionId: string,
-): Promise<Message[]> {
+/** Checks a `--resume` id and that transcripts are on (the session reads its transcript back). */
+function checkResume(transcriptDir: string | false, sessionId: string): void {
   if (!SESSION_ID.test(sessionId)) {
     throw new UsageError(
       `--resume ${sessionId}: not a session id (letters, digits, "-" and "_"). \`delegate transcripts list\` shows them.`,
@@ -112,27 +110,6 @@ async function restoreMessages(
   if (transcriptDir === false) {
     throw new UsageError(
       '--resume needs transcripts, and they are off (transcriptDir: false). Remove that setting or pass --transcript-dir.',
-    );
-  }
-  const { join } = await import('node:path');
-  const { readTranscript } = await import('@delegate/runtime');
-  const path = join(transcriptDir, `${sessionId}.jsonl`);
-  try {
-    const entries = await readTranscript(path);
-    return entries.map((entry) => {
-      const {
-        sessionId: _session,
-        parentUuid: _parent,
-        isSidechain: _side,
-        parentAgentId: _agent,
-        ...message
-      } = entry;
-      return message as Message;
-    });
-  } catch (error) {
-    if (!DelegateError.hasCode(error, 'NOT_FOUND')) throw error;
-    throw new UsageError(
-      `--resume ${sessionId}: no transcript at ${path}. \`delegate transcripts list\` shows the sessions there.`,
     );
   }
 }
@@ -211,6 +188,23 @@ function addWorkingDirectories(session: DelegateSession, directories: readonly s
   }));
 }
 
+/** `DelegateSession.create`, with a missing `--resume` transcript reported as a usage error. */
+async function createSession(
+  delegateSession: typeof DelegateSession,
+  resume: string | undefined,
+  options: DelegateSessionOptions,
+): Promise<DelegateSession> {
+  try {
+    return await delegateSession.create(options);
+  } catch (error) {
+    if (resume === undefined || !DelegateError.hasCode(error, 'NOT_FOUND')) throw error;
+    const path = (error.details?.['path'] as string | undefined) ?? 'the transcript folder';
+    throw new UsageError(
+      `--resume ${resume}: no transcript at ${path}. \`delegate transcripts list\` shows the sessions there.`,
+    );
+  }
+}
+
 /**
  * Builds a session from the command line: the API (or an in-process simulator), agent
  * definitions (with `--agents`), the main agent's definition (`--agent`), permission rules,
@@ -223,11 +217,10 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
     options.agent === undefined
       ? undefined
       : findMainAgent(options.agent, definitions.activeAgents);
-  const history = options.continueFrom
-    ? [...options.continueFrom.messages]
-    : options.resume
-      ? await restoreMessages(config.transcriptDir.value, options.resume)
-      : [];
+  const history = options.continueFrom ? [...options.continueFrom.messages] : [];
+  // A resumed session reads its conversation and its undelivered notifications back itself.
+  const resume = options.continueFrom ? undefined : options.resume;
+  if (resume !== undefined) checkResume(config.transcriptDir.value, resume);
   const sessionId = options.continueFrom?.sessionId ?? options.resume ?? createUuid();
   const api = await connectApi(options);
   let mcp: McpManager | undefined;
@@ -238,7 +231,7 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
   try {
     mcp = await connectMcpServers(options);
     const { DelegateSession } = await import('@delegate/runtime');
-    const session = await DelegateSession.create({
+    const session = await createSession(DelegateSession, resume, {
       cwd: config.cwd,
       apiKey: api.apiKey,
       ...(api.baseURL ? { baseURL: api.baseURL } : {}),
@@ -257,6 +250,7 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
       ...(options.ask ? { ask: options.ask } : {}),
       ...(mcp ? { mcp } : {}),
       ...options.session,
+      ...(resume !== undefined ? { resume: true } : {}),
     });
     addWorkingDirectories(
       session,

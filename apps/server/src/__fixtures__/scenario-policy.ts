@@ -105,6 +105,22 @@ export function scenarioPolicy(gates: Gates): Policy {
             },
           },
         ];
+      case 'notify-resume':
+        // The main agent's turn after the launch is held, so the agent's notification waits
+        // in the queue; a resumed turn reports how many notifications its request holds.
+        if (!main) return 'Resumable work done.';
+        if (notified)
+          return `Main heard ${JSON.stringify(request.messages).split('<task-notification>\\ntask-id:').length - 1} notification(s).`;
+        if (hasResults) {
+          await gates.get('notify-resume').promise;
+          return 'Started the background agent.';
+        }
+        return agentCall({
+          description: 'resumable work',
+          prompt: 'scenario:notify-resume work',
+          subagent_type: 'general-purpose',
+          run_in_background: true,
+        });
       case 'tree':
         if (!main && request.forkDirective === undefined) {
           await gates.get('tree').promise;

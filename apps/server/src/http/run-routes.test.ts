@@ -312,6 +312,28 @@ describe('run routes', () => {
       expect(after.result).toBe('Released.');
     });
 
+    it('delivers on resume, once, a notification that was queued when the run was cancelled', async () => {
+      const id = await start({ prompt: 'scenario:notify-resume' });
+      // The background agent ends while the main agent's turn is held: its notification is queued.
+      await waitForRun(test, id, (run) =>
+        run.agents.some(
+          (agent) => agent.agentType === 'general-purpose' && agent.status === 'completed',
+        ),
+      );
+      await test.api(`/v1/runs/${id}/cancel`, { method: 'POST' });
+      expect((await waitForRun(test, id, ended)).status).toBe('cancelled');
+      const before = test.sim.journal.entries.length;
+      const resumed = await test.api(`/v1/runs/${id}/resume`, { method: 'POST' });
+      expect(resumed.status).toBe(202);
+      const after = await waitForRun(test, id, (value) => value.status === 'completed');
+      expect(after.result).toBe('Main heard 1 notification(s).');
+      const main = test.sim.journal.entries
+        .slice(before)
+        .filter((entry) => entry.headers['x-delegate-agent'] === undefined);
+      expect(main).toHaveLength(1);
+      expect(JSON.stringify(main[0]!.body).split('<task-notification>\\ntask-id:')).toHaveLength(2);
+    });
+
     it('cancels a queued run before it starts', async () => {
       const local = await startTestServer({
         policy: scenarioPolicy(gates),

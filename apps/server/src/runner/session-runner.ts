@@ -3,7 +3,6 @@ import {
   type AgentDefinitionsResult,
   type AgentEvent,
   type CompleteUsage,
-  type Message,
   type PermissionMode,
   type PermissionRule,
   type TaskState,
@@ -17,12 +16,7 @@ import {
   findToolByName,
   getText,
 } from '@delegate/core';
-import {
-  DelegateSession,
-  TranscriptStore,
-  createCanUseTool,
-  readTranscript,
-} from '@delegate/runtime';
+import { DelegateSession, TranscriptStore, createCanUseTool } from '@delegate/runtime';
 import { runToolUses } from '@delegate/runtime/internal';
 import { getBuiltinTools } from '@delegate/tools';
 
@@ -134,17 +128,6 @@ const AGENT_TOOLS = new Set<string>([
   TOOL_NAMES.skill,
 ]);
 
-function stripTranscriptFields(entry: Record<string, unknown>): Message {
-  const {
-    sessionId: _session,
-    parentUuid: _parent,
-    isSidechain: _side,
-    parentAgentId: _agent,
-    ...message
-  } = entry;
-  return message as Message;
-}
-
 async function exists(path: string): Promise<boolean> {
   try {
     await access(path);
@@ -176,11 +159,21 @@ export class SessionRunner {
     this.session.events.on((event) => this.forwardAgentEvent(event));
   }
 
-  /** Creates a session; with `restore`, the main conversation is read back from its transcript. */
+  /**
+   * Creates a session; with `restore`, the main conversation is read back from its transcript,
+   * with the notifications queued for the main agent that no request carried.
+   */
   static async open(options: SessionRunnerOptions & { restore: boolean }): Promise<SessionRunner> {
     const tools = getBuiltinTools({
       bash: { env: options.toolEnv, backgroundOutputDirectory: options.backgroundOutputDirectory },
     }).filter(options.toolFilter ?? (() => true));
+    const paths = new TranscriptStore({
+      directory: options.transcriptDir,
+      sessionId: options.sessionId,
+    });
+    // A restored session reads its conversation, and the notifications queued for the main
+    // agent that no request carried, back from its transcript (they go out with the next turn).
+    const resume = options.restore && (await exists(paths.sessionPath()));
     const session = await DelegateSession.create({
       cwd: options.cwd,
       apiKey: options.apiKey,
@@ -197,17 +190,8 @@ export class SessionRunner {
       sessionId: options.sessionId,
       ...(options.homeDir ? { homeDir: options.homeDir } : {}),
       env: options.toolEnv,
+      ...(resume ? { resume: true } : {}),
     });
-    const paths = new TranscriptStore({
-      directory: options.transcriptDir,
-      sessionId: options.sessionId,
-    });
-    if (options.restore && (await exists(paths.sessionPath()))) {
-      const entries = await readTranscript(paths.sessionPath());
-      session.messages.push(
-        ...entries.map((entry) => stripTranscriptFields(entry as Record<string, unknown>)),
-      );
-    }
     return new SessionRunner({ session, paths, definitions: options.agentDefinitions });
   }
 

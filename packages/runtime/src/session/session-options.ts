@@ -82,6 +82,15 @@ export type DelegateSessionOptions = {
   transcriptDir?: string | false;
   /** Session id: letters, digits, `-` and `_` (default a new uuid). */
   sessionId?: string;
+  /**
+   * Pick up the session `sessionId` recorded in `transcriptDir`: its main conversation is
+   * read back from `<transcriptDir>/<sessionId>.jsonl` (a torn last line is skipped), the
+   * transcript goes on in the same file, and every `<task-notification>` that was queued
+   * for the main agent but never carried by a request is queued again, once, for the next
+   * turn (its task is back in `session.tasks`). Needs `sessionId` and transcripts; a missing
+   * file is a `NOT_FOUND` error naming it (default false).
+   */
+  resume?: boolean;
   /** Replaces the main system prompt's introduction. */
   customSystemPrompt?: string;
   /** Appended to the main system prompt. */
@@ -283,6 +292,7 @@ export const DelegateSessionOptionsSchema = z
       .string()
       .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/, 'use letters, digits, "-" and "_" (at most 128)')
       .optional(),
+    resume: z.boolean().optional(),
     customSystemPrompt: z.string().optional(),
     appendSystemPrompt: z.string().optional(),
     userContext: z.record(z.string(), z.string()).optional(),
@@ -346,6 +356,20 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   return `options${path}: ${issue.message}`;
 }
 
+function checkResume(options: ValidatedSessionOptions): void {
+  if (!options.resume) return;
+  const missing =
+    options.sessionId === undefined
+      ? 'options.resume needs options.sessionId (the id of the session to pick up)'
+      : options.transcriptDir === false
+        ? 'options.resume needs transcripts, and options.transcriptDir is false (give the directory the session was recorded in)'
+        : undefined;
+  if (missing)
+    throw new DelegateError('INVALID_ARGUMENT', `DelegateSession.create: ${missing}.`, {
+      details: { issues: [{ path: ['resume'], message: missing }] },
+    });
+}
+
 /**
  * Checks `DelegateSession.create`'s options and turns every rule into a rule object.
  * Throws an `INVALID_ARGUMENT` DelegateError naming the bad field (`options.denyRules[0]`)
@@ -353,7 +377,11 @@ function describeIssue(issue: z.core.$ZodIssue): string {
  */
 export function validateSessionOptions(options: unknown): ValidatedSessionOptions {
   const parsed = DelegateSessionOptionsSchema.safeParse(options);
-  if (parsed.success) return parsed.data as unknown as ValidatedSessionOptions;
+  if (parsed.success) {
+    const validated = parsed.data as unknown as ValidatedSessionOptions;
+    checkResume(validated);
+    return validated;
+  }
   const issues = parsed.error.issues.slice(0, 3).map(describeIssue);
   throw new DelegateError('INVALID_ARGUMENT', `DelegateSession.create: ${issues.join('; ')}.`, {
     details: {

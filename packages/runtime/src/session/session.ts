@@ -41,6 +41,11 @@ import { createSendMessageTool } from '../tasks/send-message-tool.js';
 import { createTaskOutputTool, createTaskStopTool } from '../tasks/task-tools.js';
 import { TaskRegistry } from '../tasks/task-registry.js';
 import { trackShellTasks } from '../tasks/track-shell-tasks.js';
+import {
+  queuedNotificationEntry,
+  restoreSessionTranscript,
+} from '../transcripts/queued-notification.js';
+import { readTranscript } from '../transcripts/read-transcript.js';
 import { TranscriptStore } from '../transcripts/transcript-store.js';
 import { loadTools } from '../util/load-tools.js';
 import { createUsageGuard } from '../usage/usage-guard.js';
@@ -256,6 +261,18 @@ function rootContextOf(options: {
 }
 
 /**
+ * Records every notification queued for the main agent in its transcript, so a resumed
+ * session can queue again the ones no request carried.
+ */
+function recordQueuedNotifications(runtime: AgentRuntime): void {
+  const transcript = runtime.transcript;
+  if (!transcript) return;
+  runtime.tasks.recordQueuedTo((record) => {
+    void transcript.append([queuedNotificationEntry(record)]);
+  });
+}
+
+/**
  * A main agent with the Agent tool: it runs turns against the Messages API, spawns
  * foreground, background and fork sub-agents, queues their notifications into its next
  * request, writes transcripts, and emits lifecycle events.
@@ -297,7 +314,9 @@ export class DelegateSession {
 
   /**
    * Creates a session: validates the options (an `INVALID_ARGUMENT` error names the bad
-   * field), loads agent definitions, builds the tools and the root context.
+   * field), loads agent definitions, builds the tools and the root context. With `resume`,
+   * picks up session `sessionId` from its transcript: the conversation, and the
+   * notifications queued for the main agent that no request carried (queued again, once).
    */
   static async create(options: DelegateSessionOptions): Promise<DelegateSession> {
     const validated = validateSessionOptions(options);
@@ -376,10 +395,32 @@ export class DelegateSession {
       setState: setRootState,
       signal: runtime.rootContext.abortController.signal,
     });
+    recordQueuedNotifications(runtime);
     const session = new DelegateSession(runtime, validated);
     const mcp = validated.mcp;
     if (mcp) runtime.refreshMcp = () => session.syncMcp(mcp);
+    if (validated.resume && runtime.transcript) await session.restoreFrom(runtime.transcript);
     return session;
+  }
+
+  /** Reads the main conversation and the notifications still owed to it back from `transcript`. */
+  private async restoreFrom(transcript: TranscriptStore): Promise<void> {
+    const path = transcript.sessionPath();
+    let entries;
+    try {
+      entries = await readTranscript(path);
+    } catch (error) {
+      if (!DelegateError.hasCode(error, 'NOT_FOUND')) throw error;
+      throw new DelegateError(
+        'NOT_FOUND',
+        `DelegateSession.create: options.resume: no transcript of session ${this.sessionId} at ${path}. Check sessionId and transcriptDir (the directory the session was recorded in).`,
+        { cause: error, details: { path, sessionId: this.sessionId } },
+      );
+    }
+    const restored = restoreSessionTranscript(entries, path);
+    this.messages.push(...restored.messages);
+    if (restored.lastUuid) transcript.continueSessionAfter(restored.lastUuid);
+    this.tasks.restoreQueued(restored.pendingNotifications);
   }
 
   /** The session's id (its transcript file is `<transcriptDir>/<sessionId>.jsonl`). */

@@ -182,6 +182,73 @@ describe('task notifications, exactly once', () => {
     expect(task?.notification?.status).toBe('delivered');
   });
 
+  it('delivers exactly one notification into a running fork that started a background agent, mid-turn', async () => {
+    // A fork keeps the parent's tools, the Agent tool included (its tool list is part of the
+    // cache key), so a sub-agent can be the parent of a background agent.
+    const live: { session?: TestSession['session'] } = {};
+    const workerTask = () => live.session!.tasks.list().find((task) => task.agentType === 'worker');
+    let forkRequests = 0;
+    current = await createTestSession({
+      agents: [worker],
+      session: { forkEnabled: true },
+      policy: rules([
+        {
+          match: { when: (request) => isMain(request) && request.turnIndex === 0 },
+          reply: [agentCall({ description: 'split', prompt: 'Split the work' })],
+        },
+        { match: { when: isMain }, reply: 'all done' },
+        { match: { agent: 'worker' }, reply: 'job done' },
+        {
+          match: { agent: 'fork' },
+          reply: async () => {
+            forkRequests++;
+            if (forkRequests === 1)
+              return [
+                agentCall({
+                  description: 'job',
+                  prompt: 'Do the job',
+                  subagent_type: 'worker',
+                  run_in_background: true,
+                }),
+              ];
+            if (forkRequests === 2) {
+              // The fork is mid-turn while its background agent ends.
+              await waitUntil(() => workerTask()?.notification?.status === 'queued', 30_000);
+              return [{ type: 'tool_use', name: 'Glob', input: { pattern: '*' } }];
+            }
+            return 'fork done';
+          },
+        },
+      ]),
+    });
+    live.session = current.session;
+    const { session, sim } = current;
+    const parents = new Map<string, string | undefined>();
+    const forkIds: string[] = [];
+    session.events.on((event) => {
+      if (event.type !== 'agent.started') return;
+      parents.set(event.agentId, event.parentAgentId);
+      if (event.agentType === 'fork') forkIds.push(event.agentId);
+    });
+    const { text } = await session.send('start', { waitForBackground: true });
+    await session.flush();
+
+    expect(text).toBe('all done');
+    const task = workerTask()!;
+    expect(forkIds).toHaveLength(1);
+    expect(parents.get(task.agentId!)).toBe(forkIds[0]);
+    expect(task.notification?.status).toBe('delivered');
+    const forkBodies = sim.journal.filter((entry) => agentOf(entry) === 'fork');
+    expect(forkBodies).toHaveLength(3);
+    expect(notificationCounts(forkBodies[1]).size).toBe(0);
+    expect(notificationCounts(forkBodies[2]).get(task.id)).toBe(1);
+    expect(notificationCounts(forkBodies[2]).size).toBe(1);
+    // It went into the fork's conversation, not the main agent's.
+    for (const entry of sim.journal.filter((candidate) => agentOf(candidate) === undefined))
+      expect(notificationCounts(entry).size).toBe(0);
+    expect(session.tasks.pendingNotifications).toBe(0);
+  });
+
   it('keeps a notification still queued when the session is aborted with its task, as undeliverable', async () => {
     current = await createTestSession({
       agents: [worker],

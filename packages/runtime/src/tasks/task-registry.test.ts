@@ -1,6 +1,7 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { type AppState, type SetAppState, DelegateError } from '@delegate/core';
+import type { QueuedNotification } from '../transcripts/queued-notification.js';
 import { TaskRegistry } from './task-registry.js';
 
 function rootStore(): { state: () => AppState; set: SetAppState; calls: () => number } {
@@ -108,5 +109,31 @@ describe('TaskRegistry', () => {
       await registry.waitForNotification({ timeoutMs: 1, signal: controller.signal });
     }
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('records each notification queued for the main agent once, and queues a restored one once, without recording it again', () => {
+    const first = new TaskRegistry();
+    const recorded: QueuedNotification[] = [];
+    first.recordQueuedTo((record) => recorded.push(record));
+    const task = first.register({ type: 'local_agent', description: 'job', isBackgrounded: true });
+    first.finish(task.id, { status: 'completed', result: 'done' });
+    const notification = { taskId: task.id, status: 'completed' as const, description: 'job' };
+    const message = first.notify(notification);
+    first.notify(notification);
+    expect(recorded).toHaveLength(1);
+    expect(recorded[0]).toMatchObject({ taskId: task.id, key: task.id, message });
+    expect(recorded[0]?.task).toMatchObject({ id: task.id, status: 'completed', result: 'done' });
+
+    const second = new TaskRegistry();
+    const again: QueuedNotification[] = [];
+    second.recordQueuedTo((record) => again.push(record));
+    expect(second.restoreQueued([recorded[0]!, recorded[0]!])).toBe(1);
+    expect(second.restoreQueued(recorded)).toBe(0);
+    expect(again).toEqual([]);
+    expect(second.get(task.id)).toMatchObject({ status: 'completed', result: 'done' });
+    expect(second.get(task.id)?.notification?.status).toBe('queued');
+    expect(second.runningBackgroundCount).toBe(0);
+    expect(second.drainNotifications()).toEqual([message]);
+    expect(second.get(task.id)?.notification?.status).toBe('delivered');
   });
 });

@@ -8,6 +8,7 @@ import {
   createUserMessage,
   getText,
 } from '@delegate/core';
+import type { QueuedNotification, TaskSnapshot } from '../transcripts/queued-notification.js';
 import { type TaskNotification, formatTaskNotification } from './task-notification.js';
 
 type Waiter = () => void;
@@ -48,6 +49,8 @@ function isRunningInBackground(task: TaskState): boolean {
  * the notifications queued for the parent's next turn. Changes touch only the changed
  * entry; they are mirrored into the root app state (for UIs) once per tick, in one update
  * for every task changed in that tick. Running background tasks are counted, not scanned.
+ * Notifications queued for the main agent can be recorded as they are queued and queued
+ * again after a restart (`recordQueuedTo`, `restoreQueued`).
  */
 export class TaskRegistry {
   private readonly tasks = new Map<string, TaskState>();
@@ -56,6 +59,10 @@ export class TaskRegistry {
   private readonly queueWaiters = new Set<Waiter>();
   private readonly notified = new Map<string, UserMessage>();
   private readonly pendingDelivery = new Map<string, string>();
+  // Notification uuid -> its key, and the uuids already handed to the recorder (or restored).
+  private readonly keys = new Map<string, string>();
+  private readonly recorded = new Set<string>();
+  private recordQueued: ((record: QueuedNotification) => void) | undefined;
   private readonly dirty = new Set<string>();
   private setRootState: SetAppState | undefined;
   private flushScheduled = false;
@@ -217,6 +224,7 @@ export class TaskRegistry {
     });
     this.notified.set(key, message);
     this.pendingDelivery.set(message.uuid, notification.taskId);
+    this.keys.set(message.uuid, key);
     if (options.signal?.aborted) this.settleDelivery([message], 'undeliverable');
     else if (options.deliver?.(message))
       this.setNotification(notification.taskId, message, 'queued');
@@ -224,13 +232,79 @@ export class TaskRegistry {
     return message;
   }
 
-  /** Queues a notification message for the main agent's next turn. */
+  /**
+   * Queues a notification message for the main agent's next turn. A notification queued
+   * for the first time goes to the recorder (see {@link TaskRegistry.recordQueuedTo}).
+   */
   enqueue(message: UserMessage): void {
     const taskId = this.pendingDelivery.get(message.uuid);
-    if (taskId) this.setNotification(taskId, message, 'queued');
+    if (taskId) {
+      this.setNotification(taskId, message, 'queued');
+      this.record(taskId, message);
+    }
     this.queue.push(message);
     for (const waiter of this.queueWaiters) waiter();
     this.queueWaiters.clear();
+  }
+
+  /**
+   * From now on, hands every notification queued for the main agent to `record` once, as
+   * it is queued (the session writes it to the main transcript, so a resumed session can
+   * queue it again until a request has carried it).
+   */
+  recordQueuedTo(record: (queued: QueuedNotification) => void): void {
+    this.recordQueued = record;
+  }
+
+  /**
+   * Queues notifications recorded by an earlier process for the main agent again (a
+   * resumed session), each once: its task comes back as it was when it notified (unless
+   * this registry has the task), with its notification `queued`. They are not recorded
+   * again. Returns the number queued.
+   */
+  restoreQueued(records: readonly QueuedNotification[]): number {
+    let queued = 0;
+    for (const { taskId, key, message, task } of records) {
+      if (this.recorded.has(message.uuid) || this.notified.has(key)) continue;
+      this.recorded.add(message.uuid);
+      if (task && !this.tasks.has(taskId)) this.restoreTask(task);
+      this.notified.set(key, message);
+      this.pendingDelivery.set(message.uuid, taskId);
+      this.keys.set(message.uuid, key);
+      this.enqueue(message);
+      queued++;
+    }
+    return queued;
+  }
+
+  private restoreTask(snapshot: TaskSnapshot): void {
+    const task: TaskState = { ...snapshot };
+    // A restored task never runs here: nothing could stop it or wait for it.
+    if (task.status === 'running') {
+      task.status = 'failed';
+      task.error ??= 'The process that ran this task stopped before it finished.';
+    }
+    this.tasks.set(task.id, task);
+    this.finishedIds.add(task.id);
+    this.markDirty(task.id);
+    this.forgetOldFinished();
+  }
+
+  private record(taskId: string, message: UserMessage): void {
+    if (!this.recordQueued || this.recorded.has(message.uuid)) return;
+    this.recorded.add(message.uuid);
+    const task = this.tasks.get(taskId);
+    let snapshot: TaskSnapshot | undefined;
+    if (task) {
+      const { kill: _kill, notification: _notification, ...rest } = task;
+      snapshot = rest;
+    }
+    this.recordQueued({
+      taskId,
+      key: this.keys.get(message.uuid) ?? taskId,
+      message,
+      ...(snapshot ? { task: snapshot } : {}),
+    });
   }
 
   /** Marks the notifications among `messages` delivered (a request is about to carry them); returns `messages`. */
@@ -246,7 +320,8 @@ export class TaskRegistry {
 
   /**
    * The main agent is gone (the session was aborted): every notification still queued for
-   * it stays with its task as `undeliverable` and leaves the queue.
+   * it stays with its task as `undeliverable` and leaves the queue. A recorded one is queued
+   * again by a session resumed from the transcript.
    */
   abandonQueued(): void {
     this.settleDelivery(this.queue.splice(0, this.queue.length), 'undeliverable');
@@ -308,6 +383,7 @@ export class TaskRegistry {
       const taskId = this.pendingDelivery.get(message.uuid);
       if (taskId === undefined) continue;
       this.pendingDelivery.delete(message.uuid);
+      this.keys.delete(message.uuid);
       this.setNotification(taskId, message, status);
     }
   }

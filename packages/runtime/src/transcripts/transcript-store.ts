@@ -2,6 +2,7 @@ import { appendFile, mkdir, readFile, readdir, writeFile } from 'node:fs/promise
 import { join } from 'node:path';
 import { type Message, DelegateError, errorMessage } from '@delegate/core';
 import { cutTornTail } from './cut-torn-tail.js';
+import type { QueuedNotification } from './queued-notification.js';
 
 /** One JSONL line of a transcript: a message with its place in the conversation tree. */
 export type TranscriptEntry = Message & {
@@ -13,6 +14,12 @@ export type TranscriptEntry = Message & {
   isSidechain: boolean;
   /** For a sub-agent's first line: the agent that spawned it. */
   parentAgentId?: string;
+  /**
+   * On a main-transcript `system` line of subtype `task_notification_queued`: a
+   * notification queued for the main agent (a resumed session queues it again until a
+   * user message with its uuid shows it was delivered).
+   */
+  queuedNotification?: QueuedNotification;
 };
 
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
@@ -119,6 +126,14 @@ export class TranscriptStore {
   continueAfter(agentId: string, uuid: string): void {
     assertSafeId('agent id', agentId);
     if (!this.lastUuid.has(agentId)) this.lastUuid.set(agentId, uuid);
+  }
+
+  /**
+   * Continues the session transcript after the message `uuid`, for a file written by an
+   * earlier process (a resumed session); ignored once this store has written to it.
+   */
+  continueSessionAfter(uuid: string): void {
+    if (!this.lastUuid.has('')) this.lastUuid.set('', uuid);
   }
 
   /**

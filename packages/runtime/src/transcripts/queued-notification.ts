@@ -1,0 +1,127 @@
+import {
+  type Message,
+  type SystemMessage,
+  type TaskState,
+  DelegateError,
+  UserMessage,
+  createUuid,
+} from '@delegate/core';
+import { z } from 'zod';
+import type { TranscriptEntry } from './transcript-store.js';
+
+/** A finished task as it was when its notification was queued (what a resumed session shows). */
+export type TaskSnapshot = Omit<TaskState, 'kill' | 'notification'>;
+
+/** A `<task-notification>` queued for the main agent, as the main transcript records it. */
+export type QueuedNotification = {
+  /** The task the notification is about. */
+  taskId: string;
+  /** What makes it unique: a task notifies once per key (usually the task id). */
+  key: string;
+  /** The message the main agent gets; its uuid is the one its delivery line carries. */
+  message: UserMessage;
+  /** The task when the notification was queued, when the registry still had it. */
+  task?: TaskSnapshot;
+};
+
+/** Subtype of the `system` line that records a queued notification (never sent to the model). */
+export const QUEUED_NOTIFICATION_SUBTYPE = 'task_notification_queued';
+
+const TaskSnapshotSchema = z
+  .object({
+    id: z.string().min(1),
+    type: z.enum(['local_agent', 'local_bash', 'remote_agent']),
+    description: z.string(),
+    status: z.enum(['running', 'completed', 'failed', 'killed']),
+    startTime: z.number(),
+  })
+  .passthrough();
+
+const QueuedNotificationSchema = z.object({
+  taskId: z.string().min(1),
+  key: z.string().min(1),
+  message: UserMessage,
+  task: TaskSnapshotSchema.optional(),
+});
+
+/** A main-transcript line that records a queued notification. */
+export type QueuedNotificationEntry = SystemMessage & { queuedNotification: QueuedNotification };
+
+/** The transcript-only line written when a notification is queued for the main agent. */
+export function queuedNotificationEntry(record: QueuedNotification): QueuedNotificationEntry {
+  return {
+    type: 'system',
+    subtype: QUEUED_NOTIFICATION_SUBTYPE,
+    uuid: createUuid(),
+    timestamp: new Date().toISOString(),
+    content: `Notification of task ${record.taskId} queued for the main agent's next turn.`,
+    queuedNotification: record,
+  };
+}
+
+function isQueuedNotificationLine(entry: Message): boolean {
+  return entry.type === 'system' && entry.subtype === QUEUED_NOTIFICATION_SUBTYPE;
+}
+
+function stripTranscriptFields(entry: TranscriptEntry): Message {
+  const {
+    sessionId: _session,
+    parentUuid: _parent,
+    isSidechain: _side,
+    parentAgentId: _agent,
+    ...message
+  } = entry;
+  return message as Message;
+}
+
+/** What a main transcript holds for a session picked up again. */
+export type RestoredSession = {
+  /** The conversation, without transcript-only fields and lines. */
+  messages: Message[];
+  /** Notifications queued for the main agent that no user message of the conversation carries, oldest first. */
+  pendingNotifications: QueuedNotification[];
+  /** Uuid of the last line the chain continues from (progress lines are not part of it). */
+  lastUuid: string | undefined;
+};
+
+/**
+ * Splits a main transcript into the conversation and the notifications still owed to the
+ * main agent: each queued record whose message uuid no user message of the conversation
+ * has (a delivered notification is written as that user message before the request that
+ * carries it is sent). A record that is not a valid notification is an `INVALID_ARGUMENT`
+ * error naming `path` and the line's uuid.
+ */
+export function restoreSessionTranscript(
+  entries: readonly TranscriptEntry[],
+  path: string,
+): RestoredSession {
+  const messages: Message[] = [];
+  const queued = new Map<string, QueuedNotification>();
+  const delivered = new Set<string>();
+  for (const entry of entries) {
+    if (!isQueuedNotificationLine(entry)) {
+      messages.push(stripTranscriptFields(entry));
+      if (entry.type === 'user') delivered.add(entry.uuid);
+      continue;
+    }
+    const parsed = QueuedNotificationSchema.safeParse(
+      (entry as Partial<QueuedNotificationEntry>).queuedNotification,
+    );
+    if (!parsed.success) {
+      throw new DelegateError(
+        'INVALID_ARGUMENT',
+        `${path}: the ${QUEUED_NOTIFICATION_SUBTYPE} line ${entry.uuid} holds no valid notification (${parsed.error.issues[0]?.message ?? 'invalid'}). Restore the file, or remove that line.`,
+        { details: { path, uuid: entry.uuid } },
+      );
+    }
+    const record = parsed.data as QueuedNotification;
+    if (!queued.has(record.message.uuid)) queued.set(record.message.uuid, record);
+  }
+  return {
+    messages,
+    pendingNotifications: [...queued.values()].filter(
+      (record) => !delivered.has(record.message.uuid),
+    ),
+    lastUuid: entries.filter((entry) => entry.type !== 'progress').at(-1)?.uuid,
+  };
+}
