@@ -295,6 +295,7 @@ export class DelegateSession {
   private readonly canUseTool: CanUseTool;
   private readonly cacheSafeParams = createCacheSafeParamsSlot();
   private lastAgentList: string | undefined;
+  private readonly restoredNotified = new Set<string>();
 
   private constructor(runtime: AgentRuntime, options: ValidatedSessionOptions) {
     this.runtime = runtime;
@@ -421,6 +422,17 @@ export class DelegateSession {
     this.messages.push(...restored.messages);
     if (restored.lastUuid) transcript.continueSessionAfter(restored.lastUuid);
     this.tasks.restoreQueued(restored.pendingNotifications);
+    for (const taskId of restored.notifiedTaskIds) this.restoredNotified.add(taskId);
+  }
+
+  /**
+   * True when a notification about task `taskId` was queued for the main agent, in this
+   * process or (for a session created with `resume`) in the transcript it picked up: the
+   * task had finished and the main agent was told, or will be with its next turn. A host
+   * resuming interrupted agents after a crash skips these, so none of them reports twice.
+   */
+  hasNotified(taskId: string): boolean {
+    return this.restoredNotified.has(taskId) || this.tasks.get(taskId)?.notification !== undefined;
   }
 
   /** The session's id (its transcript file is `<transcriptDir>/<sessionId>.jsonl`). */

@@ -121,6 +121,9 @@ describe('task notifications across a resumed session', () => {
     expect(task).toMatchObject({ id: taskId, status: 'completed', description: 'job' });
     expect(task?.notification?.status).toBe('queued');
     expect(first.tasks.pendingNotifications).toBe(1);
+    // A host resuming interrupted agents learns this one had finished and told its parent.
+    expect(first.hasNotified(taskId)).toBe(true);
+    expect(first.hasNotified('t-unknown')).toBe(false);
     const requests = await sendAndJournal(first, 'what happened?');
     expect(requests.length).toBeGreaterThan(0);
     // Its first request carries it, and every later one holds it once, in the history.
@@ -133,6 +136,7 @@ describe('task notifications across a resumed session', () => {
     const second = await resume();
     expect(second.tasks.pendingNotifications).toBe(0);
     expect(second.tasks.list()).toEqual([]);
+    expect(second.hasNotified(taskId)).toBe(true);
     const later = await sendAndJournal(second, 'anything else?');
     expect(later.length).toBeGreaterThan(0);
     for (const request of later) expect(timesNotified(request, taskId)).toBe(1);

@@ -82,6 +82,8 @@ export type RestoredSession = {
   pendingNotifications: QueuedNotification[];
   /** Uuid of the last line the chain continues from (progress lines are not part of it). */
   lastUuid: string | undefined;
+  /** Every task with a recorded notification, delivered or not: those tasks had finished. */
+  notifiedTaskIds: Set<string>;
 };
 
 /**
@@ -123,5 +125,6 @@ export function restoreSessionTranscript(
       (record) => !delivered.has(record.message.uuid),
     ),
     lastUuid: entries.filter((entry) => entry.type !== 'progress').at(-1)?.uuid,
+    notifiedTaskIds: new Set([...queued.values()].map((record) => record.taskId)),
   };
 }
