@@ -61,7 +61,7 @@ export const IN_FLIGHT_CALL_TEXT =
 
 /** Result text of an in-flight call of an agent or task tool (never run again). */
 export const IN_FLIGHT_AGENT_CALL_TEXT =
-  'Interrupted: the run stopped while this call was in flight, and it is not run again. Agents that were working are resumed on their own from their last finished turn and report when they finish; do not start this one again.';
+  'Interrupted: the run stopped while this call was in flight. Calls about agents and tasks are not run again: an agent it started may be resumed on its own from its last finished turn and report when it finishes, so do not start it again.';
 
 /**
  * Tools about agents, tasks and the user. Some call themselves read-only, but running one
