@@ -548,5 +548,42 @@ describe.runIf(services.postgres && services.redis)('with PostgreSQL and Redis s
       expect(text).toMatch(/^delegate_cost_usd_total\{model="[^"]+"\} \d/m);
       expect(text).not.toContain(TEST_TOKEN);
     });
+
+    it('a worker with --health-port answers health probes and metrics scrapes, and nothing else', async () => {
+      const worker = await cluster.startWorker({
+        concurrency: 3,
+        extraArgs: ['--health-port', '0'],
+      });
+      const url = /health checks on (http:\/\/\S+?)\/healthz/.exec(worker.stderr())?.[1];
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const health = await fetch(`${url}/healthz`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toEqual({ status: 'ok' });
+      const ready = await fetch(`${url}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toEqual({ status: 'ok', checks: { store: 'ok', queue: 'ok' } });
+      // /metrics needs the token, as on an API node.
+      expect((await fetch(`${url}/metrics`)).status).toBe(401);
+      const wrong = await fetch(`${url}/metrics`, {
+        headers: { authorization: 'Bearer not-the-token-at-all' },
+      });
+      expect(wrong.status).toBe(401);
+      const metrics = await fetch(`${url}/metrics`, {
+        headers: { authorization: `Bearer ${TEST_TOKEN}` },
+      });
+      expect(metrics.status).toBe(200);
+      const text = await metrics.text();
+      // This process's own concurrency, and the store's counts like any node's.
+      expect(text).toMatch(/^delegate_worker_concurrency 3$/m);
+      expect(text).toMatch(/^delegate_runs\{status="completed"\} [1-9]\d*$/m);
+      // No API and no dashboard on a worker, even with the token.
+      const runs = await fetch(`${url}/v1/runs`, {
+        headers: { authorization: `Bearer ${TEST_TOKEN}` },
+      });
+      expect(runs.status).toBe(404);
+      expect((await fetch(`${url}/`)).status).toBe(404);
+      worker.child.kill('SIGTERM');
+      expect((await worker.exit).code).toBe(0);
+    });
   });
 });
