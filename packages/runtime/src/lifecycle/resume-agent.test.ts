@@ -7,6 +7,7 @@ import { type AgentEvent, type PermissionDecision, DelegateError } from '@delega
 import type { InFlightToolCalls } from './settle-in-flight-calls.js';
 import { createApiClient } from '../session/model-config.js';
 import { DelegateSession } from '../session/session.js';
+import type { DelegateSessionOptions } from '../session/session-options.js';
 import { readTranscript } from '../transcripts/read-transcript.js';
 import { agentCall, agentOf, isMain, lastUserBlocks } from '../__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession, waitUntil } from '../__fixtures__/test-session.js';
@@ -191,6 +192,7 @@ describe('resuming an agent whose tool calls were in flight', () => {
    */
   async function resumeCutOffAgent(
     inFlightToolCalls: InFlightToolCalls | undefined,
+    secondSession: Partial<DelegateSessionOptions> = {},
   ): Promise<{ results: Array<{ content?: unknown; is_error?: boolean }>; written: boolean }> {
     let asked = false;
     let answer: ((decision: PermissionDecision) => void) | undefined;
@@ -252,6 +254,7 @@ describe('resuming an agent whose tool calls were in flight', () => {
       agentDefinitions: { activeAgents: getBuiltInAgents(), allAgents: getBuiltInAgents() },
       transcriptDir: current.transcriptDir,
       sessionId: 'second-session',
+      ...secondSession,
     });
     await second.resumeAgent({
       agentId,
@@ -287,6 +290,14 @@ describe('resuming an agent whose tool calls were in flight', () => {
     );
     expect(results[1]!.is_error).toBe(true);
     expect(written).toBe(false);
+  });
+
+  it("runs the Read again under the resuming session's permission rules", async () => {
+    const { results } = await resumeCutOffAgent('rerun-read-only', { denyRules: ['Read'] });
+    expect(results).toHaveLength(2);
+    expect(results[0]!.is_error).toBe(true);
+    expect(JSON.stringify(results[0]!.content)).toMatch(/denied|deny/i);
+    expect(JSON.stringify(results[0]!.content)).not.toContain('version');
   });
 
   it('by default, runs nothing again: both calls get the interrupted result', async () => {

@@ -92,6 +92,21 @@ describe('settleInFlightToolCalls', () => {
     expect(interruptOnly?.interrupted).toEqual(['Agent', 'Read', 'Glob']);
   });
 
+  it("runs a call again through the agent's hooks: a PreToolUse block is its result", async () => {
+    current = await createTestSession({ policy: rules([], { fallback: 'ok' }) });
+    const settled = await settleInFlightToolCalls({
+      messages: [assistantWith([{ name: 'Glob', input: { pattern: '*' } }])],
+      mode: 'rerun-read-only',
+      context: current.session.context,
+      canUseTool: createCanUseTool(),
+      hooks: { beforeToolCall: async (call) => `blocked ${call.toolName} by the hook` },
+    });
+    expect(settled?.rerun).toEqual(['Glob']);
+    expect(textOf(settled!.messages[0].message.content[0] as ToolResultBlock)).toContain(
+      'blocked Glob by the hook',
+    );
+  });
+
   it('settles nothing when the conversation does not end with tool calls', async () => {
     current = await createTestSession({ policy: rules([], { fallback: 'ok' }) });
     const settled = await settleInFlightToolCalls({
