@@ -360,20 +360,21 @@ export async function startServer(
   };
   // A worker serves no API: it takes runs from the shared queue, and answers health probes
   // and metrics scrapes only when it has a health port.
-  const worker = config.role === 'worker';
-  const app = worker
-    ? config.healthPort === undefined
-      ? undefined
-      : createHealthApp(dependencies)
-    : createApp(dependencies);
-  const server = app ? createAdaptorServer({ fetch: app.fetch }) : undefined;
-  const address = server
-    ? await listen(server, {
-        port: worker ? config.healthPort! : config.port,
-        host: config.host,
-        portFlag: worker ? '--health-port' : '--port',
-      })
-    : undefined;
+  const listener =
+    config.role !== 'worker'
+      ? { app: createApp(dependencies), port: config.port, portFlag: '--port' }
+      : config.healthPort !== undefined
+        ? { app: createHealthApp(dependencies), port: config.healthPort, portFlag: '--health-port' }
+        : undefined;
+  const server = listener ? createAdaptorServer({ fetch: listener.app.fetch }) : undefined;
+  const address =
+    server && listener
+      ? await listen(server, {
+          port: listener.port,
+          host: config.host,
+          portFlag: listener.portFlag,
+        })
+      : undefined;
   const host = address?.family === 'IPv6' ? `[${address.address}]` : address?.address;
   const url = address ? `http://${host}:${address.port}` : '';
   logger.info(

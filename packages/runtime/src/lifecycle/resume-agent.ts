@@ -189,9 +189,9 @@ async function rebuildRecord(runtime: AgentRuntime, spec: AgentSpec): Promise<Ag
 /**
  * Resumes a sub-agent from its transcript (this session's, or `sessionId`'s in the same
  * transcript directory): its conversation is restored, the tool calls it left in flight are
- * settled (`inFlightToolCalls`), and it runs on in the background with `message` (or a note that it was interrupted).
- * Its transcript continues under this session; in the session that recorded it, the same
- * file continues without the history written again.
+ * settled (`inFlightToolCalls`), and it runs on in the background with `message` (or a note
+ * that it was interrupted). Its transcript continues under this session; in the session that
+ * recorded it, the same file continues without the history written again.
  */
 export async function resumeAgentFromTranscript(
   runtime: AgentRuntime,
