@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   }
   process.stderr.write(
     server.config.role === 'worker'
-      ? `delegate-server: worker taking runs from the shared queue (at most ${server.config.maxConcurrentRuns} at once)\n`
+      ? `delegate-server: worker taking runs from the shared queue (at most ${server.config.maxConcurrentRuns} at once)${server.url ? `; health checks on ${server.url}/healthz, /readyz and /metrics` : ''}\n`
       : `delegate-server: listening on ${server.url} (dashboard at ${server.url}/)\n`,
   );
   let stopping = false;

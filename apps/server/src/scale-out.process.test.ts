@@ -48,6 +48,7 @@ describe.runIf(services.postgres && services.redis)('with PostgreSQL and Redis s
       return 'Not reached.';
     }
     if (text.includes('scenario:treefail')) return treePolicy(request);
+    if (text.includes('scenario:subtoolfail')) return subToolPolicy(request);
     if (text.includes('scenario:toolfail')) {
       const glob = request.toolResults.find((result) => result.toolName === 'Glob');
       const bash = request.toolResults.find((result) => result.toolName === 'Bash');
@@ -125,6 +126,38 @@ describe.runIf(services.postgres && services.redis)('with PostgreSQL and Redis s
     gates.open(`tree-${kind}-second-turn`);
     await gates.get('never').promise;
     return 'Not reached.';
+  }
+
+  /** A background sub-agent cut off while its Glob and its slow Bash command run. */
+  function subToolPolicy(request: Parameters<Policy>[0]): Awaited<ReturnType<Policy>> {
+    if (request.agent === undefined) {
+      if (request.lastUserText.includes('<task-notification>')) return 'Main got the report.';
+      if (request.lastUserText.includes('another worker took over')) return 'Noted the takeover.';
+      if (request.toolResults.length > 0) return 'Started the survey.';
+      return [
+        {
+          type: 'tool_use',
+          name: 'Agent',
+          input: {
+            description: 'survey with tools',
+            prompt: 'scenario:subtoolfail survey',
+            subagent_type: 'general-purpose',
+            run_in_background: true,
+          },
+        },
+      ];
+    }
+    const glob = request.toolResults.find((result) => result.toolName === 'Glob');
+    const bash = request.toolResults.find((result) => result.toolName === 'Bash');
+    if (glob && bash) return `Sub Glob said: ${glob.content} | Sub Bash said: ${bash.content}`;
+    return [
+      { type: 'tool_use', name: 'Glob', input: { pattern: '*' } },
+      {
+        type: 'tool_use',
+        name: 'Bash',
+        input: { command: 'echo ran >> sub-marker; sleep 20', description: 'slow write' },
+      },
+    ];
   }
 
   async function until<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
@@ -390,7 +423,57 @@ describe.runIf(services.postgres && services.redis)('with PostgreSQL and Redis s
       }, 'the run to complete on the other worker');
       // Glob (read-only) ran again and saw the marker; Bash (it writes) did not run again.
       expect(run.result).toMatch(
-        /^Glob said: .*started-marker.* \| Bash said: Interrupted: the worker running this call stopped/s,
+        /^Glob said: .*started-marker.* \| Bash said: Interrupted: the run stopped before this call finished/s,
+      );
+      expect(await readFile(marker, 'utf8')).toBe('ran\n');
+      rescuer.child.kill('SIGTERM');
+      expect((await rescuer.exit).code).toBe(0);
+    });
+
+    it('after a takeover, runs a read-only call of a sub-agent that was in flight again and reports its others as interrupted', async () => {
+      const doomed = await cluster.startWorker();
+      const response = await first.api('/v1/runs', {
+        json: {
+          prompt: 'scenario:subtoolfail start',
+          workspace: cluster.workspace,
+          permissionMode: 'bypassPermissions',
+        },
+      });
+      expect(response.status).toBe(201);
+      const runId = (await json<{ id: string }>(response)).id;
+      const marker = join(cluster.workspace, 'sub-marker');
+      await until(async () => (existsSync(marker) ? true : undefined), 'the slow command to start');
+      const database = new pg.Client({ connectionString: cluster.storeUrl });
+      await database.connect();
+      try {
+        await until(async () => {
+          const { rows } = await database.query(
+            `select content from transcripts where run_id = $1 and file like '%/agents/%.jsonl'`,
+            [runId],
+          );
+          return rows.some((row: { content: string }) => row.content.includes('sleep 20'))
+            ? true
+            : undefined;
+        }, "the checkpoint of the sub-agent's tool calls");
+      } finally {
+        await database.end();
+      }
+      const rescuer = await cluster.startWorker();
+      doomed.child.kill('SIGKILL');
+      await doomed.exit;
+      const run = await until(async () => {
+        const current = await runOf(second, runId);
+        const sub = current.agents.find((agent) => agent.agentId !== 'main');
+        return current.status === 'completed' && sub?.status === 'completed' ? current : undefined;
+      }, 'the run and its sub-agent to complete on the other worker');
+      expect(run.result).toBe('Main got the report.');
+      const sub = run.agents.find((agent) => agent.agentId !== 'main')!;
+      const transcript = await first.api(`/v1/runs/${runId}/transcript?agent=${sub.agentId}`);
+      expect(transcript.status).toBe(200);
+      const report = (await transcript.text()).trim().split('\n').at(-1)!;
+      // Glob (read-only) ran again on the new worker and saw the marker; Bash did not run again.
+      expect(report).toMatch(
+        /Sub Glob said: .*sub-marker.* \| Sub Bash said: Interrupted: the run stopped before this call finished/s,
       );
       expect(await readFile(marker, 'utf8')).toBe('ran\n');
       rescuer.child.kill('SIGTERM');
@@ -451,12 +534,12 @@ describe.runIf(services.postgres && services.redis)('with PostgreSQL and Redis s
         const line = text.split('\n').find((item) => item.startsWith(`${sample} `));
         return line === undefined ? undefined : Number(line.slice(sample.length + 1));
       };
-      // Runs of the earlier tests: 2 parallel, the three failovers and the drain completed; one
+      // Runs of the earlier tests: 2 parallel, the four failovers and the drain completed; one
       // cancelled; one failed.
-      expect(value('delegate_runs{status="completed"}')).toBe(6);
+      expect(value('delegate_runs{status="completed"}')).toBe(7);
       expect(value('delegate_runs{status="cancelled"}')).toBe(1);
       expect(value('delegate_runs{status="failed"}')).toBe(1);
-      expect(value('delegate_failovers_total')).toBe(4);
+      expect(value('delegate_failovers_total')).toBe(5);
       expect(value('delegate_queue_jobs{state="waiting"}')).toBe(0);
       // An API-only node takes no runs itself.
       expect(value('delegate_worker_concurrency')).toBe(0);
@@ -464,6 +547,43 @@ describe.runIf(services.postgres && services.redis)('with PostgreSQL and Redis s
       expect(text).toMatch(/^delegate_tokens_total\{model="[^"]+",kind="output"\} [1-9]\d*$/m);
       expect(text).toMatch(/^delegate_cost_usd_total\{model="[^"]+"\} \d/m);
       expect(text).not.toContain(TEST_TOKEN);
+    });
+
+    it('a worker with --health-port answers health probes and metrics scrapes, and nothing else', async () => {
+      const worker = await cluster.startWorker({
+        concurrency: 3,
+        extraArgs: ['--health-port', '0'],
+      });
+      const url = /health checks on (http:\/\/\S+?)\/healthz/.exec(worker.stderr())?.[1];
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const health = await fetch(`${url}/healthz`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toEqual({ status: 'ok' });
+      const ready = await fetch(`${url}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toEqual({ status: 'ok', checks: { store: 'ok', queue: 'ok' } });
+      // /metrics needs the token, as on an API node.
+      expect((await fetch(`${url}/metrics`)).status).toBe(401);
+      const wrong = await fetch(`${url}/metrics`, {
+        headers: { authorization: 'Bearer not-the-token-at-all' },
+      });
+      expect(wrong.status).toBe(401);
+      const metrics = await fetch(`${url}/metrics`, {
+        headers: { authorization: `Bearer ${TEST_TOKEN}` },
+      });
+      expect(metrics.status).toBe(200);
+      const text = await metrics.text();
+      // This process's own concurrency, and the store's counts like any node's.
+      expect(text).toMatch(/^delegate_worker_concurrency 3$/m);
+      expect(text).toMatch(/^delegate_runs\{status="completed"\} [1-9]\d*$/m);
+      // No API and no dashboard on a worker, even with the token.
+      const runs = await fetch(`${url}/v1/runs`, {
+        headers: { authorization: `Bearer ${TEST_TOKEN}` },
+      });
+      expect(runs.status).toBe(404);
+      expect((await fetch(`${url}/`)).status).toBe(404);
+      worker.child.kill('SIGTERM');
+      expect((await worker.exit).code).toBe(0);
     });
   });
 });

@@ -13,7 +13,7 @@ import {
 } from './config/server-config.js';
 import { type ServerToken, loadServerToken } from './config/server-token.js';
 import { RunEventHub } from './events/run-event-hub.js';
-import { createApp } from './http/create-app.js';
+import { createApp, createHealthApp } from './http/create-app.js';
 import { OpenStreams } from './http/open-streams.js';
 import { createLogger } from './logging/create-logger.js';
 import { InProcessRunQueue } from './queue/in-process-run-queue.js';
@@ -33,9 +33,12 @@ import { isInside } from './workspace/resolve-workspace.js';
 
 /** A running delegate-server. */
 export type DelegateServer = {
-  /** Base URL (`http://127.0.0.1:PORT`); empty for a worker (`role: 'worker'` serves no HTTP). */
+  /**
+   * Base URL (`http://127.0.0.1:PORT`). A worker (`role: 'worker'`) serves no API: its URL is
+   * that of its health listener (`healthPort`), or empty without one.
+   */
   url: string;
-  /** Port it listens on (0 for a worker). */
+  /** Port it listens on (a worker's health port; 0 for a worker without one). */
   port: number;
   /** The bearer token clients must send. */
   token: ServerToken;
@@ -117,13 +120,16 @@ async function prepareDataDir(config: ServerConfig, roots: readonly string[]): P
   return dataDir;
 }
 
-function listen(server: ServerType, options: { port: number; host: string }): Promise<AddressInfo> {
+function listen(
+  server: ServerType,
+  options: { port: number; host: string; portFlag: string },
+): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     server.once('error', (error) => {
       reject(
         new DelegateError(
           'INVALID_ARGUMENT',
-          `Cannot listen on ${options.host}:${options.port}: ${errorMessage(error)}. Pick another --port or --host.`,
+          `Cannot listen on ${options.host}:${options.port}: ${errorMessage(error)}. Pick another ${options.portFlag} or --host.`,
           { cause: error },
         ),
       );
@@ -334,7 +340,7 @@ export async function startServer(
   setMaxListeners(0, shutdown.signal);
   const streams = new OpenStreams();
   let accepting = true;
-  const app = createApp({
+  const dependencies = {
     ...engine,
     logger,
     workspaceRoots: base.roots,
@@ -351,12 +357,24 @@ export async function startServer(
       bodyLimitBytes: config.bodyLimitBytes,
       redact: base.redact,
     },
-  });
-  // A worker serves no HTTP: it only takes runs from the shared queue.
-  const server = config.role === 'worker' ? undefined : createAdaptorServer({ fetch: app.fetch });
-  const address = server
-    ? await listen(server, { port: config.port, host: config.host })
-    : undefined;
+  };
+  // A worker serves no API: it takes runs from the shared queue, and answers health probes
+  // and metrics scrapes only when it has a health port.
+  const listener =
+    config.role !== 'worker'
+      ? { app: createApp(dependencies), port: config.port, portFlag: '--port' }
+      : config.healthPort !== undefined
+        ? { app: createHealthApp(dependencies), port: config.healthPort, portFlag: '--health-port' }
+        : undefined;
+  const server = listener ? createAdaptorServer({ fetch: listener.app.fetch }) : undefined;
+  const address =
+    server && listener
+      ? await listen(server, {
+          port: listener.port,
+          host: config.host,
+          portFlag: listener.portFlag,
+        })
+      : undefined;
   const host = address?.family === 'IPv6' ? `[${address.address}]` : address?.address;
   const url = address ? `http://${host}:${address.port}` : '';
   logger.info(

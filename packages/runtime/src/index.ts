@@ -15,6 +15,11 @@ export type {
   PermissionRuleInput,
 } from './session/session-options.js';
 export type { ResumeAgentOptions } from './lifecycle/resume-agent.js';
+export {
+  IN_FLIGHT_AGENT_CALL_TEXT,
+  IN_FLIGHT_CALL_TEXT,
+} from './lifecycle/settle-in-flight-calls.js';
+export type { InFlightToolCalls, SettledToolCalls } from './lifecycle/settle-in-flight-calls.js';
 export { query } from './query/query.js';
 export type {
   QueryEvent,

@@ -76,6 +76,11 @@ export type { HookRunResult, RunCommandHookOptions } from './hooks/run-command-h
 export { createToolCallHooks } from './hooks/create-tool-call-hooks.js';
 export { continueAgent } from './lifecycle/continue-agent.js';
 export { startAgentRun } from './lifecycle/start-agent-run.js';
+export {
+  findInFlightToolCalls,
+  settleInFlightToolCalls,
+} from './lifecycle/settle-in-flight-calls.js';
+export type { SettleInFlightToolCallsOptions } from './lifecycle/settle-in-flight-calls.js';
 export { createAgentRecord } from './lifecycle/agent-record.js';
 export type { AgentRecord, AgentRecordStatus } from './lifecycle/agent-record.js';
 export { AgentSpecSchema, parseAgentSpec } from './lifecycle/agent-spec.js';

@@ -76,6 +76,10 @@ export function createCommand(): Command {
       'prefix of the Redis keys (DELEGATE_QUEUE_PREFIX; default delegate)',
     )
     .option('--worker', 'only take runs from the shared queue; serve no HTTP API')
+    .option(
+      '--health-port <port>',
+      'with --worker: serve /healthz, /readyz and /metrics on this port (DELEGATE_SERVER_HEALTH_PORT; 0: any)',
+    )
     .option('--api-only', 'only serve the HTTP API; take no runs (workers do)')
     .option('--max-failovers <n>', 'moves to another worker before a run is failed (default 3)')
     .option(
@@ -120,6 +124,7 @@ export function readCommandLine(
   };
   set('port', text('port') ?? env.DELEGATE_SERVER_PORT);
   set('host', text('host') ?? env.DELEGATE_SERVER_HOST);
+  set('healthPort', text('healthPort') ?? (env.DELEGATE_SERVER_HEALTH_PORT || undefined));
   set('dataDir', text('dataDir') ?? env.DELEGATE_SERVER_DATA_DIR);
   const roots = flags.workspaceRoot as string[];
   set(

@@ -138,6 +138,29 @@ describe('scale-out settings', () => {
     expect(() => readCommandLine(['--worker', '--api-only'], {})).toThrow(/exclude each other/);
   });
 
+  it("reads a worker's health port from --health-port or DELEGATE_SERVER_HEALTH_PORT, and refuses it on an API node", () => {
+    const shared = { sim: 'echo', store: 'postgres://db/x', queue: 'redis://cache' };
+    expect(
+      parseServerConfig({
+        ...readCommandLine(['--worker', '--health-port', '9102'], {}),
+        ...shared,
+      }).healthPort,
+    ).toBe(9102);
+    expect(
+      parseServerConfig({
+        ...readCommandLine(['--worker'], { DELEGATE_SERVER_HEALTH_PORT: '9103' }),
+        ...shared,
+      }).healthPort,
+    ).toBe(9103);
+    expect(message({ ...shared, role: 'worker', healthPort: '70000' })).toMatch(
+      /--health-port: must be at most 65535/,
+    );
+    expect(message({ ...shared, role: 'api', healthPort: 9102 })).toMatch(
+      /--health-port: is for --worker processes only: an API node serves \/healthz, \/readyz and \/metrics on --port/,
+    );
+    expect(message({ sim: 'echo', healthPort: 9102 })).toMatch(/--health-port: is for --worker/);
+  });
+
   it('names a bad store or queue URL by its flag without echoing its password', () => {
     const text = message({
       sim: 'echo',

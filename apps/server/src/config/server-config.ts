@@ -28,6 +28,11 @@ export const ServerConfig = z
   .object({
     /** Port to listen on (0: any free port). */
     port: wholeNumber(0, 65_535).default(8787),
+    /**
+     * Port of a worker's health listener, serving only `/healthz`, `/readyz` and `/metrics`
+     * (0: any free port); a worker serves no HTTP without it. Only with `role: 'worker'`.
+     */
+    healthPort: wholeNumber(0, 65_535).optional(),
     /** Address to bind; loopback by default so nothing outside this machine can connect. */
     host: z.string().trim().min(1).default('127.0.0.1'),
     /** Where the database, the token, transcripts and task output live. */
@@ -109,6 +114,13 @@ export const ServerConfig = z
         path: ['role'],
         message: `${config.role === 'worker' ? '--worker' : '--api-only'} needs a shared queue: pass --queue redis://… (and --store postgres://…)`,
       });
+    if (config.healthPort !== undefined && config.role !== 'worker')
+      context.addIssue({
+        code: 'custom',
+        path: ['healthPort'],
+        message:
+          'is for --worker processes only: an API node serves /healthz, /readyz and /metrics on --port',
+      });
     if (config.queue !== undefined && config.store === undefined)
       context.addIssue({
         code: 'custom',
@@ -124,6 +136,7 @@ export type ServerConfigInput = z.input<typeof ServerConfig>;
 /** Flag of each config field, for error messages. */
 export const CONFIG_FLAGS: Readonly<Record<string, string>> = {
   port: '--port',
+  healthPort: '--health-port',
   host: '--host',
   dataDir: '--data-dir',
   workspaceRoots: '--workspace-root',

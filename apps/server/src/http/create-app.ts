@@ -165,3 +165,47 @@ export function createApp(
   );
   return app;
 }
+
+/**
+ * A worker's health listener (`--health-port`): only `/healthz` and `/readyz` (no token, as
+ * on API nodes) and `/metrics` (behind the token, with the same limit on failed attempts);
+ * every other path is a 404. No run data, no dashboard, no API.
+ */
+export function createHealthApp(
+  dependencies: AppDependencies & { security: AppSecurity },
+): OpenAPIHono<AppEnv> {
+  const { security, logger } = dependencies;
+  const app = new OpenAPIHono<AppEnv>();
+  app.use(requestId());
+  app.use(secureHeaders());
+  app.use(
+    '/metrics',
+    bearerAuth({
+      token: security.token,
+      failuresPerMinute: security.authFailuresPerMinute,
+      clientAddress,
+    }),
+  );
+  registerHealthRoutes(app, dependencies);
+  registerMetricsRoutes(app, dependencies);
+  app.notFound((c) =>
+    sendError(c, {
+      status: 404,
+      body: {
+        error: {
+          code: 'NOT_FOUND',
+          message: `No route ${c.req.method} ${c.req.path}: a worker's health listener serves only /healthz, /readyz and /metrics.`,
+        },
+      },
+    }),
+  );
+  app.onError((error, c) =>
+    errorResponse(c, error, (unexpected) =>
+      logger.error(
+        { requestId: c.get('requestId'), err: security.redact(errorMessage(unexpected)) },
+        'request failed',
+      ),
+    ),
+  );
+  return app;
+}

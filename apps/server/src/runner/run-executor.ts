@@ -43,7 +43,7 @@ const RESUME_NOTE =
   'The server restarted while you were working, so your previous turn was interrupted. Continue the task from where you left off, then give your report.';
 
 const HANDOFF_NOTE =
-  'The worker running this session shut down while you were working, and another worker took over. Your last finished turn is kept; tool calls that were in flight did not complete (their results say so). Continue the task, then give your report.';
+  'The worker running this session shut down while you were working, and another worker took over. Your last finished turn is kept; read-only tool calls that were in flight ran again, and the others did not complete (their results say so). Continue the task, then give your report.';
 
 function now(): string {
   return new Date().toISOString();
@@ -293,9 +293,11 @@ export class RunExecutor {
         );
         // A stop requested while the session was opening takes effect now.
         if (active.stopping) runner.abort(new DelegateError('ABORTED', 'Stopped before it began.'));
-        if (input.kind === 'resume' && input.original !== undefined)
-          await this.settleInFlightCalls(run.id, runner);
-        if (input.kind === 'resume') await this.resumeAgents(runner, tree);
+        // A takeover or a handoff (the run's worker stopped): in-flight read-only calls of
+        // every agent of the tree run again; the other calls are reported interrupted.
+        const afterTakeover = input.kind === 'resume' && input.original !== undefined;
+        if (afterTakeover) await this.settleInFlightCalls(run.id, runner);
+        if (input.kind === 'resume') await this.resumeAgents(runner, tree, { afterTakeover });
         const turn = await runner.runTurn(turnText(run, input, runner));
         return this.endOf(active, turn);
       } finally {
@@ -367,11 +369,15 @@ export class RunExecutor {
     }
   }
 
-  private async resumeAgents(runner: SessionRunner, tree: AgentTree): Promise<void> {
+  private async resumeAgents(
+    runner: SessionRunner,
+    tree: AgentTree,
+    options: { afterTakeover: boolean },
+  ): Promise<void> {
     for (const agent of tree.list()) {
       if (agent.agentId === MAIN_AGENT_ID || agent.status !== 'interrupted') continue;
       try {
-        await runner.resumeAgent(agent.agentId);
+        await runner.resumeAgent(agent.agentId, options);
       } catch (error) {
         this.logger.warn(
           { agentId: agent.agentId, err: errorMessage(error) },

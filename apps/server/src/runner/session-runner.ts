@@ -7,17 +7,11 @@ import {
   type PermissionRule,
   type TaskState,
   type Tool,
-  TOOL_NAMES,
-  type ToolResultBlock,
-  type ToolUseBlock,
   type Usage,
   completeUsage,
-  createUserMessage,
-  findToolByName,
   getText,
 } from '@delegate/core';
-import { DelegateSession, TranscriptStore, createCanUseTool } from '@delegate/runtime';
-import { runToolUses } from '@delegate/runtime/internal';
+import { DelegateSession, TranscriptStore } from '@delegate/runtime';
 import { getBuiltinTools } from '@delegate/tools';
 
 // This file is the only place that touches @delegate/runtime: a change of the runtime's
@@ -103,30 +97,6 @@ export type SessionRunnerOptions = {
   /** Where background shell output goes. */
   backgroundOutputDirectory: string;
 };
-
-/** Result of a call that was in flight when its worker died (the call may or may not have acted). */
-const INTERRUPTED_CALL_TEXT =
-  'Interrupted: the worker running this call stopped before it finished, so whether it took effect is unknown. Check before calling it again.';
-
-/** Result of an Agent call that was in flight: its agent is resumed on its own. */
-const INTERRUPTED_AGENT_TEXT =
-  'Interrupted: the worker running this agent stopped. Agents that were working resume in the background from their last finished turn and report when they finish; do not start this one again.';
-
-/** Tools about agents, tasks and the user, never run again after a takeover. */
-const AGENT_TOOLS = new Set<string>([
-  TOOL_NAMES.agent,
-  TOOL_NAMES.agentLegacy,
-  TOOL_NAMES.sendMessage,
-  TOOL_NAMES.taskOutput,
-  TOOL_NAMES.taskStop,
-  TOOL_NAMES.taskCreate,
-  TOOL_NAMES.taskGet,
-  TOOL_NAMES.taskList,
-  TOOL_NAMES.taskUpdate,
-  TOOL_NAMES.askUserQuestion,
-  TOOL_NAMES.exitPlanMode,
-  TOOL_NAMES.skill,
-]);
 
 async function exists(path: string): Promise<boolean> {
   try {
@@ -238,65 +208,12 @@ export class SessionRunner {
 
   /**
    * After a takeover: the main agent's tool calls that were in flight (the last message is
-   * the assistant's, with no results) are settled. Read-only ones run again; the others get
-   * a result saying they were interrupted, so the model decides whether to do them again.
-   * Returns the names of the calls run again and of those interrupted.
+   * the assistant's, with no results) are settled by the runtime. Read-only ones run again;
+   * the others get a result saying they were interrupted, so the model decides whether to do
+   * them again. Returns the names of the calls run again and of those interrupted.
    */
-  async settleInFlightCalls(): Promise<{ rerun: string[]; interrupted: string[] }> {
-    const last = this.session.messages
-      .filter((message) => message.type === 'user' || message.type === 'assistant')
-      .at(-1);
-    if (last?.type !== 'assistant') return { rerun: [], interrupted: [] };
-    const calls = last.message.content.filter(
-      (block): block is ToolUseBlock => block.type === 'tool_use',
-    );
-    if (calls.length === 0) return { rerun: [], interrupted: [] };
-    const readOnly = calls.filter((call) => this.isReadOnlyCall(call));
-    const others = calls.filter((call) => !readOnly.includes(call));
-    const results: ToolResultBlock[] = [];
-    if (readOnly.length > 0) {
-      for await (const update of runToolUses({
-        toolUses: readOnly,
-        assistantMessage: last,
-        context: this.session.context,
-        canUseTool: createCanUseTool(),
-        maxConcurrency: 4,
-      }))
-        if (update.type === 'result') results.push(update.result);
-    }
-    for (const call of others)
-      results.push({
-        type: 'tool_result',
-        tool_use_id: call.id,
-        content: [
-          {
-            type: 'text',
-            text: AGENT_TOOLS.has(call.name) ? INTERRUPTED_AGENT_TEXT : INTERRUPTED_CALL_TEXT,
-          },
-        ],
-        is_error: true,
-      });
-    const message = createUserMessage({ content: results });
-    this.session.messages.push(message);
-    await this.session.transcript?.append([message]);
-    return {
-      rerun: readOnly.map((call) => call.name),
-      interrupted: others.map((call) => call.name),
-    };
-  }
-
-  private isReadOnlyCall(call: ToolUseBlock): boolean {
-    // Agent and task tools call themselves read-only, but running one again would start work
-    // twice: the agents of the run are resumed on their own.
-    if (AGENT_TOOLS.has(call.name)) return false;
-    const tool = findToolByName(this.session.context.options.tools, call.name);
-    const parsed = tool?.inputSchema.safeParse(call.input);
-    if (!tool || !parsed?.success) return false;
-    try {
-      return tool.isReadOnly(parsed.data);
-    } catch {
-      return false;
-    }
+  settleInFlightCalls(): Promise<{ rerun: string[]; interrupted: string[] }> {
+    return this.session.settleInFlightToolCalls({ mode: 'rerun-read-only' });
   }
 
   /** True when a user message of the main conversation contains `text`. */
@@ -309,9 +226,16 @@ export class SessionRunner {
     });
   }
 
-  /** Continues a sub-agent from its transcript, in the background. */
-  async resumeAgent(agentId: string): Promise<void> {
-    await this.session.resumeAgent({ agentId });
+  /**
+   * Continues a sub-agent from its transcript, in the background. With `afterTakeover`, its
+   * read-only tool calls that were in flight run again (the others get a result saying they
+   * were interrupted), as the main agent's do.
+   */
+  async resumeAgent(agentId: string, options: { afterTakeover?: boolean } = {}): Promise<void> {
+    await this.session.resumeAgent({
+      agentId,
+      inFlightToolCalls: options.afterTakeover ? 'rerun-read-only' : 'interrupt',
+    });
   }
 
   /** Stops a running sub-agent; false when it is not running. */

@@ -2,7 +2,7 @@ import type { RunEventHub } from '../events/run-event-hub.js';
 import type { RunInput, RunRecord, RunStore } from '../store/run-store.js';
 
 const FAILOVER_NOTE =
-  'The worker running this session stopped while you were working, and another worker took over. Your last finished turn is kept; tool calls that were in flight did not complete (their results say so). Check what they were meant to do before doing it again, continue the task, then give your report.';
+  'The worker running this session stopped while you were working, and another worker took over. Your last finished turn is kept; read-only tool calls that were in flight ran again, and the others did not complete (their results say so). Check what they were meant to do before doing it again, continue the task, then give your report.';
 
 function now(): string {
   return new Date().toISOString();

@@ -1,11 +1,15 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rules } from '@delegate/api-sim';
 import { getBuiltInAgents } from '@delegate/agent-defs';
-import { type AgentEvent, DelegateError } from '@delegate/core';
+import { type AgentEvent, type PermissionDecision, DelegateError } from '@delegate/core';
+import type { InFlightToolCalls } from './settle-in-flight-calls.js';
 import { createApiClient } from '../session/model-config.js';
 import { DelegateSession } from '../session/session.js';
+import type { DelegateSessionOptions } from '../session/session-options.js';
 import { readTranscript } from '../transcripts/read-transcript.js';
-import { agentCall, isMain } from '../__fixtures__/sim-helpers.js';
+import { agentCall, agentOf, isMain, lastUserBlocks } from '../__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession, waitUntil } from '../__fixtures__/test-session.js';
 
 let current: TestSession | undefined;
@@ -176,5 +180,147 @@ describe('resuming a background agent from its transcript', () => {
     await expect(
       current.session.resumeAgent({ agentId: 'anope', sessionId: 'nowhere' }),
     ).rejects.toThrow(/No metadata for agent anope at .*nowhere/);
+  });
+});
+
+describe('resuming an agent whose tool calls were in flight', () => {
+  /**
+   * A first session whose foreground sub-agent answers with a Read and a Write in one
+   * response and is cut off while the Write waits for approval (its results never reach the
+   * transcript); the file it reads then changes, and a second session resumes the agent.
+   * Returns the tool results of the resumed agent's first request.
+   */
+  async function resumeCutOffAgent(
+    inFlightToolCalls: InFlightToolCalls | undefined,
+    secondSession: Partial<DelegateSessionOptions> = {},
+  ): Promise<{ results: Array<{ content?: unknown; is_error?: boolean }>; written: boolean }> {
+    let asked = false;
+    let answer: ((decision: PermissionDecision) => void) | undefined;
+    let cwd = '';
+    current = await createTestSession({
+      policy: rules([
+        { match: { when: isMain, lastUserText: '<task-notification>' }, reply: 'noted' },
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            agentCall({
+              description: 'edit',
+              prompt: 'Copy notes',
+              subagent_type: 'general-purpose',
+            }),
+          ],
+        },
+        { match: { when: isMain }, reply: 'ok' },
+        {
+          match: { agent: 'general-purpose', lastUserText: 'Continue the task' },
+          reply: 'Copied.',
+        },
+        {
+          match: { agent: 'general-purpose', toolResult: false },
+          reply: () => [
+            { type: 'tool_use', name: 'Read', input: { file_path: join(cwd, 'notes.txt') } },
+            {
+              type: 'tool_use',
+              name: 'Write',
+              input: { file_path: join(cwd, 'copy.txt'), content: 'copied' },
+            },
+          ],
+        },
+      ]),
+      session: {
+        sessionId: 'first-session',
+        askRules: ['Write'],
+        ask: () => {
+          asked = true;
+          return new Promise((resolve) => (answer = resolve));
+        },
+      },
+    });
+    cwd = current.cwd;
+    await writeFile(join(cwd, 'notes.txt'), 'first version');
+    const first = current.session;
+    const events: AgentEvent[] = [];
+    first.events.on((event) => events.push(event));
+    const turn = first.send('copy the notes');
+    expect(await waitUntil(() => asked)).toBe(true);
+    const agentId = events.find((event) => event.type === 'agent.started')!.agentId;
+    await first.flush();
+    // The first session is gone as far as the transcript knows; the file changed since.
+    await writeFile(join(current.cwd, 'notes.txt'), 'second version');
+
+    const second = await DelegateSession.create({
+      cwd: current.cwd,
+      client: createApiClient({ apiKey: 'k', baseURL: current.sim.url }),
+      agentDefinitions: { activeAgents: getBuiltInAgents(), allAgents: getBuiltInAgents() },
+      transcriptDir: current.transcriptDir,
+      sessionId: 'second-session',
+      ...secondSession,
+    });
+    await second.resumeAgent({
+      agentId,
+      sessionId: 'first-session',
+      ...(inFlightToolCalls ? { inFlightToolCalls } : {}),
+    });
+    await second.send('', { waitForBackground: true });
+    await second.flush();
+    second.abort();
+    // The resumed agent's first request (the first session's agent is still held).
+    const resumed = current.sim.journal
+      .filter((entry) => agentOf(entry) === 'general-purpose')
+      .at(-1)!;
+    answer?.({ behavior: 'deny', message: 'test over' });
+    await turn;
+    const written = await readFile(join(current.cwd, 'copy.txt'), 'utf8').then(
+      () => true,
+      () => false,
+    );
+    return {
+      results: lastUserBlocks(resumed).filter((block) => block.type === 'tool_result'),
+      written,
+    };
+  }
+
+  it('with rerun-read-only, runs the Read again and tells the agent the Write was interrupted', async () => {
+    const { results, written } = await resumeCutOffAgent('rerun-read-only');
+    expect(results).toHaveLength(2);
+    expect(JSON.stringify(results[0]!.content)).toContain('second version');
+    expect(results[0]!.is_error).not.toBe(true);
+    expect(JSON.stringify(results[1]!.content)).toContain(
+      'Interrupted: the run stopped before this call finished',
+    );
+    expect(results[1]!.is_error).toBe(true);
+    expect(written).toBe(false);
+  });
+
+  it("runs the Read again under the resuming session's permission rules", async () => {
+    const { results } = await resumeCutOffAgent('rerun-read-only', { denyRules: ['Read'] });
+    expect(results).toHaveLength(2);
+    expect(results[0]!.is_error).toBe(true);
+    expect(JSON.stringify(results[0]!.content)).toMatch(/denied|deny/i);
+    expect(JSON.stringify(results[0]!.content)).not.toContain('version');
+  });
+
+  it('by default, runs nothing again: both calls get the interrupted result', async () => {
+    const { results, written } = await resumeCutOffAgent(undefined);
+    expect(results).toHaveLength(2);
+    for (const result of results) {
+      expect(JSON.stringify(result.content)).toContain(
+        'Interrupted: the run stopped before this call finished',
+      );
+      expect(JSON.stringify(result.content)).not.toContain('version');
+    }
+    expect(written).toBe(false);
+  });
+
+  it('refuses an unknown inFlightToolCalls mode, naming the option', async () => {
+    current = await createTestSession({ policy: rules([], { fallback: 'ok' }) });
+    await expect(
+      current.session.resumeAgent({
+        agentId: 'a1',
+        inFlightToolCalls: 'rerun-all' as InFlightToolCalls,
+      }),
+    ).rejects.toThrow(
+      /inFlightToolCalls must be 'interrupt' or 'rerun-read-only', got "rerun-all"/,
+    );
   });
 });

@@ -19,6 +19,11 @@ import { loadTools } from '../util/load-tools.js';
 import { type AgentRecord, createAgentRecord } from './agent-record.js';
 import { type AgentSpec, parseAgentSpec } from './agent-spec.js';
 import { isCompacted } from './agent-directory.js';
+import {
+  type InFlightToolCalls,
+  checkInFlightToolCalls,
+  settleInFlightToolCalls,
+} from './settle-in-flight-calls.js';
 import { startAgentRun } from './start-agent-run.js';
 
 /** Options of {@link resumeAgentFromTranscript}. */
@@ -29,6 +34,15 @@ export type ResumeAgentOptions = {
   sessionId?: string;
   /** What to tell it (default: a note that its previous run was interrupted). */
   message?: string;
+  /**
+   * What happens to the tool calls that were in flight when its transcript ends with an
+   * assistant message whose calls have no results. `interrupt` (default): each gets a result
+   * saying it was interrupted. `rerun-read-only`: read-only calls (Read, Glob, Grep, a
+   * read-only Bash command; never Agent or task tools, never a call whose input does not
+   * parse) run again with the agent's own tools, permissions and hooks before its next
+   * request, and the others get the interrupted result.
+   */
+  inFlightToolCalls?: InFlightToolCalls;
 };
 
 const INTERRUPTED_NOTE =
@@ -174,15 +188,16 @@ async function rebuildRecord(runtime: AgentRuntime, spec: AgentSpec): Promise<Ag
 
 /**
  * Resumes a sub-agent from its transcript (this session's, or `sessionId`'s in the same
- * transcript directory): its conversation is restored, dangling tool calls are repaired,
- * and it runs on in the background with `message` (or a note that it was interrupted).
- * Its transcript continues under this session; in the session that recorded it, the same
- * file continues without the history written again.
+ * transcript directory): its conversation is restored, the tool calls it left in flight are
+ * settled (`inFlightToolCalls`), and it runs on in the background with `message` (or a note
+ * that it was interrupted). Its transcript continues under this session; in the session that
+ * recorded it, the same file continues without the history written again.
  */
 export async function resumeAgentFromTranscript(
   runtime: AgentRuntime,
   options: ResumeAgentOptions,
 ): Promise<AgentToolOutput> {
+  checkInFlightToolCalls(options.inFlightToolCalls, 'resumeAgent: inFlightToolCalls');
   const store = requireStore(runtime);
   refuseRunning(runtime, options.agentId);
   const source = options.sessionId
@@ -195,6 +210,13 @@ export async function resumeAgentFromTranscript(
   );
   const history = await readHistory(runtime, source, options.agentId);
   const record = await rebuildRecord(runtime, spec);
+  const settled = await settleInFlightToolCalls({
+    messages: history,
+    mode: options.inFlightToolCalls ?? 'interrupt',
+    context: record.context,
+    canUseTool: record.canUseTool,
+    ...(record.toolHooks ? { hooks: record.toolHooks } : {}),
+  });
   const note = createUserMessage({
     content: options.message ?? INTERRUPTED_NOTE,
     agentId: spec.agentId,
@@ -202,7 +224,7 @@ export async function resumeAgentFromTranscript(
   const lastWritten = history.filter((message) => message.type !== 'progress').at(-1);
   if (sameFile && lastWritten) store.continueAfter(options.agentId, lastWritten.uuid);
   return startAgentRun(runtime, record, {
-    newMessages: [...history, note],
+    newMessages: [...history, ...(settled?.messages ?? []), note],
     ...(sameFile ? { alreadyRecorded: history.length } : {}),
   });
 }

@@ -35,6 +35,11 @@ import {
 import { AbortHub } from '../lifecycle/abort-hub.js';
 import { AgentDirectory } from '../lifecycle/agent-directory.js';
 import { type ResumeAgentOptions, resumeAgentFromTranscript } from '../lifecycle/resume-agent.js';
+import {
+  type InFlightToolCalls,
+  type SettledToolCalls,
+  settleInFlightToolCalls,
+} from '../lifecycle/settle-in-flight-calls.js';
 import { createCanUseTool } from '../permissions.js';
 import { type QueryEvent, type QueryOutcome, query } from '../query/query.js';
 import { createSendMessageTool } from '../tasks/send-message-tool.js';
@@ -673,6 +678,30 @@ export class DelegateSession {
    */
   resumeAgent(options: ResumeAgentOptions): Promise<AgentToolOutput> {
     return resumeAgentFromTranscript(this.runtime, options);
+  }
+
+  /**
+   * Settles the main agent's tool calls that were in flight when its conversation was cut
+   * (restored into `messages`, it ends with an assistant message whose calls have no
+   * results), as `resumeAgent` does for a sub-agent: with `rerun-read-only` (default) the
+   * read-only calls run again with the main agent's tools and permissions and the others get
+   * a result saying they were interrupted; with `interrupt` every call gets that result. The
+   * results are added to `messages` and the transcript. Returns the names of the calls run
+   * again and of those interrupted (both empty when nothing was in flight).
+   */
+  async settleInFlightToolCalls(
+    options: { mode?: InFlightToolCalls } = {},
+  ): Promise<SettledToolCalls> {
+    const settled = await settleInFlightToolCalls({
+      messages: this.messages,
+      mode: options.mode ?? 'rerun-read-only',
+      context: this.context,
+      canUseTool: this.canUseTool,
+    });
+    if (!settled) return { rerun: [], interrupted: [] };
+    this.messages.push(...settled.messages);
+    await this.transcript?.append(settled.messages);
+    return { rerun: settled.rerun, interrupted: settled.interrupted };
   }
 
   /** Moves a running foreground agent to the background; false when it cannot be. */

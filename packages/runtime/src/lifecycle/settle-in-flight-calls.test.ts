@@ -1,0 +1,194 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { rules } from '@delegate/api-sim';
+import { getBuiltInAgents } from '@delegate/agent-defs';
+import {
+  type AssistantMessage,
+  type Message,
+  type PermissionDecision,
+  type ToolResultBlock,
+  createUserMessage,
+} from '@delegate/core';
+import { createCanUseTool } from '../permissions.js';
+import { createApiClient } from '../session/model-config.js';
+import { DelegateSession } from '../session/session.js';
+import { readTranscript } from '../transcripts/read-transcript.js';
+import { isMain, lastUserBlocks } from '../__fixtures__/sim-helpers.js';
+import { type TestSession, createTestSession, waitUntil } from '../__fixtures__/test-session.js';
+import {
+  IN_FLIGHT_AGENT_CALL_TEXT,
+  IN_FLIGHT_CALL_TEXT,
+  settleInFlightToolCalls,
+} from './settle-in-flight-calls.js';
+
+let current: TestSession | undefined;
+
+afterEach(async () => {
+  await current?.cleanup();
+  current = undefined;
+});
+
+function assistantWith(calls: Array<{ name: string; input: unknown }>): AssistantMessage {
+  return {
+    type: 'assistant',
+    uuid: 'assistant-1',
+    timestamp: new Date().toISOString(),
+    message: {
+      id: 'msg_1',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      content: calls.map((call, index) => ({
+        type: 'tool_use' as const,
+        id: `toolu_${index}`,
+        name: call.name,
+        input: call.input,
+      })),
+      stop_reason: 'tool_use',
+      usage: { input_tokens: 1, output_tokens: 1 },
+    },
+  };
+}
+
+function textOf(result: ToolResultBlock | undefined): string {
+  return JSON.stringify(result?.content);
+}
+
+describe('settleInFlightToolCalls', () => {
+  it('runs only valid read-only calls again: never an Agent call, never a call whose input does not parse', async () => {
+    current = await createTestSession({ policy: rules([], { fallback: 'ok' }) });
+    await writeFile(join(current.cwd, 'seen.txt'), 'x');
+    const messages: Message[] = [
+      createUserMessage({ content: 'look around' }),
+      assistantWith([
+        { name: 'Agent', input: { description: 'd', prompt: 'p', subagent_type: 'Explore' } },
+        { name: 'Read', input: { path_of_file: 'seen.txt' } },
+        { name: 'Glob', input: { pattern: '*.txt' } },
+      ]),
+    ];
+    const settled = await settleInFlightToolCalls({
+      messages,
+      mode: 'rerun-read-only',
+      context: current.session.context,
+      canUseTool: createCanUseTool(),
+    });
+    expect(settled?.rerun).toEqual(['Glob']);
+    expect(settled?.interrupted).toEqual(['Agent', 'Read']);
+    const [message] = settled!.messages;
+    const results = message.message.content as ToolResultBlock[];
+    // One result per call, in call order.
+    expect(results.map((result) => result.tool_use_id)).toEqual(['toolu_0', 'toolu_1', 'toolu_2']);
+    expect(textOf(results[0])).toContain(JSON.stringify(IN_FLIGHT_AGENT_CALL_TEXT).slice(1, -1));
+    expect(textOf(results[1])).toContain(JSON.stringify(IN_FLIGHT_CALL_TEXT).slice(1, -1));
+    expect(textOf(results[2])).toContain('seen.txt');
+
+    const interruptOnly = await settleInFlightToolCalls({
+      messages,
+      mode: 'interrupt',
+      context: current.session.context,
+      canUseTool: createCanUseTool(),
+    });
+    expect(interruptOnly?.rerun).toEqual([]);
+    expect(interruptOnly?.interrupted).toEqual(['Agent', 'Read', 'Glob']);
+  });
+
+  it("runs a call again through the agent's hooks: a PreToolUse block is its result", async () => {
+    current = await createTestSession({ policy: rules([], { fallback: 'ok' }) });
+    const settled = await settleInFlightToolCalls({
+      messages: [assistantWith([{ name: 'Glob', input: { pattern: '*' } }])],
+      mode: 'rerun-read-only',
+      context: current.session.context,
+      canUseTool: createCanUseTool(),
+      hooks: { beforeToolCall: async (call) => `blocked ${call.toolName} by the hook` },
+    });
+    expect(settled?.rerun).toEqual(['Glob']);
+    expect(textOf(settled!.messages[0].message.content[0] as ToolResultBlock)).toContain(
+      'blocked Glob by the hook',
+    );
+  });
+
+  it('settles nothing when the conversation does not end with tool calls', async () => {
+    current = await createTestSession({ policy: rules([], { fallback: 'ok' }) });
+    const settled = await settleInFlightToolCalls({
+      messages: [createUserMessage({ content: 'hello' })],
+      mode: 'rerun-read-only',
+      context: current.session.context,
+      canUseTool: createCanUseTool(),
+    });
+    expect(settled).toBeUndefined();
+    await expect(current.session.settleInFlightToolCalls()).resolves.toEqual({
+      rerun: [],
+      interrupted: [],
+    });
+  });
+});
+
+describe('session.settleInFlightToolCalls', () => {
+  it("runs the main agent's in-flight Read again after a restart and reports its Write as interrupted", async () => {
+    let asked = false;
+    let answer: ((decision: PermissionDecision) => void) | undefined;
+    let cwd = '';
+    current = await createTestSession({
+      policy: rules([
+        { match: { when: isMain, toolResult: 'Read' }, reply: 'Read it.' },
+        {
+          match: { when: isMain, toolResult: false },
+          reply: () => [
+            { type: 'tool_use', name: 'Read', input: { file_path: join(cwd, 'notes.txt') } },
+            {
+              type: 'tool_use',
+              name: 'Write',
+              input: { file_path: join(cwd, 'copy.txt'), content: 'copied' },
+            },
+          ],
+        },
+      ]),
+      session: {
+        sessionId: 'main-session',
+        askRules: ['Write'],
+        ask: () => {
+          asked = true;
+          return new Promise((resolve) => (answer = resolve));
+        },
+      },
+    });
+    cwd = current.cwd;
+    await writeFile(join(cwd, 'notes.txt'), 'first version');
+    const turn = current.session.send('copy the notes');
+    expect(await waitUntil(() => asked)).toBe(true);
+    await current.session.flush();
+    await writeFile(join(cwd, 'notes.txt'), 'second version');
+
+    // A new process picks the session up from its transcript (as the server does).
+    const again = await DelegateSession.create({
+      cwd,
+      client: createApiClient({ apiKey: 'k', baseURL: current.sim.url }),
+      agentDefinitions: { activeAgents: getBuiltInAgents(), allAgents: getBuiltInAgents() },
+      transcriptDir: current.transcriptDir,
+      sessionId: 'main-session',
+    });
+    const transcriptPath = again.transcript!.sessionPath();
+    for (const entry of await readTranscript(transcriptPath)) {
+      const { sessionId: _s, parentUuid: _p, isSidechain: _i, parentAgentId: _a, ...rest } = entry;
+      again.messages.push(rest as Message);
+    }
+    const settled = await again.settleInFlightToolCalls();
+    expect(settled).toEqual({ rerun: ['Read'], interrupted: ['Write'] });
+    const { text } = await again.send('');
+    await again.flush();
+    expect(text).toBe('Read it.');
+    const request = current.sim.journal
+      .filter((entry) => entry.headers['x-delegate-agent'] === undefined)
+      .at(-1)!;
+    const results = lastUserBlocks(request).filter((block) => block.type === 'tool_result');
+    expect(JSON.stringify(results[0]?.content)).toContain('second version');
+    expect(JSON.stringify(results[1]?.content)).toContain('Interrupted: the run stopped');
+    // The results are in the transcript, so a later restart does not settle them again.
+    const entries = await readTranscript(transcriptPath);
+    expect(JSON.stringify(entries)).toContain('second version');
+    again.abort();
+    answer?.({ behavior: 'deny', message: 'test over' });
+    await turn;
+    await expect(readFile(join(cwd, 'copy.txt'), 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+});
