@@ -40,7 +40,11 @@ export { TaskRegistry } from './tasks/task-registry.js';
 export type { TaskOutcome, TaskPatch } from './tasks/task-registry.js';
 export { TranscriptStore } from './transcripts/transcript-store.js';
 export type { TranscriptEntry } from './transcripts/transcript-store.js';
-export type { QueuedNotification, TaskSnapshot } from './transcripts/queued-notification.js';
+export type {
+  EndedTaskStatus,
+  QueuedNotification,
+  TaskSnapshot,
+} from './transcripts/queued-notification.js';
 export { readTranscript } from './transcripts/read-transcript.js';
 export type { ReadTranscriptOptions } from './transcripts/read-transcript.js';
 export {

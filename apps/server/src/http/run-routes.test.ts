@@ -334,6 +334,35 @@ describe('run routes', () => {
       expect(JSON.stringify(main[0]!.body).split('<task-notification>\\ntask-id:')).toHaveLength(2);
     });
 
+    it('does not resume an agent whose notification was recorded when the store still says it was working', async () => {
+      const id = await start({ prompt: 'scenario:notify-resume' });
+      await waitForRun(test, id, (run) =>
+        run.agents.some(
+          (agent) => agent.agentType === 'general-purpose' && agent.status === 'completed',
+        ),
+      );
+      await test.api(`/v1/runs/${id}/cancel`, { method: 'POST' });
+      expect((await waitForRun(test, id, ended)).status).toBe('cancelled');
+      // A worker that died between writing the notification and storing the agent's end
+      // leaves the agent interrupted in the store; the transcript knows it had finished.
+      const agents = await test.server.store.listAgents(id);
+      const worker = agents.find((agent) => agent.agentType === 'general-purpose')!;
+      expect(worker.taskId).toBeTruthy();
+      await test.server.store.upsertAgent({ ...worker, status: 'interrupted', endedAt: null });
+      const before = test.sim.journal.entries.length;
+      expect((await test.api(`/v1/runs/${id}/resume`, { method: 'POST' })).status).toBe(202);
+      const after = await waitForRun(test, id, (value) => value.status === 'completed');
+      expect(after.result).toBe('Main heard 1 notification(s).');
+      // Not resumed: no request of the agent, and it ends as it did.
+      const requests = test.sim.journal.entries.slice(before);
+      expect(requests.filter((entry) => entry.headers['x-delegate-agent'] !== undefined)).toEqual(
+        [],
+      );
+      expect(after.agents.find((agent) => agent.agentId === worker.agentId)?.status).toBe(
+        'completed',
+      );
+    });
+
     it('cancels a queued run before it starts', async () => {
       const local = await startTestServer({
         policy: scenarioPolicy(gates),

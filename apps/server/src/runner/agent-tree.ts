@@ -163,6 +163,36 @@ export class AgentTree {
     return change;
   }
 
+  /**
+   * Ends one interrupted agent with how its task ended (`killed`: `cancelled`): it had
+   * finished before its worker stopped (its notification is in the main transcript), so it
+   * is not resumed.
+   */
+  settleFinished(agentId: string, ended: 'completed' | 'failed' | 'killed'): TreeChange {
+    const status: AgentStatus = ended === 'killed' ? 'cancelled' : ended;
+    const agent = this.agents.get(agentId);
+    if (!agent || agent.status !== 'interrupted') return { agents: [], events: [] };
+    const updated: AgentRecord = {
+      ...this.withUsage(agent),
+      status,
+      currentTool: null,
+      endedAt: agent.endedAt ?? now(),
+      error: status === 'completed' ? null : agent.error,
+    };
+    this.store(updated);
+    return {
+      agents: [updated],
+      events: [
+        {
+          type: 'agent.status',
+          agentId,
+          status,
+          ...(updated.error ? { error: updated.error } : {}),
+        },
+      ],
+    };
+  }
+
   private applyMainResponse(event: Extract<RunnerEvent, { kind: 'main.response' }>): TreeChange {
     const ledger = this.ledger(MAIN_AGENT_ID);
     ledger.settle(event.usage);

@@ -297,7 +297,11 @@ export class RunExecutor {
         // every agent of the tree run again; the other calls are reported interrupted.
         const afterTakeover = input.kind === 'resume' && input.original !== undefined;
         if (afterTakeover) await this.settleInFlightCalls(run.id, runner);
-        if (input.kind === 'resume') await this.resumeAgents(runner, tree, { afterTakeover });
+        if (input.kind === 'resume')
+          await this.resumeAgents(runner, tree, {
+            afterTakeover,
+            onChange: (change) => this.record(run.id, active, change),
+          });
         const turn = await runner.runTurn(turnText(run, input, runner));
         return this.endOf(active, turn);
       } finally {
@@ -372,12 +376,19 @@ export class RunExecutor {
   private async resumeAgents(
     runner: SessionRunner,
     tree: AgentTree,
-    options: { afterTakeover: boolean },
+    options: { afterTakeover: boolean; onChange: (change: TreeChange) => void },
   ): Promise<void> {
     for (const agent of tree.list()) {
       if (agent.agentId === MAIN_AGENT_ID || agent.status !== 'interrupted') continue;
+      // It finished, and its notification is in the main transcript, before its worker
+      // stopped (the store had not caught up): resumed, it would report a second time.
+      const ended = agent.taskId ? runner.notifiedTaskStatus(agent.taskId) : undefined;
+      if (ended) {
+        options.onChange(tree.settleFinished(agent.agentId, ended));
+        continue;
+      }
       try {
-        await runner.resumeAgent(agent.agentId, options);
+        await runner.resumeAgent(agent.agentId, { afterTakeover: options.afterTakeover });
       } catch (error) {
         this.logger.warn(
           { agentId: agent.agentId, err: errorMessage(error) },

@@ -238,6 +238,15 @@ export class SessionRunner {
     });
   }
 
+  /**
+   * How the agent task `taskId` ended, when its notification reached the main agent's
+   * transcript (delivered or queued): such an agent had finished before its worker stopped,
+   * even if the store still says running, and resuming it would make it report twice.
+   */
+  notifiedTaskStatus(taskId: string): 'completed' | 'failed' | 'killed' | undefined {
+    return this.session.notifiedTaskStatus(taskId);
+  }
+
   /** Stops a running sub-agent; false when it is not running. */
   stopAgent(agentId: string): boolean {
     const taskId = this.taskOfAgent.get(agentId);

@@ -47,6 +47,7 @@ import { createTaskOutputTool, createTaskStopTool } from '../tasks/task-tools.js
 import { TaskRegistry } from '../tasks/task-registry.js';
 import { trackShellTasks } from '../tasks/track-shell-tasks.js';
 import {
+  type EndedTaskStatus,
   queuedNotificationEntry,
   restoreSessionTranscript,
 } from '../transcripts/queued-notification.js';
@@ -300,7 +301,7 @@ export class DelegateSession {
   private readonly canUseTool: CanUseTool;
   private readonly cacheSafeParams = createCacheSafeParamsSlot();
   private lastAgentList: string | undefined;
-  private readonly restoredNotified = new Set<string>();
+  private readonly restoredNotified = new Map<string, EndedTaskStatus>();
 
   private constructor(runtime: AgentRuntime, options: ValidatedSessionOptions) {
     this.runtime = runtime;
@@ -427,17 +428,20 @@ export class DelegateSession {
     this.messages.push(...restored.messages);
     if (restored.lastUuid) transcript.continueSessionAfter(restored.lastUuid);
     this.tasks.restoreQueued(restored.pendingNotifications);
-    for (const taskId of restored.notifiedTaskIds) this.restoredNotified.add(taskId);
+    for (const [taskId, status] of restored.notifiedTasks)
+      this.restoredNotified.set(taskId, status);
   }
 
   /**
-   * True when a notification about task `taskId` was queued for the main agent, in this
-   * process or (for a session created with `resume`) in the transcript it picked up: the
-   * task had finished and the main agent was told, or will be with its next turn. A host
+   * How task `taskId` ended, when a notification about it was queued for the main agent, in
+   * this process or (for a session created with `resume`) in the transcript it picked up:
+   * the main agent was told, or will be with its next turn. Undefined otherwise. A host
    * resuming interrupted agents after a crash skips these, so none of them reports twice.
    */
-  hasNotified(taskId: string): boolean {
-    return this.restoredNotified.has(taskId) || this.tasks.get(taskId)?.notification !== undefined;
+  notifiedTaskStatus(taskId: string): EndedTaskStatus | undefined {
+    const task = this.tasks.get(taskId);
+    if (task?.notification && task.status !== 'running') return task.status;
+    return this.restoredNotified.get(taskId);
   }
 
   /** The session's id (its transcript file is `<transcriptDir>/<sessionId>.jsonl`). */

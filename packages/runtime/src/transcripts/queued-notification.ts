@@ -82,9 +82,26 @@ export type RestoredSession = {
   pendingNotifications: QueuedNotification[];
   /** Uuid of the last line the chain continues from (progress lines are not part of it). */
   lastUuid: string | undefined;
-  /** Every task with a recorded notification, delivered or not: those tasks had finished. */
-  notifiedTaskIds: Set<string>;
+  /** Every task with a recorded notification, delivered or not (those tasks had ended), and how it ended. */
+  notifiedTasks: Map<string, EndedTaskStatus>;
 };
+
+/** How a task that notified ended. */
+export type EndedTaskStatus = 'completed' | 'failed' | 'killed';
+
+// The notification's own `status:` line (fields are escaped, so no other line starts so).
+const STATUS_LINE = /\nstatus: (completed|failed|killed)\n/;
+
+function endedStatusOf(record: QueuedNotification): EndedTaskStatus {
+  const status = record.task?.status;
+  if (status === 'completed' || status === 'failed' || status === 'killed') return status;
+  const content = record.message.message.content;
+  const text =
+    typeof content === 'string'
+      ? content
+      : content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
+  return (STATUS_LINE.exec(text)?.[1] as EndedTaskStatus | undefined) ?? 'completed';
+}
 
 /**
  * Splits a main transcript into the conversation and the notifications still owed to the
@@ -125,6 +142,8 @@ export function restoreSessionTranscript(
       (record) => !delivered.has(record.message.uuid),
     ),
     lastUuid: entries.filter((entry) => entry.type !== 'progress').at(-1)?.uuid,
-    notifiedTaskIds: new Set([...queued.values()].map((record) => record.taskId)),
+    notifiedTasks: new Map(
+      [...queued.values()].map((record) => [record.taskId, endedStatusOf(record)]),
+    ),
   };
 }
