@@ -297,4 +297,47 @@ describe('the interactive session and background work', () => {
     );
     expect(code).toBe('0');
   });
+  it('delivers, in the session that goes on after Ctrl-C, a notification the stop left undelivered', async () => {
+    expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
+    const seconds = `26.${String(process.pid).padStart(5, '0')}`;
+    const exitFile = join(scratch.root, 'exit-code');
+    const command = [
+      `cd ${JSON.stringify(scratch.project)}`,
+      `HOME=${JSON.stringify(scratch.home)} ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI_BIN)} --sim ${JSON.stringify(policy('background'))} --allowed-tools 'Bash(sleep:*)'`,
+      `echo $? > ${JSON.stringify(exitFile)}`,
+      'sleep 60',
+    ].join('; ');
+    tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '50', command);
+    const screen = () => tmux('capture-pane', '-t', session, '-p');
+    await waitFor('the prompt', () =>
+      screen().includes('/help lists commands') ? true : undefined,
+    );
+    tmux('send-keys', '-t', session, 'bg 0.5', 'Enter');
+    await waitFor('the Agent call to return', () =>
+      screen().includes('main agent: the Agent call returned') ? true : undefined,
+    );
+    // The main agent waits on a foreground agent while the background one ends: its
+    // notification is queued for the main agent's next request, which Ctrl-C prevents.
+    tmux('send-keys', '-t', session, `fg ${seconds}`, 'Enter');
+    await waitFor(
+      'the sleeping foreground agent',
+      () => processesWith(`sleep ${seconds}`).length > 0 || undefined,
+    );
+    await waitFor('the background agent to end', () =>
+      screen().includes('background general-purpose "bg job" finished') ? true : undefined,
+    );
+    expect(screen()).not.toContain('notified: completed');
+    tmux('send-keys', '-t', session, 'C-c');
+    await waitFor('the stopped turn', () => (screen().includes('interrupted') ? true : undefined));
+    // The session that goes on picks the notification up from the transcript: it starts a turn.
+    await waitFor('the turn the owed notification started', () =>
+      screen().includes('notified: completed') ? true : undefined,
+    );
+    expect(screen().split('notified: completed')).toHaveLength(2);
+    tmux('send-keys', '-t', session, '/exit', 'Enter');
+    const code = await waitFor('the session to end', () =>
+      existsSync(exitFile) ? readFileSync(exitFile, 'utf8').trim() : undefined,
+    );
+    expect(code).toBe('0');
+  });
 });

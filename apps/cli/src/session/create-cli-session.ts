@@ -9,6 +9,8 @@ import {
 } from '@delegate/core';
 import type { DelegateSession, DelegateSessionOptions } from '@delegate/runtime';
 import type { McpManager } from '@delegate/tools';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { UsageError } from '../exit-codes.js';
 import { loadTools } from '../load-tools.js';
 import type { EffectiveConfig } from '../settings/resolve-config.js';
@@ -217,10 +219,21 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
     options.agent === undefined
       ? undefined
       : findMainAgent(options.agent, definitions.activeAgents);
-  const history = options.continueFrom ? [...options.continueFrom.messages] : [];
   // A resumed session reads its conversation and its undelivered notifications back itself.
-  const resume = options.continueFrom ? undefined : options.resume;
-  if (resume !== undefined) checkResume(config.transcriptDir.value, resume);
+  // So does the fresh session that goes on after Ctrl-C stopped a turn, when its transcript
+  // exists: notifications the stop left undelivered are owed to it too.
+  const continued = options.continueFrom;
+  const continueFromTranscript =
+    continued !== undefined &&
+    config.transcriptDir.value !== false &&
+    existsSync(join(config.transcriptDir.value, `${continued.sessionId}.jsonl`));
+  const history = continued && !continueFromTranscript ? [...continued.messages] : [];
+  const resume = continued
+    ? continueFromTranscript
+      ? continued.sessionId
+      : undefined
+    : options.resume;
+  if (resume !== undefined && !continued) checkResume(config.transcriptDir.value, resume);
   const sessionId = options.continueFrom?.sessionId ?? options.resume ?? createUuid();
   const api = await connectApi(options);
   let mcp: McpManager | undefined;
