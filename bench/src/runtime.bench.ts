@@ -2,7 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { PerformanceObserver, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { fileURLToPath } from 'node:url';
@@ -54,24 +54,73 @@ function round(value: number, digits = 3): number {
   return Math.round(value * scale) / scale;
 }
 
-/** One query loop of `turns` tool turns: the time of each turn, and the bodies it sent. */
-async function timeLoop(
-  turns: number,
-  cwd: string,
-): Promise<{ turnMs: number[]; bodies: Anthropic.MessageCreateParamsStreaming[] }> {
-  const sim = await startSim({
-    policy: rules([
-      { match: { when: (request) => request.turnIndex >= turns }, reply: 'finished' },
-      {
-        match: {},
-        reply: (request) => [{ type: 'tool_use', name: 'Noop', input: { n: request.turnIndex } }],
-      },
-    ]),
+/** A script of `turns` Noop tool calls, then a closing text. */
+function loopPolicy(turns: number) {
+  return rules([
+    { match: { when: (request) => request.turnIndex >= turns }, reply: 'finished' },
+    {
+      match: {},
+      reply: (request) => [{ type: 'tool_use', name: 'Noop', input: { n: request.turnIndex } }],
+    },
+  ]);
+}
+
+let youngGc: ((options: { type: 'minor'; execution: 'sync' }) => void) | undefined;
+
+/** A scavenge now (V8's `gc({ type: 'minor' })`, exposed on first use). */
+function collectYoungGeneration(): void {
+  if (!youngGc) {
+    setFlagsFromString('--expose-gc');
+    youngGc = runInNewContext('gc') as typeof youngGc;
+  }
+  youngGc!({ type: 'minor', execution: 'sync' });
+}
+
+/** Time of one turn of each side, in milliseconds, and the GC pauses inside it. */
+type PairedTurns = { loopMs: number[]; rawMs: number[]; loopGcMs: number[]; rawGcMs: number[] };
+
+/** Milliseconds of `pauses` (start, end) that fall inside `window` (start, end). */
+function pausedWithin(window: readonly [number, number], pauses: ReadonlyArray<[number, number]>) {
+  let paused = 0;
+  for (const [start, end] of pauses)
+    paused += Math.max(0, Math.min(end, window[1]) - Math.max(start, window[0]));
+  return paused;
+}
+
+/**
+ * One query loop of `turns` tool turns, each turn paired with the same request sent straight
+ * through the SDK to a second simulator right after it (interleaved, so both sides of a pair
+ * run under the same machine load). A loop turn runs from resuming the loop after one
+ * request started to the next request starting; the replay is timed while the loop waits.
+ * Both simulators see the same requests in the same order, so their prompt caches (and their
+ * work per request) match. Their journals are cleared every turn: they would otherwise keep
+ * every body (O(turns²) memory), and the garbage collector's time would grow with it.
+ */
+async function timePairedTurns(turns: number, cwd: string): Promise<PairedTurns> {
+  const sim = await startSim({ policy: loopPolicy(turns) });
+  const replay = await startSim({ policy: loopPolicy(turns) });
+  const pauses: Array<[number, number]> = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries())
+      pauses.push([entry.startTime, entry.startTime + entry.duration]);
   });
+  observer.observe({ entryTypes: ['gc'] });
   try {
     const client = createApiClient({ apiKey: 'bench', baseURL: sim.url });
+    const rawClient = createApiClient({ apiKey: 'bench', baseURL: replay.url });
     const context = createRootToolUseContext({ cwd, tools: [noop], model: 'claude-sonnet-5-5' });
-    const starts: number[] = [];
+    const loopWindows: Array<[number, number]> = [];
+    const rawWindows: Array<[number, number]> = [];
+    const sendRaw = async (body: Anthropic.MessageCreateParamsStreaming): Promise<void> => {
+      const start = performance.now();
+      const stream = await rawClient.messages.create({ ...body, stream: true });
+      for await (const _event of stream) {
+        // drain
+      }
+      rawWindows.push([start, performance.now()]);
+    };
+    let previous: Anthropic.MessageCreateParamsStreaming | undefined;
+    let resumedAt = 0;
     for await (const event of query({
       client,
       messages: [createUserMessage({ content: 'loop' })],
@@ -80,75 +129,83 @@ async function timeLoop(
       canUseTool: createCanUseTool(),
       querySource: 'bench',
     })) {
-      if (event.type === 'stream_request_start') starts.push(now());
-    }
-    starts.push(now());
-    const bodies = sim.journal.entries.map(
-      (entry) => entry.body as Anthropic.MessageCreateParamsStreaming,
-    );
-    return { turnMs: starts.slice(1).map((end, index) => end - starts[index]!), bodies };
-  } finally {
-    await sim.close();
-  }
-}
-
-/** The same requests sent straight through the SDK and drained: the time of each. */
-async function timeRaw(
-  bodies: readonly Anthropic.MessageCreateParamsStreaming[],
-): Promise<number[]> {
-  // A fresh simulator with the same script sees the same requests in the same order, so its
-  // prompt cache (and so its work per request) matches the loop's.
-  const replay = await startSim({
-    policy: rules([
-      { match: { when: (request) => request.turnIndex >= bodies.length - 1 }, reply: 'finished' },
-      {
-        match: {},
-        reply: (request) => [{ type: 'tool_use', name: 'Noop', input: { n: request.turnIndex } }],
-      },
-    ]),
-  });
-  try {
-    const client = createApiClient({ apiKey: 'bench', baseURL: replay.url });
-    const times: number[] = [];
-    for (const body of bodies) {
-      const start = now();
-      const stream = await client.messages.create({ ...body, stream: true });
-      for await (const _event of stream) {
-        // drain
+      if (event.type !== 'stream_request_start') continue;
+      const at = performance.now();
+      if (previous) {
+        loopWindows.push([resumedAt, at]);
+        await sendRaw(previous);
       }
-      times.push(now() - start);
+      previous = event.request;
+      sim.journal.clear();
+      replay.journal.clear();
+      // Each pair starts with an empty young generation, so the scavenges that the
+      // history-sized garbage of the simulator and the SDK forces do not lock onto one side.
+      collectYoungGeneration();
+      resumedAt = performance.now();
     }
-    return times;
+    loopWindows.push([resumedAt, performance.now()]);
+    if (previous) await sendRaw(previous);
+    // GC entries are delivered asynchronously: let the last ones arrive.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const duration = ([start, end]: [number, number]): number => end - start;
+    return {
+      loopMs: loopWindows.map(duration),
+      rawMs: rawWindows.map(duration),
+      loopGcMs: loopWindows.map((window) => pausedWithin(window, pauses)),
+      rawGcMs: rawWindows.map((window) => pausedWithin(window, pauses)),
+    };
   } finally {
+    observer.disconnect();
+    await sim.close();
     await replay.close();
   }
 }
 
+function mean(values: readonly number[]): number {
+  return values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length;
+}
+
 /**
  * The runtime's own cost per turn: the query loop's time per turn minus the time the same
- * request takes when sent straight through the SDK and drained, paired turn by turn. A
- * warm-up round of both runs first, so neither side pays for the JIT.
+ * request takes when sent straight through the SDK and drained, paired turn by turn and
+ * interleaved, after a warm-up round. Garbage-collection pauses are taken out of both sides
+ * and reported on their own: the simulator and the SDK allocate in proportion to the
+ * history on every request, so at 600 turns a pair holds several milliseconds of GC, and
+ * which side of the pair a pause lands on is chance (it decided the sign of the growth).
  */
 export async function loopOverhead(turns: number): Promise<BenchResult> {
   const cwd = await mkdtemp(join(tmpdir(), 'delegate-bench-'));
   try {
-    const warm = await timeLoop(Math.min(turns, 40), cwd);
-    await timeRaw(warm.bodies);
-    const loop = await timeLoop(turns, cwd);
-    const raw = await timeRaw(loop.bodies);
-    const overhead = loop.turnMs.map((turn, index) => turn - (raw[index] ?? 0));
-    const tenth = Math.max(1, Math.floor(overhead.length / 10));
-    const from = Math.min(10, Math.max(0, overhead.length - tenth));
-    const early = overhead.slice(from, from + tenth);
-    const late = overhead.slice(-tenth);
+    await timePairedTurns(Math.min(turns, 40), cwd);
+    const paired = await timePairedTurns(turns, cwd);
+    const count = Math.min(paired.loopMs.length, paired.rawMs.length);
+    const withoutGc = (times: number[], gc: number[]): number[] =>
+      times.slice(0, count).map((time, index) => time - (gc[index] ?? 0));
+    const loop = withoutGc(paired.loopMs, paired.loopGcMs);
+    const raw = withoutGc(paired.rawMs, paired.rawGcMs);
+    const overhead = loop.map((turn, index) => turn - raw[index]!);
+    const overheadWithGc = paired.loopMs
+      .slice(0, count)
+      .map((turn, index) => turn - paired.rawMs[index]!);
+    const tenth = Math.max(1, Math.floor(count / 10));
+    const from = Math.min(10, Math.max(0, count - tenth));
+    const early = <T>(values: readonly T[]): T[] => values.slice(from, from + tenth);
+    const late = <T>(values: readonly T[]): T[] => values.slice(count - tenth, count);
     const metrics = {
       overheadMsPerTurnP50: round(median(overhead)),
       overheadMsPerTurnP99: round(percentile(overhead, 0.99)),
-      overheadMsTurns10OnP50: round(median(early)),
-      overheadMsLastTenthP50: round(median(late)),
-      growthMsLastTenthMinusTurns10On: round(median(late) - median(early)),
-      loopMsPerTurnP50: round(median(loop.turnMs)),
-      rawSdkMsPerTurnP50: round(median(raw)),
+      overheadMsTurns10OnP50: round(median(early(overhead))),
+      overheadMsLastTenthP50: round(median(late(overhead))),
+      growthMsLastTenthMinusTurns10On: round(median(late(overhead)) - median(early(overhead))),
+      growthWithGcMsLastTenthMinusTurns10On: round(
+        median(late(overheadWithGc)) - median(early(overheadWithGc)),
+      ),
+      gcMsPerPairTurns10On: round(mean(early(paired.loopGcMs)) + mean(early(paired.rawGcMs))),
+      gcMsPerPairLastTenth: round(mean(late(paired.loopGcMs)) + mean(late(paired.rawGcMs))),
+      gcMsPerLoopTurnLastTenth: round(mean(late(paired.loopGcMs))),
+      gcMsPerRawTurnLastTenth: round(mean(late(paired.rawGcMs))),
+      loopMsPerTurnP50: round(median(paired.loopMs)),
+      rawSdkMsPerTurnP50: round(median(paired.rawMs)),
     };
     const targets: BenchTarget[] = [];
     if (turns === 40) targets.push(checkTarget(metrics, 'overheadMsPerTurnP50', '<=', 1));
@@ -156,10 +213,10 @@ export async function loopOverhead(turns: number): Promise<BenchResult> {
     return {
       name: `runtime: per-turn overhead of query over a raw-SDK loop, ${turns} tool turns`,
       metrics,
-      conditions: `api-sim on loopback in the same process, zero model latency, ${turns} turns of one Noop tool call each, after a warm-up round; overhead = loop turn time minus the same request body sent and drained through the SDK, paired per turn; growth = median of the last tenth minus median of the tenth from turn 10 on`,
+      conditions: `api-sim on loopback in the same process, zero model latency, ${turns} turns of one Noop tool call each, after a warm-up round; overhead = loop turn time minus the same request body sent and drained through the SDK to a second simulator right after it (interleaved pairs), GC pauses taken out of both sides (reported as gcMs*); growth = median of the last tenth minus median of the tenth from turn 10 on`,
       targets,
       notes: {
-        requests: loop.bodies.length,
+        requests: count,
         targets: 'p50 <= 1 ms at 40 turns, <= 1.5 ms at 600 turns, flat (last tenth ~ turns 10 on)',
         reference: 'Claude Code adds 44-46 ms per turn (issue 17)',
       },
