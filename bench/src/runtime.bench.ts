@@ -226,6 +226,152 @@ export async function loopOverhead(turns: number): Promise<BenchResult> {
   }
 }
 
+/** The stream of one canned response: a Noop call, or `finished` once `turns` calls were made. */
+function cannedStream(turn: number, turns: number): string {
+  const event = (type: string, data: object) =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  const usage = { input_tokens: 10, output_tokens: 5 };
+  const last = turn >= turns;
+  return [
+    event('message_start', {
+      message: {
+        id: `msg_${turn}`,
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-5-5',
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage,
+      },
+    }),
+    last
+      ? event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } })
+      : event('content_block_start', {
+          index: 0,
+          content_block: { type: 'tool_use', id: `toolu_${turn}`, name: 'Noop', input: {} },
+        }),
+    last
+      ? event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'finished' } })
+      : event('content_block_delta', {
+          index: 0,
+          delta: { type: 'input_json_delta', partial_json: `{"n":${turn}}` },
+        }),
+    event('content_block_stop', { index: 0 }),
+    event('message_delta', {
+      delta: { stop_reason: last ? 'end_turn' : 'tool_use', stop_sequence: null },
+      usage: { output_tokens: 5 },
+    }),
+    event('message_stop', {}),
+  ].join('');
+}
+
+/** An SDK client whose fetch answers at once from `cannedStream` (no server, no simulator). */
+function cannedClient(turns: number): Anthropic {
+  return new Anthropic({
+    apiKey: 'bench',
+    baseURL: 'http://127.0.0.1:9',
+    maxRetries: 0,
+    fetch: async (_url, init) => {
+      const body = JSON.parse(String(init?.body)) as { messages: Array<{ role: string }> };
+      const turn = body.messages.filter((message) => message.role === 'assistant').length;
+      return new Response(cannedStream(turn, turns), {
+        status: 200,
+        headers: { 'content-type': 'text/event-stream', 'request-id': `req_${turn}` },
+      });
+    },
+  });
+}
+
+/**
+ * The same pairing as `loopOverhead` without a server: the SDK's fetch answers from canned
+ * streams, so each side's time is the SDK's work (serializing the body, which grows with the
+ * history, and parsing the stream) plus, on the loop side, the runtime's. Without the
+ * simulator's per-request work (hashing every block) the runtime's share is resolved to tens
+ * of microseconds; GC pauses are taken out of both sides.
+ */
+export async function sdkOnlyOverhead(turns: number): Promise<BenchResult> {
+  const cwd = await mkdtemp(join(tmpdir(), 'delegate-bench-'));
+  const pauses: Array<[number, number]> = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries())
+      pauses.push([entry.startTime, entry.startTime + entry.duration]);
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  const round1 = async (): Promise<{ loopMs: number[]; rawMs: number[] }> => {
+    const rawClient = cannedClient(turns);
+    const loopWindows: Array<[number, number]> = [];
+    const rawWindows: Array<[number, number]> = [];
+    const sendRaw = async (body: Anthropic.MessageCreateParamsStreaming): Promise<void> => {
+      const start = performance.now();
+      const stream = await rawClient.messages.create({ ...body, stream: true });
+      for await (const _event of stream) {
+        // drain
+      }
+      rawWindows.push([start, performance.now()]);
+    };
+    let previous: Anthropic.MessageCreateParamsStreaming | undefined;
+    let resumedAt = 0;
+    for await (const event of query({
+      client: cannedClient(turns),
+      messages: [createUserMessage({ content: 'loop' })],
+      systemPrompt: ['You loop.'],
+      toolUseContext: createRootToolUseContext({
+        cwd,
+        tools: [noop],
+        model: 'claude-sonnet-5-5',
+      }),
+      canUseTool: createCanUseTool(),
+      querySource: 'bench',
+    })) {
+      if (event.type !== 'stream_request_start') continue;
+      const at = performance.now();
+      if (previous) {
+        loopWindows.push([resumedAt, at]);
+        await sendRaw(previous);
+      }
+      previous = event.request;
+      resumedAt = performance.now();
+    }
+    loopWindows.push([resumedAt, performance.now()]);
+    if (previous) await sendRaw(previous);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const net = (window: [number, number]): number =>
+      window[1] - window[0] - pausedWithin(window, pauses);
+    return { loopMs: loopWindows.map(net), rawMs: rawWindows.map(net) };
+  };
+  try {
+    await round1();
+    const { loopMs, rawMs } = await round1();
+    const count = Math.min(loopMs.length, rawMs.length);
+    const overhead = loopMs.slice(0, count).map((turn, index) => turn - rawMs[index]!);
+    const tenth = Math.max(1, Math.floor(count / 10));
+    const from = Math.min(10, Math.max(0, count - tenth));
+    const early = <T>(values: readonly T[]): T[] => values.slice(from, from + tenth);
+    const late = <T>(values: readonly T[]): T[] => values.slice(count - tenth, count);
+    return {
+      name: `runtime: per-turn overhead of query over the SDK alone (canned responses, no server), ${turns} tool turns`,
+      metrics: {
+        overheadMsPerTurnP50: round(median(overhead)),
+        overheadMsTurns10OnP50: round(median(early(overhead))),
+        overheadMsLastTenthP50: round(median(late(overhead))),
+        growthMsLastTenthMinusTurns10On: round(median(late(overhead)) - median(early(overhead))),
+        sdkMsPerRequestTurns10OnP50: round(median(early(rawMs))),
+        sdkMsPerRequestLastTenthP50: round(median(late(rawMs))),
+      },
+      conditions: `the real SDK with a fetch that answers at once from canned streams (no HTTP, no simulator), ${turns} turns of one Noop tool call each, after a warm-up round; overhead = loop turn time minus the same request body sent and drained through the SDK right after it (interleaved pairs), GC pauses taken out of both sides; growth as above`,
+      notes: {
+        requests: count,
+        reading:
+          "the SDK's own time per request grows with the history (it serializes the whole body); the overhead should not",
+      },
+    };
+  } finally {
+    observer.disconnect();
+    await rm(cwd, { recursive: true, force: true });
+  }
+}
+
 /**
  * The runtime's own per-turn work, without the SDK or a server: adding a turn's two messages
  * to the conversation and building the next request, at the start and at the end of a long
@@ -728,6 +874,7 @@ export default async function bench(options: { quick?: boolean } = {}): Promise<
   const QUICK = options.quick ?? QUICK_FROM_ENV;
   const results: BenchResult[] = [];
   for (const turns of QUICK ? [5] : [40, 200, 600]) results.push(await loopOverhead(turns));
+  results.push(await sdkOnlyOverhead(QUICK ? 5 : 600));
   results.push(await requestBuilding(QUICK ? 20 : 600));
   results.push(await budgetBookkeeping(QUICK ? 10 : 1_000, QUICK ? 1_000 : 100_000));
   results.push(await spawnOverhead(QUICK ? 3 : 200));
