@@ -44,7 +44,7 @@ for (const file of files) {
       const missed = (result.targets ?? []).filter((target) => !target.met);
       const verdict =
         result.targets && result.targets.length > 0
-          ? ` [targets: ${result.targets.length - missed.length}/${result.targets.length} met${missed.length > 0 ? `; missed ${missed.map((target) => `${target.metric} ${target.value} (${target.target})`).join(', ')}` : ''}]`
+          ? ` [targets: ${result.targets.length - missed.length}/${result.targets.length} met${missed.length > 0 ? `; missed ${missed.map((target) => `${target.metric} ${target.value} (${target.target}${target.reachable === false ? `; unreachable here, best possible ${target.bestPossible}` : ''})`).join(', ')}` : ''}]`
           : '';
       process.stdout.write(`  ${result.name}: ${JSON.stringify(result.metrics)}${verdict}\n`);
       report.results.push(result);

@@ -22,7 +22,7 @@ import {
   messageTokens,
   smallFiles,
 } from './fork-cache.bench.js';
-import { type BenchResult, type BenchTarget, checkTarget } from './harness.js';
+import { type BenchResult, type BenchTarget, checkTarget, withReachability } from './harness.js';
 
 // The "Fork cache" scenario of issue 17 measured through the runtime, as a user gets it: a
 // DelegateSession on api-sim (real SDK, loopback) whose main agent reads real files of this
@@ -175,6 +175,12 @@ function sumUsage(entries: readonly JournalEntry[]): Totals {
 
 const billed = (totals: Totals) => totals.written * WRITE + totals.read * READ + totals.uncached;
 
+/**
+ * Billed units at the ceiling: only the `own` new tokens (the directive lines, and over all
+ * turns each child's later turn) written, every other input token read from the cache.
+ */
+const ceilingBilled = (totals: Totals, own: number) => own * WRITE + (totals.total - own) * READ;
+
 type Outcome = {
   turn1: Totals;
   all: Totals;
@@ -302,6 +308,7 @@ function figures(prefix: string, totals: Totals, own: number): Record<string, nu
     [`${prefix}BilledUnits`]: round(billed(totals), 1),
     [`${prefix}CeilingShare`]: round(ceiling),
     [`${prefix}ShareOfCeiling`]: round(share / ceiling),
+    [`${prefix}CeilingBilledUnits`]: round(ceilingBilled(totals, own), 1),
   };
 }
 
@@ -382,8 +389,27 @@ function cellResult(cell: Cell, cells: readonly Cell[]): BenchResult {
     metrics.allTurnsBilledVsFreshWithContext = round(
       billed(outcome.all) / billed(fresh.outcome.all),
     );
-    targets.push(checkTarget(metrics, 'turn1BilledVsFreshWithContext', '<=', 0.13));
-    targets.push(checkTarget(metrics, 'allTurnsBilledVsFreshWithContext', '<=', 0.13));
+    // The same ratio at the ceiling: no layout can bill less than this, so a target it misses
+    // is out of reach in this cell (the fixed prefix read at 0.1 and the directive lines
+    // written at 1.25 already cost more than 0.13 of what fresh agents pay).
+    metrics.turn1CeilingBilledVsFreshWithContext = round(
+      ceilingBilled(outcome.turn1, outcome.ownTurn1) / billed(fresh.outcome.turn1),
+    );
+    metrics.allTurnsCeilingBilledVsFreshWithContext = round(
+      ceilingBilled(outcome.all, outcome.ownAll) / billed(fresh.outcome.all),
+    );
+    targets.push(
+      withReachability(
+        checkTarget(metrics, 'turn1BilledVsFreshWithContext', '<=', 0.13),
+        metrics.turn1CeilingBilledVsFreshWithContext,
+      ),
+    );
+    targets.push(
+      withReachability(
+        checkTarget(metrics, 'allTurnsBilledVsFreshWithContext', '<=', 0.13),
+        metrics.allTurnsCeilingBilledVsFreshWithContext,
+      ),
+    );
     const shareTarget =
       cell.size === 20_000 && cell.children === 4
         ? 0.99

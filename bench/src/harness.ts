@@ -22,6 +22,13 @@ export type BenchTarget = {
   value: number;
   /** True when the value meets the target. */
   met: boolean;
+  /**
+   * Whether the target can be met at all under these conditions, when the bench knows: false
+   * when even the best possible value (`bestPossible`, such as a cache ceiling) misses it.
+   */
+  reachable?: boolean;
+  /** The best value any way could reach under these conditions, when the bench knows it. */
+  bestPossible?: number;
 };
 
 /** Checks `metrics[metric]` against a bound: `<=` or `>=` `bound`. */
@@ -34,6 +41,16 @@ export function checkTarget(
   const value = metrics[metric] ?? Number.NaN;
   const met = comparison === '<=' ? value <= bound : value >= bound;
   return { metric, target: `${comparison} ${bound}`, value, met };
+}
+
+/**
+ * Marks `target` with whether it is reachable at all: `bestPossible` is the best value any way
+ * could reach under the same conditions (for `<=` the lowest, for `>=` the highest).
+ */
+export function withReachability(target: BenchTarget, bestPossible: number): BenchTarget {
+  const bound = Number(target.target.split(' ')[1]);
+  const reachable = target.target.startsWith('<=') ? bestPossible <= bound : bestPossible >= bound;
+  return { ...target, reachable, bestPossible };
 }
 
 /** A benchmark module's default export; `quick` asks for a tiny size (CI). */

@@ -2,7 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { PerformanceObserver, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { fileURLToPath } from 'node:url';
@@ -54,24 +54,73 @@ function round(value: number, digits = 3): number {
   return Math.round(value * scale) / scale;
 }
 
-/** One query loop of `turns` tool turns: the time of each turn, and the bodies it sent. */
-async function timeLoop(
-  turns: number,
-  cwd: string,
-): Promise<{ turnMs: number[]; bodies: Anthropic.MessageCreateParamsStreaming[] }> {
-  const sim = await startSim({
-    policy: rules([
-      { match: { when: (request) => request.turnIndex >= turns }, reply: 'finished' },
-      {
-        match: {},
-        reply: (request) => [{ type: 'tool_use', name: 'Noop', input: { n: request.turnIndex } }],
-      },
-    ]),
+/** A script of `turns` Noop tool calls, then a closing text. */
+function loopPolicy(turns: number) {
+  return rules([
+    { match: { when: (request) => request.turnIndex >= turns }, reply: 'finished' },
+    {
+      match: {},
+      reply: (request) => [{ type: 'tool_use', name: 'Noop', input: { n: request.turnIndex } }],
+    },
+  ]);
+}
+
+let youngGc: ((options: { type: 'minor'; execution: 'sync' }) => void) | undefined;
+
+/** A scavenge now (V8's `gc({ type: 'minor' })`, exposed on first use). */
+function collectYoungGeneration(): void {
+  if (!youngGc) {
+    setFlagsFromString('--expose-gc');
+    youngGc = runInNewContext('gc') as typeof youngGc;
+  }
+  youngGc!({ type: 'minor', execution: 'sync' });
+}
+
+/** Time of one turn of each side, in milliseconds, and the GC pauses inside it. */
+type PairedTurns = { loopMs: number[]; rawMs: number[]; loopGcMs: number[]; rawGcMs: number[] };
+
+/** Milliseconds of `pauses` (start, end) that fall inside `window` (start, end). */
+function pausedWithin(window: readonly [number, number], pauses: ReadonlyArray<[number, number]>) {
+  let paused = 0;
+  for (const [start, end] of pauses)
+    paused += Math.max(0, Math.min(end, window[1]) - Math.max(start, window[0]));
+  return paused;
+}
+
+/**
+ * One query loop of `turns` tool turns, each turn paired with the same request sent straight
+ * through the SDK to a second simulator right after it (interleaved, so both sides of a pair
+ * run under the same machine load). A loop turn runs from resuming the loop after one
+ * request started to the next request starting; the replay is timed while the loop waits.
+ * Both simulators see the same requests in the same order, so their prompt caches (and their
+ * work per request) match. Their journals are cleared every turn: they would otherwise keep
+ * every body (O(turns²) memory), and the garbage collector's time would grow with it.
+ */
+async function timePairedTurns(turns: number, cwd: string): Promise<PairedTurns> {
+  const sim = await startSim({ policy: loopPolicy(turns) });
+  const replay = await startSim({ policy: loopPolicy(turns) });
+  const pauses: Array<[number, number]> = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries())
+      pauses.push([entry.startTime, entry.startTime + entry.duration]);
   });
+  observer.observe({ entryTypes: ['gc'] });
   try {
     const client = createApiClient({ apiKey: 'bench', baseURL: sim.url });
+    const rawClient = createApiClient({ apiKey: 'bench', baseURL: replay.url });
     const context = createRootToolUseContext({ cwd, tools: [noop], model: 'claude-sonnet-5-5' });
-    const starts: number[] = [];
+    const loopWindows: Array<[number, number]> = [];
+    const rawWindows: Array<[number, number]> = [];
+    const sendRaw = async (body: Anthropic.MessageCreateParamsStreaming): Promise<void> => {
+      const start = performance.now();
+      const stream = await rawClient.messages.create({ ...body, stream: true });
+      for await (const _event of stream) {
+        // drain
+      }
+      rawWindows.push([start, performance.now()]);
+    };
+    let previous: Anthropic.MessageCreateParamsStreaming | undefined;
+    let resumedAt = 0;
     for await (const event of query({
       client,
       messages: [createUserMessage({ content: 'loop' })],
@@ -80,75 +129,83 @@ async function timeLoop(
       canUseTool: createCanUseTool(),
       querySource: 'bench',
     })) {
-      if (event.type === 'stream_request_start') starts.push(now());
-    }
-    starts.push(now());
-    const bodies = sim.journal.entries.map(
-      (entry) => entry.body as Anthropic.MessageCreateParamsStreaming,
-    );
-    return { turnMs: starts.slice(1).map((end, index) => end - starts[index]!), bodies };
-  } finally {
-    await sim.close();
-  }
-}
-
-/** The same requests sent straight through the SDK and drained: the time of each. */
-async function timeRaw(
-  bodies: readonly Anthropic.MessageCreateParamsStreaming[],
-): Promise<number[]> {
-  // A fresh simulator with the same script sees the same requests in the same order, so its
-  // prompt cache (and so its work per request) matches the loop's.
-  const replay = await startSim({
-    policy: rules([
-      { match: { when: (request) => request.turnIndex >= bodies.length - 1 }, reply: 'finished' },
-      {
-        match: {},
-        reply: (request) => [{ type: 'tool_use', name: 'Noop', input: { n: request.turnIndex } }],
-      },
-    ]),
-  });
-  try {
-    const client = createApiClient({ apiKey: 'bench', baseURL: replay.url });
-    const times: number[] = [];
-    for (const body of bodies) {
-      const start = now();
-      const stream = await client.messages.create({ ...body, stream: true });
-      for await (const _event of stream) {
-        // drain
+      if (event.type !== 'stream_request_start') continue;
+      const at = performance.now();
+      if (previous) {
+        loopWindows.push([resumedAt, at]);
+        await sendRaw(previous);
       }
-      times.push(now() - start);
+      previous = event.request;
+      sim.journal.clear();
+      replay.journal.clear();
+      // Each pair starts with an empty young generation, so the scavenges that the
+      // history-sized garbage of the simulator and the SDK forces do not lock onto one side.
+      collectYoungGeneration();
+      resumedAt = performance.now();
     }
-    return times;
+    loopWindows.push([resumedAt, performance.now()]);
+    if (previous) await sendRaw(previous);
+    // GC entries are delivered asynchronously: let the last ones arrive.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const duration = ([start, end]: [number, number]): number => end - start;
+    return {
+      loopMs: loopWindows.map(duration),
+      rawMs: rawWindows.map(duration),
+      loopGcMs: loopWindows.map((window) => pausedWithin(window, pauses)),
+      rawGcMs: rawWindows.map((window) => pausedWithin(window, pauses)),
+    };
   } finally {
+    observer.disconnect();
+    await sim.close();
     await replay.close();
   }
 }
 
+function mean(values: readonly number[]): number {
+  return values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length;
+}
+
 /**
  * The runtime's own cost per turn: the query loop's time per turn minus the time the same
- * request takes when sent straight through the SDK and drained, paired turn by turn. A
- * warm-up round of both runs first, so neither side pays for the JIT.
+ * request takes when sent straight through the SDK and drained, paired turn by turn and
+ * interleaved, after a warm-up round. Garbage-collection pauses are taken out of both sides
+ * and reported on their own: the simulator and the SDK allocate in proportion to the
+ * history on every request, so at 600 turns a pair holds several milliseconds of GC, and
+ * which side of the pair a pause lands on is chance (it decided the sign of the growth).
  */
 export async function loopOverhead(turns: number): Promise<BenchResult> {
   const cwd = await mkdtemp(join(tmpdir(), 'delegate-bench-'));
   try {
-    const warm = await timeLoop(Math.min(turns, 40), cwd);
-    await timeRaw(warm.bodies);
-    const loop = await timeLoop(turns, cwd);
-    const raw = await timeRaw(loop.bodies);
-    const overhead = loop.turnMs.map((turn, index) => turn - (raw[index] ?? 0));
-    const tenth = Math.max(1, Math.floor(overhead.length / 10));
-    const from = Math.min(10, Math.max(0, overhead.length - tenth));
-    const early = overhead.slice(from, from + tenth);
-    const late = overhead.slice(-tenth);
+    await timePairedTurns(Math.min(turns, 40), cwd);
+    const paired = await timePairedTurns(turns, cwd);
+    const count = Math.min(paired.loopMs.length, paired.rawMs.length);
+    const withoutGc = (times: number[], gc: number[]): number[] =>
+      times.slice(0, count).map((time, index) => time - (gc[index] ?? 0));
+    const loop = withoutGc(paired.loopMs, paired.loopGcMs);
+    const raw = withoutGc(paired.rawMs, paired.rawGcMs);
+    const overhead = loop.map((turn, index) => turn - raw[index]!);
+    const overheadWithGc = paired.loopMs
+      .slice(0, count)
+      .map((turn, index) => turn - paired.rawMs[index]!);
+    const tenth = Math.max(1, Math.floor(count / 10));
+    const from = Math.min(10, Math.max(0, count - tenth));
+    const early = <T>(values: readonly T[]): T[] => values.slice(from, from + tenth);
+    const late = <T>(values: readonly T[]): T[] => values.slice(count - tenth, count);
     const metrics = {
       overheadMsPerTurnP50: round(median(overhead)),
       overheadMsPerTurnP99: round(percentile(overhead, 0.99)),
-      overheadMsTurns10OnP50: round(median(early)),
-      overheadMsLastTenthP50: round(median(late)),
-      growthMsLastTenthMinusTurns10On: round(median(late) - median(early)),
-      loopMsPerTurnP50: round(median(loop.turnMs)),
-      rawSdkMsPerTurnP50: round(median(raw)),
+      overheadMsTurns10OnP50: round(median(early(overhead))),
+      overheadMsLastTenthP50: round(median(late(overhead))),
+      growthMsLastTenthMinusTurns10On: round(median(late(overhead)) - median(early(overhead))),
+      growthWithGcMsLastTenthMinusTurns10On: round(
+        median(late(overheadWithGc)) - median(early(overheadWithGc)),
+      ),
+      gcMsPerPairTurns10On: round(mean(early(paired.loopGcMs)) + mean(early(paired.rawGcMs))),
+      gcMsPerPairLastTenth: round(mean(late(paired.loopGcMs)) + mean(late(paired.rawGcMs))),
+      gcMsPerLoopTurnLastTenth: round(mean(late(paired.loopGcMs))),
+      gcMsPerRawTurnLastTenth: round(mean(late(paired.rawGcMs))),
+      loopMsPerTurnP50: round(median(paired.loopMs)),
+      rawSdkMsPerTurnP50: round(median(paired.rawMs)),
     };
     const targets: BenchTarget[] = [];
     if (turns === 40) targets.push(checkTarget(metrics, 'overheadMsPerTurnP50', '<=', 1));
@@ -156,15 +213,161 @@ export async function loopOverhead(turns: number): Promise<BenchResult> {
     return {
       name: `runtime: per-turn overhead of query over a raw-SDK loop, ${turns} tool turns`,
       metrics,
-      conditions: `api-sim on loopback in the same process, zero model latency, ${turns} turns of one Noop tool call each, after a warm-up round; overhead = loop turn time minus the same request body sent and drained through the SDK, paired per turn; growth = median of the last tenth minus median of the tenth from turn 10 on`,
+      conditions: `api-sim on loopback in the same process, zero model latency, ${turns} turns of one Noop tool call each, after a warm-up round; overhead = loop turn time minus the same request body sent and drained through the SDK to a second simulator right after it (interleaved pairs), GC pauses taken out of both sides (reported as gcMs*); growth = median of the last tenth minus median of the tenth from turn 10 on`,
       targets,
       notes: {
-        requests: loop.bodies.length,
+        requests: count,
         targets: 'p50 <= 1 ms at 40 turns, <= 1.5 ms at 600 turns, flat (last tenth ~ turns 10 on)',
         reference: 'Claude Code adds 44-46 ms per turn (issue 17)',
       },
     };
   } finally {
+    await rm(cwd, { recursive: true, force: true });
+  }
+}
+
+/** The stream of one canned response: a Noop call, or `finished` once `turns` calls were made. */
+function cannedStream(turn: number, turns: number): string {
+  const event = (type: string, data: object) =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  const usage = { input_tokens: 10, output_tokens: 5 };
+  const last = turn >= turns;
+  return [
+    event('message_start', {
+      message: {
+        id: `msg_${turn}`,
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-5-5',
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage,
+      },
+    }),
+    last
+      ? event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } })
+      : event('content_block_start', {
+          index: 0,
+          content_block: { type: 'tool_use', id: `toolu_${turn}`, name: 'Noop', input: {} },
+        }),
+    last
+      ? event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'finished' } })
+      : event('content_block_delta', {
+          index: 0,
+          delta: { type: 'input_json_delta', partial_json: `{"n":${turn}}` },
+        }),
+    event('content_block_stop', { index: 0 }),
+    event('message_delta', {
+      delta: { stop_reason: last ? 'end_turn' : 'tool_use', stop_sequence: null },
+      usage: { output_tokens: 5 },
+    }),
+    event('message_stop', {}),
+  ].join('');
+}
+
+/** An SDK client whose fetch answers at once from `cannedStream` (no server, no simulator). */
+function cannedClient(turns: number): Anthropic {
+  return new Anthropic({
+    apiKey: 'bench',
+    baseURL: 'http://127.0.0.1:9',
+    maxRetries: 0,
+    fetch: async (_url, init) => {
+      const body = JSON.parse(String(init?.body)) as { messages: Array<{ role: string }> };
+      const turn = body.messages.filter((message) => message.role === 'assistant').length;
+      return new Response(cannedStream(turn, turns), {
+        status: 200,
+        headers: { 'content-type': 'text/event-stream', 'request-id': `req_${turn}` },
+      });
+    },
+  });
+}
+
+/**
+ * The same pairing as `loopOverhead` without a server: the SDK's fetch answers from canned
+ * streams, so each side's time is the SDK's work (serializing the body, which grows with the
+ * history, and parsing the stream) plus, on the loop side, the runtime's. Without the
+ * simulator's per-request work (hashing every block) the runtime's share is resolved to tens
+ * of microseconds; GC pauses are taken out of both sides.
+ */
+export async function sdkOnlyOverhead(turns: number): Promise<BenchResult> {
+  const cwd = await mkdtemp(join(tmpdir(), 'delegate-bench-'));
+  const pauses: Array<[number, number]> = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries())
+      pauses.push([entry.startTime, entry.startTime + entry.duration]);
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  const round1 = async (): Promise<{ loopMs: number[]; rawMs: number[] }> => {
+    const rawClient = cannedClient(turns);
+    const loopWindows: Array<[number, number]> = [];
+    const rawWindows: Array<[number, number]> = [];
+    const sendRaw = async (body: Anthropic.MessageCreateParamsStreaming): Promise<void> => {
+      const start = performance.now();
+      const stream = await rawClient.messages.create({ ...body, stream: true });
+      for await (const _event of stream) {
+        // drain
+      }
+      rawWindows.push([start, performance.now()]);
+    };
+    let previous: Anthropic.MessageCreateParamsStreaming | undefined;
+    let resumedAt = 0;
+    for await (const event of query({
+      client: cannedClient(turns),
+      messages: [createUserMessage({ content: 'loop' })],
+      systemPrompt: ['You loop.'],
+      toolUseContext: createRootToolUseContext({
+        cwd,
+        tools: [noop],
+        model: 'claude-sonnet-5-5',
+      }),
+      canUseTool: createCanUseTool(),
+      querySource: 'bench',
+    })) {
+      if (event.type !== 'stream_request_start') continue;
+      const at = performance.now();
+      if (previous) {
+        loopWindows.push([resumedAt, at]);
+        await sendRaw(previous);
+      }
+      previous = event.request;
+      resumedAt = performance.now();
+    }
+    loopWindows.push([resumedAt, performance.now()]);
+    if (previous) await sendRaw(previous);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const net = (window: [number, number]): number =>
+      window[1] - window[0] - pausedWithin(window, pauses);
+    return { loopMs: loopWindows.map(net), rawMs: rawWindows.map(net) };
+  };
+  try {
+    await round1();
+    const { loopMs, rawMs } = await round1();
+    const count = Math.min(loopMs.length, rawMs.length);
+    const overhead = loopMs.slice(0, count).map((turn, index) => turn - rawMs[index]!);
+    const tenth = Math.max(1, Math.floor(count / 10));
+    const from = Math.min(10, Math.max(0, count - tenth));
+    const early = <T>(values: readonly T[]): T[] => values.slice(from, from + tenth);
+    const late = <T>(values: readonly T[]): T[] => values.slice(count - tenth, count);
+    return {
+      name: `runtime: per-turn overhead of query over the SDK alone (canned responses, no server), ${turns} tool turns`,
+      metrics: {
+        overheadMsPerTurnP50: round(median(overhead)),
+        overheadMsTurns10OnP50: round(median(early(overhead))),
+        overheadMsLastTenthP50: round(median(late(overhead))),
+        growthMsLastTenthMinusTurns10On: round(median(late(overhead)) - median(early(overhead))),
+        sdkMsPerRequestTurns10OnP50: round(median(early(rawMs))),
+        sdkMsPerRequestLastTenthP50: round(median(late(rawMs))),
+      },
+      conditions: `the real SDK with a fetch that answers at once from canned streams (no HTTP, no simulator), ${turns} turns of one Noop tool call each, after a warm-up round; overhead = loop turn time minus the same request body sent and drained through the SDK right after it (interleaved pairs), GC pauses taken out of both sides; growth as above`,
+      notes: {
+        requests: count,
+        reading:
+          "the SDK's own time per request grows with the history (it serializes the whole body); the overhead should not",
+      },
+    };
+  } finally {
+    observer.disconnect();
     await rm(cwd, { recursive: true, force: true });
   }
 }
@@ -671,6 +874,7 @@ export default async function bench(options: { quick?: boolean } = {}): Promise<
   const QUICK = options.quick ?? QUICK_FROM_ENV;
   const results: BenchResult[] = [];
   for (const turns of QUICK ? [5] : [40, 200, 600]) results.push(await loopOverhead(turns));
+  results.push(await sdkOnlyOverhead(QUICK ? 5 : 600));
   results.push(await requestBuilding(QUICK ? 20 : 600));
   results.push(await budgetBookkeeping(QUICK ? 10 : 1_000, QUICK ? 1_000 : 100_000));
   results.push(await spawnOverhead(QUICK ? 3 : 200));
