@@ -188,7 +188,9 @@ class InteractiveSession {
       // The stopped session cannot run again; a fresh one continues the same conversation.
       const messages = [...this.cli.session.messages];
       await this.close();
-      await this.open({ sessionId: this.cli.sessionId, messages });
+      // Every line reached the transcript: the next session may read it back.
+      const transcriptComplete = this.cli.session.transcript?.writeErrors.length === 0;
+      await this.open({ sessionId: this.cli.sessionId, messages, transcriptComplete });
     }
     this.busy = false;
     this.screen.setStatus('');

@@ -43,6 +43,7 @@ describe('FrameWriter', () => {
     const count = term.writes.length;
     writer.draw(['main', 'worker 1', 'worker 2 · Grep', 'total']);
     expect(term.writes).toHaveLength(count);
+    writer.done();
   });
 
   it('clears the old lines under a shorter frame and redraws everything after a resize', () => {
@@ -56,8 +57,22 @@ describe('FrameWriter', () => {
     term.stream.columns = 40;
     writer.draw(['a', 'c']);
     expect(term.last()).toBe(
-      `${ansiEscapes.cursorUp(2)}\ra${ansiEscapes.eraseEndLine}\nc${ansiEscapes.eraseEndLine}\n`,
+      `${ansiEscapes.cursorUp(2)}\r${ansiEscapes.eraseDown}a${ansiEscapes.eraseEndLine}\nc${ansiEscapes.eraseEndLine}\n`,
     );
+    writer.done();
+  });
+
+  it('after a narrowing resize, goes up as many rows as the re-wrapped old frame takes', () => {
+    const term = terminal({ columns: 80, rows: 24 });
+    const writer = new FrameWriter(term.stream);
+    writer.draw(['x'.repeat(70), 'y'.repeat(30), 'total']);
+    term.stream.columns = 30;
+    writer.draw(['x'.repeat(25), 'y'.repeat(25), 'total']);
+    // 70 columns re-wrap onto three rows of 30, the others keep one each.
+    expect(term.last().startsWith(`${ansiEscapes.cursorUp(5)}\r${ansiEscapes.eraseDown}`)).toBe(
+      true,
+    );
+    writer.done();
   });
 
   it('keeps a tall frame under the terminal height: the first line, a count of the rest, the last lines', () => {
@@ -84,6 +99,29 @@ describe('FrameWriter', () => {
         .slice(0, -1)
         .map((line) => line.replace(CONTROLS, '')),
     ).toEqual(lines.slice(1));
+    writer.done();
+  });
+
+  it('cuts the line that counts the left-out lines to the width, so it takes one row', () => {
+    const term = terminal({ columns: 20, rows: 6 });
+    const writer = new FrameWriter(term.stream, {
+      omitted: (count) => `… ${count} more agents (all are listed when the run ends)`,
+    });
+    writer.draw(['main', ...Array.from({ length: 10 }, (_, index) => `w${index}`)]);
+    const note = term.last().split('\n')[1]!.replace(CONTROLS, '');
+    expect(note).toBe('… 7 more agents (a…');
+    writer.done();
+  });
+
+  it('shows the cursor again when the process exits, and forgets that once done', () => {
+    const before = process.listenerCount('exit');
+    const term = terminal({ columns: 80, rows: 24 });
+    const writer = new FrameWriter(term.stream);
+    writer.draw(['a']);
+    writer.draw(['b']);
+    expect(process.listenerCount('exit')).toBe(before + 1);
+    writer.done();
+    expect(process.listenerCount('exit')).toBe(before);
   });
 
   it('writes persisted text above the frame and shows the cursor again when done', () => {

@@ -1,4 +1,6 @@
 import ansiEscapes from 'ansi-escapes';
+import stringWidth from 'string-width';
+import { cut } from './render-tree.js';
 
 const SYNC_START = '\u001b[?2026h';
 const SYNC_END = '\u001b[?2026l';
@@ -34,21 +36,24 @@ export class FrameWriter {
   draw(lines: readonly string[], options: { whole?: boolean } = {}): void {
     const next = options.whole ? [...lines] : this.fitHeight(lines);
     const width = this.stream.columns || 0;
-    // After a resize the terminal may have re-wrapped the old frame: redraw it all.
-    let start = 0;
-    if (width === this.width) {
-      const shared = Math.min(next.length, this.drawn.length);
-      while (start < shared && next[start] === this.drawn[start]) start++;
-      if (start === next.length && next.length === this.drawn.length) return;
-    }
-    this.width = width;
     let output = '';
     if (!this.cursorHidden) {
       output += ansiEscapes.cursorHide;
       this.cursorHidden = true;
       process.once('exit', this.showCursor);
     }
-    output += this.moveToLine(start);
+    let start = 0;
+    if (width === this.width) {
+      const shared = Math.min(next.length, this.drawn.length);
+      while (start < shared && next[start] === this.drawn[start]) start++;
+      if (start === next.length && next.length === this.drawn.length) return;
+      output += this.moveToLine(start);
+    } else {
+      // After a resize a terminal that re-wraps lines may show the old frame on more rows:
+      // go up to where it now starts and draw the whole frame on a cleared screen below.
+      output += this.moveUpRows(this.rowsAtWidth(width)) + ansiEscapes.eraseDown;
+      this.width = width;
+    }
     for (let index = start; index < next.length; index++)
       output += `${next[index]}${ansiEscapes.eraseEndLine}\n`;
     // A shorter frame leaves old lines under it.
@@ -73,8 +78,20 @@ export class FrameWriter {
 
   // The cursor rests at the start of the line under the frame.
   private moveToLine(index: number): string {
-    const up = this.drawn.length - index;
-    return up > 0 ? `${ansiEscapes.cursorUp(up)}\r` : '\r';
+    return this.moveUpRows(this.drawn.length - index);
+  }
+
+  private moveUpRows(rows: number): string {
+    return rows > 0 ? `${ansiEscapes.cursorUp(rows)}\r` : '\r';
+  }
+
+  // Rows the drawn frame takes once a terminal of `width` columns re-wraps it (each line was
+  // cut to fit the old width, so it took one row then).
+  private rowsAtWidth(width: number): number {
+    if (width <= 0 || width >= this.width) return this.drawn.length;
+    let rows = 0;
+    for (const line of this.drawn) rows += Math.max(1, Math.ceil(stringWidth(line) / width));
+    return rows;
   }
 
   private fitHeight(lines: readonly string[]): string[] {
@@ -84,7 +101,8 @@ export class FrameWriter {
     const tail = lines.slice(lines.length - (rows - 2));
     const omitted = lines.length - 1 - tail.length;
     const note = this.options.omitted?.(omitted) ?? `… ${omitted} more`;
-    return [lines[0]!, note, ...tail];
+    // The note must take one row, like every other line.
+    return [lines[0]!, cut(note, this.stream.columns || 100), ...tail];
   }
 
   private write(output: string): void {

@@ -125,4 +125,20 @@ describe('cut', () => {
     expect(cutLine.startsWith('\u001b[31m')).toBe(true);
     expect(cut(red('fits'), 10)).toBe(red('fits'));
   });
+
+  it('prints a stray escape or other control character as ?, in lines that fit and lines it cuts', () => {
+    expect(cut('a\u001bb\u0007c', 20)).toBe('a?b?c');
+    expect(cut(`${'x'.repeat(10)}\u001b]0;t\u0007${'y'.repeat(40)}`, 20)).toBe(
+      `${'x'.repeat(10)}?]0;t?yy…`,
+    );
+    expect(cut(`${'x'.repeat(10)}\u001b${'y'.repeat(40)}`, 20)).toBe(`${'x'.repeat(10)}?yyyyyyy…`);
+  });
+
+  it("measures wide shapes that are not the tree's own marks", () => {
+    // ◾ (U+25FE) is two columns wide, though it sits among the geometric shapes.
+    const line = cut('◾'.repeat(15), 20);
+    expect(stringWidth(line)).toBeLessThanOrEqual(19);
+    expect(line).toBe(`${'◾'.repeat(9)}…`);
+    expect(cut('├─ ■ ✓ ✗ ⠋ · …', 20)).toBe('├─ ■ ✓ ✗ ⠋ · …');
+  });
 });

@@ -124,11 +124,12 @@ export function renderTree(tree: AgentTree, options: RenderTreeOptions): string[
 }
 
 // Characters one column wide that the tree itself draws, besides printable ASCII: box
-// drawing, the spinner's braille, the status marks, `·` and `…`.
+// drawing, `■`, the spinner's braille, the status marks, `·` and `…`.
 function isNarrowDrawn(code: number): boolean {
   return (
     (code >= 0x20 && code < 0x7f) ||
-    (code >= 0x2500 && code <= 0x25ff) ||
+    (code >= 0x2500 && code <= 0x257f) ||
+    code === 0x25a0 ||
     (code >= 0x2800 && code <= 0x28ff) ||
     code === 0x2713 ||
     code === 0x2717 ||
@@ -137,81 +138,73 @@ function isNarrowDrawn(code: number): boolean {
   );
 }
 
-/**
- * Cuts a line to `width` terminal columns (color escapes take none), ending in `…` when cut.
- * Lines of ASCII and the tree's own marks are counted one column a character; a line with
- * anything else (a description in CJK, an emoji) is measured grapheme by grapheme with
- * `string-width`, so a wide character never wraps the line and breaks the redraw.
- */
-export function cut(line: string, width: number): string {
-  const limit = Math.max(1, width - 1);
-  let index = 0;
-  let visible = 0;
-  for (; index < line.length; index++) {
-    const code = line.charCodeAt(index);
-    if (code === 0x1b) {
-      const end = colorEscapeEnd(line, index);
-      if (end === -1) return cutMeasured(line, limit);
-      index = end - 1;
-      continue;
-    }
-    if (!isNarrowDrawn(code)) return cutMeasured(line, limit);
-    visible++;
-  }
-  if (visible <= limit) return line;
-  // Every character is one column: keep `limit - 1` of them and the ellipsis.
-  let result = '';
-  visible = 0;
-  for (index = 0; index < line.length; index++) {
-    if (line.charCodeAt(index) === 0x1b) {
-      const end = colorEscapeEnd(line, index);
-      result += line.slice(index, end);
-      index = end - 1;
-      continue;
-    }
-    if (visible === limit - 1) break;
-    result += line[index];
-    visible++;
-  }
-  return line.includes('\u001b') ? `${result}…\u001b[0m` : `${result}…`;
-}
-
 // An ANSI color sequence (SGR), the only escape the tree draws.
 // eslint-disable-next-line no-control-regex
 const COLOR_ESCAPE = /\u001b\[[0-9;]*m/y;
+// A grapheme that is a control character (C0, DEL, C1).
 // eslint-disable-next-line no-control-regex
-const LEADING_ESCAPE = /^\u001b\[[0-9;]*m/;
-
-/** Where the color escape starting at `index` ends (exclusive), or -1 when none starts there. */
-function colorEscapeEnd(line: string, index: number): number {
-  COLOR_ESCAPE.lastIndex = index;
-  return COLOR_ESCAPE.test(line) ? COLOR_ESCAPE.lastIndex : -1;
-}
+const CONTROL = /^[\u0000-\u001f\u007f-\u009f]$/;
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
-function cutMeasured(line: string, limit: number): string {
-  if (stringWidth(line) <= limit) return line;
-  const colored = line.includes('\u001b');
-  let result = '';
-  let visible = 0;
-  let rest = line;
-  while (rest.length > 0) {
-    const escape = LEADING_ESCAPE.exec(rest);
-    if (escape) {
-      result += escape[0];
-      rest = rest.slice(escape[0].length);
+/** A piece of a line and the terminal columns it takes. */
+type Unit = { text: string; columns: number };
+
+/**
+ * The line as color escapes (no columns) and characters with their widths: the tree's own
+ * characters count one column each; any run of other characters is measured grapheme by
+ * grapheme with `string-width`, and a control character (a stray escape) becomes `?`.
+ */
+function* unitsOf(line: string): Generator<Unit> {
+  let index = 0;
+  while (index < line.length) {
+    const code = line.charCodeAt(index);
+    if (code === 0x1b) {
+      COLOR_ESCAPE.lastIndex = index;
+      if (COLOR_ESCAPE.test(line)) {
+        yield { text: line.slice(index, COLOR_ESCAPE.lastIndex), columns: 0 };
+        index = COLOR_ESCAPE.lastIndex;
+        continue;
+      }
+    } else if (isNarrowDrawn(code)) {
+      yield { text: line[index]!, columns: 1 };
+      index++;
       continue;
     }
-    const next = rest.indexOf('\u001b');
-    const plain = next === -1 ? rest : rest.slice(0, next);
-    for (const { segment } of graphemes.segment(plain)) {
-      const columns = stringWidth(segment);
-      // One column stays for the ellipsis.
-      if (visible + columns > limit - 1) return colored ? `${result}…\u001b[0m` : `${result}…`;
-      result += segment;
-      visible += columns;
+    let end = index + 1;
+    while (end < line.length) {
+      const next = line.charCodeAt(end);
+      if (next === 0x1b || isNarrowDrawn(next)) break;
+      end++;
     }
-    rest = next === -1 ? '' : rest.slice(next);
+    for (const { segment } of graphemes.segment(line.slice(index, end))) {
+      yield CONTROL.test(segment)
+        ? { text: '?', columns: 1 }
+        : { text: segment, columns: stringWidth(segment) };
+    }
+    index = end;
   }
-  return result;
+}
+
+/**
+ * Cuts a line to one column less than `width` (color escapes take none), ending in `…` when
+ * cut, so it never reaches the last column and a wide character (CJK, an emoji) never wraps
+ * it and breaks the redraw. Control characters other than color escapes print as `?`.
+ */
+export function cut(line: string, width: number): string {
+  const limit = Math.max(1, width - 1);
+  const units = [...unitsOf(line)];
+  let total = 0;
+  for (const unit of units) total += unit.columns;
+  if (total <= limit) return units.map((unit) => unit.text).join('');
+  let result = '';
+  let visible = 0;
+  let colored = false;
+  for (const unit of units) {
+    if (unit.columns === 0) colored = true;
+    // One column stays for the ellipsis.
+    if (visible + unit.columns > limit - 1) break;
+    result += unit.text;
+    visible += unit.columns;
+  }
+  return colored ? `${result}…\u001b[0m` : `${result}…`;
 }

@@ -3,6 +3,7 @@ import type { QueryEvent } from '@delegate/runtime';
 import type { LiveView } from '../live/live-view.js';
 import type { Colors } from '../terminal/colors.js';
 import type { AgentTree } from '../usage/agent-tree.js';
+import { oneLine, printable } from '../terminal/format.js';
 import { formatPlainEventLine } from './plain-event-line.js';
 import type { RunRenderer, RunResult, RunStartInfo } from './run-renderer.js';
 import { formatRunSummary } from './run-summary.js';
@@ -54,12 +55,15 @@ export class TextRenderer implements RunRenderer {
 
   onAgentEvent(event: AgentEvent): void {
     if (this.live) {
+      // What a model or a tool wrote is printed with its control characters as `?`.
       if (event.type === 'agent.warning')
-        this.live.note(`warning (${event.agentId}): ${event.message}`);
+        this.live.note(printable(`warning (${event.agentId}): ${event.message}`));
       if (event.type === 'agent.notification') {
         const node = this.options.tree.get(event.agentId);
         this.live.note(
-          `<task-notification> from ${node?.agentType ?? event.agentId} "${node?.description ?? ''}" (${event.status}) queued for ${node?.parentAgentId ?? 'its parent'}`,
+          printable(
+            `<task-notification> from ${node?.agentType ?? event.agentId} "${oneLine(node?.description ?? '', 60)}" (${event.status}) queued for ${node?.parentAgentId ?? 'its parent'}`,
+          ),
         );
       }
       return;

@@ -30,8 +30,13 @@ export type CliSessionOptions = {
   agents?: string;
   /** `--resume`: continue this session's main conversation. */
   resume?: string;
-  /** Continue a conversation held in memory (the interactive session after Ctrl-C), under this id. */
-  continueFrom?: { sessionId: string; messages: readonly Message[] };
+  /**
+   * Continue a conversation held in memory (the interactive session after Ctrl-C), under
+   * this id. With `transcriptComplete` (every line of it reached the transcript), the new
+   * session reads the conversation and the notifications still owed to it back from the
+   * transcript instead.
+   */
+  continueFrom?: { sessionId: string; messages: readonly Message[]; transcriptComplete?: boolean };
   /** `--sim`: `true` for the default policy, or a policy module's path. */
   sim?: string | true;
   /** A simulator policy given in code (the demo), instead of `sim`. */
@@ -199,7 +204,13 @@ async function createSession(
   try {
     return await delegateSession.create(options);
   } catch (error) {
-    if (resume === undefined || !DelegateError.hasCode(error, 'NOT_FOUND')) throw error;
+    // Only the transcript of the session asked for being missing is a usage error.
+    if (
+      resume === undefined ||
+      !DelegateError.hasCode(error, 'NOT_FOUND') ||
+      error.details?.['sessionId'] !== resume
+    )
+      throw error;
     const path = (error.details?.['path'] as string | undefined) ?? 'the transcript folder';
     throw new UsageError(
       `--resume ${resume}: no transcript at ${path}. \`delegate transcripts list\` shows the sessions there.`,
@@ -224,7 +235,7 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
   // exists: notifications the stop left undelivered are owed to it too.
   const continued = options.continueFrom;
   const continueFromTranscript =
-    continued !== undefined &&
+    continued?.transcriptComplete === true &&
     config.transcriptDir.value !== false &&
     existsSync(join(config.transcriptDir.value, `${continued.sessionId}.jsonl`));
   const history = continued && !continueFromTranscript ? [...continued.messages] : [];
@@ -244,7 +255,7 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
   try {
     mcp = await connectMcpServers(options);
     const { DelegateSession } = await import('@delegate/runtime');
-    const session = await createSession(DelegateSession, resume, {
+    const session = await createSession(DelegateSession, continued ? undefined : resume, {
       cwd: config.cwd,
       apiKey: api.apiKey,
       ...(api.baseURL ? { baseURL: api.baseURL } : {}),

@@ -23,12 +23,14 @@ export function formatDuration(ms: number): string {
   return `${minutes}m${String(seconds).padStart(2, '0')}s`;
 }
 
-// Control characters (C0, DEL, C1) left after whitespace is folded: an escape sequence in a
-// model's description or a tool's error must not reach the terminal.
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+// Control characters (C0, DEL, C1) and the bidirectional marks, overrides and isolates that
+// reorder what a reader sees: an escape sequence in a model's description or a tool's error
+// must not reach the terminal, nor text that displays in another order than it is stored.
+const CONTROL =
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
-/** `text` with each control character shown as `?`, so it prints as it reads. */
+/** `text` with each control character (and bidirectional control) shown as `?`, so it prints as it reads. */
 export function printable(text: string): string {
   return text.replace(CONTROL, '?');
 }
@@ -37,7 +39,10 @@ export function printable(text: string): string {
 export function oneLine(text: string, width: number): string {
   const flat = printable(text.replace(/\s+/g, ' ').trim());
   if (flat.length <= width) return flat;
-  return `${flat.slice(0, Math.max(0, width - 1))}…`;
+  // By code point, so a character outside the BMP (an emoji) is never split in two.
+  const characters = Array.from(flat);
+  if (characters.length <= width) return flat;
+  return `${characters.slice(0, Math.max(0, width - 1)).join('')}…`;
 }
 
 /** Pads or cuts every cell so the columns line up; the first row is the header. */
