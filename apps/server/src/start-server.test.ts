@@ -122,7 +122,7 @@ describe('startServer on a port in use', () => {
   });
 
   describe.runIf(services.postgres && services.redis)('with PostgreSQL and Redis', () => {
-    it('a worker whose --health-port is in use rejects naming it, takes no job and leaves no BullMQ worker; one on a free port runs the job', async () => {
+    it('a worker whose --health-port is in use rejects naming it, takes no job and leaves no BullMQ worker; one on a free port runs the job and logs each health request', async () => {
       const cluster = await startCluster({ policy: scenarioPolicy(new Gates()) });
       const directory = await realpath(await mkdtemp(join(tmpdir(), 'delegate-worker-start-')));
       const held = await holdPort();
@@ -159,11 +159,40 @@ describe('startServer on a port in use', () => {
         // Its job still waits in line (prioritized: the queue orders runs by fairness).
         expect(await (await queue.getJob(created.id))?.getState()).toBe('prioritized');
 
+        const lines: string[] = [];
+        const logs = new Writable({
+          write(chunk, _encoding, callback) {
+            lines.push(...String(chunk).trim().split('\n'));
+            callback();
+          },
+        });
         const worker = await startServer(
-          { ...config, healthPort: 0 },
-          { logDestination: quiet() as never },
+          { ...config, healthPort: 0, logLevel: 'info' },
+          { logDestination: logs as never },
         );
         try {
+          // The health listener logs one line per request, as the API does.
+          const ready = await fetch(`${worker.url}/readyz`);
+          expect(ready.status).toBe(200);
+          const missing = await fetch(`${worker.url}/v1/runs`);
+          expect(missing.status).toBe(404);
+          const requests = lines
+            .map((line) => JSON.parse(line) as Record<string, unknown>)
+            .filter((line) => line.msg === 'request');
+          expect(requests).toEqual([
+            expect.objectContaining({
+              method: 'GET',
+              path: '/readyz',
+              status: 200,
+              requestId: ready.headers.get('x-request-id'),
+            }),
+            expect.objectContaining({
+              method: 'GET',
+              path: '/v1/runs',
+              status: 404,
+              requestId: missing.headers.get('x-request-id'),
+            }),
+          ]);
           // Once this worker shows in Redis, it is the only one: the failed start left none.
           expect(await connectedWorkers(queue)).toBe(1);
           const test = { api: node.api } as Parameters<typeof waitForRun>[0];
