@@ -416,21 +416,29 @@ describe('delegate run', () => {
       ]),
     });
     const agents = getBuiltInAgents();
-    const first = await DelegateSession.create({
-      cwd: scratch.project,
-      apiKey: 'k',
-      baseURL: sim.url,
-      homeDir: scratch.home,
-      transcriptDir: transcripts,
-      agentDefinitions: { activeAgents: agents, allAgents: agents },
-    });
-    await first.send('start a job');
-    release();
-    const [task] = first.tasks.list();
-    await first.tasks.waitFor(task!.id);
-    first.abort();
-    await first.flush();
-    await sim.close();
+    let first: DelegateSession | undefined;
+    let task: ReturnType<DelegateSession['tasks']['list']>[number] | undefined;
+    try {
+      first = await DelegateSession.create({
+        cwd: scratch.project,
+        apiKey: 'k',
+        baseURL: sim.url,
+        homeDir: scratch.home,
+        transcriptDir: transcripts,
+        agentDefinitions: { activeAgents: agents, allAgents: agents },
+      });
+      await first.send('start a job');
+      release();
+      [task] = first.tasks.list();
+      await first.tasks.waitFor(task!.id);
+      first.abort();
+      await first.flush();
+    } finally {
+      // Also when something above failed: nothing of the first process outlives the test.
+      release();
+      first?.abort();
+      await sim.close();
+    }
     expect(task?.notification?.status).toBe('undeliverable');
 
     const resume = (prompt: string) =>
@@ -441,7 +449,7 @@ describe('delegate run', () => {
         '--transcript-dir',
         transcripts,
         '--resume',
-        first.sessionId,
+        first!.sessionId,
         '--output-format',
         'json',
         prompt,

@@ -186,7 +186,12 @@ type Engine = {
   queue: RunQueue;
   service: RunService;
   control: RunControl;
-  /** Stops listening for other processes' event appends. */
+  /**
+   * Recovers the runs a previous process left and starts taking work (the queue's worker and,
+   * on a shared queue, the requeue sweep). Until then the engine touches no run.
+   */
+  start: () => Promise<void>;
+  /** Stops the requeue sweep and listening for other processes' event appends. */
   stopWatching: () => Promise<void>;
 };
 
@@ -271,15 +276,18 @@ async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
     redact,
     ...(config.homeDir ? { homeDir: config.homeDir } : {}),
   });
-  await service.recover();
-  if (executor) queue.start(executor.handle);
-  const sweep = executor && queue.shared ? startRequeueSweep(service, config, logger) : undefined;
+  let sweep: NodeJS.Timeout | undefined;
   return {
     store,
     hub,
     queue,
     service,
     control,
+    start: async () => {
+      await service.recover();
+      if (executor) queue.start(executor.handle);
+      if (executor && queue.shared) sweep = startRequeueSweep(service, config, logger);
+    },
     stopWatching: async () => {
       clearInterval(sweep);
       await stopWatching();
@@ -327,19 +335,58 @@ function closeHttp(server: ServerType): Promise<void> {
   });
 }
 
-/** Starts delegate-server: validates the configuration, opens the store, recovers runs, listens. */
+/**
+ * Undoes a start that failed after the engine was assembled: stops the queue without waiting,
+ * closes the listener, the run control, the append watch, the store and the simulator. Every
+ * step runs even when an earlier one fails; their errors are logged, the start's is thrown.
+ */
+async function abandon(
+  base: Foundation,
+  engine: Engine,
+  server: ServerType | undefined,
+): Promise<void> {
+  const steps: [string, () => Promise<unknown>][] = [
+    ['queue', () => engine.queue.shutdown({ timeoutMs: 0 })],
+    ['listener', async () => (server?.listening ? closeHttp(server) : undefined)],
+    ['run control', () => engine.control.close()],
+    ['append watch', () => engine.stopWatching()],
+    ['events', () => engine.hub.flushAll()],
+    ['store', () => engine.store.close()],
+    ['simulator', async () => base.sim?.close()],
+  ];
+  for (const [part, step] of steps) {
+    try {
+      await step();
+    } catch (error) {
+      base.logger.warn(
+        { part, err: base.redact(errorMessage(error)) },
+        'closing after a failed start',
+      );
+    }
+  }
+}
+
+/**
+ * Starts delegate-server: validates the configuration, opens the store, listens, then recovers
+ * runs and starts taking work. When it cannot listen (a port in use) it rejects naming the port,
+ * having taken no run and closed what it opened.
+ */
 export async function startServer(
   input: ServerConfigInput = {},
   parts: ServerParts = {},
 ): Promise<DelegateServer> {
   const base = await lay(input, parts);
   const { config, logger } = base;
-  const engine = await assemble(base, parts);
+  const engine = await assemble(base, parts).catch(async (error: unknown) => {
+    await base.sim?.close();
+    throw error;
+  });
   const shutdown = new AbortController();
   // Every open event stream listens for the shutdown.
   setMaxListeners(0, shutdown.signal);
   const streams = new OpenStreams();
-  let accepting = true;
+  // Not ready (/readyz) until the engine has recovered and takes work.
+  let accepting = false;
   const dependencies = {
     ...engine,
     logger,
@@ -367,14 +414,24 @@ export async function startServer(
         ? { app: createHealthApp(dependencies), port: config.healthPort, portFlag: '--health-port' }
         : undefined;
   const server = listener ? createAdaptorServer({ fetch: listener.app.fetch }) : undefined;
-  const address =
-    server && listener
-      ? await listen(server, {
-          port: listener.port,
-          host: config.host,
-          portFlag: listener.portFlag,
-        })
-      : undefined;
+  let address: AddressInfo | undefined;
+  // Listen first: a process that cannot bind its port (another one may hold it, on the same
+  // data directory) must not recover that one's runs or take jobs before it gives up.
+  try {
+    address =
+      server && listener
+        ? await listen(server, {
+            port: listener.port,
+            host: config.host,
+            portFlag: listener.portFlag,
+          })
+        : undefined;
+    await engine.start();
+  } catch (error) {
+    await abandon(base, engine, server);
+    throw error;
+  }
+  accepting = true;
   const host = address?.family === 'IPv6' ? `[${address.address}]` : address?.address;
   const url = address ? `http://${host}:${address.port}` : '';
   logger.info(

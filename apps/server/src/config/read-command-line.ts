@@ -124,7 +124,13 @@ export function readCommandLine(
   };
   set('port', text('port') ?? env.DELEGATE_SERVER_PORT);
   set('host', text('host') ?? env.DELEGATE_SERVER_HOST);
-  set('healthPort', text('healthPort') ?? (env.DELEGATE_SERVER_HEALTH_PORT || undefined));
+  // The variable may sit in an environment API and worker processes share: only a worker reads
+  // it. The flag on a non-worker is refused by parseServerConfig.
+  set(
+    'healthPort',
+    text('healthPort') ??
+      (flags.worker === true ? env.DELEGATE_SERVER_HEALTH_PORT || undefined : undefined),
+  );
   set('dataDir', text('dataDir') ?? env.DELEGATE_SERVER_DATA_DIR);
   const roots = flags.workspaceRoot as string[];
   set(

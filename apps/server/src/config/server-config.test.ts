@@ -159,6 +159,23 @@ describe('scale-out settings', () => {
       /--health-port: is for --worker processes only: an API node serves \/healthz, \/readyz and \/metrics on --port/,
     );
     expect(message({ sim: 'echo', healthPort: 9102 })).toMatch(/--health-port: is for --worker/);
+    expect(() =>
+      parseServerConfig({
+        ...readCommandLine(['--api-only', '--health-port', '9102'], {}),
+        ...shared,
+      }),
+    ).toThrow(/--health-port: is for --worker processes only/);
+  });
+
+  it('ignores DELEGATE_SERVER_HEALTH_PORT on an API node or a node with both roles, so API and worker processes can share one environment', () => {
+    const shared = { sim: 'echo', store: 'postgres://db/x', queue: 'redis://cache' };
+    const env = { DELEGATE_SERVER_HEALTH_PORT: '9104' };
+    const apiOnly = parseServerConfig({ ...readCommandLine(['--api-only'], env), ...shared });
+    expect(apiOnly.role).toBe('api');
+    expect(apiOnly.healthPort).toBeUndefined();
+    const both = parseServerConfig({ ...readCommandLine([], env), sim: 'echo' });
+    expect(both.role).toBe('all');
+    expect(both.healthPort).toBeUndefined();
   });
 
   it('names a bad store or queue URL by its flag without echoing its password', () => {

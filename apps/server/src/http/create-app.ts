@@ -33,12 +33,8 @@ function clientAddress(c: Parameters<typeof getConnInfo>[0]): string {
   }
 }
 
-/** Request ids and access logs, security headers, CORS, auth, rate and body limits. */
-function useMiddleware(
-  app: OpenAPIHono<AppEnv>,
-  options: { security: AppSecurity; logger: AppDependencies['logger'] },
-): void {
-  const { security, logger } = options;
+/** Request ids (`X-Request-Id`) and one JSON access-log line per request. */
+function useRequestLog(app: OpenAPIHono<AppEnv>, logger: AppDependencies['logger']): void {
   app.use(requestId());
   app.use(async (c, next) => {
     const started = performance.now();
@@ -54,6 +50,56 @@ function useMiddleware(
       'request',
     );
   });
+}
+
+/** Bearer auth with the token, limiting failed attempts per client address. */
+function tokenAuth(security: AppSecurity): ReturnType<typeof bearerAuth> {
+  return bearerAuth({
+    token: security.token,
+    failuresPerMinute: security.authFailuresPerMinute,
+    clientAddress,
+  });
+}
+
+/** The 404 answer for unknown routes and the error answer (logged if unexpected) for throws. */
+function useErrorAnswers(
+  app: OpenAPIHono<AppEnv>,
+  options: {
+    security: AppSecurity;
+    logger: AppDependencies['logger'];
+    /** What follows `No route METHOD PATH` in the 404 message. */
+    notFoundHint?: string;
+  },
+): void {
+  const { security, logger, notFoundHint = '' } = options;
+  app.notFound((c) =>
+    sendError(c, {
+      status: 404,
+      body: {
+        error: {
+          code: 'NOT_FOUND',
+          message: `No route ${c.req.method} ${c.req.path}${notFoundHint}.`,
+        },
+      },
+    }),
+  );
+  app.onError((error, c) =>
+    errorResponse(c, error, (unexpected) =>
+      logger.error(
+        { requestId: c.get('requestId'), err: security.redact(errorMessage(unexpected)) },
+        'request failed',
+      ),
+    ),
+  );
+}
+
+/** Request ids and access logs, security headers, CORS, auth, rate and body limits. */
+function useMiddleware(
+  app: OpenAPIHono<AppEnv>,
+  options: { security: AppSecurity; logger: AppDependencies['logger'] },
+): void {
+  const { security, logger } = options;
+  useRequestLog(app, logger);
   app.use(
     secureHeaders({
       contentSecurityPolicy: {
@@ -79,11 +125,7 @@ function useMiddleware(
     );
   }
   // One instance, so failed attempts on /metrics count toward the same per-address limit.
-  const auth = bearerAuth({
-    token: security.token,
-    failuresPerMinute: security.authFailuresPerMinute,
-    clientAddress,
-  });
+  const auth = tokenAuth(security);
   app.use('/v1/*', auth);
   app.use('/metrics', auth);
   app.use('/v1/*', rateLimit({ perMinute: security.rateLimitPerMinute }));
@@ -148,64 +190,30 @@ export function createApp(
   registerMetricsRoutes(app, dependencies);
   registerDocument(app);
   registerDashboardRoutes(app);
-
-  app.notFound((c) =>
-    sendError(c, {
-      status: 404,
-      body: { error: { code: 'NOT_FOUND', message: `No route ${c.req.method} ${c.req.path}.` } },
-    }),
-  );
-  app.onError((error, c) =>
-    errorResponse(c, error, (unexpected) =>
-      logger.error(
-        { requestId: c.get('requestId'), err: security.redact(errorMessage(unexpected)) },
-        'request failed',
-      ),
-    ),
-  );
+  useErrorAnswers(app, { security, logger });
   return app;
 }
 
 /**
  * A worker's health listener (`--health-port`): only `/healthz` and `/readyz` (no token, as
  * on API nodes) and `/metrics` (behind the token, with the same limit on failed attempts);
- * every other path is a 404. No run data, no dashboard, no API.
+ * every other path is a 404. No run data, no dashboard, no API. Request ids and the access
+ * log are those of the API.
  */
 export function createHealthApp(
   dependencies: AppDependencies & { security: AppSecurity },
 ): OpenAPIHono<AppEnv> {
   const { security, logger } = dependencies;
   const app = new OpenAPIHono<AppEnv>();
-  app.use(requestId());
+  useRequestLog(app, logger);
   app.use(secureHeaders());
-  app.use(
-    '/metrics',
-    bearerAuth({
-      token: security.token,
-      failuresPerMinute: security.authFailuresPerMinute,
-      clientAddress,
-    }),
-  );
+  app.use('/metrics', tokenAuth(security));
   registerHealthRoutes(app, dependencies);
   registerMetricsRoutes(app, dependencies);
-  app.notFound((c) =>
-    sendError(c, {
-      status: 404,
-      body: {
-        error: {
-          code: 'NOT_FOUND',
-          message: `No route ${c.req.method} ${c.req.path}: a worker's health listener serves only /healthz, /readyz and /metrics.`,
-        },
-      },
-    }),
-  );
-  app.onError((error, c) =>
-    errorResponse(c, error, (unexpected) =>
-      logger.error(
-        { requestId: c.get('requestId'), err: security.redact(errorMessage(unexpected)) },
-        'request failed',
-      ),
-    ),
-  );
+  useErrorAnswers(app, {
+    security,
+    logger,
+    notFoundHint: ": a worker's health listener serves only /healthz, /readyz and /metrics",
+  });
   return app;
 }

@@ -254,3 +254,44 @@ describe('AgentTree with the runtime’s agent.cost figures', () => {
     expect(agentTree.get(MAIN_AGENT_ID)?.usage).toEqual(addUsage(before, usage(10, 1)));
   });
 });
+
+describe('AgentTree.settleFinished', () => {
+  const interruptedTree = () => {
+    const agentTree = tree();
+    agentTree.apply(started('a1'));
+    agentTree.finish({
+      status: 'interrupted',
+      mainStatus: 'interrupted',
+      error: 'The server stopped while this run was working.',
+    });
+    return agentTree;
+  };
+
+  it('ends an interrupted agent as its notification says, with an error telling how it ended instead of the interruption', () => {
+    const failed = interruptedTree().settleFinished('a1', 'failed');
+    expect(failed.agents[0]).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/^The agent had failed before its worker stopped/),
+    });
+    expect(failed.events).toEqual([
+      { type: 'agent.status', agentId: 'a1', status: 'failed', error: failed.agents[0]!.error },
+    ]);
+    const stopped = interruptedTree().settleFinished('a1', 'killed');
+    expect(stopped.agents[0]).toMatchObject({
+      status: 'cancelled',
+      error: expect.stringMatching(/^The agent was stopped before its worker stopped/),
+    });
+    const completed = interruptedTree().settleFinished('a1', 'completed');
+    expect(completed.agents[0]).toMatchObject({ status: 'completed', error: null });
+    expect(completed.events).toEqual([
+      { type: 'agent.status', agentId: 'a1', status: 'completed' },
+    ]);
+  });
+
+  it('leaves an agent that is not interrupted as it is', () => {
+    const agentTree = tree();
+    agentTree.apply(started('a1'));
+    expect(agentTree.settleFinished('a1', 'failed')).toEqual({ agents: [], events: [] });
+    expect(agentTree.get('a1')?.status).toBe('running');
+  });
+});

@@ -1,4 +1,5 @@
 import { type AgentEvent, type CompleteUsage, emptyUsage } from '@delegate/core';
+import type { EndedTaskStatus } from '@delegate/runtime';
 import type { RunEventData } from '../http/schemas.js';
 import type { AgentRecord, AgentStatus } from '../store/run-store.js';
 import type { RunnerEvent } from './session-runner.js';
@@ -41,6 +42,18 @@ function boundToolInput(event: AgentEvent): AgentEvent {
   const text = JSON.stringify(event.input) ?? '';
   if (text.length <= MAX_LOGGED_INPUT) return event;
   return { ...event, input: { truncated: true, preview: text.slice(0, MAX_LOGGED_INPUT) } };
+}
+
+/** The error of an agent settled by its recorded notification (none when it completed). */
+function endedError(ended: EndedTaskStatus): string | null {
+  switch (ended) {
+    case 'completed':
+      return null;
+    case 'failed':
+      return 'The agent had failed before its worker stopped (as its task notification records); it is not resumed.';
+    case 'killed':
+      return 'The agent was stopped before its worker stopped (as its task notification records); it is not resumed.';
+  }
 }
 
 /**
@@ -166,9 +179,10 @@ export class AgentTree {
   /**
    * Ends one interrupted agent with how its task ended (`killed`: `cancelled`): it had
    * finished before its worker stopped (its notification is in the main transcript), so it
-   * is not resumed.
+   * is not resumed. A failed or stopped agent's error says so, in place of the takeover's
+   * "interrupted" message.
    */
-  settleFinished(agentId: string, ended: 'completed' | 'failed' | 'killed'): TreeChange {
+  settleFinished(agentId: string, ended: EndedTaskStatus): TreeChange {
     const status: AgentStatus = ended === 'killed' ? 'cancelled' : ended;
     const agent = this.agents.get(agentId);
     if (!agent || agent.status !== 'interrupted') return { agents: [], events: [] };
@@ -177,7 +191,7 @@ export class AgentTree {
       status,
       currentTool: null,
       endedAt: agent.endedAt ?? now(),
-      error: status === 'completed' ? null : agent.error,
+      error: endedError(ended),
     };
     this.store(updated);
     return {

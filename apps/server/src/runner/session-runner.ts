@@ -11,7 +11,7 @@ import {
   completeUsage,
   getText,
 } from '@delegate/core';
-import { DelegateSession, TranscriptStore } from '@delegate/runtime';
+import { DelegateSession, type EndedTaskStatus, TranscriptStore } from '@delegate/runtime';
 import { getBuiltinTools } from '@delegate/tools';
 
 // This file is the only place that touches @delegate/runtime: a change of the runtime's
@@ -243,7 +243,7 @@ export class SessionRunner {
    * transcript (delivered or queued): such an agent had finished before its worker stopped,
    * even if the store still says running, and resuming it would make it report twice.
    */
-  notifiedTaskStatus(taskId: string): 'completed' | 'failed' | 'killed' | undefined {
+  notifiedTaskStatus(taskId: string): EndedTaskStatus | undefined {
     return this.session.notifiedTaskStatus(taskId);
   }
 

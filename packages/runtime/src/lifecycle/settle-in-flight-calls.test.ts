@@ -5,6 +5,7 @@ import { rules } from '@delegate/api-sim';
 import { getBuiltInAgents } from '@delegate/agent-defs';
 import {
   type AssistantMessage,
+  DelegateError,
   type Message,
   type PermissionDecision,
   type ToolResultBlock,
@@ -124,7 +125,17 @@ describe('settleInFlightToolCalls', () => {
 });
 
 describe('session.settleInFlightToolCalls', () => {
-  it("runs the main agent's in-flight Read again after a restart and reports its Write as interrupted", async () => {
+  /**
+   * A main agent cut while its Read and Write were in flight (the Write waits for a
+   * permission answer), `notes.txt` changed meanwhile, and the session picked up from its
+   * transcript by a new process (as the server does).
+   */
+  async function cutMidTurn(): Promise<{
+    cwd: string;
+    again: DelegateSession;
+    transcriptPath: string;
+    finish: () => Promise<void>;
+  }> {
     let asked = false;
     let answer: ((decision: PermissionDecision) => void) | undefined;
     let cwd = '';
@@ -159,36 +170,96 @@ describe('session.settleInFlightToolCalls', () => {
     await current.session.flush();
     await writeFile(join(cwd, 'notes.txt'), 'second version');
 
-    // A new process picks the session up from its transcript (as the server does).
     const again = await DelegateSession.create({
       cwd,
       client: createApiClient({ apiKey: 'k', baseURL: current.sim.url }),
       agentDefinitions: { activeAgents: getBuiltInAgents(), allAgents: getBuiltInAgents() },
       transcriptDir: current.transcriptDir,
       sessionId: 'main-session',
+      resume: true,
     });
-    const transcriptPath = again.transcript!.sessionPath();
-    for (const entry of await readTranscript(transcriptPath)) {
-      const { sessionId: _s, parentUuid: _p, isSidechain: _i, parentAgentId: _a, ...rest } = entry;
-      again.messages.push(rest as Message);
-    }
-    const settled = await again.settleInFlightToolCalls();
-    expect(settled).toEqual({ rerun: ['Read'], interrupted: ['Write'] });
-    const { text } = await again.send('');
-    await again.flush();
-    expect(text).toBe('Read it.');
-    const request = current.sim.journal
+    return {
+      cwd,
+      again,
+      transcriptPath: again.transcript!.sessionPath(),
+      finish: async () => {
+        again.abort();
+        answer?.({ behavior: 'deny', message: 'test over' });
+        await turn;
+      },
+    };
+  }
+
+  /** The tool results of the main agent's last request. */
+  function lastMainResults(): ToolResultBlock[] {
+    const request = current!.sim.journal
       .filter((entry) => entry.headers['x-delegate-agent'] === undefined)
       .at(-1)!;
-    const results = lastUserBlocks(request).filter((block) => block.type === 'tool_result');
-    expect(JSON.stringify(results[0]?.content)).toContain('second version');
-    expect(JSON.stringify(results[1]?.content)).toContain('Interrupted: the run stopped');
-    // The results are in the transcript, so a later restart does not settle them again.
-    const entries = await readTranscript(transcriptPath);
-    expect(JSON.stringify(entries)).toContain('second version');
-    again.abort();
-    answer?.({ behavior: 'deny', message: 'test over' });
-    await turn;
+    return lastUserBlocks(request).filter(
+      (block): block is ToolResultBlock => block.type === 'tool_result',
+    );
+  }
+
+  it("runs the main agent's in-flight Read again after a restart with rerun-read-only and reports its Write as interrupted", async () => {
+    const { cwd, again, transcriptPath, finish } = await cutMidTurn();
+    try {
+      const settled = await again.settleInFlightToolCalls({ mode: 'rerun-read-only' });
+      expect(settled).toEqual({ rerun: ['Read'], interrupted: ['Write'] });
+      const { text } = await again.send('');
+      await again.flush();
+      expect(text).toBe('Read it.');
+      const results = lastMainResults();
+      expect(JSON.stringify(results[0]?.content)).toContain('second version');
+      expect(JSON.stringify(results[1]?.content)).toContain('Interrupted: the run stopped');
+      // The results are in the transcript, so a later restart does not settle them again.
+      const entries = await readTranscript(transcriptPath);
+      expect(JSON.stringify(entries)).toContain('second version');
+    } finally {
+      await finish();
+    }
     await expect(readFile(join(cwd, 'copy.txt'), 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+
+  it('by default reports every in-flight call as interrupted and runs none again', async () => {
+    const { cwd, again, finish } = await cutMidTurn();
+    try {
+      expect(await again.settleInFlightToolCalls()).toEqual({
+        rerun: [],
+        interrupted: ['Read', 'Write'],
+      });
+      await again.send('');
+      await again.flush();
+      const results = lastMainResults();
+      expect(results).toHaveLength(2);
+      for (const result of results) {
+        expect(JSON.stringify(result.content)).toContain(IN_FLIGHT_CALL_TEXT.slice(0, 40));
+        expect(JSON.stringify(result.content)).not.toContain('version');
+      }
+    } finally {
+      await finish();
+    }
+    await expect(readFile(join(cwd, 'copy.txt'), 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+
+  it('refuses options that are not an object and a mode that is neither, naming the option', async () => {
+    current = await createTestSession({ policy: rules([], { fallback: 'ok' }) });
+    const { session } = current;
+    const refusal = (options: unknown) =>
+      session
+        .settleInFlightToolCalls(options as Parameters<typeof session.settleInFlightToolCalls>[0])
+        .catch((error: unknown) => error);
+    for (const [options, message] of [
+      [null, /settleInFlightToolCalls: options must be an object .* got null/],
+      ['interrupt', /settleInFlightToolCalls: options must be an object .* got "interrupt"/],
+      [
+        { mode: 'rerun' },
+        /settleInFlightToolCalls: mode must be 'interrupt' or 'rerun-read-only', got "rerun"/,
+      ],
+      [{ mode: null }, /settleInFlightToolCalls: mode must be .* got null/],
+    ] as const) {
+      const error = await refusal(options);
+      expect(DelegateError.hasCode(error, 'INVALID_ARGUMENT')).toBe(true);
+      expect((error as Error).message).toMatch(message);
+    }
   });
 });

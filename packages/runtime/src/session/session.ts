@@ -38,6 +38,7 @@ import { type ResumeAgentOptions, resumeAgentFromTranscript } from '../lifecycle
 import {
   type InFlightToolCalls,
   type SettledToolCalls,
+  checkInFlightToolCalls,
   settleInFlightToolCalls,
 } from '../lifecycle/settle-in-flight-calls.js';
 import { createCanUseTool } from '../permissions.js';
@@ -433,10 +434,13 @@ export class DelegateSession {
   }
 
   /**
-   * How task `taskId` ended, when a notification about it was queued for the main agent, in
-   * this process or (for a session created with `resume`) in the transcript it picked up:
-   * the main agent was told, or will be with its next turn. Undefined otherwise. A host
-   * resuming interrupted agents after a crash skips these, so none of them reports twice.
+   * How task `taskId` ended, once it has a notification. In this process that is any ended
+   * task whose notification was made, wherever it went: queued for or delivered to the main
+   * agent, handed to the inbox of the agent that started it (a sub-agent or a fork), or left
+   * undeliverable because the session was aborted. In a session created with `resume`, also a
+   * task whose notification the transcript it picked up records. Undefined for a task still
+   * running, one with no notification, or one this session does not know. A host resuming
+   * interrupted agents after a crash skips these, so none of them reports twice.
    */
   notifiedTaskStatus(taskId: string): EndedTaskStatus | undefined {
     const task = this.tasks.get(taskId);
@@ -676,9 +680,11 @@ export class DelegateSession {
 
   /**
    * Resumes a sub-agent from its transcript (this session's, or `sessionId`'s in the same
-   * transcript directory): its conversation is restored, dangling tool calls are repaired,
-   * and it runs on in the background with `message` (or a note that it was interrupted).
-   * Its transcript continues under this session. Refuses an agent still running here.
+   * transcript directory): its conversation is restored, the tool calls it left in flight are
+   * settled (`inFlightToolCalls`, default `interrupt`), and it runs on in the background with
+   * `message` (or a note that it was interrupted). Its transcript continues under this
+   * session; in the session that recorded it, the same file continues without the history
+   * written again. Refuses an agent still running here.
    */
   resumeAgent(options: ResumeAgentOptions): Promise<AgentToolOutput> {
     return resumeAgentFromTranscript(this.runtime, options);
@@ -687,18 +693,25 @@ export class DelegateSession {
   /**
    * Settles the main agent's tool calls that were in flight when its conversation was cut
    * (restored into `messages`, it ends with an assistant message whose calls have no
-   * results), as `resumeAgent` does for a sub-agent: with `rerun-read-only` (default) the
-   * read-only calls run again with the main agent's tools and permissions and the others get
-   * a result saying they were interrupted; with `interrupt` every call gets that result. The
+   * results), as `resumeAgent` does for a sub-agent: with `interrupt` (default) every call
+   * gets a result saying it was interrupted; with `rerun-read-only` the read-only calls run
+   * again with the main agent's tools and permissions and the others get that result. The
    * results are added to `messages` and the transcript. Returns the names of the calls run
-   * again and of those interrupted (both empty when nothing was in flight).
+   * again and of those interrupted (both empty when nothing was in flight). Throws
+   * `INVALID_ARGUMENT` for options that are not an object or a `mode` that is neither.
    */
   async settleInFlightToolCalls(
     options: { mode?: InFlightToolCalls } = {},
   ): Promise<SettledToolCalls> {
+    if (typeof options !== 'object' || options === null)
+      throw new DelegateError(
+        'INVALID_ARGUMENT',
+        `settleInFlightToolCalls: options must be an object such as { mode: 'interrupt' }, got ${JSON.stringify(options)}.`,
+      );
+    checkInFlightToolCalls(options.mode, 'settleInFlightToolCalls: mode');
     const settled = await settleInFlightToolCalls({
       messages: this.messages,
-      mode: options.mode ?? 'rerun-read-only',
+      mode: options.mode ?? 'interrupt',
       context: this.context,
       canUseTool: this.canUseTool,
     });

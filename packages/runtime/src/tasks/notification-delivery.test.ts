@@ -188,6 +188,7 @@ describe('task notifications, exactly once', () => {
     const live: { session?: TestSession['session'] } = {};
     const workerTask = () => live.session!.tasks.list().find((task) => task.agentType === 'worker');
     let forkRequests = 0;
+    let statusInForkInbox: string | undefined;
     current = await createTestSession({
       agents: [worker],
       session: { forkEnabled: true },
@@ -214,6 +215,7 @@ describe('task notifications, exactly once', () => {
             if (forkRequests === 2) {
               // The fork is mid-turn while its background agent ends.
               await waitUntil(() => workerTask()?.notification?.status === 'queued', 30_000);
+              statusInForkInbox = live.session!.notifiedTaskStatus(workerTask()!.id);
               return [{ type: 'tool_use', name: 'Glob', input: { pattern: '*' } }];
             }
             return 'fork done';
@@ -247,6 +249,8 @@ describe('task notifications, exactly once', () => {
     for (const entry of sim.journal.filter((candidate) => agentOf(candidate) === undefined))
       expect(notificationCounts(entry).size).toBe(0);
     expect(session.tasks.pendingNotifications).toBe(0);
+    // Waiting in the fork's inbox, the notification already counted for notifiedTaskStatus.
+    expect(statusInForkInbox).toBe('completed');
   });
 
   it('keeps a notification still queued when the session is aborted with its task, as undeliverable', async () => {
