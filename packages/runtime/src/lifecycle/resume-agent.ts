@@ -213,8 +213,8 @@ async function rebuildRecord(runtime: AgentRuntime, spec: AgentSpec): Promise<Ag
  * settled (`inFlightToolCalls`), and it runs on in the background with `message` (or a note
  * that it was interrupted). Notifications its transcript records as queued into its inbox
  * and no request carried are queued into its inbox again, once: its first request carries
- * them. Its transcript continues under this session; in the session that
- * recorded it, the same file continues without the history written again.
+ * them. Its transcript continues under this session; in the session that recorded it, the
+ * same file continues without the history written again.
  */
 export async function resumeAgentFromTranscript(
   runtime: AgentRuntime,

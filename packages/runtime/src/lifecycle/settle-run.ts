@@ -161,7 +161,7 @@ function notifyParent(options: {
  * (a transcript-only line), so resuming the parent queues it again until a user message
  * with its uuid shows a request carried it.
  */
-export function recordInboxNotification(
+function recordInboxNotification(
   runtime: AgentRuntime,
   parent: AgentRecord,
   message: UserMessage,

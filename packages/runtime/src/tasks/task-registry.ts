@@ -267,9 +267,9 @@ export class TaskRegistry {
    * resumed agent), each once: its task comes back as it was when it notified (unless this
    * registry has the task), with its notification `queued`. Without `deliver` they are
    * queued for the main agent and not recorded again; with `deliver` each goes to the
-   * sub-agent it was recorded for (`deliver` puts its message in that agent's inbox), unless its
-   * task's notification is known to have been queued for the main agent instead (see
-   * {@link TaskRegistry.rememberNotified}). Returns the number queued.
+   * sub-agent it was recorded for (`deliver` puts its message in that agent's inbox),
+   * unless its task's notification is known to have been queued for the main agent
+   * instead (see {@link TaskRegistry.rememberNotified}). Returns the number queued.
    */
   restoreQueued(
     records: readonly QueuedNotification[],
