@@ -61,7 +61,11 @@ type ForkMode = { next: 'answer' } | { next: 'hold'; until: Promise<void>; arriv
  * that finishes while the fork's second request is in flight, and the session is dropped
  * before the fork's next request takes the notification waiting in its inbox.
  */
-async function dropWithInboxNotification(mode: { fork: ForkMode }): Promise<Dropped> {
+async function dropWithInboxNotification(mode: {
+  fork: ForkMode;
+  /** Stop the fork (the session goes on) before the session is dropped. */
+  stopFork?: boolean;
+}): Promise<Dropped> {
   const forkWaiting = gate();
   const hold = gate();
   let forkCalls = 0;
@@ -118,12 +122,18 @@ async function dropWithInboxNotification(mode: { fork: ForkMode }): Promise<Drop
   const workerTask = () => session.tasks.list().find((task) => task.agentType === 'worker');
   expect(await waitUntil(() => workerTask()?.notification?.status === 'queued')).toBe(true);
   const fork = session.tasks.list().find((task) => task.agentType === 'fork')!;
+  if (mode.stopFork) {
+    session.stopTask(fork.id);
+    // The stopped fork hands it on: queued for the main agent with the fork's own report.
+    expect(await waitUntil(() => session.tasks.pendingNotifications === 2)).toBe(true);
+  }
   // The fork's request is held: wait for the transcript lines only, not for the runs.
   await session.transcript!.flush();
   session.abort();
   await session.flush();
   const task = workerTask()!;
-  // Nobody took it: the fork was stopped with it still in its inbox, and it was not handed on.
+  // Nobody took it: the fork was stopped with it still in its inbox, and (unless the fork
+  // was stopped while the session went on) it was not handed on.
   expect(task.notification?.status).toBe('undeliverable');
   expect(session.tasks.pendingNotifications).toBe(0);
   return {
@@ -266,5 +276,36 @@ describe('notifications waiting in a running sub-agent inbox, across a resume', 
     for (const request of forkAfter) expect(timesNotified(request, workerTaskId)).toBe(1);
     for (const request of mainRequests(current!.sim.journal.entries))
       expect(timesNotified(request, workerTaskId)).toBe(0);
+  });
+
+  it('gives a notification a stopped fork handed to the main agent to the main agent only, after both are resumed', async () => {
+    const { forkId, workerTaskId, forkPath, mainPath } = await dropWithInboxNotification({
+      fork: { next: 'answer' },
+      stopFork: true,
+    });
+    expect(queuedLinesOf(await readTranscript(forkPath), workerTaskId)).toHaveLength(1);
+    expect(queuedLinesOf(await readTranscript(mainPath), workerTaskId)).toHaveLength(1);
+
+    const first = await resume();
+    // Owed to the main agent (with the fork's own report), not to the fork.
+    expect(first.tasks.pendingNotifications).toBe(2);
+    const requests = await resumeFork(first, forkId);
+    const forkAfter = forkRequests(requests);
+    expect(forkAfter.length).toBeGreaterThan(0);
+    for (const request of forkAfter) expect(timesNotified(request, workerTaskId)).toBe(0);
+    const mainAfter = mainRequests(requests);
+    expect(mainAfter.length).toBeGreaterThan(0);
+    for (const request of mainAfter) expect(timesNotified(request, workerTaskId)).toBe(1);
+    first.abort();
+    await first.flush();
+
+    // Delivered to the main agent in the last process: the fork's record stays unanswered in
+    // its transcript, and resuming the fork again still does not hand it over.
+    const second = await resume();
+    expect(second.notifiedTaskStatus(workerTaskId)).toBe('completed');
+    const later = await resumeFork(second, forkId);
+    expect(forkRequests(later).length).toBeGreaterThan(0);
+    for (const request of forkRequests(later)) expect(timesNotified(request, workerTaskId)).toBe(0);
+    for (const request of mainRequests(later)) expect(timesNotified(request, workerTaskId)).toBe(1);
   });
 });
