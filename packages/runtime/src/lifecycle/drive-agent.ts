@@ -34,6 +34,8 @@ export type DriveAgentOptions = {
   newMessages: readonly Message[];
   /** Leading messages of the starting conversation its transcript already holds (a resume). */
   alreadyRecorded?: number;
+  /** Transcript-only lines written after the starting conversation (never sent to the model). */
+  transcriptOnly?: readonly Message[];
   /** Called once, when the first response of the run begins streaming. */
   onFirstResponse?: () => void;
   /** Called after each response, with the running totals. */
@@ -62,7 +64,10 @@ async function recordStart(
   // The first run records the whole starting conversation (a fork's inherited history
   // included), so the transcript alone is enough to resume the agent.
   const fresh = start === 0 ? record.messages : options.newMessages;
-  await runtime.transcript.append(fresh.slice(options.alreadyRecorded ?? 0), record.agentId);
+  await runtime.transcript.append(
+    [...fresh.slice(options.alreadyRecorded ?? 0), ...(options.transcriptOnly ?? [])],
+    record.agentId,
+  );
 }
 
 /** The stall watchdog's settings, as every loop of the session uses them. */

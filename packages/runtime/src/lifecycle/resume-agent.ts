@@ -13,12 +13,19 @@ import { assembleWorkerTools } from '../agent-tool/assemble-worker-tools.js';
 import { readDefinitionExtras } from '../agent-tool/definition-extras.js';
 import { resolveAgentPermissionMode } from '../agent-tool/resolve-permission-mode.js';
 import type { AgentRuntime } from '../session/agent-runtime.js';
+import {
+  type QueuedNotification,
+  type RestoredSession,
+  queuedNotificationEntry,
+  restoreSessionTranscript,
+} from '../transcripts/queued-notification.js';
 import { readTranscript } from '../transcripts/read-transcript.js';
 import { TranscriptStore } from '../transcripts/transcript-store.js';
 import { loadTools } from '../util/load-tools.js';
 import { type AgentRecord, createAgentRecord } from './agent-record.js';
 import { type AgentSpec, parseAgentSpec } from './agent-spec.js';
 import { isCompacted } from './agent-directory.js';
+import { queueMessage } from './record-transitions.js';
 import {
   type InFlightToolCalls,
   checkInFlightToolCalls,
@@ -67,15 +74,16 @@ function refuseRunning(runtime: AgentRuntime, agentId: string): void {
 }
 
 /**
- * The recorded conversation, with the transcript-only fields removed. A torn last line is
- * skipped and reported as an `agent.warning`; a transcript with no complete message is
- * refused (it would resume an agent that has no task).
+ * The recorded conversation, with the transcript-only fields and lines removed, and the
+ * notifications recorded in its inbox that no request carried. A torn last line is skipped
+ * and reported as an `agent.warning`; a transcript with no complete message is refused (it
+ * would resume an agent that has no task).
  */
 async function readHistory(
   runtime: AgentRuntime,
   source: TranscriptStore,
   agentId: string,
-): Promise<Message[]> {
+): Promise<RestoredSession> {
   const path = source.agentPath(agentId);
   const entries = await readTranscript(path, {
     onWarning: (message) =>
@@ -94,16 +102,29 @@ async function readHistory(
       { details: { path, agentId } },
     );
   }
-  return entries.map((entry) => {
-    const {
-      sessionId: _session,
-      parentUuid: _parent,
-      isSidechain: _side,
-      parentAgentId: _agent,
-      ...message
-    } = entry;
-    return message as Message;
+  return restoreSessionTranscript(entries, path);
+}
+
+/**
+ * Queues the notifications owed to the agent into its inbox again (its first request
+ * carries them); returns their record lines when its transcript goes on in another file,
+ * which must hold them too.
+ */
+function requeueInbox(options: {
+  runtime: AgentRuntime;
+  record: AgentRecord;
+  pending: readonly QueuedNotification[];
+  sameFile: boolean;
+}): Message[] {
+  const { runtime, record, pending, sameFile } = options;
+  const lines: Message[] = [];
+  runtime.tasks.restoreQueued(pending, {
+    deliver: (queued) => {
+      queueMessage(record, queued.message);
+      if (!sameFile) lines.push(queuedNotificationEntry(queued, record.agentId));
+    },
   });
+  return lines;
 }
 
 function findDefinition(runtime: AgentRuntime, spec: AgentSpec): AgentDefinition | undefined {
@@ -190,8 +211,10 @@ async function rebuildRecord(runtime: AgentRuntime, spec: AgentSpec): Promise<Ag
  * Resumes a sub-agent from its transcript (this session's, or `sessionId`'s in the same
  * transcript directory): its conversation is restored, the tool calls it left in flight are
  * settled (`inFlightToolCalls`), and it runs on in the background with `message` (or a note
- * that it was interrupted). Its transcript continues under this session; in the session that
- * recorded it, the same file continues without the history written again.
+ * that it was interrupted). Notifications its transcript records as queued into its inbox
+ * and no request carried are queued into its inbox again, once: its first request carries
+ * them. Its transcript continues under this session; in the session that recorded it, the
+ * same file continues without the history written again.
  */
 export async function resumeAgentFromTranscript(
   runtime: AgentRuntime,
@@ -208,7 +231,8 @@ export async function resumeAgentFromTranscript(
     await source.readAgentMeta(options.agentId),
     source.agentMetaPath(options.agentId),
   );
-  const history = await readHistory(runtime, source, options.agentId);
+  const restored = await readHistory(runtime, source, options.agentId);
+  const history = restored.messages;
   const record = await rebuildRecord(runtime, spec);
   const settled = await settleInFlightToolCalls({
     messages: history,
@@ -221,10 +245,16 @@ export async function resumeAgentFromTranscript(
     content: options.message ?? INTERRUPTED_NOTE,
     agentId: spec.agentId,
   });
-  const lastWritten = history.filter((message) => message.type !== 'progress').at(-1);
-  if (sameFile && lastWritten) store.continueAfter(options.agentId, lastWritten.uuid);
+  if (sameFile && restored.lastUuid) store.continueAfter(options.agentId, restored.lastUuid);
+  const recordLines = requeueInbox({
+    runtime,
+    record,
+    pending: restored.pendingNotifications,
+    sameFile,
+  });
   return startAgentRun(runtime, record, {
     newMessages: [...history, ...(settled?.messages ?? []), note],
     ...(sameFile ? { alreadyRecorded: history.length } : {}),
+    ...(recordLines.length > 0 ? { transcriptOnly: recordLines } : {}),
   });
 }

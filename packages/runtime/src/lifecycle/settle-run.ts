@@ -6,6 +6,7 @@ import {
   getText,
 } from '@delegate/core';
 import { sumUsage } from '../agent-tool/finalize-agent-result.js';
+import { queuedNotificationEntry } from '../transcripts/queued-notification.js';
 import { isCompacted } from './agent-directory.js';
 import { releaseChildAbortController, releaseSubagentContext } from '@delegate/context-isolation';
 import type { AgentRuntime } from '../session/agent-runtime.js';
@@ -156,9 +157,25 @@ function notifyParent(options: {
 }
 
 /**
+ * Records a notification just queued into `parent`'s inbox in the parent's own transcript
+ * (a transcript-only line), so resuming the parent queues it again until a user message
+ * with its uuid shows a request carried it.
+ */
+function recordInboxNotification(
+  runtime: AgentRuntime,
+  parent: AgentRecord,
+  message: UserMessage,
+): void {
+  const queued = runtime.tasks.queuedRecordOf(message);
+  if (!runtime.transcript || !queued) return;
+  void runtime.transcript.append([queuedNotificationEntry(queued, parent.agentId)], parent.agentId);
+}
+
+/**
  * Queues a background run's notification, once per task: into its parent's inbox when the
- * parent is a sub-agent still running (it reads it at its next turn), else for the main
- * agent. Returns undefined when the task had already notified.
+ * parent is a sub-agent still running (it reads it at its next turn, and its transcript
+ * records it), else for the main agent. Returns undefined when the task had already
+ * notified.
  */
 function notifyOnce(
   runtime: AgentRuntime,
@@ -173,12 +190,17 @@ function notifyOnce(
       const parent = parentId ? runtime.agents.get(parentId) : undefined;
       if (!parent || isCompacted(parent) || parent.status !== 'running') return false;
       queueMessage(parent, message);
+      recordInboxNotification(runtime, parent, message);
       return true;
     },
   });
 }
 
-/** A run that failed or was stopped hands the notifications still in its inbox to the main agent. */
+/**
+ * A run that failed or was stopped hands the notifications still in its inbox to the main
+ * agent. Not when the whole session was aborted: they stay owed to this agent (its
+ * transcript records them, so resuming it delivers them) and are `undeliverable` here.
+ */
 function forwardInboxNotifications(runtime: AgentRuntime, record: AgentRecord): void {
   const waiting = takeInbox(record);
   const notifications = runtime.tasks.notificationsAmong(waiting);
@@ -186,6 +208,10 @@ function forwardInboxNotifications(runtime: AgentRuntime, record: AgentRecord): 
     record,
     waiting.filter((message) => !notifications.includes(message)),
   );
+  if (runtime.rootContext.abortController.signal.aborted) {
+    runtime.tasks.abandon(notifications);
+    return;
+  }
   for (const message of notifications) runtime.tasks.enqueue(message);
 }
 

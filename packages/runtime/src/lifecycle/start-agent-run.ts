@@ -20,6 +20,8 @@ export type RunOptions = {
   onFirstResponse?: () => void;
   /** Leading `newMessages` the agent's transcript already holds (a resume in the same session). */
   alreadyRecorded?: number;
+  /** Transcript-only lines written after the starting conversation (never sent to the model). */
+  transcriptOnly?: readonly Message[];
   /** Id of the `Agent` call that started the run, for `agent.started`. */
   toolUseId?: string;
   /** Set for a fork's first run: its first request places breakpoints for this layout. */
@@ -88,6 +90,7 @@ function startLoop(runtime: AgentRuntime, run: AgentRun, options: RunOptions): L
     newMessages: options.newMessages,
     ...(options.onFirstResponse ? { onFirstResponse: options.onFirstResponse } : {}),
     ...(options.alreadyRecorded ? { alreadyRecorded: options.alreadyRecorded } : {}),
+    ...(options.transcriptOnly ? { transcriptOnly: options.transcriptOnly } : {}),
     ...(options.forkLayout ? { forkLayout: options.forkLayout } : {}),
     ...(options.cacheBaseline ? { cacheBaseline: options.cacheBaseline } : {}),
     onProgress: (progress) =>

@@ -302,7 +302,6 @@ export class DelegateSession {
   private readonly canUseTool: CanUseTool;
   private readonly cacheSafeParams = createCacheSafeParamsSlot();
   private lastAgentList: string | undefined;
-  private readonly restoredNotified = new Map<string, EndedTaskStatus>();
 
   private constructor(runtime: AgentRuntime, options: ValidatedSessionOptions) {
     this.runtime = runtime;
@@ -429,8 +428,7 @@ export class DelegateSession {
     this.messages.push(...restored.messages);
     if (restored.lastUuid) transcript.continueSessionAfter(restored.lastUuid);
     this.tasks.restoreQueued(restored.pendingNotifications);
-    for (const [taskId, status] of restored.notifiedTasks)
-      this.restoredNotified.set(taskId, status);
+    this.tasks.rememberNotified(restored.notifiedTasks);
   }
 
   /**
@@ -445,7 +443,7 @@ export class DelegateSession {
   notifiedTaskStatus(taskId: string): EndedTaskStatus | undefined {
     const task = this.tasks.get(taskId);
     if (task?.notification && task.status !== 'running') return task.status;
-    return this.restoredNotified.get(taskId);
+    return this.tasks.notifiedEarlierStatus(taskId);
   }
 
   /** The session's id (its transcript file is `<transcriptDir>/<sessionId>.jsonl`). */

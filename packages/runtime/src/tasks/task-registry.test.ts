@@ -136,4 +136,43 @@ describe('TaskRegistry', () => {
     expect(second.drainNotifications()).toEqual([message]);
     expect(second.get(task.id)?.notification?.status).toBe('delivered');
   });
+
+  it('hands a restored sub-agent notification to its inbox once, never to the main queue or the main recorder, and skips one the main agent was told of', () => {
+    const first = new TaskRegistry();
+    const task = first.register({ type: 'local_agent', description: 'job', isBackgrounded: true });
+    first.finish(task.id, { status: 'completed', result: 'done' });
+    let inboxRecord: QueuedNotification | undefined;
+    const message = first.notify(
+      { taskId: task.id, status: 'completed', description: 'job' },
+      {
+        deliver: (queued) => {
+          inboxRecord = first.queuedRecordOf(queued);
+          return true;
+        },
+      },
+    );
+    expect(inboxRecord).toMatchObject({ taskId: task.id, key: task.id, message });
+    expect(inboxRecord?.task).toMatchObject({ id: task.id, status: 'completed' });
+    expect(first.queuedRecordOf({ ...message, uuid: 'not-a-notification' })).toBeUndefined();
+
+    const second = new TaskRegistry();
+    const recorded: QueuedNotification[] = [];
+    second.recordQueuedTo((record) => recorded.push(record));
+    const inbox: string[] = [];
+    const deliver = (record: QueuedNotification) => inbox.push(record.message.uuid);
+    expect(second.restoreQueued([inboxRecord!, inboxRecord!], { deliver })).toBe(1);
+    expect(second.restoreQueued([inboxRecord!], { deliver })).toBe(0);
+    expect(inbox).toEqual([message.uuid]);
+    expect(second.pendingNotifications).toBe(0);
+    expect(second.get(task.id)?.notification?.status).toBe('queued');
+    // Its agent failed: handed to the main agent, it is recorded in the main transcript then.
+    second.enqueue(message);
+    expect(recorded.map((record) => record.message.uuid)).toEqual([message.uuid]);
+
+    const third = new TaskRegistry();
+    third.rememberNotified(new Map([[task.id, 'completed']]));
+    expect(third.notifiedEarlierStatus(task.id)).toBe('completed');
+    expect(third.restoreQueued([inboxRecord!], { deliver })).toBe(0);
+    expect(inbox).toHaveLength(1);
+  });
 });

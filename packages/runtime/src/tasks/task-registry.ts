@@ -8,7 +8,11 @@ import {
   createUserMessage,
   getText,
 } from '@delegate/core';
-import type { QueuedNotification, TaskSnapshot } from '../transcripts/queued-notification.js';
+import type {
+  EndedTaskStatus,
+  QueuedNotification,
+  TaskSnapshot,
+} from '../transcripts/queued-notification.js';
 import { type TaskNotification, formatTaskNotification } from './task-notification.js';
 
 type Waiter = () => void;
@@ -50,7 +54,8 @@ function isRunningInBackground(task: TaskState): boolean {
  * entry; they are mirrored into the root app state (for UIs) once per tick, in one update
  * for every task changed in that tick. Running background tasks are counted, not scanned.
  * Notifications queued for the main agent can be recorded as they are queued and queued
- * again after a restart (`recordQueuedTo`, `restoreQueued`).
+ * again after a restart (`recordQueuedTo`, `restoreQueued`); so can those queued into a
+ * sub-agent's inbox (`queuedRecordOf`, `restoreQueued` with `deliver`).
  */
 export class TaskRegistry {
   private readonly tasks = new Map<string, TaskState>();
@@ -63,6 +68,7 @@ export class TaskRegistry {
   private readonly keys = new Map<string, string>();
   private readonly recorded = new Set<string>();
   private recordQueued: ((record: QueuedNotification) => void) | undefined;
+  private readonly notifiedEarlier = new Map<string, EndedTaskStatus>();
   private readonly dirty = new Set<string>();
   private setRootState: SetAppState | undefined;
   private flushScheduled = false;
@@ -257,24 +263,50 @@ export class TaskRegistry {
   }
 
   /**
-   * Queues notifications recorded by an earlier process for the main agent again (a
-   * resumed session), each once: its task comes back as it was when it notified (unless
-   * this registry has the task), with its notification `queued`. They are not recorded
-   * again. Returns the number queued.
+   * Queues notifications recorded by an earlier process again (a resumed session or a
+   * resumed agent), each once: its task comes back as it was when it notified (unless this
+   * registry has the task), with its notification `queued`. Without `deliver` they are
+   * queued for the main agent and not recorded again; with `deliver` each goes to the
+   * sub-agent it was recorded for (`deliver` puts its message in that agent's inbox),
+   * unless its task's notification is known to have been queued for the main agent
+   * instead (see {@link TaskRegistry.rememberNotified}). Returns the number queued.
    */
-  restoreQueued(records: readonly QueuedNotification[]): number {
+  restoreQueued(
+    records: readonly QueuedNotification[],
+    options: { deliver?: (record: QueuedNotification) => void } = {},
+  ): number {
     let queued = 0;
-    for (const { taskId, key, message, task } of records) {
+    for (const record of records) {
+      const { taskId, key, message, task } = record;
       if (this.recorded.has(message.uuid) || this.notified.has(key)) continue;
-      this.recorded.add(message.uuid);
+      if (options.deliver && this.notifiedEarlier.has(taskId)) continue;
+      // Only the main agent's are marked recorded: a sub-agent's that ends up with the main
+      // agent (its parent failed) is recorded in the main transcript then.
+      if (!options.deliver) this.recorded.add(message.uuid);
       if (task && !this.tasks.has(taskId)) this.restoreTask(task);
       this.notified.set(key, message);
       this.pendingDelivery.set(message.uuid, taskId);
       this.keys.set(message.uuid, key);
-      this.enqueue(message);
+      if (options.deliver) {
+        this.setNotification(taskId, message, 'queued');
+        options.deliver(record);
+      } else this.enqueue(message);
       queued++;
     }
     return queued;
+  }
+
+  /**
+   * Remembers tasks whose notification an earlier process queued for the main agent (read
+   * from the main transcript by a resumed session), and how each ended.
+   */
+  rememberNotified(tasks: ReadonlyMap<string, EndedTaskStatus>): void {
+    for (const [taskId, status] of tasks) this.notifiedEarlier.set(taskId, status);
+  }
+
+  /** How task `taskId` ended, when {@link TaskRegistry.rememberNotified} was told of it. */
+  notifiedEarlierStatus(taskId: string): EndedTaskStatus | undefined {
+    return this.notifiedEarlier.get(taskId);
   }
 
   private restoreTask(snapshot: TaskSnapshot): void {
@@ -292,19 +324,30 @@ export class TaskRegistry {
 
   private record(taskId: string, message: UserMessage): void {
     if (!this.recordQueued || this.recorded.has(message.uuid)) return;
+    const queued = this.queuedRecordOf(message) ?? { taskId, key: taskId, message };
     this.recorded.add(message.uuid);
+    this.recordQueued(queued);
+  }
+
+  /**
+   * What a transcript records of a notification not yet delivered (its task, key, message
+   * and the task as it is now); undefined for a message that is not such a notification.
+   */
+  queuedRecordOf(message: UserMessage): QueuedNotification | undefined {
+    const taskId = this.pendingDelivery.get(message.uuid);
+    if (taskId === undefined) return undefined;
     const task = this.tasks.get(taskId);
     let snapshot: TaskSnapshot | undefined;
     if (task) {
       const { kill: _kill, notification: _notification, ...rest } = task;
       snapshot = rest;
     }
-    this.recordQueued({
+    return {
       taskId,
       key: this.keys.get(message.uuid) ?? taskId,
       message,
       ...(snapshot ? { task: snapshot } : {}),
-    });
+    };
   }
 
   /** Marks the notifications among `messages` delivered (a request is about to carry them); returns `messages`. */
@@ -325,6 +368,14 @@ export class TaskRegistry {
    */
   abandonQueued(): void {
     this.settleDelivery(this.queue.splice(0, this.queue.length), 'undeliverable');
+  }
+
+  /**
+   * Marks the notifications among `messages` `undeliverable` (the session was aborted while
+   * they waited in a sub-agent's inbox; its transcript keeps them owed to it).
+   */
+  abandon(messages: readonly UserMessage[]): void {
+    this.settleDelivery(messages, 'undeliverable');
   }
 
   /** Takes every queued notification (each is delivered once). */

@@ -12,13 +12,17 @@ import type { TranscriptEntry } from './transcript-store.js';
 /** A finished task as it was when its notification was queued (what a resumed session shows). */
 export type TaskSnapshot = Omit<TaskState, 'kill' | 'notification'>;
 
-/** A `<task-notification>` queued for the main agent, as the main transcript records it. */
+/**
+ * A `<task-notification>` queued for its parent, as the parent's transcript records it: the
+ * main transcript for the main agent, the agent's own transcript for a running sub-agent
+ * (its inbox).
+ */
 export type QueuedNotification = {
   /** The task the notification is about. */
   taskId: string;
   /** What makes it unique: a task notifies once per key (usually the task id). */
   key: string;
-  /** The message the main agent gets; its uuid is the one its delivery line carries. */
+  /** The message the parent gets; its uuid is the one its delivery line carries. */
   message: UserMessage;
   /** The task when the notification was queued, when the registry still had it. */
   task?: TaskSnapshot;
@@ -44,17 +48,23 @@ const QueuedNotificationSchema = z.object({
   task: TaskSnapshotSchema.optional(),
 });
 
-/** A main-transcript line that records a queued notification. */
+/** A transcript line that records a queued notification. */
 export type QueuedNotificationEntry = SystemMessage & { queuedNotification: QueuedNotification };
 
-/** The transcript-only line written when a notification is queued for the main agent. */
-export function queuedNotificationEntry(record: QueuedNotification): QueuedNotificationEntry {
+/**
+ * The transcript-only line written when a notification is queued for the main agent, or,
+ * with `agentId`, into that sub-agent's inbox (the line goes to its own transcript).
+ */
+export function queuedNotificationEntry(
+  record: QueuedNotification,
+  agentId?: string,
+): QueuedNotificationEntry {
   return {
     type: 'system',
     subtype: QUEUED_NOTIFICATION_SUBTYPE,
     uuid: createUuid(),
     timestamp: new Date().toISOString(),
-    content: `Notification of task ${record.taskId} queued for the main agent's next turn.`,
+    content: `Notification of task ${record.taskId} queued for ${agentId ? `agent ${agentId}` : 'the main agent'}'s next turn.`,
     queuedNotification: record,
   };
 }
@@ -74,11 +84,11 @@ function stripTranscriptFields(entry: TranscriptEntry): Message {
   return message as Message;
 }
 
-/** What a main transcript holds for a session picked up again. */
+/** What a transcript (the main one, or a sub-agent's) holds for a conversation picked up again. */
 export type RestoredSession = {
   /** The conversation, without transcript-only fields and lines. */
   messages: Message[];
-  /** Notifications queued for the main agent that no user message of the conversation carries, oldest first. */
+  /** Notifications queued for its agent that no user message of the conversation carries, oldest first. */
   pendingNotifications: QueuedNotification[];
   /** Uuid of the last line the chain continues from (progress lines are not part of it). */
   lastUuid: string | undefined;
@@ -104,8 +114,8 @@ function endedStatusOf(record: QueuedNotification): EndedTaskStatus {
 }
 
 /**
- * Splits a main transcript into the conversation and the notifications still owed to the
- * main agent: each queued record whose message uuid no user message of the conversation
+ * Splits a transcript (the main one, or a sub-agent's) into the conversation and the
+ * notifications still owed to its agent: each queued record whose message uuid no user message of the conversation
  * has (a delivered notification is written as that user message before the request that
  * carries it is sent). A record that is not a valid notification is an `INVALID_ARGUMENT`
  * error naming `path` and the line's uuid.

@@ -15,9 +15,10 @@ export type TranscriptEntry = Message & {
   /** For a sub-agent's first line: the agent that spawned it. */
   parentAgentId?: string;
   /**
-   * On a main-transcript `system` line of subtype `task_notification_queued`: a
-   * notification queued for the main agent (a resumed session queues it again until a
-   * user message with its uuid shows it was delivered).
+   * On a `system` line of subtype `task_notification_queued`: a notification queued for
+   * the main agent (main transcript) or into a running sub-agent's inbox (its transcript).
+   * A resumed session, or a resumed agent, queues it again until a user message with its
+   * uuid shows it was delivered.
    */
   queuedNotification?: QueuedNotification;
 };
