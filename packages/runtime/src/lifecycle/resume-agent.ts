@@ -85,16 +85,15 @@ async function readHistory(
   agentId: string,
 ): Promise<RestoredSession> {
   const path = source.agentPath(agentId);
-  const entries = await readTranscript(path, {
-    onWarning: (message) =>
-      runtime.events.emit({
-        type: 'agent.warning',
-        agentId,
-        timestamp: new Date().toISOString(),
-        code: 'TRANSCRIPT_TORN_LINE',
-        message,
-      }),
-  });
+  const warn = (code: string) => (message: string) =>
+    runtime.events.emit({
+      type: 'agent.warning',
+      agentId,
+      timestamp: new Date().toISOString(),
+      code,
+      message,
+    });
+  const entries = await readTranscript(path, { onWarning: warn('TRANSCRIPT_TORN_LINE') });
   if (!entries.some((entry) => entry.type === 'user' || entry.type === 'assistant')) {
     throw new DelegateError(
       'INVALID_ARGUMENT',
@@ -102,7 +101,7 @@ async function readHistory(
       { details: { path, agentId } },
     );
   }
-  return restoreSessionTranscript(entries, path);
+  return restoreSessionTranscript(entries, path, warn('TRANSCRIPT_BAD_RECORD'));
 }
 
 /**

@@ -413,9 +413,12 @@ export class DelegateSession {
   /** Reads the main conversation and the notifications still owed to it back from `transcript`. */
   private async restoreFrom(transcript: TranscriptStore): Promise<void> {
     const path = transcript.sessionPath();
+    // The session is not returned yet, so nobody listens to its events: these are process
+    // warnings (printed on stderr unless the host handles 'warning').
+    const warn = (code: string) => (message: string) => process.emitWarning(message, { code });
     let entries;
     try {
-      entries = await readTranscript(path);
+      entries = await readTranscript(path, { onWarning: warn('DELEGATE_TORN_TRANSCRIPT') });
     } catch (error) {
       if (!DelegateError.hasCode(error, 'NOT_FOUND')) throw error;
       throw new DelegateError(
@@ -424,8 +427,13 @@ export class DelegateSession {
         { cause: error, details: { path, sessionId: this.sessionId } },
       );
     }
-    const restored = restoreSessionTranscript(entries, path);
-    this.messages.push(...restored.messages);
+    const restored = restoreSessionTranscript(
+      entries,
+      path,
+      warn('DELEGATE_BAD_TRANSCRIPT_RECORD'),
+    );
+    // One at a time: a long conversation spread as arguments could overflow the stack.
+    for (const message of restored.messages) this.messages.push(message);
     if (restored.lastUuid) transcript.continueSessionAfter(restored.lastUuid);
     this.tasks.restoreQueued(restored.pendingNotifications);
     this.tasks.rememberNotified(restored.notifiedTasks);

@@ -215,6 +215,37 @@ describe('task notifications across a resumed session', () => {
     expect((await resume()).tasks.pendingNotifications).toBe(0);
   });
 
+  it('skips a record line that holds no valid notification with a warning naming it, and still delivers the others', async () => {
+    const { taskId, path } = await dropWithQueuedNotification();
+    const bad = {
+      type: 'system',
+      subtype: 'task_notification_queued',
+      uuid: 'bad-record-line',
+      timestamp: new Date().toISOString(),
+      content: 'hand-edited',
+      queuedNotification: { taskId: 't-broken' },
+    };
+    await appendFile(path, `${JSON.stringify(bad)}\n`);
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const session = await resume();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.map((warning) => warning.message)).toEqual([
+        expect.stringContaining(`${path}: the task_notification_queued line bad-record-line`),
+      ]);
+      expect((warnings[0] as Error & { code?: string }).code).toBe(
+        'DELEGATE_BAD_TRANSCRIPT_RECORD',
+      );
+      expect(session.tasks.pendingNotifications).toBe(1);
+      const requests = await sendAndJournal(session, 'what happened?');
+      for (const request of requests) expect(timesNotified(request, taskId)).toBe(1);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('refuses resume without a session id, without transcripts, or without a transcript file, saying which', async () => {
     current = await createTestSession({ policy: rules([], { fallback: 'answer' }) });
     const base = {

@@ -256,7 +256,9 @@ export class TaskRegistry {
   /**
    * From now on, hands every notification queued for the main agent to `record` once, as
    * it is queued (the session writes it to the main transcript, so a resumed session can
-   * queue it again until a request has carried it).
+   * queue it again until a request has carried it). There is one recorder: a call replaces
+   * the previous one, so on a `DelegateSession`'s registry it would stop the session's own
+   * recording. It is for hosts that build their own registry.
    */
   recordQueuedTo(record: (queued: QueuedNotification) => void): void {
     this.recordQueued = record;

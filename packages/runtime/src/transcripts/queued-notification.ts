@@ -2,7 +2,6 @@ import {
   type Message,
   type SystemMessage,
   type TaskState,
-  DelegateError,
   UserMessage,
   createUuid,
 } from '@delegate/core';
@@ -92,17 +91,22 @@ export type RestoredSession = {
   pendingNotifications: QueuedNotification[];
   /** Uuid of the last line the chain continues from (progress lines are not part of it). */
   lastUuid: string | undefined;
-  /** Every task with a recorded notification, delivered or not (those tasks had ended), and how it ended. */
+  /**
+   * Every task with a recorded notification, delivered or not (those tasks had ended), and
+   * how it ended (a record that does not say is left out).
+   */
   notifiedTasks: Map<string, EndedTaskStatus>;
 };
 
 /** How a task that notified ended. */
 export type EndedTaskStatus = 'completed' | 'failed' | 'killed';
 
-// The notification's own `status:` line (fields are escaped, so no other line starts so).
+// The notification's own `status:` line. It comes before the error and the result (which may
+// hold lines of their own), so the first match is it.
 const STATUS_LINE = /\nstatus: (completed|failed|killed)\n/;
 
-function endedStatusOf(record: QueuedNotification): EndedTaskStatus {
+/** How the task of `record` ended: from its snapshot, else its text; undefined when neither says. */
+function endedStatusOf(record: QueuedNotification): EndedTaskStatus | undefined {
   const status = record.task?.status;
   if (status === 'completed' || status === 'failed' || status === 'killed') return status;
   const content = record.message.message.content;
@@ -110,19 +114,21 @@ function endedStatusOf(record: QueuedNotification): EndedTaskStatus {
     typeof content === 'string'
       ? content
       : content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
-  return (STATUS_LINE.exec(text)?.[1] as EndedTaskStatus | undefined) ?? 'completed';
+  return STATUS_LINE.exec(text)?.[1] as EndedTaskStatus | undefined;
 }
 
 /**
  * Splits a transcript (the main one, or a sub-agent's) into the conversation and the
  * notifications still owed to its agent: each queued record whose message uuid no user message of the conversation
  * has (a delivered notification is written as that user message before the request that
- * carries it is sent). A record that is not a valid notification is an `INVALID_ARGUMENT`
- * error naming `path` and the line's uuid.
+ * carries it is sent). A record that is not a valid notification is skipped and reported
+ * to `onWarning` with `path` and the line's uuid (it cannot stop the conversation from
+ * being picked up).
  */
 export function restoreSessionTranscript(
   entries: readonly TranscriptEntry[],
   path: string,
+  onWarning: (message: string) => void,
 ): RestoredSession {
   const messages: Message[] = [];
   const queued = new Map<string, QueuedNotification>();
@@ -137,11 +143,10 @@ export function restoreSessionTranscript(
       (entry as Partial<QueuedNotificationEntry>).queuedNotification,
     );
     if (!parsed.success) {
-      throw new DelegateError(
-        'INVALID_ARGUMENT',
-        `${path}: the ${QUEUED_NOTIFICATION_SUBTYPE} line ${entry.uuid} holds no valid notification (${parsed.error.issues[0]?.message ?? 'invalid'}). Restore the file, or remove that line.`,
-        { details: { path, uuid: entry.uuid } },
+      onWarning(
+        `${path}: the ${QUEUED_NOTIFICATION_SUBTYPE} line ${entry.uuid} holds no valid notification (${parsed.error.issues[0]?.message ?? 'invalid'}), so it was skipped; the notification it recorded is not queued again.`,
       );
+      continue;
     }
     const record = parsed.data as QueuedNotification;
     if (!queued.has(record.message.uuid)) queued.set(record.message.uuid, record);
@@ -152,8 +157,15 @@ export function restoreSessionTranscript(
       (record) => !delivered.has(record.message.uuid),
     ),
     lastUuid: entries.filter((entry) => entry.type !== 'progress').at(-1)?.uuid,
-    notifiedTasks: new Map(
-      [...queued.values()].map((record) => [record.taskId, endedStatusOf(record)]),
-    ),
+    notifiedTasks: notifiedTasksOf(queued.values()),
   };
+}
+
+function notifiedTasksOf(records: Iterable<QueuedNotification>): Map<string, EndedTaskStatus> {
+  const ended = new Map<string, EndedTaskStatus>();
+  for (const record of records) {
+    const status = endedStatusOf(record);
+    if (status) ended.set(record.taskId, status);
+  }
+  return ended;
 }
