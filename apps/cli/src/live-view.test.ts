@@ -64,19 +64,39 @@ afterEach(async () => {
   await scratch.cleanup();
 });
 
+/**
+ * Runs the CLI with `args` (shell words) in the test's tmux pane, 160 columns by `rows`, in the
+ * scratch project; `screen()` reads the pane, `exitCode()` waits for the CLI's exit code.
+ */
+function startInPane(
+  args: string,
+  rows: number,
+): { screen: () => string; exitCode: () => Promise<string> } {
+  const exitFile = join(scratch.root, 'exit-code');
+  const command = [
+    `cd ${JSON.stringify(scratch.project)}`,
+    `HOME=${JSON.stringify(scratch.home)} ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI_BIN)} ${args}`,
+    `echo $? > ${JSON.stringify(exitFile)}`,
+    'sleep 60',
+  ].join('; ');
+  tmux('new-session', '-d', '-s', session, '-x', '160', '-y', String(rows), command);
+  return {
+    screen: () => tmux('capture-pane', '-t', session, '-p'),
+    exitCode: () =>
+      waitFor('the session to end', () =>
+        existsSync(exitFile) ? readFileSync(exitFile, 'utf8').trim() : undefined,
+      ),
+  };
+}
+
 describe('the live view in a terminal', () => {
   it('shows the agent tree, moves the running agent to the background on Ctrl-B, and stops everything on Ctrl-C', async () => {
     expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
     const seconds = `29.${String(process.pid).padStart(5, '0')}`;
-    const exitFile = join(scratch.root, 'exit-code');
-    const command = [
-      `cd ${JSON.stringify(scratch.project)}`,
-      `HOME=${JSON.stringify(scratch.home)} ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI_BIN)} run --sim ${JSON.stringify(policy('live'))} --allowed-tools 'Bash(sleep:*)' 'go sleep-for ${seconds}'`,
-      `echo $? > ${JSON.stringify(exitFile)}`,
-      'sleep 60',
-    ].join('; ');
-    tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '40', command);
-    const screen = () => tmux('capture-pane', '-t', session, '-p');
+    const { screen, exitCode } = startInPane(
+      `run --sim ${JSON.stringify(policy('live'))} --allowed-tools 'Bash(sleep:*)' 'go sleep-for ${seconds}'`,
+      40,
+    );
 
     await waitFor('the tree with both sub-agents', () => {
       const text = screen();
@@ -102,9 +122,7 @@ describe('the live view in a terminal', () => {
     expect(processesWith(`sleep ${seconds}`).length).toBeGreaterThan(0);
 
     tmux('send-keys', '-t', session, 'C-c');
-    const code = await waitFor('the CLI to exit', () =>
-      existsSync(exitFile) ? readFileSync(exitFile, 'utf8').trim() : undefined,
-    );
+    const code = await exitCode();
     expect(code).toBe('130');
     expect(screen()).toContain('stopped by Ctrl-C');
     await waitFor(
@@ -120,15 +138,10 @@ describe('the live view in a terminal', () => {
 describe('the interactive session in a terminal', () => {
   it('answers a prompt, runs slash commands, and exits on /exit', async () => {
     expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
-    const exitFile = join(scratch.root, 'exit-code');
-    const command = [
-      `cd ${JSON.stringify(scratch.project)}`,
-      `HOME=${JSON.stringify(scratch.home)} ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI_BIN)} --sim ${JSON.stringify(policy('spawn-general'))}`,
-      `echo $? > ${JSON.stringify(exitFile)}`,
-      'sleep 60',
-    ].join('; ');
-    tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '40', command);
-    const screen = () => tmux('capture-pane', '-t', session, '-p');
+    const { screen, exitCode } = startInPane(
+      `--sim ${JSON.stringify(policy('spawn-general'))}`,
+      40,
+    );
     await waitFor('the prompt', () =>
       screen().includes('/help lists commands') ? true : undefined,
     );
@@ -151,9 +164,7 @@ describe('the interactive session in a terminal', () => {
       screen().includes('Unknown command /nope') ? true : undefined,
     );
     tmux('send-keys', '-t', session, '/exit', 'Enter');
-    const code = await waitFor('the session to end', () =>
-      existsSync(exitFile) ? readFileSync(exitFile, 'utf8').trim() : undefined,
-    );
+    const code = await exitCode();
     expect(code).toBe('0');
   });
 });
@@ -162,15 +173,7 @@ describe('the interactive session and approvals', () => {
   it('asks on the prompt line before a call that needs approval, and keeps the conversation after Ctrl-C stops a turn', async () => {
     expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
     const seconds = `28.${String(process.pid).padStart(5, '0')}`;
-    const exitFile = join(scratch.root, 'exit-code');
-    const command = [
-      `cd ${JSON.stringify(scratch.project)}`,
-      `HOME=${JSON.stringify(scratch.home)} ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI_BIN)} --sim ${JSON.stringify(policy('interactive'))}`,
-      `echo $? > ${JSON.stringify(exitFile)}`,
-      'sleep 60',
-    ].join('; ');
-    tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '40', command);
-    const screen = () => tmux('capture-pane', '-t', session, '-p');
+    const { screen, exitCode } = startInPane(`--sim ${JSON.stringify(policy('interactive'))}`, 40);
     await waitFor('the prompt', () =>
       screen().includes('/help lists commands') ? true : undefined,
     );
@@ -208,9 +211,7 @@ describe('the interactive session and approvals', () => {
         : undefined,
     );
     tmux('send-keys', '-t', session, 'C-d');
-    const code = await waitFor('the session to end', () =>
-      existsSync(exitFile) ? readFileSync(exitFile, 'utf8').trim() : undefined,
-    );
+    const code = await exitCode();
     expect(code).toBe('0');
   });
 });
@@ -219,15 +220,10 @@ describe('the interactive session and background work', () => {
   it('lists commands and agents, starts a turn on a notification while the person types, and moves and stops agents by id', async () => {
     expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
     const seconds = `27.${String(process.pid).padStart(5, '0')}`;
-    const exitFile = join(scratch.root, 'exit-code');
-    const command = [
-      `cd ${JSON.stringify(scratch.project)}`,
-      `HOME=${JSON.stringify(scratch.home)} ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI_BIN)} --sim ${JSON.stringify(policy('background'))} --allowed-tools 'Bash(sleep:*)'`,
-      `echo $? > ${JSON.stringify(exitFile)}`,
-      'sleep 60',
-    ].join('; ');
-    tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '50', command);
-    const screen = () => tmux('capture-pane', '-t', session, '-p');
+    const { screen, exitCode } = startInPane(
+      `--sim ${JSON.stringify(policy('background'))} --allowed-tools 'Bash(sleep:*)'`,
+      50,
+    );
     await waitFor('the prompt', () =>
       screen().includes('/help lists commands') ? true : undefined,
     );
@@ -292,23 +288,16 @@ describe('the interactive session and background work', () => {
     );
 
     tmux('send-keys', '-t', session, '/exit', 'Enter');
-    const code = await waitFor('the session to end', () =>
-      existsSync(exitFile) ? readFileSync(exitFile, 'utf8').trim() : undefined,
-    );
+    const code = await exitCode();
     expect(code).toBe('0');
   });
   it('delivers, in the session that goes on after Ctrl-C, a notification the stop left undelivered', async () => {
     expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
     const seconds = `26.${String(process.pid).padStart(5, '0')}`;
-    const exitFile = join(scratch.root, 'exit-code');
-    const command = [
-      `cd ${JSON.stringify(scratch.project)}`,
-      `HOME=${JSON.stringify(scratch.home)} ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI_BIN)} --sim ${JSON.stringify(policy('background'))} --allowed-tools 'Bash(sleep:*)'`,
-      `echo $? > ${JSON.stringify(exitFile)}`,
-      'sleep 60',
-    ].join('; ');
-    tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '50', command);
-    const screen = () => tmux('capture-pane', '-t', session, '-p');
+    const { screen, exitCode } = startInPane(
+      `--sim ${JSON.stringify(policy('background'))} --allowed-tools 'Bash(sleep:*)'`,
+      50,
+    );
     await waitFor('the prompt', () =>
       screen().includes('/help lists commands') ? true : undefined,
     );
@@ -335,9 +324,7 @@ describe('the interactive session and background work', () => {
     );
     expect(screen().split('notified: completed')).toHaveLength(2);
     tmux('send-keys', '-t', session, '/exit', 'Enter');
-    const code = await waitFor('the session to end', () =>
-      existsSync(exitFile) ? readFileSync(exitFile, 'utf8').trim() : undefined,
-    );
+    const code = await exitCode();
     expect(code).toBe('0');
   });
 });
