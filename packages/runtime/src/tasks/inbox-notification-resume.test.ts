@@ -1,6 +1,7 @@
+import { appendFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type JournalEntry, rules } from '@delegate/api-sim';
-import type { AgentDefinition } from '@delegate/core';
+import type { AgentDefinition, AgentEvent } from '@delegate/core';
 import { getBuiltInAgents } from '@delegate/agent-defs';
 import { DelegateSession } from '../session/session.js';
 import { createApiClient } from '../session/model-config.js';
@@ -235,6 +236,39 @@ describe('notifications waiting in a running sub-agent inbox, across a resume', 
     entries.forEach((entry, index) =>
       expect(entry.parentUuid).toBe(index === 0 ? null : entries[index - 1]!.uuid),
     );
+  });
+
+  it('skips a record line of the fork transcript that holds no valid notification with an agent.warning, and delivers the valid one once', async () => {
+    const { forkId, workerTaskId, forkPath } = await dropWithInboxNotification({
+      fork: { next: 'answer' },
+    });
+    const bad = {
+      type: 'system',
+      subtype: 'task_notification_queued',
+      uuid: 'bad-inbox-record',
+      timestamp: new Date().toISOString(),
+      content: 'hand-edited',
+      queuedNotification: { taskId: '' },
+    };
+    await appendFile(forkPath, `${JSON.stringify(bad)}\n`);
+    const session = await resume();
+    const warnings: AgentEvent[] = [];
+    session.events.on((event) => {
+      if (event.type === 'agent.warning') warnings.push(event);
+    });
+    const requests = await resumeFork(session, forkId);
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        agentId: forkId,
+        code: 'TRANSCRIPT_BAD_RECORD',
+        message: expect.stringContaining(
+          `${forkPath}: the task_notification_queued line bad-inbox-record`,
+        ),
+      }),
+    ]);
+    const forkAfter = forkRequests(requests);
+    expect(forkAfter.length).toBeGreaterThan(0);
+    for (const request of forkAfter) expect(timesNotified(request, workerTaskId)).toBe(1);
   });
 
   it('records it in the transcript of another session that resumes the fork, which delivers it once', async () => {
