@@ -386,37 +386,60 @@ describe.runIf(services.postgres && services.redis)('with PostgreSQL and Redis s
       expect((await rescuer.exit).code).toBe(0);
     });
 
-    it('after a takeover, runs a read-only call that was in flight again and reports the others as interrupted', async () => {
+    /**
+     * Starts a run on a worker, waits until its slow command is running and the checkpoint
+     * of its tool calls (of the main agent or of a sub-agent) is in the store, starts a second
+     * worker and SIGKILLs the first.
+     */
+    async function killWorkerInFlight(options: {
+      prompt: string;
+      marker: string;
+      transcripts: 'main' | 'sub-agents';
+    }) {
       const doomed = await cluster.startWorker();
       const response = await first.api('/v1/runs', {
         json: {
-          prompt: 'scenario:toolfail start',
+          prompt: options.prompt,
           workspace: cluster.workspace,
           permissionMode: 'bypassPermissions',
         },
       });
       expect(response.status).toBe(201);
       const runId = (await json<{ id: string }>(response)).id;
-      const marker = join(cluster.workspace, 'started-marker');
+      const marker = join(cluster.workspace, options.marker);
       await until(async () => (existsSync(marker) ? true : undefined), 'the slow command to start');
+      const files =
+        options.transcripts === 'main' ? "not like '%/agents/%'" : "like '%/agents/%.jsonl'";
       const database = new pg.Client({ connectionString: cluster.storeUrl });
       await database.connect();
       try {
-        await until(async () => {
-          const { rows } = await database.query(
-            `select content from transcripts where run_id = $1 and file not like '%/agents/%'`,
-            [runId],
-          );
-          return rows.some((row: { content: string }) => row.content.includes('sleep 20'))
-            ? true
-            : undefined;
-        }, 'the checkpoint of the tool calls');
+        await until(
+          async () => {
+            const { rows } = await database.query(
+              `select content from transcripts where run_id = $1 and file ${files}`,
+              [runId],
+            );
+            return rows.some((row: { content: string }) => row.content.includes('sleep 20'))
+              ? true
+              : undefined;
+          },
+          `the checkpoint of the ${options.transcripts === 'main' ? 'main agent' : 'sub-agent'}'s tool calls`,
+        );
       } finally {
         await database.end();
       }
       const rescuer = await cluster.startWorker();
       doomed.child.kill('SIGKILL');
       await doomed.exit;
+      return { runId, marker, rescuer };
+    }
+
+    it('after a takeover, runs a read-only call that was in flight again and reports the others as interrupted', async () => {
+      const { runId, marker, rescuer } = await killWorkerInFlight({
+        prompt: 'scenario:toolfail start',
+        marker: 'started-marker',
+        transcripts: 'main',
+      });
       const run = await until(async () => {
         const current = await runOf(second, runId);
         return current.status === 'completed' ? current : undefined;
@@ -431,36 +454,11 @@ describe.runIf(services.postgres && services.redis)('with PostgreSQL and Redis s
     });
 
     it('after a takeover, runs a read-only call of a sub-agent that was in flight again and reports its others as interrupted', async () => {
-      const doomed = await cluster.startWorker();
-      const response = await first.api('/v1/runs', {
-        json: {
-          prompt: 'scenario:subtoolfail start',
-          workspace: cluster.workspace,
-          permissionMode: 'bypassPermissions',
-        },
+      const { runId, marker, rescuer } = await killWorkerInFlight({
+        prompt: 'scenario:subtoolfail start',
+        marker: 'sub-marker',
+        transcripts: 'sub-agents',
       });
-      expect(response.status).toBe(201);
-      const runId = (await json<{ id: string }>(response)).id;
-      const marker = join(cluster.workspace, 'sub-marker');
-      await until(async () => (existsSync(marker) ? true : undefined), 'the slow command to start');
-      const database = new pg.Client({ connectionString: cluster.storeUrl });
-      await database.connect();
-      try {
-        await until(async () => {
-          const { rows } = await database.query(
-            `select content from transcripts where run_id = $1 and file like '%/agents/%.jsonl'`,
-            [runId],
-          );
-          return rows.some((row: { content: string }) => row.content.includes('sleep 20'))
-            ? true
-            : undefined;
-        }, "the checkpoint of the sub-agent's tool calls");
-      } finally {
-        await database.end();
-      }
-      const rescuer = await cluster.startWorker();
-      doomed.child.kill('SIGKILL');
-      await doomed.exit;
       const run = await until(async () => {
         const current = await runOf(second, runId);
         const sub = current.agents.find((agent) => agent.agentId !== 'main');

@@ -50,3 +50,19 @@ export function agentCall(input: Record<string, unknown>): {
 } {
   return { type: 'tool_use', name: 'Agent', input };
 }
+
+/** The Agent call that starts one background `worker` described `job` (the notification tests' unit of work). */
+export function backgroundJobCall(prompt = 'job'): ReturnType<typeof agentCall> {
+  return agentCall({ description: 'job', prompt, subagent_type: 'worker', run_in_background: true });
+}
+
+/** A policy rule: the main agent's first request starts one background job ({@link backgroundJobCall}). */
+export function mainStartsBackgroundJob(prompt?: string): {
+  match: { when: (request: SimRequest) => boolean };
+  reply: Array<ReturnType<typeof agentCall>>;
+} {
+  return {
+    match: { when: (request) => isMain(request) && request.turnIndex === 0 },
+    reply: [backgroundJobCall(prompt)],
+  };
+}

@@ -7,7 +7,13 @@ import { DelegateSession } from '../session/session.js';
 import { createApiClient } from '../session/model-config.js';
 import { readTranscript } from '../transcripts/read-transcript.js';
 import type { TranscriptEntry } from '../transcripts/transcript-store.js';
-import { agentCall, agentOf, customAgent, isMain } from '../__fixtures__/sim-helpers.js';
+import {
+  agentCall,
+  agentOf,
+  backgroundJobCall,
+  customAgent,
+  isMain,
+} from '../__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession, waitUntil } from '../__fixtures__/test-session.js';
 
 let current: TestSession | undefined;
@@ -93,15 +99,7 @@ async function dropWithInboxNotification(mode: {
         match: { agent: 'fork' },
         reply: async () => {
           forkCalls++;
-          if (forkCalls === 1)
-            return [
-              agentCall({
-                description: 'job',
-                prompt: 'Do the job',
-                subagent_type: 'worker',
-                run_in_background: true,
-              }),
-            ];
+          if (forkCalls === 1) return [backgroundJobCall('Do the job')];
           if (forkCalls === 2) {
             forkWaiting.open();
             await hold.opened;

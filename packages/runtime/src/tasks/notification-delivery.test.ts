@@ -1,6 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type JournalEntry, type SimRequest, rules } from '@delegate/api-sim';
-import { agentCall, agentOf, customAgent, isMain } from '../__fixtures__/sim-helpers.js';
+import {
+  agentCall,
+  agentOf,
+  backgroundJobCall,
+  mainStartsBackgroundJob,
+  customAgent,
+  isMain,
+} from '../__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession, waitUntil } from '../__fixtures__/test-session.js';
 
 let current: TestSession | undefined;
@@ -103,17 +110,7 @@ describe('task notifications, exactly once', () => {
       current = await createTestSession({
         agents: [worker],
         policy: rules([
-          {
-            match: { when: (request) => isMain(request) && request.turnIndex === 0 },
-            reply: [
-              agentCall({
-                description: 'job',
-                prompt: 'job',
-                subagent_type: 'worker',
-                run_in_background: true,
-              }),
-            ],
-          },
+          mainStartsBackgroundJob(),
           { match: { when: isMain }, reply: 'noted' },
           { match: { agent: 'worker' }, reply: 'job done' },
         ]),
@@ -152,17 +149,7 @@ describe('task notifications, exactly once', () => {
         },
       },
       policy: rules([
-        {
-          match: { when: (request) => isMain(request) && request.turnIndex === 0 },
-          reply: [
-            agentCall({
-              description: 'job',
-              prompt: 'job',
-              subagent_type: 'worker',
-              run_in_background: true,
-            }),
-          ],
-        },
+        mainStartsBackgroundJob(),
         { match: { when: isMain }, reply: 'noted' },
         { match: { agent: 'worker' }, reply: 'job done' },
       ]),
@@ -203,15 +190,7 @@ describe('task notifications, exactly once', () => {
           match: { agent: 'fork' },
           reply: async () => {
             forkRequests++;
-            if (forkRequests === 1)
-              return [
-                agentCall({
-                  description: 'job',
-                  prompt: 'Do the job',
-                  subagent_type: 'worker',
-                  run_in_background: true,
-                }),
-              ];
+            if (forkRequests === 1) return [backgroundJobCall('Do the job')];
             if (forkRequests === 2) {
               // The fork is mid-turn while its background agent ends.
               await waitUntil(() => workerTask()?.notification?.status === 'queued', 30_000);
@@ -257,17 +236,7 @@ describe('task notifications, exactly once', () => {
     current = await createTestSession({
       agents: [worker],
       policy: rules([
-        {
-          match: { when: (request) => isMain(request) && request.turnIndex === 0 },
-          reply: [
-            agentCall({
-              description: 'job',
-              prompt: 'job',
-              subagent_type: 'worker',
-              run_in_background: true,
-            }),
-          ],
-        },
+        mainStartsBackgroundJob(),
         { match: { when: isMain }, reply: 'started it' },
         { match: { agent: 'worker' }, reply: 'job done' },
       ]),
@@ -290,17 +259,7 @@ describe('task notifications, exactly once', () => {
     current = await createTestSession({
       agents: [worker],
       policy: rules([
-        {
-          match: { when: (request) => isMain(request) && request.turnIndex === 0 },
-          reply: [
-            agentCall({
-              description: 'job',
-              prompt: 'job',
-              subagent_type: 'worker',
-              run_in_background: true,
-            }),
-          ],
-        },
+        mainStartsBackgroundJob(),
         { match: { when: isMain }, reply: 'started it' },
         {
           match: { agent: 'worker' },

@@ -5,7 +5,12 @@ import { DelegateError } from '@delegate/core';
 import { DelegateSession } from '../session/session.js';
 import { createApiClient } from '../session/model-config.js';
 import { readTranscript } from '../transcripts/read-transcript.js';
-import { agentCall, agentOf, customAgent, isMain } from '../__fixtures__/sim-helpers.js';
+import {
+  agentOf,
+  customAgent,
+  isMain,
+  mainStartsBackgroundJob,
+} from '../__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession, waitUntil } from '../__fixtures__/test-session.js';
 
 let current: TestSession | undefined;
@@ -42,17 +47,7 @@ async function dropWithQueuedNotification(): Promise<{ taskId: string; path: str
   current = await createTestSession({
     agents: [worker],
     policy: rules([
-      {
-        match: { when: (request) => isMain(request) && request.turnIndex === 0 },
-        reply: [
-          agentCall({
-            description: 'job',
-            prompt: 'Do the job',
-            subagent_type: 'worker',
-            run_in_background: true,
-          }),
-        ],
-      },
+      mainStartsBackgroundJob('Do the job'),
       { match: { when: isMain }, reply: 'noted' },
       {
         match: { agent: 'worker' },
