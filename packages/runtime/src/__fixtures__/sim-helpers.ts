@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { JournalEntry, SimRequest } from '@delegate/api-sim';
 import { parseAgentFromMarkdown } from '@delegate/agent-defs';
 import type { AgentDefinition } from '@delegate/core';
@@ -65,4 +66,20 @@ export function mainStartsBackgroundJob(prompt?: string): {
     match: { when: (request) => isMain(request) && request.turnIndex === 0 },
     reply: [backgroundJobCall(prompt)],
   };
+}
+
+/** A Read of `notes.txt` and a Write of `copy.txt` in `cwd`, in one response (a read-only and a writing call). */
+export function readThenWriteCalls(cwd: string): Array<{
+  type: 'tool_use';
+  name: string;
+  input: Record<string, unknown>;
+}> {
+  return [
+    { type: 'tool_use', name: 'Read', input: { file_path: join(cwd, 'notes.txt') } },
+    {
+      type: 'tool_use',
+      name: 'Write',
+      input: { file_path: join(cwd, 'copy.txt'), content: 'copied' },
+    },
+  ];
 }

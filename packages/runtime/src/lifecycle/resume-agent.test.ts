@@ -9,7 +9,13 @@ import { createApiClient } from '../session/model-config.js';
 import { DelegateSession } from '../session/session.js';
 import type { DelegateSessionOptions } from '../session/session-options.js';
 import { readTranscript } from '../transcripts/read-transcript.js';
-import { agentCall, agentOf, isMain, lastUserBlocks } from '../__fixtures__/sim-helpers.js';
+import {
+  agentCall,
+  agentOf,
+  isMain,
+  lastUserBlocks,
+  readThenWriteCalls,
+} from '../__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession, waitUntil } from '../__fixtures__/test-session.js';
 
 let current: TestSession | undefined;
@@ -217,14 +223,7 @@ describe('resuming an agent whose tool calls were in flight', () => {
         },
         {
           match: { agent: 'general-purpose', toolResult: false },
-          reply: () => [
-            { type: 'tool_use', name: 'Read', input: { file_path: join(cwd, 'notes.txt') } },
-            {
-              type: 'tool_use',
-              name: 'Write',
-              input: { file_path: join(cwd, 'copy.txt'), content: 'copied' },
-            },
-          ],
+          reply: () => readThenWriteCalls(cwd),
         },
       ]),
       session: {

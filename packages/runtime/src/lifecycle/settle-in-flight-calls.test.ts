@@ -15,7 +15,7 @@ import { createCanUseTool } from '../permissions.js';
 import { createApiClient } from '../session/model-config.js';
 import { DelegateSession } from '../session/session.js';
 import { readTranscript } from '../transcripts/read-transcript.js';
-import { isMain, lastUserBlocks } from '../__fixtures__/sim-helpers.js';
+import { isMain, lastUserBlocks, readThenWriteCalls } from '../__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession, waitUntil } from '../__fixtures__/test-session.js';
 import {
   IN_FLIGHT_AGENT_CALL_TEXT,
@@ -144,14 +144,7 @@ describe('session.settleInFlightToolCalls', () => {
         { match: { when: isMain, toolResult: 'Read' }, reply: 'Read it.' },
         {
           match: { when: isMain, toolResult: false },
-          reply: () => [
-            { type: 'tool_use', name: 'Read', input: { file_path: join(cwd, 'notes.txt') } },
-            {
-              type: 'tool_use',
-              name: 'Write',
-              input: { file_path: join(cwd, 'copy.txt'), content: 'copied' },
-            },
-          ],
+          reply: () => readThenWriteCalls(cwd),
         },
       ]),
       session: {
