@@ -70,14 +70,16 @@ async function recordStart(
   );
 }
 
-/** The stall watchdog's settings, as every loop of the session uses them. */
-export function streamLimits(runtime: AgentRuntime): {
+/** What every loop of the session shares: the stall watchdog's settings and the request gate. */
+export function sessionQueryOptions(runtime: AgentRuntime): {
   streamIdleTimeoutMs: number;
   maxConsecutiveStalls: number;
+  requestGate: () => Promise<void>;
 } {
   return {
     streamIdleTimeoutMs: runtime.options.streamIdleTimeoutMs,
     maxConsecutiveStalls: runtime.options.maxConsecutiveStalls,
+    requestGate: runtime.requestGate,
   };
 }
 
@@ -103,7 +105,7 @@ function startQuery(runtime: AgentRuntime, record: AgentRecord, options: DriveAg
       model: () => record.context.options.model,
       onRecorded: (usage, costUsd) => addResponseUsage(record, usage, costUsd),
     }),
-    ...streamLimits(runtime),
+    ...sessionQueryOptions(runtime),
   });
 }
 

@@ -126,6 +126,13 @@ export type QueryParams = {
    * every response that calls tools; its `BUDGET_EXCEEDED` error ends the loop.
    */
   usageGuard?: UsageGuard;
+  /**
+   * Awaited before each request is built and sent. A `DelegateSession` passes one gate shared
+   * by all its agents that lets one request through per event-loop turn, so a burst of
+   * responses arriving together does not become one long stretch of request building that
+   * stalls timers and I/O (see `createStartGate`).
+   */
+  requestGate?: () => Promise<void>;
 };
 
 /** The state of one running loop. */
@@ -285,6 +292,7 @@ async function* runToolTurn(
 export async function* query(params: QueryParams): AsyncGenerator<QueryEvent, QueryOutcome> {
   const loop = await startLoop(params);
   for (;;) {
+    if (params.requestGate) await params.requestGate();
     if (loop.signal.aborted) return { reason: 'aborted', turns: loop.turns };
     yield* addQueued(loop, params.drainQueuedMessages?.() ?? []);
     yield* enforceTurnLimit(loop);

@@ -99,6 +99,12 @@ export type AgentRuntime = {
   pendingRuns: Set<Promise<unknown>>;
   /** Background agents start through this, one per event-loop turn (see `createStartGate`). */
   backgroundStart: () => Promise<void>;
+  /**
+   * Every model request of the session's agents (main, sub-agents, forks) is built and sent
+   * through this, one per event-loop turn: when a burst of responses lands at once (hundreds
+   * of background agents), their next requests do not all serialize in one stretch.
+   */
+  requestGate: () => Promise<void>;
   /** The main agent's context (background agents and resumed agents hang off it). */
   rootContext: ToolUseContext;
   /** Background agents' abort controllers, all stopped by the session's abort through one listener. */

@@ -57,7 +57,7 @@ import { TranscriptStore } from '../transcripts/transcript-store.js';
 import { loadTools } from '../util/load-tools.js';
 import { createUsageGuard } from '../usage/usage-guard.js';
 import { type AgentUsageNode, MAIN_AGENT_ID, UsageLedger } from '../usage/usage-ledger.js';
-import { streamLimits } from '../lifecycle/drive-agent.js';
+import { sessionQueryOptions } from '../lifecycle/drive-agent.js';
 import type { AgentRuntime, AgentRuntimeOptions } from './agent-runtime.js';
 import { withAskRules } from './ask-rules.js';
 import { withoutCredentials } from './shell-environment.js';
@@ -279,6 +279,18 @@ function recordQueuedNotifications(runtime: AgentRuntime): void {
   });
 }
 
+/** The session's usage ledger: prices, the session budget and the main model. */
+function usageLedgerOf(validated: ValidatedSessionOptions): UsageLedger {
+  return new UsageLedger({
+    ...(validated.priceTable ? { prices: validated.priceTable } : {}),
+    sessionBudget: {
+      ...(validated.maxTokens !== undefined ? { maxTokens: validated.maxTokens } : {}),
+      ...(validated.maxCostUsd !== undefined ? { maxCostUsd: validated.maxCostUsd } : {}),
+    },
+    model: resolveModelAlias(validated.model ?? DEFAULT_MAIN_MODEL),
+  });
+}
+
 /**
  * A main agent with the Agent tool: it runs turns against the Messages API, spawns
  * foreground, background and fork sub-agents, queues their notifications into its next
@@ -348,14 +360,7 @@ export class DelegateSession {
       tasks: new TaskRegistry({
         maxFinished: runtimeOptions.maxRetainedAgents + runtimeOptions.maxAgentSummaries,
       }),
-      usage: new UsageLedger({
-        ...(validated.priceTable ? { prices: validated.priceTable } : {}),
-        sessionBudget: {
-          ...(validated.maxTokens !== undefined ? { maxTokens: validated.maxTokens } : {}),
-          ...(validated.maxCostUsd !== undefined ? { maxCostUsd: validated.maxCostUsd } : {}),
-        },
-        model: resolveModelAlias(validated.model ?? DEFAULT_MAIN_MODEL),
-      }),
+      usage: usageLedgerOf(validated),
       events,
       ...(transcriptDir
         ? { transcript: new TranscriptStore({ directory: transcriptDir, sessionId }) }
@@ -377,6 +382,7 @@ export class DelegateSession {
       pendingBackgroundSpawns: 0,
       pendingRuns: new Set(),
       backgroundStart: createStartGate(),
+      requestGate: createStartGate(),
       rootCwd: validated.cwd,
     } as Omit<AgentRuntime, 'rootContext' | 'backgroundAbort'> as AgentRuntime;
     const agentTools: Tool[] = [
@@ -540,7 +546,7 @@ export class DelegateSession {
         agentId: MAIN_AGENT_ID,
         model: () => this.context.options.model,
       }),
-      ...streamLimits(this.runtime),
+      ...sessionQueryOptions(this.runtime),
     });
     for (;;) {
       const next = await generator.next();
