@@ -20,7 +20,8 @@ export const resultText = (request: SimRequest): string =>
   request.toolResults.map((result) => result.content).join('\n');
 
 /** The agent type a journaled request came from (undefined for the main agent). */
-export const agentOf = (entry: JournalEntry): string | undefined => entry.headers['x-delegate-agent'];
+export const agentOf = (entry: JournalEntry): string | undefined =>
+  entry.headers['x-delegate-agent'];
 
 /** A journaled request's body. */
 export const requestBody = (entry: JournalEntry): RequestBody => entry.body as RequestBody;
@@ -54,7 +55,12 @@ export function agentCall(input: Record<string, unknown>): {
 
 /** The Agent call that starts one background `worker` described `job` (the notification tests' unit of work). */
 export function backgroundJobCall(prompt = 'job'): ReturnType<typeof agentCall> {
-  return agentCall({ description: 'job', prompt, subagent_type: 'worker', run_in_background: true });
+  return agentCall({
+    description: 'job',
+    prompt,
+    subagent_type: 'worker',
+    run_in_background: true,
+  });
 }
 
 /** A policy rule: the main agent's first request starts one background job ({@link backgroundJobCall}). */
@@ -65,6 +71,27 @@ export function mainStartsBackgroundJob(prompt?: string): {
   return {
     match: { when: (request) => isMain(request) && request.turnIndex === 0 },
     reply: [backgroundJobCall(prompt)],
+  };
+}
+
+/**
+ * A policy rule: the main agent's first request (no tool results yet) starts `count`
+ * background `general-purpose` agents in one response, prompted `job 0`, `job 1`, ….
+ */
+export function mainStartsBackgroundJobs(count: number): {
+  match: { when: (request: SimRequest) => boolean; toolResult: false };
+  reply: Array<ReturnType<typeof agentCall>>;
+} {
+  return {
+    match: { when: isMain, toolResult: false },
+    reply: Array.from({ length: count }, (_, index) =>
+      agentCall({
+        description: `job ${index}`,
+        prompt: `job ${index}`,
+        subagent_type: 'general-purpose',
+        run_in_background: true,
+      }),
+    ),
   };
 }
 

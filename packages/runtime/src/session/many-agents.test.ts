@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { rules } from '@delegate/api-sim';
 import { DelegateError } from '@delegate/core';
-import { agentCall, isMain } from '../__fixtures__/sim-helpers.js';
+import { isMain, mainStartsBackgroundJobs } from '../__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession } from '../__fixtures__/test-session.js';
 import { validateSessionOptions } from './session-options.js';
 
@@ -28,17 +28,7 @@ describe('a thousand background agents', () => {
         current = await createTestSession({
           policy: rules([
             { match: { when: isMain, lastUserText: '<task-notification>' }, reply: 'noted' },
-            {
-              match: { when: isMain, toolResult: false },
-              reply: Array.from({ length: AGENTS }, (_, index) =>
-                agentCall({
-                  description: `job ${index}`,
-                  prompt: `job ${index}`,
-                  subagent_type: 'general-purpose',
-                  run_in_background: true,
-                }),
-              ),
-            },
+            mainStartsBackgroundJobs(AGENTS),
             { match: { when: isMain, toolResult: 'Agent' }, reply: 'started them' },
             {
               match: { agent: 'general-purpose' },

@@ -7,7 +7,7 @@ import { rules, type Sim, startSim } from '@delegate/api-sim';
 import { getBuiltInAgents } from '@delegate/agent-defs';
 import type { Tool } from '@delegate/core';
 import { z } from 'zod';
-import { agentCall, isMain } from '../__fixtures__/sim-helpers.js';
+import { isMain, mainStartsBackgroundJobs } from '../__fixtures__/sim-helpers.js';
 import { DelegateSession } from './session.js';
 
 const AGENTS = 12;
@@ -52,17 +52,7 @@ describe('the session request gate', () => {
     sim = await startSim({
       policy: rules([
         { match: { when: isMain, lastUserText: '<task-notification>' }, reply: 'noted' },
-        {
-          match: { when: isMain, toolResult: false },
-          reply: Array.from({ length: AGENTS }, (_, index) =>
-            agentCall({
-              description: `job ${index}`,
-              prompt: `job ${index}`,
-              subagent_type: 'general-purpose',
-              run_in_background: true,
-            }),
-          ),
-        },
+        mainStartsBackgroundJobs(AGENTS),
         { match: { when: isMain, toolResult: 'Agent' }, reply: 'started them' },
         {
           match: { agent: 'general-purpose', toolResult: false },

@@ -8,7 +8,12 @@ import { diagnoseCacheBreak, fingerprintRequest } from '@delegate/fork-cache';
 import { isCompacted } from '../lifecycle/agent-directory.js';
 import { createApiClient } from './model-config.js';
 import { DelegateSession } from './session.js';
-import { agentCall, isMain, resultText } from '../__fixtures__/sim-helpers.js';
+import {
+  agentCall,
+  isMain,
+  mainStartsBackgroundJobs,
+  resultText,
+} from '../__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession } from '../__fixtures__/test-session.js';
 
 let current: TestSession | undefined;
@@ -171,17 +176,7 @@ describe('many agents in one session', () => {
       current = await createTestSession({
         policy: rules([
           { match: { when: isMain, lastUserText: '<task-notification>' }, reply: 'all back' },
-          {
-            match: { when: isMain, toolResult: false },
-            reply: Array.from({ length: 60 }, (_, index) =>
-              agentCall({
-                description: `job ${index}`,
-                prompt: `job ${index}`,
-                subagent_type: 'general-purpose',
-                run_in_background: true,
-              }),
-            ),
-          },
+          mainStartsBackgroundJobs(60),
           { match: { when: isMain, toolResult: 'Agent' }, reply: 'started them' },
           { match: { agent: 'general-purpose' }, reply: 'done' },
         ]),
