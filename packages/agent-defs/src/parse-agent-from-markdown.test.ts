@@ -327,6 +327,31 @@ describe('parseAgentFromMarkdown', () => {
     });
   });
 
+  it('reads a README that shows the agent template in a code fence as plain Markdown, with a note', () => {
+    const note = { severity: 'info', reason: expect.stringMatching(/no YAML frontmatter/) };
+    const template = '---\nname: my-agent\ndescription: When to use it.\n---\nPrompt.\n';
+    expect(
+      diagnosticOf(`# Agents\n\nTemplate:\n\n\`\`\`markdown\n${template}\`\`\`\n`),
+    ).toMatchObject(note);
+    expect(diagnosticOf(`# Agents\n\n~~~\n${template}~~~\n\nMore.\n`)).toMatchObject(note);
+    expect(
+      diagnosticOf(`Intro\n\n\`\`\`\`md\n\`\`\`\n${template}\`\`\`\n\`\`\`\`\n`),
+    ).toMatchObject(note);
+    // `---` rules around a section whose YAML example has a `name:` line.
+    expect(
+      diagnosticOf('# Guide\n\n---\n\n## Workflow\n\n```yaml\nname: build\n```\n\n---\n\nEnd.\n'),
+    ).toMatchObject(note);
+    // A real block below a heading is still an error, also after a closed code fence.
+    expect(
+      diagnosticOf('# Title\n\n```sh\nls\n```\n\n---\nname: a\ndescription: b\n---\nBody'),
+    ).toMatchObject({
+      severity: 'error',
+      line: 7,
+      agentType: 'a',
+      reason: expect.stringMatching(/text comes before the frontmatter/),
+    });
+  });
+
   it('refuses a missing, empty or non-text name and description', () => {
     expect(diagnosticOf('---\ndescription: x\n---\n').reason).toMatch(/missing `name`/);
     expect(diagnosticOf('---\nname: ""\ndescription: x\n---\n').reason).toMatch(/missing `name`/);
