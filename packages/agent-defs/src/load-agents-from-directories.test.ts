@@ -368,12 +368,14 @@ describe('loadAgentsFromDirectories on real-world quirks', () => {
       .map((diagnostic) => [diagnostic.filePath.slice(quirks.length + 1), diagnostic.line]);
     expect(errors).toEqual([
       ['comment-header.md', 2],
+      ['examples-at-column-zero.md', 6],
       ['heading-first.md', 3],
       ['indented-examples.md', 5],
       ['wrapped-description.md', 4],
     ]);
     expect(result.failed.map((failed) => failed.agentType)).toEqual([
       'comment-header',
+      'examples-at-column-zero',
       'heading-first',
       'indented-examples',
       'wrapped-description',

@@ -304,6 +304,41 @@ describe('parseAgentFromMarkdown', () => {
     });
   });
 
+  it('explains examples written at the start of lines after a description as the description going on', () => {
+    const examples =
+      'user: "Plan the rename"\nassistant: "I will plan it."\n<commentary>\nRenames need care.\n</commentary>';
+    expect(
+      diagnosticOf(
+        `---\nname: a\ndescription: Use it to plan. Examples:\\n<example>\n${examples}\ntools: Read\n---\nBody`,
+      ),
+    ).toMatchObject({
+      severity: 'error',
+      line: 6,
+      agentType: 'a',
+      reason:
+        'line 6 ("<commentary>") starts at the beginning of the line and is not a `key: value` line, so YAML cannot read it; it looks like the text of `description` (line 3) goes on over the lines below it, whose `user:` and `assistant:` lines YAML reads as keys of their own — write it as a block scalar (`description: |` with every line of the text indented below it), or on one line with \\n for the line breaks',
+    });
+    // The rewrite the message asks for loads, with the examples in the description.
+    const indented = examples.replace(/^/gm, '  ');
+    const rewritten = agentOf(
+      `---\nname: a\ndescription: |\n  Use it to plan. Examples:\n  <example>\n${indented}\ntools: Read\n---\nBody`,
+    );
+    expect(rewritten.agent.whenToUse).toContain('assistant: "I will plan it."\n<commentary>');
+    expect(rewritten.agent.tools).toEqual(['Read']);
+    // A quoted value that closes on its line is not said to continue on the next one.
+    expect(
+      diagnosticOf('---\nname: a\ndescription: "Plans renames."\nstray text\n---\nBody').reason,
+    ).toBe(
+      'line 4 ("stray text") starts at the beginning of the line and is not a `key: value` line, so YAML cannot read it; the quoted value of `description` ends on line 3 — move the text inside the quotes, or remove it',
+    );
+    expect(
+      diagnosticOf("---\nname: a\ndescription: 'it''s'\nstray text\n---\nBody").reason,
+    ).toMatch(/^line 4 .* the quoted value of `description` ends on line 3/);
+    expect(diagnosticOf('---\nname: a\ndescription: "first\nsecond"\n---\nBody').reason).toBe(
+      'the quoted value of `description` (line 3) continues on line 4 at the start of the line, which YAML does not allow; indent every line of the value after the first',
+    );
+  });
+
   it('does not read a file whose frontmatter follows blank lines or an HTML comment, and says how to fix it', () => {
     expect(diagnosticOf('\n\n---\nname: a\ndescription: b\n---\nBody')).toMatchObject({
       severity: 'error',
