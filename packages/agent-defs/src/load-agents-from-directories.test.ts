@@ -360,6 +360,7 @@ describe('loadAgentsFromDirectories on real-world quirks', () => {
     });
     expect(result.agents.map((agent) => agent.agentType)).toEqual([
       'bold-description',
+      'examples-as-keys',
       'hex-color',
       'skill-style-tools',
     ]);

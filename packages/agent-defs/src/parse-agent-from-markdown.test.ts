@@ -339,6 +339,37 @@ describe('parseAgentFromMarkdown', () => {
     );
   });
 
+  it('warns that example dialogue lines below a description are read as keys, not as its text', () => {
+    const result = agentOf(
+      '---\nname: a\ndescription: Use it to plan. Examples:\\n<example>\nuser: "Plan it"\\nassistant: "I will."\\n</example>\nuser: "Again"\\n</example>\ntools: Read\n---\nBody',
+    );
+    // Claude Code's repair reads the same: the description ends on line 3.
+    expect(result.agent.whenToUse).toBe('Use it to plan. Examples:\n<example>');
+    expect(result.agent.tools).toEqual(['Read']);
+    const warnings = result.warnings.filter((warning) => warning.severity === 'warning');
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        line: 4,
+        reason:
+          'the `user:` lines (lines 4-5) look like examples of `description` (line 3), but YAML reads them as keys of their own, so they are ignored and the description ends above them, as in Claude Code; write the description as a block scalar (`description: |` with every line of the text indented below it), or on one line with \\n for the line breaks',
+      }),
+    ]);
+    // Valid YAML: no repair, one key of each speaker.
+    const strict = agentOf(
+      '---\nname: a\ndescription: Plans.\nuser: "Plan it"\nassistant: "I will."\n---\nBody',
+    );
+    expect(strict.warnings.find((warning) => warning.severity === 'warning')?.reason).toMatch(
+      /^the `user:` and `assistant:` lines \(lines 4-5\) look like examples of `description` \(line 3\)/,
+    );
+    // A `user` key above the description, or one that is not text, is not an example.
+    expect(
+      agentOf('---\nname: a\nuser: ada\ndescription: Plans.\n---\nBody').warnings,
+    ).not.toContainEqual(expect.objectContaining({ severity: 'warning' }));
+    expect(
+      agentOf('---\nname: a\ndescription: Plans.\nuser: [ada]\n---\nBody').warnings,
+    ).not.toContainEqual(expect.objectContaining({ severity: 'warning' }));
+  });
+
   it('does not read a file whose frontmatter follows blank lines or an HTML comment, and says how to fix it', () => {
     expect(diagnosticOf('\n\n---\nname: a\ndescription: b\n---\nBody')).toMatchObject({
       severity: 'error',
