@@ -77,11 +77,13 @@ function exampleKeyNote(
   const first = toFileLine(found.lines[0] ?? 1);
   const last = toFileLine(found.lines[found.lines.length - 1] ?? 1);
   const where =
-    found.lines.length === 1 ? `line (line ${first}) looks` : `lines (lines ${first}-${last}) look`;
+    found.lines.length === 1
+      ? `line (line ${first}) looks like an example of \`description\` (line ${toFileLine(found.descriptionLine)}), but YAML reads it as a key of its own, so it is ignored and the description ends above it`
+      : `lines (lines ${first}-${last}) look like examples of \`description\` (line ${toFileLine(found.descriptionLine)}), but YAML reads them as keys of their own, so they are ignored and the description ends above them`;
   return {
     line: first,
     severity: 'warning',
-    reason: `the ${names} ${where} like examples of \`description\` (line ${toFileLine(found.descriptionLine)}), but YAML reads them as keys of their own, so they are ignored and the description ends above them, as in Claude Code; write the description as a block scalar (\`description: |\` with every line of the text indented below it), or on one line with \\n for the line breaks`,
+    reason: `the ${names} ${where}, as in Claude Code; write the description as a block scalar (\`description: |\` with every line of the text indented below it), or on one line with \\n for the line breaks`,
   };
 }
 

@@ -361,6 +361,10 @@ describe('parseAgentFromMarkdown', () => {
     expect(strict.warnings.find((warning) => warning.severity === 'warning')?.reason).toMatch(
       /^the `user:` and `assistant:` lines \(lines 4-5\) look like examples of `description` \(line 3\)/,
     );
+    const single = agentOf('---\nname: a\ndescription: Plans.\nuser: "Plan it"\n---\nBody');
+    expect(single.warnings.find((warning) => warning.severity === 'warning')?.reason).toMatch(
+      /^the `user:` line \(line 4\) looks like an example of `description` \(line 3\), but YAML reads it as a key of its own, so it is ignored and the description ends above it, as in Claude Code;/,
+    );
     // A `user` key above the description, or one that is not text, is not an example.
     expect(
       agentOf('---\nname: a\nuser: ada\ndescription: Plans.\n---\nBody').warnings,
