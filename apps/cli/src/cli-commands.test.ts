@@ -95,6 +95,25 @@ describe('delegate agents', () => {
     expect(missing.stderr).toContain('Available:');
   });
 
+  it('says first why an agent whose file did not load is missing, not after the list of every agent', async () => {
+    for (let index = 0; index < 40; index++) {
+      await writeAgent(
+        `helper-${index}.md`,
+        `---\nname: helper-${index}\ndescription: Helps.\n---\nHelp.`,
+      );
+    }
+    const broken = await writeAgent(
+      'planner.md',
+      '---\nname: planner\ndescription: Plans. Examples:\\n<example>\nuser: "Plan it"\nassistant: "I will."\n<commentary>\nWhy.\n</commentary>\n---\nPlan.',
+    );
+    const shown = await run(['agents', 'show', 'planner']);
+    expect(shown.code).toBe(2);
+    expect(shown.stderr).toContain(
+      `Agent type "planner" is not available because its definition failed to load: ${broken}:6: error: line 6 ("<commentary>")`,
+    );
+    expect(shown.stderr).not.toContain('helper-0');
+  });
+
   it('validates agent files: each problem as path:line: severity: message, exit 1 on an error', async () => {
     const good = await writeAgent('good.md', '---\nname: good\ndescription: Fine.\n---\nOk.');
     const noName = await writeAgent('no-name.md', '---\ndescription: Has no name.\n---\nBody');

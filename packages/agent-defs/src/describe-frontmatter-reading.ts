@@ -43,14 +43,59 @@ function describeValue(value: unknown): string {
   return `${typeof value} ${String(value)}`;
 }
 
+type Note = Omit<AgentDiagnostic, 'filePath' | 'agentType'>;
+
+// The speakers of the `<example>` dialogues in descriptions. Written at the start of a line,
+// `user: "…"` and `assistant: "…"` are read as keys of their own.
+const EXAMPLE_KEYS = new Set(['user', 'assistant']);
+
+// Example dialogue lines below `description` that YAML read as keys: the keys and their lines.
+function findExampleKeys(
+  options: DescribeFrontmatterReadingOptions,
+): { keys: string[]; lines: number[]; descriptionLine: number } | undefined {
+  const { record, reading } = options;
+  const descriptionLine = reading.keyLines.get('description');
+  if (descriptionLine === undefined || typeof record.description !== 'string') return undefined;
+  const keys = Object.keys(record).filter(
+    (key) => EXAMPLE_KEYS.has(key.toLowerCase()) && typeof record[key] === 'string',
+  );
+  const lines = keys
+    .flatMap((key) => {
+      const repeated = reading.repair?.repeatedKeys.find((entry) => entry.key === key);
+      return repeated?.lines ?? [reading.keyLines.get(key) ?? 0];
+    })
+    .filter((line) => line > descriptionLine)
+    .sort((left, right) => left - right);
+  return lines.length === 0 ? undefined : { keys, lines, descriptionLine };
+}
+
+function exampleKeyNote(
+  found: NonNullable<ReturnType<typeof findExampleKeys>>,
+  toFileLine: (line: number) => number,
+): Note {
+  const names = found.keys.map((key) => `\`${key}:\``).join(' and ');
+  const first = toFileLine(found.lines[0] ?? 1);
+  const last = toFileLine(found.lines[found.lines.length - 1] ?? 1);
+  const where =
+    found.lines.length === 1
+      ? `line (line ${first}) looks like an example of \`description\` (line ${toFileLine(found.descriptionLine)}), but YAML reads it as a key of its own, so it is ignored and the description ends above it`
+      : `lines (lines ${first}-${last}) look like examples of \`description\` (line ${toFileLine(found.descriptionLine)}), but YAML reads them as keys of their own, so they are ignored and the description ends above them`;
+  return {
+    line: first,
+    severity: 'warning',
+    reason: `the ${names} ${where}, as in Claude Code; write the description as a block scalar (\`description: |\` with every line of the text indented below it), or on one line with \\n for the line breaks`,
+  };
+}
+
 function repairNotes(
   options: DescribeFrontmatterReadingOptions,
-): Array<Omit<AgentDiagnostic, 'filePath' | 'agentType'>> {
+  exampleKeys: readonly string[],
+): Note[] {
   const { repair } = options.reading;
   if (repair === undefined) return [];
   const { toFileLine } = options;
   const strictLine = repair.strictFailure.line;
-  const notes: Array<Omit<AgentDiagnostic, 'filePath' | 'agentType'>> = [
+  const notes: Note[] = [
     {
       ...(strictLine === undefined ? {} : { line: toFileLine(strictLine) }),
       severity: 'info',
@@ -67,6 +112,8 @@ function repairNotes(
     });
   }
   for (const repeated of repair.repeatedKeys) {
+    // Said by the example note: removing the repeats is not the fix.
+    if (exampleKeys.includes(repeated.key)) continue;
     notes.push({
       line: toFileLine(repeated.lines[repeated.lines.length - 1] ?? 1),
       severity: 'warning',
@@ -76,10 +123,8 @@ function repairNotes(
   return notes;
 }
 
-function identityNotes(
-  options: DescribeFrontmatterReadingOptions,
-): Array<Omit<AgentDiagnostic, 'filePath' | 'agentType'>> {
-  const notes: Array<Omit<AgentDiagnostic, 'filePath' | 'agentType'>> = [];
+function identityNotes(options: DescribeFrontmatterReadingOptions): Note[] {
+  const notes: Note[] = [];
   const line = (key: string): { line?: number } => {
     const found = options.reading.keyLines.get(key);
     return found === undefined ? {} : { line: options.toFileLine(found) };
@@ -105,12 +150,18 @@ function identityNotes(
 
 /**
  * Notes on how a frontmatter was read that a user may not expect: that Claude Code's repair
- * pass was needed, each value whose meaning that repair changed, repeated keys, a name with
- * surrounding spaces, a blank description.
+ * pass was needed, each value whose meaning that repair changed, repeated keys, example
+ * dialogue lines read as keys instead of as part of the description, a name with surrounding
+ * spaces, a blank description.
  */
 export function describeFrontmatterReading(
   options: DescribeFrontmatterReadingOptions,
 ): AgentDiagnostic[] {
   const base = { filePath: options.filePath, agentType: options.agentType };
-  return [...repairNotes(options), ...identityNotes(options)].map((note) => ({ ...base, ...note }));
+  const examples = findExampleKeys(options);
+  return [
+    ...repairNotes(options, examples?.keys ?? []),
+    ...(examples === undefined ? [] : [exampleKeyNote(examples, options.toFileLine)]),
+    ...identityNotes(options),
+  ].map((note) => ({ ...base, ...note }));
 }

@@ -1,3 +1,4 @@
+import { KNOWN_AGENT_KEYS } from './normalize-agent-fields.js';
 import { type YamlFailure } from './parse-full-yaml.js';
 import { truncateForDiagnostic } from './truncate-for-diagnostic.js';
 
@@ -31,6 +32,67 @@ function isPlainStart(value: string): boolean {
   return value !== '' && !/^["'[{|>&*!#]/.test(value);
 }
 
+// Whether a value that opens with a quote also closes it on the same line.
+function closesQuote(value: string): boolean {
+  const quote = value.charAt(0);
+  for (let index = 1; index < value.length; index++) {
+    const character = value.charAt(index);
+    if (quote === '"' && character === '\\') index += 1;
+    else if (character === quote) {
+      if (quote === "'" && value.charAt(index + 1) === "'") index += 1;
+      else return true;
+    }
+  }
+  return false;
+}
+
+// When the keys above a stray line are not agent keys (the `user:` and `assistant:` lines of an
+// example) and `description` is above them, the description the lines probably continue, with
+// the keys in between.
+function findOwner(
+  lines: readonly string[],
+  index: number,
+): { key: string; index: number; between: string[] } | undefined {
+  const between: string[] = [];
+  for (let above = index; above >= 0; above--) {
+    const key = TOP_LEVEL_KEY.exec(lines[above] ?? '')?.[1];
+    if (key === undefined) continue;
+    if (KNOWN_AGENT_KEYS.includes(key)) {
+      return key !== 'description' || between.length === 0
+        ? undefined
+        : { key, index: above, between };
+    }
+    if (!between.includes(key)) between.unshift(key);
+  }
+  return undefined;
+}
+
+// A line at column 0 that is neither a key nor part of the value above it.
+function explainStrayLine(
+  lines: readonly string[],
+  options: { index: number; next: number; key: string; quoted: boolean; offset: number },
+): FrontmatterExplanation {
+  const { index, next, key, quoted, offset } = options;
+  const line = lines[next] ?? '';
+  const stray = `line ${next + offset} (${snippet(line)}) starts at the beginning of the line and is not a \`key: value\` line, so YAML cannot read it`;
+  const owner = findOwner(lines, index);
+  if (owner !== undefined) {
+    const names = owner.between.slice(0, 3).map((name) => `\`${truncateForDiagnostic(name)}:\``);
+    const keys =
+      names.length === 1 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+    return {
+      line: next + offset,
+      reason: `${stray}; it looks like the text of \`${owner.key}\` (line ${owner.index + offset}) goes on over the lines below it, whose ${keys} lines YAML reads as keys of their own — write it as a block scalar (\`${owner.key}: |\` with every line of the text indented below it), or on one line with \\n for the line breaks`,
+    };
+  }
+  return {
+    line: next + offset,
+    reason: quoted
+      ? `${stray}; the quoted value of \`${key}\` ends on line ${index + offset} — move the text inside the quotes, or remove it`
+      : `line ${next + offset} (${snippet(line)}) starts at the beginning of the line, so YAML does not read it as part of the value of \`${key}\` above; indent it, or write the value as a block scalar (|)`,
+  };
+}
+
 // Problems with the lines that follow a top-level `key: value`, up to the next key.
 function explainContinuation(
   lines: readonly string[],
@@ -40,17 +102,19 @@ function explainContinuation(
   offset: number,
 ): FrontmatterExplanation | undefined {
   const quoted = /^["']/.test(value);
+  const open = quoted && !closesQuote(value);
   for (let next = index + 1; next < lines.length; next++) {
     const line = lines[next] ?? '';
     if (line.trim() === '' || /^\s*#/.test(line)) continue;
     if (TOP_LEVEL_KEY.test(line) || /^- /.test(line)) return undefined;
     if (/^\S/.test(line)) {
-      return {
-        line: next + offset,
-        reason: quoted
-          ? `the quoted value of \`${key}\` (line ${index + offset}) continues on line ${next + offset} at the start of the line, which YAML does not allow; indent every line of the value after the first`
-          : `line ${next + offset} (${snippet(line)}) starts at the beginning of the line, so YAML does not read it as part of the value of \`${key}\` above; indent it, or write the value as a block scalar (|)`,
-      };
+      if (open) {
+        return {
+          line: next + offset,
+          reason: `the quoted value of \`${key}\` (line ${index + offset}) continues on line ${next + offset} at the start of the line, which YAML does not allow; indent every line of the value after the first`,
+        };
+      }
+      return explainStrayLine(lines, { index, next, key, quoted, offset });
     }
     if (!quoted && /: |:$/.test(line.trim())) {
       return {

@@ -304,6 +304,76 @@ describe('parseAgentFromMarkdown', () => {
     });
   });
 
+  it('explains examples written at the start of lines after a description as the description going on', () => {
+    const examples =
+      'user: "Plan the rename"\nassistant: "I will plan it."\n<commentary>\nRenames need care.\n</commentary>';
+    expect(
+      diagnosticOf(
+        `---\nname: a\ndescription: Use it to plan. Examples:\\n<example>\n${examples}\ntools: Read\n---\nBody`,
+      ),
+    ).toMatchObject({
+      severity: 'error',
+      line: 6,
+      agentType: 'a',
+      reason:
+        'line 6 ("<commentary>") starts at the beginning of the line and is not a `key: value` line, so YAML cannot read it; it looks like the text of `description` (line 3) goes on over the lines below it, whose `user:` and `assistant:` lines YAML reads as keys of their own — write it as a block scalar (`description: |` with every line of the text indented below it), or on one line with \\n for the line breaks',
+    });
+    // The rewrite the message asks for loads, with the examples in the description.
+    const indented = examples.replace(/^/gm, '  ');
+    const rewritten = agentOf(
+      `---\nname: a\ndescription: |\n  Use it to plan. Examples:\n  <example>\n${indented}\ntools: Read\n---\nBody`,
+    );
+    expect(rewritten.agent.whenToUse).toContain('assistant: "I will plan it."\n<commentary>');
+    expect(rewritten.agent.tools).toEqual(['Read']);
+    // A quoted value that closes on its line is not said to continue on the next one.
+    expect(
+      diagnosticOf('---\nname: a\ndescription: "Plans renames."\nstray text\n---\nBody').reason,
+    ).toBe(
+      'line 4 ("stray text") starts at the beginning of the line and is not a `key: value` line, so YAML cannot read it; the quoted value of `description` ends on line 3 — move the text inside the quotes, or remove it',
+    );
+    expect(
+      diagnosticOf("---\nname: a\ndescription: 'it''s'\nstray text\n---\nBody").reason,
+    ).toMatch(/^line 4 .* the quoted value of `description` ends on line 3/);
+    expect(diagnosticOf('---\nname: a\ndescription: "first\nsecond"\n---\nBody').reason).toBe(
+      'the quoted value of `description` (line 3) continues on line 4 at the start of the line, which YAML does not allow; indent every line of the value after the first',
+    );
+  });
+
+  it('warns that example dialogue lines below a description are read as keys, not as its text', () => {
+    const result = agentOf(
+      '---\nname: a\ndescription: Use it to plan. Examples:\\n<example>\nuser: "Plan it"\\nassistant: "I will."\\n</example>\nuser: "Again"\\n</example>\ntools: Read\n---\nBody',
+    );
+    // Claude Code's repair reads the same: the description ends on line 3.
+    expect(result.agent.whenToUse).toBe('Use it to plan. Examples:\n<example>');
+    expect(result.agent.tools).toEqual(['Read']);
+    const warnings = result.warnings.filter((warning) => warning.severity === 'warning');
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        line: 4,
+        reason:
+          'the `user:` lines (lines 4-5) look like examples of `description` (line 3), but YAML reads them as keys of their own, so they are ignored and the description ends above them, as in Claude Code; write the description as a block scalar (`description: |` with every line of the text indented below it), or on one line with \\n for the line breaks',
+      }),
+    ]);
+    // Valid YAML: no repair, one key of each speaker.
+    const strict = agentOf(
+      '---\nname: a\ndescription: Plans.\nuser: "Plan it"\nassistant: "I will."\n---\nBody',
+    );
+    expect(strict.warnings.find((warning) => warning.severity === 'warning')?.reason).toMatch(
+      /^the `user:` and `assistant:` lines \(lines 4-5\) look like examples of `description` \(line 3\)/,
+    );
+    const single = agentOf('---\nname: a\ndescription: Plans.\nuser: "Plan it"\n---\nBody');
+    expect(single.warnings.find((warning) => warning.severity === 'warning')?.reason).toMatch(
+      /^the `user:` line \(line 4\) looks like an example of `description` \(line 3\), but YAML reads it as a key of its own, so it is ignored and the description ends above it, as in Claude Code;/,
+    );
+    // A `user` key above the description, or one that is not text, is not an example.
+    expect(
+      agentOf('---\nname: a\nuser: ada\ndescription: Plans.\n---\nBody').warnings,
+    ).not.toContainEqual(expect.objectContaining({ severity: 'warning' }));
+    expect(
+      agentOf('---\nname: a\ndescription: Plans.\nuser: [ada]\n---\nBody').warnings,
+    ).not.toContainEqual(expect.objectContaining({ severity: 'warning' }));
+  });
+
   it('does not read a file whose frontmatter follows blank lines or an HTML comment, and says how to fix it', () => {
     expect(diagnosticOf('\n\n---\nname: a\ndescription: b\n---\nBody')).toMatchObject({
       severity: 'error',
@@ -324,6 +394,31 @@ describe('parseAgentFromMarkdown', () => {
     expect(diagnosticOf('<!-- badges -->\n---\n# Title\n\nText')).toMatchObject({
       severity: 'info',
       reason: expect.stringMatching(/no YAML frontmatter/),
+    });
+  });
+
+  it('reads a README that shows the agent template in a code fence as plain Markdown, with a note', () => {
+    const note = { severity: 'info', reason: expect.stringMatching(/no YAML frontmatter/) };
+    const template = '---\nname: my-agent\ndescription: When to use it.\n---\nPrompt.\n';
+    expect(
+      diagnosticOf(`# Agents\n\nTemplate:\n\n\`\`\`markdown\n${template}\`\`\`\n`),
+    ).toMatchObject(note);
+    expect(diagnosticOf(`# Agents\n\n~~~\n${template}~~~\n\nMore.\n`)).toMatchObject(note);
+    expect(
+      diagnosticOf(`Intro\n\n\`\`\`\`md\n\`\`\`\n${template}\`\`\`\n\`\`\`\`\n`),
+    ).toMatchObject(note);
+    // `---` rules around a section whose YAML example has a `name:` line.
+    expect(
+      diagnosticOf('# Guide\n\n---\n\n## Workflow\n\n```yaml\nname: build\n```\n\n---\n\nEnd.\n'),
+    ).toMatchObject(note);
+    // A real block below a heading is still an error, also after a closed code fence.
+    expect(
+      diagnosticOf('# Title\n\n```sh\nls\n```\n\n---\nname: a\ndescription: b\n---\nBody'),
+    ).toMatchObject({
+      severity: 'error',
+      line: 7,
+      agentType: 'a',
+      reason: expect.stringMatching(/text comes before the frontmatter/),
     });
   });
 

@@ -186,6 +186,24 @@ describe('parseSimpleYaml', () => {
     }
   });
 
+  it('keeps as many line breaks of a `|+` value at the end of the frontmatter as YAML does', () => {
+    // Frontmatter text ends with the line break before the closing ---, which is no blank line.
+    expect(parseSimpleYaml('name: a\ndescription: |+\n  Plans.\n', 'error')).toMatchObject({
+      kind: 'mapping',
+      record: { description: 'Plans.\n' },
+    });
+    for (const text of [
+      'description: |+\n  Plans.\n',
+      'description: |+\n  Plans.\n\n',
+      'description: |+\n  Plans.',
+      'description: >+\n  Plans.\n\n\n',
+      'description: |+\n  Plans.\n\nname: a\n',
+      'description: |+\n',
+    ]) {
+      agreesWithFullParser(text, 'error');
+    }
+  });
+
   it('answers exactly as the full YAML parser does whenever it answers', () => {
     fc.assert(
       fc.property(yamlText, fc.constantFrom<DuplicateKeys>('error', 'last-wins'), (text, mode) => {

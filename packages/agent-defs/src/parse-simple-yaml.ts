@@ -288,6 +288,10 @@ function takeBlockLines(lines: Lines): { content: string[]; trailingBlank: numbe
     raw.pop();
     trailingBlank += 1;
   }
+  // A text that ends with a line break splits into a last '' that is no line of its own.
+  if (trailingBlank > 0 && lines.at === texts.length && texts[texts.length - 1] === '') {
+    trailingBlank -= 1;
+  }
   return { content: raw, trailingBlank };
 }
 

@@ -74,17 +74,47 @@ function findLineStartingWithDashes(text: string, from: number): number {
   return found === -1 ? -1 : found + 1;
 }
 
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+const DASH_LINE = /^---[ \t]*\r?$/;
+const KEY_LINE = /^[A-Za-z_][\w-]*[ \t]*:/;
+
+// Offsets of the `---` lines in `text` that are outside fenced code blocks (``` or ~~~).
+function* dashLinesOutsideFences(text: string): Generator<{ offset: number; length: number }> {
+  let fence: string | undefined;
+  let offset = 0;
+  for (const line of text.split('\n')) {
+    const marker = FENCE.exec(line)?.[1];
+    if (fence === undefined && marker !== undefined) fence = marker;
+    else if (
+      fence !== undefined &&
+      marker !== undefined &&
+      marker.startsWith(fence) &&
+      line.trim() === marker
+    )
+      fence = undefined;
+    else if (fence === undefined && DASH_LINE.test(line)) yield { offset, length: line.length };
+    offset += line.length + 1;
+  }
+}
+
 // A `---` block further down (after blank lines, a comment or a heading): where it would open
-// and its YAML, so the file can be told how to become an agent.
+// and its YAML, so the file can be told how to become an agent. Only a block that reads like
+// frontmatter counts: outside a code fence (a README showing the agent template in a
+// ```markdown block is not a misplaced agent) and starting with a `key:` line (a `---`
+// horizontal rule starts Markdown text).
 function findLaterBlock(text: string): { offset: number; yaml: string } | undefined {
   const head = text.slice(0, OPENING_SEARCH_LIMIT);
-  const opening = /^---[ \t]*\r?$/m.exec(head);
-  if (opening === null) return undefined;
-  const start = opening.index + opening[0].length + 1;
-  const close = findLineStartingWithDashes(text, start);
-  if (close === -1) return undefined;
-  const yaml = text.slice(start, close);
-  return /^(?:name|description)\s*:/m.test(yaml) ? { offset: opening.index, yaml } : undefined;
+  for (const opening of dashLinesOutsideFences(head)) {
+    const start = opening.offset + opening.length + 1;
+    const close = findLineStartingWithDashes(text, start);
+    if (close === -1) return undefined;
+    const yaml = text.slice(start, close);
+    const firstLine = yaml.split('\n').find((line) => line.trim() !== '') ?? '';
+    if (KEY_LINE.test(firstLine) && /^(?:name|description)\s*:/m.test(yaml)) {
+      return { offset: opening.offset, yaml };
+    }
+  }
+  return undefined;
 }
 
 function classifyMissing(text: string): FrontmatterParts {

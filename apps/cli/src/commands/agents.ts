@@ -143,13 +143,12 @@ export async function agentsShowCommand(options: {
   const { loaded, cwd, denyRules } = await loadDefinitions(options);
   const agent = loaded.activeAgents.find((candidate) => candidate.agentType === options.name);
   if (!agent) {
-    const failed = loaded.diagnostics.filter(
-      (diagnostic) => diagnostic.severity === 'error' && diagnostic.agentType === options.name,
-    );
-    const hint =
-      failed.length > 0 ? ` Its file did not load: ${failed.map(formatDiagnostic).join('; ')}` : '';
+    // A file meant to define it failed: say why first, instead of after the list of every
+    // agent (hundreds in a cloned collection).
+    const { explainUnknownAgentType } = await import('@delegate/agent-defs');
     throw new UsageError(
-      `No agent "${options.name}". Available: ${loaded.activeAgents.map((candidate) => candidate.agentType).join(', ')}.${hint}`,
+      explainUnknownAgentType(options.name, loaded.failedAgents) ??
+        `No agent "${options.name}". Available: ${loaded.activeAgents.map((candidate) => candidate.agentType).join(', ')}.`,
     );
   }
   const tools = await resolvedTools(agent);
