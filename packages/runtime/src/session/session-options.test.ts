@@ -80,3 +80,18 @@ describe('validateSessionOptions', () => {
     expect(failure({})).toMatch(/options\.cwd/);
   });
 });
+
+describe('timer options', () => {
+  // Node turns a delay over 2^31 - 1 ms into 1 ms: a stall timeout that large would abort every stream.
+  it.each(['backgroundHintMs', 'mcpWaitMs', 'mcpPollMs', 'streamIdleTimeoutMs'])(
+    'refuses %s beyond the longest timer Node keeps, naming it',
+    (option) => {
+      expect(failure({ cwd: '/repo', [option]: 2 ** 31 })).toMatch(
+        new RegExp(`options\\.${option}: at most 2147483647 ms`),
+      );
+      expect(validateSessionOptions({ cwd: '/repo', [option]: 2 ** 31 - 1 })).toMatchObject({
+        [option]: 2 ** 31 - 1,
+      });
+    },
+  );
+});

@@ -269,7 +269,14 @@ function rulesSchema(behavior: 'allow' | 'deny' | 'ask') {
 }
 
 const positiveInteger = z.number().int().positive();
-const milliseconds = z.number().int().nonnegative();
+// Node's timers hold at most 2^31 - 1 ms (about 24.8 days); a longer delay fires after 1 ms.
+const MAX_TIMER_MS = 2_147_483_647;
+const milliseconds = z
+  .number()
+  .int()
+  .nonnegative()
+  .max(MAX_TIMER_MS, `at most ${MAX_TIMER_MS} ms (about 24.8 days, the longest timer Node keeps)`);
+const positiveMilliseconds = milliseconds.positive();
 
 /** The schema `DelegateSession.create` checks its options with. */
 export const DelegateSessionOptionsSchema = z
@@ -309,7 +316,7 @@ export const DelegateSessionOptionsSchema = z
     maxDepth: z.number().int().nonnegative().optional(),
     backgroundHintMs: milliseconds.optional(),
     mcpWaitMs: milliseconds.optional(),
-    mcpPollMs: positiveInteger.optional(),
+    mcpPollMs: positiveMilliseconds.optional(),
     defaultSubagentModel: z.string().trim().min(1).optional(),
     maxRetainedAgents: z.number().int().nonnegative().optional(),
     maxAgentSummaries: z.number().int().nonnegative().optional(),
@@ -328,7 +335,7 @@ export const DelegateSessionOptionsSchema = z
     maxTokens: positiveInteger.optional(),
     maxCostUsd: z.number().positive().optional(),
     priceTable: PriceTable.optional(),
-    streamIdleTimeoutMs: positiveInteger.optional(),
+    streamIdleTimeoutMs: positiveMilliseconds.optional(),
     maxConsecutiveStalls: positiveInteger.optional(),
   })
   .strict();
