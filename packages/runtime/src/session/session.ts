@@ -62,6 +62,7 @@ import type { AgentRuntime, AgentRuntimeOptions } from './agent-runtime.js';
 import { withAskRules } from './ask-rules.js';
 import { withoutCredentials } from './shell-environment.js';
 import { EventBus } from './event-bus.js';
+import { checkCallOptions, checkPrompt } from './call-options.js';
 import {
   DEFAULT_MAIN_MODEL,
   DEFAULT_SUBAGENT_MODEL,
@@ -520,6 +521,15 @@ export class DelegateSession {
     prompt: string,
     options: { maxTurns?: number } = {},
   ): AsyncGenerator<QueryEvent, QueryOutcome> {
+    checkPrompt('run', prompt);
+    checkCallOptions('run', options);
+    return yield* this.runTurn(prompt, options.maxTurns);
+  }
+
+  private async *runTurn(
+    prompt: string,
+    maxTurns: number | undefined,
+  ): AsyncGenerator<QueryEvent, QueryOutcome> {
     if (this.nothingToAnswer(prompt)) return { reason: 'completed', turns: 0 };
     this.runtime.refreshMcp?.();
     const added = this.openingMessages(prompt);
@@ -533,7 +543,7 @@ export class DelegateSession {
       toolUseContext: this.context,
       canUseTool: this.canUseTool,
       querySource: 'repl_main_thread',
-      ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
+      ...(maxTurns !== undefined ? { maxTurns } : {}),
       drainQueuedMessages: this.tasks.drainNotifications,
       usageGuard: createUsageGuard({
         runtime: this.runtime,
@@ -583,6 +593,7 @@ export class DelegateSession {
    * Throws `INVALID_ARGUMENT` before any turn has completed.
    */
   async forkAfterTurn(options: ForkAfterTurnOptions): Promise<ForkedAgentResult> {
+    checkCallOptions('forkAfterTurn', options);
     const params = this.cacheSafeParams.get();
     if (!params) {
       throw new DelegateError(
@@ -628,6 +639,8 @@ export class DelegateSession {
    * session's budget runs out (the conversation keeps what was done).
    */
   async send(prompt: string, options: SendOptions = {}): Promise<SendResult> {
+    checkPrompt('send', prompt);
+    checkCallOptions('send', options);
     const before = {
       main: this.runtime.usage.figures(MAIN_AGENT_ID),
       agents: new Set(this.runtime.usage.descendants(MAIN_AGENT_ID)),
@@ -657,7 +670,7 @@ export class DelegateSession {
     options: SendOptions,
   ): Promise<{ text: string; outcome: QueryOutcome }> {
     // run() itself sends nothing when there is nothing to answer.
-    let outcome = await this.consume(this.run(prompt, options), options.onEvent);
+    let outcome = await this.consume(this.runTurn(prompt, options.maxTurns), options.onEvent);
     while (options.waitForBackground && !this.context.abortController.signal.aborted) {
       if (this.tasks.pendingNotifications === 0) {
         if (this.tasks.runningBackgroundCount === 0) break;
@@ -667,7 +680,7 @@ export class DelegateSession {
         });
         if (this.tasks.pendingNotifications === 0) continue;
       }
-      outcome = await this.consume(this.run('', options), options.onEvent);
+      outcome = await this.consume(this.runTurn('', options.maxTurns), options.onEvent);
     }
     const last = getLastAssistantMessage(this.messages);
     return { text: last ? getText(last.message.content) : '', outcome };
@@ -692,7 +705,8 @@ export class DelegateSession {
    * session; in the session that recorded it, the same file continues without the history
    * written again. Refuses an agent still running here.
    */
-  resumeAgent(options: ResumeAgentOptions): Promise<AgentToolOutput> {
+  async resumeAgent(options: ResumeAgentOptions): Promise<AgentToolOutput> {
+    checkCallOptions('resumeAgent', options);
     return resumeAgentFromTranscript(this.runtime, options);
   }
 
