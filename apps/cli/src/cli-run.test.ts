@@ -135,6 +135,17 @@ describe('delegate run', () => {
     expect(result.stderr.match(/ main tool Agent$/gm)).toHaveLength(1);
   });
 
+  it('says on stderr that the transcript could not be written, naming the file', async () => {
+    const notAFolder = join(scratch.root, 'transcripts-file');
+    await writeFile(notAFolder, 'a file, not a folder\n');
+    const result = await run(['run', '--sim', '--transcript-dir', notAFolder, 'hi']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('hi\n');
+    expect(result.stderr).toMatch(
+      /main warning TRANSCRIPT_WRITE_FAILED: The transcript could not be written.*transcripts-file/,
+    );
+  });
+
   it('writes no escape codes to a pipe even when NO_COLOR is not set', async () => {
     const result = await run(['run', '--sim', policy('spawn-general'), 'hi'], {
       env: { NO_COLOR: undefined, TERM: 'xterm-256color' },

@@ -79,6 +79,26 @@ import {
 import { getEnvironmentDetails, getMainSystemPrompt } from './system-prompt.js';
 import { createStartGate } from '../util/start-gate.js';
 
+/** The session's transcript store; a file it cannot write is an `agent.warning` of its agent. */
+function createTranscriptStore(options: {
+  directory: string;
+  sessionId: string;
+  events: EventBus;
+}): TranscriptStore {
+  return new TranscriptStore({
+    directory: options.directory,
+    sessionId: options.sessionId,
+    onWriteError: (failure) =>
+      options.events.emit({
+        type: 'agent.warning',
+        agentId: failure.agentId ?? MAIN_AGENT_ID,
+        timestamp: new Date().toISOString(),
+        code: 'TRANSCRIPT_WRITE_FAILED',
+        message: `The transcript could not be written, so it will be incomplete and the run cannot be resumed from it: ${failure.message}. Check the transcript folder (transcriptDir), or pass transcriptDir: false for none.`,
+      }),
+  });
+}
+
 /** Options of `session.send`. */
 export type SendOptions = {
   /** Turn limit of each run. */
@@ -359,7 +379,7 @@ export class DelegateSession {
       }),
       events,
       ...(transcriptDir
-        ? { transcript: new TranscriptStore({ directory: transcriptDir, sessionId }) }
+        ? { transcript: createTranscriptStore({ directory: transcriptDir, sessionId, events }) }
         : {}),
       baseTools: () => baseTools,
       agentTools: () => agentTools,
