@@ -1,3 +1,5 @@
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { AgentDefinitionsOptions } from '@delegate/agent-defs';
 import {
@@ -394,5 +396,30 @@ export function validateSessionOptions(options: unknown): ValidatedSessionOption
     details: {
       issues: parsed.error.issues.map((issue) => ({ path: issue.path, message: issue.message })),
     },
+  });
+}
+
+/**
+ * Makes `options.cwd` absolute (a relative one is taken from the process's working
+ * directory, once, so file tools do not resolve it twice) and checks that it is an existing
+ * directory (returns the options with it); throws an `INVALID_ARGUMENT` DelegateError naming `options.cwd` otherwise.
+ */
+export async function resolveWorkingDirectory(
+  options: ValidatedSessionOptions,
+): Promise<ValidatedSessionOptions> {
+  const given = options.cwd;
+  const absolute = given.includes('\0') ? undefined : resolve(given);
+  const stats = absolute ? await stat(absolute).catch(() => undefined) : undefined;
+  if (absolute && stats?.isDirectory()) {
+    return { ...options, cwd: absolute };
+  }
+  const reason = absolute
+    ? stats
+      ? 'is not a directory'
+      : 'does not exist'
+    : 'contains a NUL byte';
+  const message = `options.cwd: ${JSON.stringify(given)}${absolute && absolute !== given ? ` (${absolute})` : ''} ${reason}; give the existing directory the main agent works in`;
+  throw new DelegateError('INVALID_ARGUMENT', `DelegateSession.create: ${message}.`, {
+    details: { issues: [{ path: ['cwd'], message }] },
   });
 }

@@ -74,6 +74,7 @@ import {
   type DelegateSessionOptions,
   type McpSource,
   type ValidatedSessionOptions,
+  resolveWorkingDirectory,
   validateSessionOptions,
 } from './session-options.js';
 import { getEnvironmentDetails, getMainSystemPrompt } from './system-prompt.js';
@@ -347,7 +348,7 @@ export class DelegateSession {
    * notifications queued for the main agent that no request carried (queued again, once).
    */
   static async create(options: DelegateSessionOptions): Promise<DelegateSession> {
-    const validated = validateSessionOptions(options);
+    const validated = await resolveWorkingDirectory(validateSessionOptions(options));
     const env = validated.env ?? process.env;
     const client = await clientOf(validated, env);
     const agentDefs = await import('@delegate/agent-defs');
