@@ -525,6 +525,31 @@ describe('delegate run', () => {
     expect(existsSync(join(scratch.project, 'made-again'))).toBe(false);
   });
 
+  it('refuses a malformed rule instead of silently denying nothing, naming the flag or the file', async () => {
+    // A missing parenthesis used to make the rule name a tool called "Bash(mkdir:*": it matched
+    // nothing, and the command it was meant to stop ran.
+    const prompt = `Bash ${JSON.stringify({ command: 'mkdir made-anyway' })}`;
+    const flagged = await run([
+      'run',
+      '--sim',
+      policy('tool-from-prompt'),
+      '--permission-mode',
+      'bypassPermissions',
+      '--disallowed-tools',
+      'Bash(mkdir:*',
+      prompt,
+    ]);
+    expect(flagged.code).toBe(2);
+    expect(flagged.stderr).toContain('--disallowed-tools: "Bash(mkdir:*" is not a permission rule');
+    expect(existsSync(join(scratch.project, 'made-anyway'))).toBe(false);
+    await mkdir(join(scratch.project, '.delegate'), { recursive: true });
+    const settings = join(scratch.project, '.delegate', 'settings.json');
+    await writeFile(settings, JSON.stringify({ permissions: { deny: ['Read', 'Bash)'] } }));
+    const fromFile = await run(['run', '--sim', 'hi']);
+    expect(fromFile.code).toBe(2);
+    expect(fromFile.stderr).toContain(`${settings}: "Bash)" is not a permission rule`);
+  });
+
   it('connects stdio MCP servers from --mcp-config and offers their tools', async () => {
     const server = fileURLToPath(
       new URL('../../../packages/tools/src/__fixtures__/mcp-test-server.mjs', import.meta.url),
