@@ -95,3 +95,29 @@ describe('timer options', () => {
     },
   );
 });
+
+describe('rule objects', () => {
+  // A deny rule whose tool name no tool can have would silently deny nothing.
+  it('refuses a rule object or tool-and-content object whose tool name is no tool name', () => {
+    expect(
+      failure({
+        cwd: '/repo',
+        denyRules: [
+          { source: 'session', ruleBehavior: 'deny', ruleValue: { toolName: 'Bash(rm:*' } },
+        ],
+      }),
+    ).toMatch(/options\.denyRules\[0\]\.ruleValue\.toolName: "Bash\(rm:\*" is not a tool name/);
+    expect(failure({ cwd: '/repo', allowRules: [{ toolName: '' }] })).toMatch(
+      /options\.allowRules\[0\]\.toolName: "" is not a tool name/,
+    );
+    expect(
+      validateSessionOptions({
+        cwd: '/repo',
+        denyRules: [
+          { toolName: 'mcp__github__delete_repo' },
+          { toolName: 'Bash', ruleContent: 'rm:*' },
+        ],
+      }).denyRules.map((rule) => rule.ruleValue.toolName),
+    ).toEqual(['mcp__github__delete_repo', 'Bash']);
+  });
+});

@@ -255,17 +255,31 @@ function ruleFromString(
   return { source: 'session' as const, ruleBehavior: behavior, ruleValue: value };
 }
 
+// A rule object naming no possible tool would silently match nothing (a deny rule then denies nothing).
+function checkToolName(toolName: string, path: string[], context: z.RefinementCtx): void {
+  if (TOOL_NAME.test(toolName)) return;
+  context.addIssue({
+    code: 'custom',
+    path,
+    message: `"${toolName.slice(0, 80)}" is not a tool name: use letters, digits, "_" and "-", starting with a letter (content goes in ruleContent)`,
+  });
+}
+
 function rulesSchema(behavior: 'allow' | 'deny' | 'ask') {
   const rule = z.union([
     z.string().transform((spec, context) => ruleFromString(spec, behavior, context)),
     PermissionRule.refine((value) => value.ruleBehavior === behavior, {
       message: `a rule with ruleBehavior "${behavior}" (put other rules in their own list)`,
-    }),
-    PermissionRuleValueSchema.strict().transform((value) => ({
-      source: 'session' as const,
-      ruleBehavior: behavior,
-      ruleValue: value,
-    })),
+    }).superRefine((value, context) =>
+      checkToolName(value.ruleValue.toolName, ['ruleValue', 'toolName'], context),
+    ),
+    PermissionRuleValueSchema.strict()
+      .superRefine((value, context) => checkToolName(value.toolName, ['toolName'], context))
+      .transform((value) => ({
+        source: 'session' as const,
+        ruleBehavior: behavior,
+        ruleValue: value,
+      })),
   ]);
   return z.array(rule).default([]);
 }
@@ -349,8 +363,11 @@ function pathText(path: readonly PropertyKey[]): string {
 /** For a union, the issue of the branch that got furthest (past the type check of the value itself). */
 function innerIssue(issue: z.core.$ZodIssueInvalidUnion): z.core.$ZodIssue | undefined {
   const firsts = issue.errors.map((branch) => branch[0]).filter((inner) => inner !== undefined);
+  // A custom issue means the value had the right shape and failed a check of its own: the most telling.
   return (
-    firsts.find((inner) => !(inner.code === 'invalid_type' && inner.path.length === 0)) ?? firsts[0]
+    firsts.find((inner) => inner.code === 'custom') ??
+    firsts.find((inner) => !(inner.code === 'invalid_type' && inner.path.length === 0)) ??
+    firsts[0]
   );
 }
 
