@@ -20,6 +20,7 @@ import { type CacheBreakDiagnosis, type ForkLayout, FORK_LAYOUTS } from '@delega
 import { permissionRuleValueFromString } from '@delegate/tool-filter';
 import { z } from 'zod';
 import type { AskHandler } from '../permissions.js';
+import { MAX_TIMER_MS } from '../util/wait-timer.js';
 
 /** MCP servers as the session sees them (the `@delegate/tools` MCP manager fits). */
 export type McpSource = {
@@ -285,8 +286,6 @@ function rulesSchema(behavior: 'allow' | 'deny' | 'ask') {
 }
 
 const positiveInteger = z.number().int().positive();
-// Node's timers hold at most 2^31 - 1 ms (about 24.8 days); a longer delay fires after 1 ms.
-const MAX_TIMER_MS = 2_147_483_647;
 const milliseconds = z
   .number()
   .int()
