@@ -203,15 +203,26 @@ const ClientSchema = z.custom<Anthropic>(
   { message: 'expected an @anthropic-ai/sdk client (an object with messages.create)' },
 );
 
-const ToolSchema = z.custom<Tool>(
-  (value) =>
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as Tool).name === 'string' &&
-    isFunction((value as Tool).call) &&
-    isFunction((value as Tool).description),
-  { message: 'expected a tool (an object with name, description() and call())' },
-);
+const ToolSchema = z
+  .custom<Tool>(
+    (value) =>
+      typeof value === 'object' &&
+      value !== null &&
+      typeof (value as Tool).name === 'string' &&
+      isFunction((value as Tool).call) &&
+      isFunction((value as Tool).description),
+    { message: 'expected a tool (an object with name, description() and call())' },
+  )
+  .superRefine((tool, context) => {
+    const { timeoutMs } = tool;
+    if (timeoutMs === undefined) return;
+    if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs <= 0)
+      context.addIssue({
+        code: 'custom',
+        path: ['timeoutMs'],
+        message: `a tool's timeoutMs must be a number of milliseconds, more than 0 (Infinity for no limit), got ${String(timeoutMs)}`,
+      });
+  });
 
 const DefinitionsSchema = z.custom<AgentDefinitionsResult>(
   (value) =>
