@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -216,6 +216,26 @@ describe('delegate transcripts', () => {
     expect(fromSettings.directory).toBe(join(scratch.project, 'logs'));
     expect(fromSettings.sessions.map((session) => session.sessionId)).toEqual([loggedId]);
     expect((await run(['transcripts', 'show', loggedId])).stdout).toContain('user: into logs');
+  });
+
+  it('lists past a FIFO in the transcript folder and refuses to show it, instead of hanging', async () => {
+    const transcripts = join(scratch.root, 'transcripts');
+    await mkdir(transcripts, { recursive: true });
+    await writeFile(join(transcripts, 'kept.jsonl'), '');
+    // Nobody writes to it: reading it as a file would wait forever.
+    execFileSync('mkfifo', [join(transcripts, 'stray.jsonl')]);
+    const listed = await run(['transcripts', 'list', '--transcript-dir', transcripts, '--json']);
+    expect(listed.code).toBe(0);
+    expect(
+      (JSON.parse(listed.stdout) as { sessions: Array<{ sessionId: string }> }).sessions.map(
+        (session) => session.sessionId,
+      ),
+    ).toContain('kept');
+    const shown = await run(['transcripts', 'show', 'stray', '--transcript-dir', transcripts]);
+    expect(shown.code).toBe(2);
+    expect(shown.stderr).toMatch(
+      /stray\.jsonl is not a regular file \(a FIFO, .*\)[^.]*\. Remove it[^]*file\. `delegate transcripts list` shows/,
+    );
   });
 });
 

@@ -135,6 +135,17 @@ describe('delegate run', () => {
     expect(result.stderr.match(/ main tool Agent$/gm)).toHaveLength(1);
   });
 
+  it('says on stderr that the transcript could not be written, naming the file', async () => {
+    const notAFolder = join(scratch.root, 'transcripts-file');
+    await writeFile(notAFolder, 'a file, not a folder\n');
+    const result = await run(['run', '--sim', '--transcript-dir', notAFolder, 'hi']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('hi\n');
+    expect(result.stderr).toMatch(
+      /main warning TRANSCRIPT_WRITE_FAILED: The transcript could not be written.*transcripts-file/,
+    );
+  });
+
   it('writes no escape codes to a pipe even when NO_COLOR is not set', async () => {
     const result = await run(['run', '--sim', policy('spawn-general'), 'hi'], {
       env: { NO_COLOR: undefined, TERM: 'xterm-256color' },
@@ -512,6 +523,31 @@ describe('delegate run', () => {
     ]);
     expect(denied.stdout).toMatch(/^ERROR: .*Bash\(mkdir:\*\)/s);
     expect(existsSync(join(scratch.project, 'made-again'))).toBe(false);
+  });
+
+  it('refuses a malformed rule instead of silently denying nothing, naming the flag or the file', async () => {
+    // A missing parenthesis used to make the rule name a tool called "Bash(mkdir:*": it matched
+    // nothing, and the command it was meant to stop ran.
+    const prompt = `Bash ${JSON.stringify({ command: 'mkdir made-anyway' })}`;
+    const flagged = await run([
+      'run',
+      '--sim',
+      policy('tool-from-prompt'),
+      '--permission-mode',
+      'bypassPermissions',
+      '--disallowed-tools',
+      'Bash(mkdir:*',
+      prompt,
+    ]);
+    expect(flagged.code).toBe(2);
+    expect(flagged.stderr).toContain('--disallowed-tools: "Bash(mkdir:*" is not a permission rule');
+    expect(existsSync(join(scratch.project, 'made-anyway'))).toBe(false);
+    await mkdir(join(scratch.project, '.delegate'), { recursive: true });
+    const settings = join(scratch.project, '.delegate', 'settings.json');
+    await writeFile(settings, JSON.stringify({ permissions: { deny: ['Read', 'Bash)'] } }));
+    const fromFile = await run(['run', '--sim', 'hi']);
+    expect(fromFile.code).toBe(2);
+    expect(fromFile.stderr).toContain(`${settings}: "Bash)" is not a permission rule`);
   });
 
   it('connects stdio MCP servers from --mcp-config and offers their tools', async () => {

@@ -57,6 +57,16 @@ function describeItem(value: unknown): string {
   return `${typeof value} ${String(value)}`;
 }
 
+// True when a `(` is still open at the end, the way splitToolList counts them.
+function leavesParenthesisOpen(text: string): boolean {
+  let depth = 0;
+  for (const character of text) {
+    if (character === '(') depth += 1;
+    else if (character === ')') depth = Math.max(0, depth - 1);
+  }
+  return depth > 0;
+}
+
 // Items of one string, with a note when spaces split it where commas alone would not.
 function splitWithNote(
   text: string,
@@ -65,6 +75,11 @@ function splitWithNote(
   where: string,
 ): string[] {
   const items = splitToolList(text);
+  if (leavesParenthesisOpen(text)) {
+    notes.push(
+      `\`${field}\`${where} ${quote(text)} opens a parenthesis it never closes, so everything after it (commas and spaces included) is one item, as in Claude Code, and names no tool; close the parenthesis`,
+    );
+  }
   const byCommas = splitListValue(text);
   if (items.length > byCommas.length) {
     notes.push(

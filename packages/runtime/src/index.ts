@@ -39,7 +39,7 @@ export type { EventBusOptions } from './session/event-bus.js';
 export { TaskRegistry } from './tasks/task-registry.js';
 export type { TaskOutcome, TaskPatch } from './tasks/task-registry.js';
 export { TranscriptStore } from './transcripts/transcript-store.js';
-export type { TranscriptEntry } from './transcripts/transcript-store.js';
+export type { TranscriptEntry, TranscriptWriteFailure } from './transcripts/transcript-store.js';
 export type {
   EndedTaskStatus,
   QueuedNotification,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createTaskId, type TaskStatus } from '@delegate/core';
 import { HeadTailBuffer } from './head-tail-buffer.js';
 import { killProcessGroup } from './process-group.js';
+import { checkTimeout } from './check-timeout.js';
 
 /** A shell command running (or finished) in the background. */
 export type BackgroundShell = {
@@ -194,12 +195,15 @@ export class BackgroundShellRegistry {
 
   /** Waits until a shell ends (or the timeout passes) and returns its state. */
   async wait(taskId: string, timeoutMs = 30_000): Promise<BackgroundShell | undefined> {
+    const delay = checkTimeout(timeoutMs, 'BackgroundShellRegistry.wait: timeoutMs');
     const entry = this.entries.get(taskId);
     if (entry === undefined) return undefined;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       entry.done,
-      new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+      ...(delay === undefined
+        ? []
+        : [new Promise<void>((resolve) => (timer = setTimeout(resolve, delay)))]),
     ]);
     clearTimeout(timer);
     return { ...entry.shell };

@@ -226,6 +226,23 @@ describe('Bash in the background', () => {
     expect(await getBackgroundShellOutput('t000000000000', { registry })).toBeUndefined();
   });
 
+  it('waits until the shell ends for timeoutMs Infinity, and refuses a negative one', async () => {
+    const context = createTestContext({ cwd: directory });
+    const result = await createBashTool({ backgroundShells: registry }).call(
+      { command: 'sleep 0.3; echo finished', run_in_background: true },
+      context,
+      testExtras,
+    );
+    const taskId = result.data?.taskId ?? '';
+    // Node runs a timer it cannot hold after 1 ms: this used to return the shell still running.
+    expect(await registry.wait(taskId, Number.POSITIVE_INFINITY)).toMatchObject({
+      status: 'completed',
+    });
+    await expect(registry.wait(taskId, -1)).rejects.toThrow(
+      /BackgroundShellRegistry\.wait: timeoutMs must be a number of milliseconds, 0 or more/,
+    );
+  });
+
   it('writes output under backgroundOutputDirectory, readable by task id alone', async () => {
     const ownDirectory = join(directory, 'task-output');
     const store = createAppStateStore();

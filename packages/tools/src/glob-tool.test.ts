@@ -125,6 +125,24 @@ describe('Glob against hostile input', () => {
     expect(DelegateError.hasCode(error, 'LIMIT_EXCEEDED')).toBe(true);
   });
 
+  it('takes timeoutMs Infinity (or beyond the longest Node timer) as no limit, and refuses a negative or NaN one', async () => {
+    await createFile('src/kept.ts');
+    for (const timeoutMs of [Number.POSITIVE_INFINITY, 2 ** 31]) {
+      // Node runs a timer it cannot hold after 1 ms: every search used to stop at once.
+      const result = await createGlobTool({ timeoutMs }).call(
+        { pattern: '**/*.ts' },
+        createTestContext({ cwd: directory }),
+        testExtras,
+      );
+      expect(result.data?.filenames).toEqual([join(directory, 'src', 'kept.ts')]);
+    }
+    for (const timeoutMs of [-1, Number.NaN]) {
+      expect(() => createGlobTool({ timeoutMs })).toThrow(
+        /createGlobTool: options\.timeoutMs must be a number of milliseconds, 0 or more/,
+      );
+    }
+  });
+
   it('refuses a pattern or path that leads outside the root', async () => {
     for (const input of [
       { pattern: '../*' },

@@ -8,6 +8,7 @@ import { mapWithConcurrency } from './map-with-concurrency.js';
 import { resolveToolPath } from './resolve-path-within-roots.js';
 import { runRegexWorker } from './run-regex-worker.js';
 import { DEFAULT_SKIPPED_DIRECTORIES, walkFiles } from './walk-files.js';
+import { checkTimeout } from './check-timeout.js';
 
 /** Input of the Glob tool. */
 export const GlobInput = z.object({
@@ -63,7 +64,7 @@ async function assertDirectory(realPath: string, absolutePath: string): Promise<
 /** Creates the Glob tool: finds files by glob pattern, newest first, skipping node_modules and .git. */
 export function createGlobTool(options: GlobToolOptions = {}): Tool<GlobInput, GlobOutput> {
   const maxResults = options.maxResults ?? 100;
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const timeoutMs = checkTimeout(options.timeoutMs ?? 30_000, 'createGlobTool: options.timeoutMs');
   return {
     name: TOOL_NAMES.glob,
     description: () =>

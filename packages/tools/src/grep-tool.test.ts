@@ -163,6 +163,20 @@ describe('Grep against hostile input', () => {
     expect((error as DelegateError).message).toMatch(/backtrack/);
   });
 
+  it('takes timeoutMs Infinity as no limit, and refuses a negative one', async () => {
+    await createFile('found.txt', 'needle\n');
+    // Node runs a timer it cannot hold after 1 ms: every search used to stop at once.
+    const result = await createGrepTool({ timeoutMs: Number.POSITIVE_INFINITY }).call(
+      { pattern: 'needle' },
+      createTestContext({ cwd: directory }),
+      testExtras,
+    );
+    expect(result.data?.filenames).toEqual([join(directory, 'found.txt')]);
+    expect(() => createGrepTool({ timeoutMs: -1 })).toThrow(
+      /createGrepTool: options\.timeoutMs must be a number of milliseconds, 0 or more/,
+    );
+  });
+
   it('stops a backtracking search when the agent is aborted', async () => {
     await createFile('evil.txt', `${'a'.repeat(40)}!\n`);
     const abortController = new AbortController();

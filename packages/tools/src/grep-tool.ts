@@ -9,6 +9,7 @@ import { findRequiredLiteral } from './required-literal.js';
 import { resolveToolPath } from './resolve-path-within-roots.js';
 import { type FileSearchResult, runRegexWorker } from './run-regex-worker.js';
 import { type WalkedFile, walkFiles } from './walk-files.js';
+import { checkTimeout } from './check-timeout.js';
 
 /** Input of the Grep tool. */
 export const GrepInput = z.object({
@@ -130,7 +131,7 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepInput, G
   const concurrency = options.concurrency ?? 64;
   const maxFileBytes = options.maxFileBytes ?? 10 * 1024 * 1024;
   const maxLineLength = options.maxLineLength ?? 500;
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const timeoutMs = checkTimeout(options.timeoutMs ?? 30_000, 'createGrepTool: options.timeoutMs');
 
   return {
     name: TOOL_NAMES.grep,

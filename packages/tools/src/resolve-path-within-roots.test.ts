@@ -1,10 +1,19 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DelegateError } from '@delegate/core';
-import { createTempDirectory, removeTempDirectory } from './__fixtures__/test-context.js';
-import { isPathInside, resolvePathWithinRoots } from './resolve-path-within-roots.js';
+import {
+  createTempDirectory,
+  createTestContext,
+  removeTempDirectory,
+} from './__fixtures__/test-context.js';
+import {
+  getAllowedRoots,
+  isPathInside,
+  resolvePathWithinRoots,
+  resolveToolPath,
+} from './resolve-path-within-roots.js';
 
 let base: string;
 let root: string;
@@ -177,5 +186,23 @@ describe('resolvePathWithinRoots with odd input', () => {
     expect(resolved.realPath).toBe(join(root, 'a', 'b'));
     await expectEscape('out/');
     await expectEscape('..//outside//');
+  });
+});
+
+describe('resolveToolPath with a relative context.cwd', () => {
+  it('takes the cwd (and additional directories) from the process working directory once', async () => {
+    await writeFile(join(root, 'a', 'note.txt'), 'note');
+    const context = createTestContext({
+      cwd: relative(process.cwd(), root),
+      additionalWorkingDirectories: ['../outside'],
+    });
+    expect(getAllowedRoots(context)).toEqual([root, outside]);
+    await expect(resolveToolPath('a/note.txt', context)).resolves.toMatchObject({
+      realPath: join(root, 'a', 'note.txt'),
+      root,
+    });
+    await expect(resolveToolPath('../outside/secret.txt', context)).resolves.toMatchObject({
+      root: outside,
+    });
   });
 });

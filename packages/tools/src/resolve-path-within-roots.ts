@@ -135,11 +135,11 @@ export async function resolvePathWithinRoots(options: {
 /** The directories file tools may touch: the cwd plus the permission context's additional directories. */
 export function getAllowedRoots(context: ToolUseContext): string[] {
   const additional = context.getAppState().toolPermissionContext.additionalWorkingDirectories;
+  // Absolute, so a relative cwd is not resolved against itself again (`rel/rel`).
+  const cwd = resolve(context.cwd);
   return [
-    context.cwd,
-    ...additional.map((directory) =>
-      isAbsolute(directory) ? directory : resolve(context.cwd, directory),
-    ),
+    cwd,
+    ...additional.map((directory) => (isAbsolute(directory) ? directory : resolve(cwd, directory))),
   ];
 }
 

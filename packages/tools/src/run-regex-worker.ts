@@ -239,7 +239,8 @@ function returnWorker(pooled: PooledWorker): void {
  */
 export function runRegexWorker<Task extends FilterPathsTask | SearchFilesTask>(options: {
   task: Task;
-  timeoutMs: number;
+  /** Time limit once a worker takes the task; undefined for none. */
+  timeoutMs: number | undefined;
   signal: AbortSignal;
   /** Names the work in error messages, e.g. `Grep for "foo"`. */
   what: string;
@@ -271,7 +272,7 @@ export function runRegexWorker<Task extends FilterPathsTask | SearchFilesTask>(o
 
 function runOnWorker<Task extends FilterPathsTask | SearchFilesTask>(options: {
   task: Task;
-  timeoutMs: number;
+  timeoutMs: number | undefined;
   signal: AbortSignal;
   what: string;
   resolve: (result: TaskResult<Task>) => void;
@@ -286,7 +287,7 @@ function runOnWorker<Task extends FilterPathsTask | SearchFilesTask>(options: {
   const settle = (outcome: () => void, reusable = false): void => {
     if (settled) return;
     settled = true;
-    clearTimeout(timer);
+    if (timer) clearTimeout(timer);
     signal.removeEventListener('abort', onAbort);
     worker.off('message', onMessage);
     worker.off('error', onError);
@@ -316,21 +317,23 @@ function runOnWorker<Task extends FilterPathsTask | SearchFilesTask>(options: {
     settle(() =>
       reject(new DelegateError('TOOL_FAILED', `${what} failed: its worker exited with ${code}.`)),
     );
-  const timer = setTimeout(
-    () =>
-      settle(() =>
-        reject(
-          new DelegateError(
-            'LIMIT_EXCEEDED',
-            `${what} was stopped after ${timeoutMs} ms. The pattern may backtrack catastrophically ` +
-              '(nested or adjacent quantifiers such as (a+)+ or .*.*.*) or the search is too large; ' +
-              'simplify the pattern or narrow the path or glob.',
-            { details: { timeoutMs } },
+  const timer =
+    timeoutMs !== undefined &&
+    setTimeout(
+      () =>
+        settle(() =>
+          reject(
+            new DelegateError(
+              'LIMIT_EXCEEDED',
+              `${what} was stopped after ${timeoutMs} ms. The pattern may backtrack catastrophically ` +
+                '(nested or adjacent quantifiers such as (a+)+ or .*.*.*) or the search is too large; ' +
+                'simplify the pattern or narrow the path or glob.',
+              { details: { timeoutMs } },
+            ),
           ),
         ),
-      ),
-    timeoutMs,
-  );
+      timeoutMs,
+    );
   if (signal.aborted) {
     onAbort();
     return;

@@ -142,7 +142,7 @@ export async function transcriptsShowCommand(options: {
     entries = await readTranscript(path);
   } catch (error) {
     throw new UsageError(
-      `${(error as Error).message}. \`delegate transcripts list\` shows the sessions in ${directory}.`,
+      `${(error as Error).message.replace(/\.$/, '')}. \`delegate transcripts list\` shows the sessions in ${directory}.`,
     );
   }
   if (options.json) {

@@ -101,6 +101,9 @@ describe('run routes', () => {
       [{ prompt: 'x', fork: 'yes' }, 'fork'],
       [{ prompt: 'x', permissionMode: 'godMode' }, 'permissionMode'],
       [{ prompt: 'x', allowedTools: ['Bash(ls'] }, 'allowedTools.0'],
+      // No tool has such a name: the runtime refuses these rules, so a run would fail at start.
+      [{ prompt: 'x', disallowedTools: ['Read', 'mcp__github__*'] }, 'disallowedTools.1'],
+      [{ prompt: 'x', allowedTools: ['1Read'] }, 'allowedTools.0'],
       [{ prompt: 'x', colour: 'red' }, 'colour'],
     ])('refuses %j with a 400 naming %s', async (body, field) => {
       const response = await test.api('/v1/runs', { json: body });

@@ -15,7 +15,11 @@ const ToolRule = z
   .string()
   .min(1)
   .max(1_000)
-  .regex(/^[A-Za-z0-9_:*.-]+(\(.*\))?$/s, 'must look like Tool or Tool(content)');
+  // The tool name as the runtime takes it: a letter, then letters, digits, `_` and `-`.
+  .regex(
+    /^[A-Za-z][A-Za-z0-9_-]*(\(.*\))?$/s,
+    'must look like Tool or Tool(content), the tool name a letter then letters, digits, "_" and "-"',
+  );
 
 /** The main agent's permission mode (`bubble` is for forks only). */
 export const MainPermissionMode = PermissionMode.exclude(['bubble']).meta({

@@ -14,6 +14,7 @@ import {
   findToolByName,
 } from '@delegate/core';
 import { AsyncChannel } from '../util/async-channel.js';
+import { MAX_TIMER_MS } from '../util/wait-timer.js';
 
 /** Text of the result recorded for a tool call the abort signal interrupted. */
 export const INTERRUPTED_TOOL_RESULT =
@@ -177,18 +178,23 @@ async function callWithTimeout(
     onProgress: options.onProgress,
   };
   const timeoutMs = tool.timeoutMs;
-  if (timeoutMs === undefined) return tool.call(input, context, extras);
+  // Infinity is no limit; Node would run such a timer (or one past 2^31 - 1 ms) after 1 ms.
+  if (timeoutMs === undefined || timeoutMs === Number.POSITIVE_INFINITY)
+    return tool.call(input, context, extras);
   const controller = new AbortController();
   const parentSignal = context.abortController.signal;
   const forward = (): void => controller.abort(parentSignal.reason);
   parentSignal.addEventListener('abort', forward, { once: true });
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<'timed_out'>((resolve) => {
-    timer = setTimeout(() => {
-      // Settled first, so the race ends as a timeout even when the call rejects on the abort.
-      resolve('timed_out');
-      controller.abort(new DelegateError('TOOL_FAILED', toolTimeoutText(tool.name, timeoutMs)));
-    }, timeoutMs);
+    timer = setTimeout(
+      () => {
+        // Settled first, so the race ends as a timeout even when the call rejects on the abort.
+        resolve('timed_out');
+        controller.abort(new DelegateError('TOOL_FAILED', toolTimeoutText(tool.name, timeoutMs)));
+      },
+      Math.min(timeoutMs, MAX_TIMER_MS),
+    );
   });
   try {
     const call = tool.call(input, { ...context, abortController: controller }, extras);

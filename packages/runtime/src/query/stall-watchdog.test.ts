@@ -4,6 +4,7 @@ import { rules } from '@delegate/api-sim';
 import { type Tool, DelegateError, getText, totalTokens } from '@delegate/core';
 import { agentCall, agentOf, isMain, resultText } from '../__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession } from '../__fixtures__/test-session.js';
+import { DelegateSession } from '../session/session.js';
 
 let current: TestSession | undefined;
 
@@ -181,5 +182,33 @@ describe('tool timeouts', () => {
     expect(session.context.abortController.signal.aborted).toBe(false);
     const last = session.messages.at(-1);
     expect(last?.type === 'assistant' && getText(last.message.content)).toContain('tool said');
+  });
+
+  it('takes a timeoutMs of Infinity as no limit, and refuses a tool whose timeoutMs is negative', async () => {
+    const seen: string[] = [];
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [{ type: 'tool_use', name: 'Wait', input: {} }],
+        },
+        { match: { when: isMain }, reply: (request) => `tool said: ${resultText(request)}` },
+      ]),
+      // Node runs a timer it cannot hold after 1 ms: this call used to time out at once.
+      session: {
+        tools: [waitingTool({ waitMs: 100, timeoutMs: Number.POSITIVE_INFINITY, seen })],
+      },
+    });
+    expect((await current.session.send('wait')).text).toBe('tool said: waited');
+    expect(seen).toEqual(['finished']);
+    await expect(
+      DelegateSession.create({
+        cwd: current.cwd,
+        apiKey: 'k',
+        baseURL: current.sim.url,
+        transcriptDir: false,
+        tools: [waitingTool({ waitMs: 1, timeoutMs: -5, seen })],
+      }),
+    ).rejects.toThrow(/options\.tools\[0\]\.timeoutMs: .*more than 0/);
   });
 });

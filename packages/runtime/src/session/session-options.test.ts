@@ -80,3 +80,44 @@ describe('validateSessionOptions', () => {
     expect(failure({})).toMatch(/options\.cwd/);
   });
 });
+
+describe('timer options', () => {
+  // Node turns a delay over 2^31 - 1 ms into 1 ms: a stall timeout that large would abort every stream.
+  it.each(['backgroundHintMs', 'mcpWaitMs', 'mcpPollMs', 'streamIdleTimeoutMs'])(
+    'refuses %s beyond the longest timer Node keeps, naming it',
+    (option) => {
+      expect(failure({ cwd: '/repo', [option]: 2 ** 31 })).toMatch(
+        new RegExp(`options\\.${option}: at most 2147483647 ms`),
+      );
+      expect(validateSessionOptions({ cwd: '/repo', [option]: 2 ** 31 - 1 })).toMatchObject({
+        [option]: 2 ** 31 - 1,
+      });
+    },
+  );
+});
+
+describe('rule objects', () => {
+  // A deny rule whose tool name no tool can have would silently deny nothing.
+  it('refuses a rule object or tool-and-content object whose tool name is no tool name', () => {
+    expect(
+      failure({
+        cwd: '/repo',
+        denyRules: [
+          { source: 'session', ruleBehavior: 'deny', ruleValue: { toolName: 'Bash(rm:*' } },
+        ],
+      }),
+    ).toMatch(/options\.denyRules\[0\]\.ruleValue\.toolName: "Bash\(rm:\*" is not a tool name/);
+    expect(failure({ cwd: '/repo', allowRules: [{ toolName: '' }] })).toMatch(
+      /options\.allowRules\[0\]\.toolName: "" is not a tool name/,
+    );
+    expect(
+      validateSessionOptions({
+        cwd: '/repo',
+        denyRules: [
+          { toolName: 'mcp__github__delete_repo' },
+          { toolName: 'Bash', ruleContent: 'rm:*' },
+        ],
+      }).denyRules.map((rule) => rule.ruleValue.toolName),
+    ).toEqual(['mcp__github__delete_repo', 'Bash']);
+  });
+});

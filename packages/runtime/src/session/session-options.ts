@@ -1,3 +1,5 @@
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { AgentDefinitionsOptions } from '@delegate/agent-defs';
 import {
@@ -18,6 +20,7 @@ import { type CacheBreakDiagnosis, type ForkLayout, FORK_LAYOUTS } from '@delega
 import { permissionRuleValueFromString } from '@delegate/tool-filter';
 import { z } from 'zod';
 import type { AskHandler } from '../permissions.js';
+import { MAX_TIMER_MS } from '../util/wait-timer.js';
 
 /** MCP servers as the session sees them (the `@delegate/tools` MCP manager fits). */
 export type McpSource = {
@@ -200,15 +203,26 @@ const ClientSchema = z.custom<Anthropic>(
   { message: 'expected an @anthropic-ai/sdk client (an object with messages.create)' },
 );
 
-const ToolSchema = z.custom<Tool>(
-  (value) =>
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as Tool).name === 'string' &&
-    isFunction((value as Tool).call) &&
-    isFunction((value as Tool).description),
-  { message: 'expected a tool (an object with name, description() and call())' },
-);
+const ToolSchema = z
+  .custom<Tool>(
+    (value) =>
+      typeof value === 'object' &&
+      value !== null &&
+      typeof (value as Tool).name === 'string' &&
+      isFunction((value as Tool).call) &&
+      isFunction((value as Tool).description),
+    { message: 'expected a tool (an object with name, description() and call())' },
+  )
+  .superRefine((tool, context) => {
+    const { timeoutMs } = tool;
+    if (timeoutMs === undefined) return;
+    if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs <= 0)
+      context.addIssue({
+        code: 'custom',
+        path: ['timeoutMs'],
+        message: `a tool's timeoutMs must be a number of milliseconds, more than 0 (Infinity for no limit), got ${String(timeoutMs)}`,
+      });
+  });
 
 const DefinitionsSchema = z.custom<AgentDefinitionsResult>(
   (value) =>
@@ -253,23 +267,42 @@ function ruleFromString(
   return { source: 'session' as const, ruleBehavior: behavior, ruleValue: value };
 }
 
+// A rule object naming no possible tool would silently match nothing (a deny rule then denies nothing).
+function checkToolName(toolName: string, path: string[], context: z.RefinementCtx): void {
+  if (TOOL_NAME.test(toolName)) return;
+  context.addIssue({
+    code: 'custom',
+    path,
+    message: `"${toolName.slice(0, 80)}" is not a tool name: use letters, digits, "_" and "-", starting with a letter (content goes in ruleContent)`,
+  });
+}
+
 function rulesSchema(behavior: 'allow' | 'deny' | 'ask') {
   const rule = z.union([
     z.string().transform((spec, context) => ruleFromString(spec, behavior, context)),
     PermissionRule.refine((value) => value.ruleBehavior === behavior, {
       message: `a rule with ruleBehavior "${behavior}" (put other rules in their own list)`,
-    }),
-    PermissionRuleValueSchema.strict().transform((value) => ({
-      source: 'session' as const,
-      ruleBehavior: behavior,
-      ruleValue: value,
-    })),
+    }).superRefine((value, context) =>
+      checkToolName(value.ruleValue.toolName, ['ruleValue', 'toolName'], context),
+    ),
+    PermissionRuleValueSchema.strict()
+      .superRefine((value, context) => checkToolName(value.toolName, ['toolName'], context))
+      .transform((value) => ({
+        source: 'session' as const,
+        ruleBehavior: behavior,
+        ruleValue: value,
+      })),
   ]);
   return z.array(rule).default([]);
 }
 
 const positiveInteger = z.number().int().positive();
-const milliseconds = z.number().int().nonnegative();
+const milliseconds = z
+  .number()
+  .int()
+  .nonnegative()
+  .max(MAX_TIMER_MS, `at most ${MAX_TIMER_MS} ms (about 24.8 days, the longest timer Node keeps)`);
+const positiveMilliseconds = milliseconds.positive();
 
 /** The schema `DelegateSession.create` checks its options with. */
 export const DelegateSessionOptionsSchema = z
@@ -309,7 +342,7 @@ export const DelegateSessionOptionsSchema = z
     maxDepth: z.number().int().nonnegative().optional(),
     backgroundHintMs: milliseconds.optional(),
     mcpWaitMs: milliseconds.optional(),
-    mcpPollMs: positiveInteger.optional(),
+    mcpPollMs: positiveMilliseconds.optional(),
     defaultSubagentModel: z.string().trim().min(1).optional(),
     maxRetainedAgents: z.number().int().nonnegative().optional(),
     maxAgentSummaries: z.number().int().nonnegative().optional(),
@@ -328,7 +361,7 @@ export const DelegateSessionOptionsSchema = z
     maxTokens: positiveInteger.optional(),
     maxCostUsd: z.number().positive().optional(),
     priceTable: PriceTable.optional(),
-    streamIdleTimeoutMs: positiveInteger.optional(),
+    streamIdleTimeoutMs: positiveMilliseconds.optional(),
     maxConsecutiveStalls: positiveInteger.optional(),
   })
   .strict();
@@ -340,8 +373,11 @@ function pathText(path: readonly PropertyKey[]): string {
 /** For a union, the issue of the branch that got furthest (past the type check of the value itself). */
 function innerIssue(issue: z.core.$ZodIssueInvalidUnion): z.core.$ZodIssue | undefined {
   const firsts = issue.errors.map((branch) => branch[0]).filter((inner) => inner !== undefined);
+  // A custom issue means the value had the right shape and failed a check of its own: the most telling.
   return (
-    firsts.find((inner) => !(inner.code === 'invalid_type' && inner.path.length === 0)) ?? firsts[0]
+    firsts.find((inner) => inner.code === 'custom') ??
+    firsts.find((inner) => !(inner.code === 'invalid_type' && inner.path.length === 0)) ??
+    firsts[0]
   );
 }
 
@@ -387,5 +423,30 @@ export function validateSessionOptions(options: unknown): ValidatedSessionOption
     details: {
       issues: parsed.error.issues.map((issue) => ({ path: issue.path, message: issue.message })),
     },
+  });
+}
+
+/**
+ * Makes `options.cwd` absolute (a relative one is taken from the process's working
+ * directory, once, so file tools do not resolve it twice) and checks that it is an existing
+ * directory (returns the options with it); throws an `INVALID_ARGUMENT` DelegateError naming `options.cwd` otherwise.
+ */
+export async function resolveWorkingDirectory(
+  options: ValidatedSessionOptions,
+): Promise<ValidatedSessionOptions> {
+  const given = options.cwd;
+  const absolute = given.includes('\0') ? undefined : resolve(given);
+  const stats = absolute ? await stat(absolute).catch(() => undefined) : undefined;
+  if (absolute && stats?.isDirectory()) {
+    return { ...options, cwd: absolute };
+  }
+  const reason = absolute
+    ? stats
+      ? 'is not a directory'
+      : 'does not exist'
+    : 'contains a NUL byte';
+  const message = `options.cwd: ${JSON.stringify(given)}${absolute && absolute !== given ? ` (${absolute})` : ''} ${reason}; give the existing directory the main agent works in`;
+  throw new DelegateError('INVALID_ARGUMENT', `DelegateSession.create: ${message}.`, {
+    details: { issues: [{ path: ['cwd'], message }] },
   });
 }

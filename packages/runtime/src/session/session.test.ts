@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rules } from '@delegate/api-sim';
 import { getLastAssistantMessage, getText } from '@delegate/core';
@@ -118,6 +118,41 @@ describe('permission rules given as strings', () => {
     ).rejects.toThrow(
       /DelegateSession\.create: options\.denyRules\[0\]: "Bash\(rm:\*" is not a permission rule/,
     );
+  });
+
+  it('refuses a cwd that is not an existing directory, naming options.cwd', async () => {
+    current = await createTestSession({ policy: rules([], { fallback: 'ok' }) });
+    const file = join(current.cwd, 'notes.txt');
+    await writeFile(file, 'notes\n');
+    const create = (cwd: string) =>
+      DelegateSession.create({ cwd, apiKey: 'k', baseURL: current!.sim.url, transcriptDir: false });
+    await expect(create(join(current.cwd, 'missing'))).rejects.toThrow(
+      /DelegateSession\.create: options\.cwd: ".*missing" does not exist/,
+    );
+    await expect(create(file)).rejects.toThrow(/options\.cwd: ".*notes\.txt" is not a directory/);
+    await expect(create('/tmp/\0x')).rejects.toThrow(/options\.cwd: .* contains a NUL byte/);
+    expect(current.sim.journal.entries).toHaveLength(0);
+  });
+
+  it('takes a relative cwd from the process working directory, once: its files can be read', async () => {
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [{ type: 'tool_use', name: 'Read', input: { file_path: 'notes.txt' } }],
+        },
+        { match: { when: isMain }, reply: (request) => resultText(request) },
+      ]),
+    });
+    await writeFile(join(current.cwd, 'notes.txt'), 'relative notes\n');
+    const session = await DelegateSession.create({
+      cwd: relative(process.cwd(), current.cwd),
+      client: createApiClient({ apiKey: 'k', baseURL: current.sim.url }),
+      transcriptDir: false,
+      homeDir: current.homeDir,
+    });
+    expect(session.context.cwd).toBe(current.cwd);
+    expect((await session.send('read it')).text).toContain('relative notes');
   });
 });
 

@@ -62,6 +62,7 @@ import type { AgentRuntime, AgentRuntimeOptions } from './agent-runtime.js';
 import { withAskRules } from './ask-rules.js';
 import { withoutCredentials } from './shell-environment.js';
 import { EventBus } from './event-bus.js';
+import { checkCallOptions, checkPrompt } from './call-options.js';
 import {
   DEFAULT_MAIN_MODEL,
   DEFAULT_SUBAGENT_MODEL,
@@ -73,10 +74,31 @@ import {
   type DelegateSessionOptions,
   type McpSource,
   type ValidatedSessionOptions,
+  resolveWorkingDirectory,
   validateSessionOptions,
 } from './session-options.js';
 import { getEnvironmentDetails, getMainSystemPrompt } from './system-prompt.js';
 import { createStartGate } from '../util/start-gate.js';
+
+/** The session's transcript store; a file it cannot write is an `agent.warning` of its agent. */
+function createTranscriptStore(options: {
+  directory: string;
+  sessionId: string;
+  events: EventBus;
+}): TranscriptStore {
+  return new TranscriptStore({
+    directory: options.directory,
+    sessionId: options.sessionId,
+    onWriteError: (failure) =>
+      options.events.emit({
+        type: 'agent.warning',
+        agentId: failure.agentId ?? MAIN_AGENT_ID,
+        timestamp: new Date().toISOString(),
+        code: 'TRANSCRIPT_WRITE_FAILED',
+        message: `The transcript could not be written, so it will be incomplete and the run cannot be resumed from it: ${failure.message}. Check the transcript folder (transcriptDir), or pass transcriptDir: false for none.`,
+      }),
+  });
+}
 
 /** Options of `session.send`. */
 export type SendOptions = {
@@ -338,7 +360,7 @@ export class DelegateSession {
    * notifications queued for the main agent that no request carried (queued again, once).
    */
   static async create(options: DelegateSessionOptions): Promise<DelegateSession> {
-    const validated = validateSessionOptions(options);
+    const validated = await resolveWorkingDirectory(validateSessionOptions(options));
     const env = validated.env ?? process.env;
     const client = await clientOf(validated, env);
     const agentDefs = await import('@delegate/agent-defs');
@@ -363,7 +385,7 @@ export class DelegateSession {
       usage: usageLedgerOf(validated),
       events,
       ...(transcriptDir
-        ? { transcript: new TranscriptStore({ directory: transcriptDir, sessionId }) }
+        ? { transcript: createTranscriptStore({ directory: transcriptDir, sessionId, events }) }
         : {}),
       baseTools: () => baseTools,
       agentTools: () => agentTools,
@@ -526,6 +548,15 @@ export class DelegateSession {
     prompt: string,
     options: { maxTurns?: number } = {},
   ): AsyncGenerator<QueryEvent, QueryOutcome> {
+    checkPrompt('run', prompt);
+    checkCallOptions('run', options);
+    return yield* this.runTurn(prompt, options.maxTurns);
+  }
+
+  private async *runTurn(
+    prompt: string,
+    maxTurns: number | undefined,
+  ): AsyncGenerator<QueryEvent, QueryOutcome> {
     if (this.nothingToAnswer(prompt)) return { reason: 'completed', turns: 0 };
     this.runtime.refreshMcp?.();
     const added = this.openingMessages(prompt);
@@ -539,7 +570,7 @@ export class DelegateSession {
       toolUseContext: this.context,
       canUseTool: this.canUseTool,
       querySource: 'repl_main_thread',
-      ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
+      ...(maxTurns !== undefined ? { maxTurns } : {}),
       drainQueuedMessages: this.tasks.drainNotifications,
       usageGuard: createUsageGuard({
         runtime: this.runtime,
@@ -589,6 +620,7 @@ export class DelegateSession {
    * Throws `INVALID_ARGUMENT` before any turn has completed.
    */
   async forkAfterTurn(options: ForkAfterTurnOptions): Promise<ForkedAgentResult> {
+    checkCallOptions('forkAfterTurn', options);
     const params = this.cacheSafeParams.get();
     if (!params) {
       throw new DelegateError(
@@ -634,6 +666,8 @@ export class DelegateSession {
    * session's budget runs out (the conversation keeps what was done).
    */
   async send(prompt: string, options: SendOptions = {}): Promise<SendResult> {
+    checkPrompt('send', prompt);
+    checkCallOptions('send', options);
     const before = {
       main: this.runtime.usage.figures(MAIN_AGENT_ID),
       agents: new Set(this.runtime.usage.descendants(MAIN_AGENT_ID)),
@@ -663,7 +697,7 @@ export class DelegateSession {
     options: SendOptions,
   ): Promise<{ text: string; outcome: QueryOutcome }> {
     // run() itself sends nothing when there is nothing to answer.
-    let outcome = await this.consume(this.run(prompt, options), options.onEvent);
+    let outcome = await this.consume(this.runTurn(prompt, options.maxTurns), options.onEvent);
     while (options.waitForBackground && !this.context.abortController.signal.aborted) {
       if (this.tasks.pendingNotifications === 0) {
         if (this.tasks.runningBackgroundCount === 0) break;
@@ -673,7 +707,7 @@ export class DelegateSession {
         });
         if (this.tasks.pendingNotifications === 0) continue;
       }
-      outcome = await this.consume(this.run('', options), options.onEvent);
+      outcome = await this.consume(this.runTurn('', options.maxTurns), options.onEvent);
     }
     const last = getLastAssistantMessage(this.messages);
     return { text: last ? getText(last.message.content) : '', outcome };
@@ -698,7 +732,8 @@ export class DelegateSession {
    * session; in the session that recorded it, the same file continues without the history
    * written again. Refuses an agent still running here.
    */
-  resumeAgent(options: ResumeAgentOptions): Promise<AgentToolOutput> {
+  async resumeAgent(options: ResumeAgentOptions): Promise<AgentToolOutput> {
+    checkCallOptions('resumeAgent', options);
     return resumeAgentFromTranscript(this.runtime, options);
   }
 

@@ -36,6 +36,36 @@ describe('TaskRegistry', () => {
     ).toBe(false);
   });
 
+  it('waits without a limit for timeoutMs Infinity (and past the longest Node timer), and refuses a negative or NaN timeout', async () => {
+    for (const timeoutMs of [Number.POSITIVE_INFINITY, 2 ** 31, 2 ** 40]) {
+      const registry = new TaskRegistry();
+      const task = registry.register({ type: 'local_agent', description: 'long job' });
+      let settled = false;
+      const waiting = registry.waitFor(task.id, { timeoutMs }).then((waited) => {
+        settled = true;
+        return waited;
+      });
+      const notified = registry.waitForNotification({ timeoutMs }).then(() => (settled = true));
+      // Node turns a delay it cannot hold into 1 ms: these used to return at once.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(settled).toBe(false);
+      registry.finish(task.id, { status: 'completed', result: 'done' });
+      expect((await waiting).status).toBe('completed');
+      registry.notify({ taskId: task.id, status: 'completed', description: 'long job' });
+      await notified;
+    }
+    const registry = new TaskRegistry();
+    const task = registry.register({ type: 'local_agent', description: 'job' });
+    for (const timeoutMs of [-1, Number.NaN]) {
+      await expect(registry.waitFor(task.id, { timeoutMs })).rejects.toThrow(
+        /waitFor: timeoutMs must be a number of milliseconds, 0 or more/,
+      );
+      await expect(registry.waitForNotification({ timeoutMs })).rejects.toThrow(
+        /waitForNotification: timeoutMs must be a number of milliseconds, 0 or more/,
+      );
+    }
+  });
+
   it('keeps the first final status and returns a finished task from waitFor', async () => {
     const registry = new TaskRegistry();
     const task = registry.register({ type: 'local_agent', description: 'job' });

@@ -14,6 +14,7 @@ import type {
   TaskSnapshot,
 } from '../transcripts/queued-notification.js';
 import { type TaskNotification, formatTaskNotification } from './task-notification.js';
+import { startWaitTimer } from '../util/wait-timer.js';
 
 type Waiter = () => void;
 
@@ -188,15 +189,18 @@ export class TaskRegistry {
     options: { timeoutMs?: number; signal?: AbortSignal } = {},
   ): Promise<TaskState> {
     const task = this.require(taskId);
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    // Checked before anything returns, so a bad timeout is refused whatever the task's state.
+    startWaitTimer({ timeoutMs, onTimeout: () => {}, where: 'waitFor' })();
     if (task.status !== 'running' || options.signal?.aborted) return task;
     await new Promise<void>((resolve) => {
       const done = (): void => {
-        clearTimeout(timer);
+        cancelTimer();
         options.signal?.removeEventListener('abort', done);
         this.waiters.get(taskId)?.delete(done);
         resolve();
       };
-      const timer = setTimeout(done, options.timeoutMs ?? 30_000);
+      const cancelTimer = startWaitTimer({ timeoutMs, onTimeout: done, where: 'waitFor' });
       options.signal?.addEventListener('abort', done, { once: true });
       const set = this.waiters.get(taskId) ?? new Set<Waiter>();
       set.add(done);
@@ -393,17 +397,23 @@ export class TaskRegistry {
   async waitForNotification(
     options: { timeoutMs?: number; signal?: AbortSignal } = {},
   ): Promise<boolean> {
+    const timeoutMs = options.timeoutMs ?? 60_000;
+    startWaitTimer({ timeoutMs, onTimeout: () => {}, where: 'waitForNotification' })();
     if (this.queue.length > 0) return true;
     // An abort event that has already fired never fires again: do not wait out the timeout.
     if (options.signal?.aborted) return false;
     return new Promise<boolean>((resolve) => {
       const done = (): void => {
-        clearTimeout(timer);
+        cancelTimer();
         options.signal?.removeEventListener('abort', done);
         this.queueWaiters.delete(done);
         resolve(this.queue.length > 0);
       };
-      const timer = setTimeout(done, options.timeoutMs ?? 60_000);
+      const cancelTimer = startWaitTimer({
+        timeoutMs,
+        onTimeout: done,
+        where: 'waitForNotification',
+      });
       options.signal?.addEventListener('abort', done, { once: true });
       this.queueWaiters.add(done);
     });

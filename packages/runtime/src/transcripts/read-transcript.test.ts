@@ -1,4 +1,6 @@
-import { appendFile, readFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rules } from '@delegate/api-sim';
@@ -26,5 +28,24 @@ describe('session transcripts', () => {
     expect(join(current.transcriptDir, `${current.session.transcript!.sessionId}.jsonl`)).toBe(
       path,
     );
+  });
+});
+
+describe('readTranscript on something that is not a file', () => {
+  it('refuses a FIFO, a device and a directory at once, naming the path, instead of blocking or reading forever', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'delegate-transcript-fifo-'));
+    try {
+      const fifo = join(directory, 'session.jsonl');
+      // Nobody ever writes to it: a plain read would wait for a writer forever.
+      execFileSync('mkfifo', [fifo]);
+      for (const path of [fifo, '/dev/zero', directory]) {
+        await expect(readTranscript(path)).rejects.toMatchObject({
+          code: 'INVALID_ARGUMENT',
+          message: expect.stringContaining(`${path} is not a regular file`),
+        });
+      }
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 });

@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { DelegateError, Message, errorMessage } from '@delegate/core';
 import type { TranscriptEntry } from './transcript-store.js';
 
@@ -51,6 +52,39 @@ function parseLine(options: {
 }
 
 /**
+ * The whole text of a transcript file. Opened without blocking and checked to be a regular
+ * file first: a FIFO in the transcript folder would otherwise hang every reader (a
+ * `transcripts list`, a resume) and a device such as `/dev/zero` would never end.
+ */
+async function readTranscriptText(path: string): Promise<string> {
+  let handle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    throw new DelegateError('NOT_FOUND', `No transcript at ${path}: ${errorMessage(error)}`, {
+      cause: error,
+    });
+  }
+  try {
+    if (!(await handle.stat()).isFile()) {
+      throw new DelegateError(
+        'INVALID_ARGUMENT',
+        `${path} is not a regular file (a FIFO, a device, a socket or a directory), so it is not a transcript. Remove it from the transcript folder, or give the path of a .jsonl file.`,
+        { details: { path } },
+      );
+    }
+    return await handle.readFile('utf8');
+  } catch (error) {
+    if (error instanceof DelegateError) throw error;
+    throw new DelegateError('NOT_FOUND', `No transcript at ${path}: ${errorMessage(error)}`, {
+      cause: error,
+    });
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
  * Reads a transcript file back into messages. A torn last line (a crash mid-write) is
  * skipped with a warning (`options.onWarning`); a torn or invalid line anywhere else is
  * an `INVALID_ARGUMENT` error naming the file and the line number.
@@ -59,14 +93,7 @@ export async function readTranscript(
   path: string,
   options: ReadTranscriptOptions = {},
 ): Promise<TranscriptEntry[]> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new DelegateError('NOT_FOUND', `No transcript at ${path}: ${errorMessage(error)}`, {
-      cause: error,
-    });
-  }
+  const text = await readTranscriptText(path);
   const onWarning = options.onWarning ?? warnByDefault;
   const lines = text.split('\n');
   let lastLine = lines.length - 1;

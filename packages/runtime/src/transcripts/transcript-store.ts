@@ -34,6 +34,18 @@ function assertSafeId(kind: string, id: string): void {
   }
 }
 
+/** A failed transcript write, as `TranscriptStore`'s `onWriteError` receives it. */
+export type TranscriptWriteFailure = {
+  /** The file that could not be written. */
+  path: string;
+  /** The sub-agent whose file it is; undefined for the session transcript. */
+  agentId: string | undefined;
+  /** `<path>: <reason>`, as `writeErrors` lists it. */
+  message: string;
+  /** The file-system error. */
+  error: unknown;
+};
+
 /**
  * Writes transcripts as JSONL, one file per session and one per sub-agent, appending
  * each message as it arrives so a crash keeps every earlier line. Writes to one file
@@ -52,11 +64,36 @@ export class TranscriptStore {
   // Files whose end was checked for a torn line since this store last failed to write them.
   private readonly cleanEnds = new Set<string>();
   private readonly cutLines: string[] = [];
+  // Files whose failure was reported and that have not been written since.
+  private readonly reportedFailures = new Set<string>();
+  private readonly onWriteError: ((failure: TranscriptWriteFailure) => void) | undefined;
 
-  constructor(options: { directory: string; sessionId: string }) {
+  /**
+   * `onWriteError` hears of a file that could not be written (once, until a write to it
+   * succeeds again): a transcript failure never stops an agent, so this is how a host
+   * learns that a transcript is incomplete. A throwing handler is ignored.
+   */
+  constructor(options: {
+    directory: string;
+    sessionId: string;
+    onWriteError?: (failure: TranscriptWriteFailure) => void;
+  }) {
     assertSafeId('session id', options.sessionId);
     this.directory = options.directory;
     this.sessionId = options.sessionId;
+    this.onWriteError = options.onWriteError;
+  }
+
+  private recordFailure(path: string, agentId: string | undefined, error: unknown): void {
+    const message = `${path}: ${errorMessage(error)}`;
+    this.errors.push(message);
+    if (this.reportedFailures.has(path)) return;
+    this.reportedFailures.add(path);
+    try {
+      this.onWriteError?.({ path, agentId, message, error });
+    } catch {
+      // The handler's failure must not stop the agent either.
+    }
   }
 
   /** Path of the main session transcript. */
@@ -83,8 +120,9 @@ export class TranscriptStore {
       try {
         await this.ensureDirectory(join(path, '..'));
         await writeFile(path, `${JSON.stringify(meta, null, 2)}\n`, 'utf8');
+        this.reportedFailures.delete(path);
       } catch (error) {
-        this.errors.push(`${path}: ${errorMessage(error)}`);
+        this.recordFailure(path, agentId, error);
       }
     });
   }
@@ -187,10 +225,11 @@ export class TranscriptStore {
         await this.ensureDirectory(join(path, '..'));
         await this.cutTornTailOnce(path);
         await appendFile(path, `${lines.join('\n')}\n`, 'utf8');
+        this.reportedFailures.delete(path);
       } catch (error) {
         // A failed append may have written part of a line: check the end again next time.
         this.cleanEnds.delete(path);
-        this.errors.push(`${path}: ${errorMessage(error)}`);
+        this.recordFailure(path, agentId, error);
       }
     });
   }
