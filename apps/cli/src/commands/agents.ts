@@ -8,18 +8,20 @@ import { loadTools } from '../load-tools.js';
 import { formatDiagnostic, reportLoadDiagnostics } from '../output/report-diagnostics.js';
 import { readAgentsFlag } from '../session/load-flag-agents.js';
 import { toPermissionRules } from '../session/permission-rules.js';
-import { resolveConfig } from '../settings/resolve-config.js';
+import { restrictUntrustedAgent } from '../session/restrict-untrusted-agents.js';
+import { type IgnoredSetting, resolveConfig } from '../settings/resolve-config.js';
 import { colorsFor } from '../terminal/colors.js';
 import { formatTable, oneLine } from '../terminal/format.js';
 
 type Loaded = Awaited<ReturnType<typeof getAgentDefinitionsWithOverrides>>;
 
 /** The definitions a run in `cwd` would see, and the deny rules its settings give. */
-async function loadDefinitions(options: {
-  io: CliIo;
-  cwd?: string;
-  agents?: string;
-}): Promise<{ loaded: Loaded; cwd: string; denyRules: PermissionRule[] }> {
+async function loadDefinitions(options: { io: CliIo; cwd?: string; agents?: string }): Promise<{
+  loaded: Loaded;
+  cwd: string;
+  denyRules: PermissionRule[];
+  projectTrusted: boolean;
+}> {
   const config = resolveConfig({
     flags: { cwd: options.cwd },
     env: options.io.env,
@@ -32,7 +34,12 @@ async function loadDefinitions(options: {
     homeDir: config.homeDir,
     ...(flagAgents ? { flagAgents } : {}),
   });
-  return { loaded, cwd: config.cwd, denyRules: await toPermissionRules(config.denyRules, 'deny') };
+  return {
+    loaded,
+    cwd: config.cwd,
+    denyRules: await toPermissionRules(config.denyRules, 'deny'),
+    projectTrusted: config.projectTrusted,
+  };
 }
 
 /** The deny rule that hides an agent type from the Agent tool, as `Agent(x) from <source>`. */
@@ -140,7 +147,7 @@ export async function agentsShowCommand(options: {
   json?: boolean;
 }): Promise<ExitCode> {
   const { io } = options;
-  const { loaded, cwd, denyRules } = await loadDefinitions(options);
+  const { loaded, cwd, denyRules, projectTrusted } = await loadDefinitions(options);
   const agent = loaded.activeAgents.find((candidate) => candidate.agentType === options.name);
   if (!agent) {
     // A file meant to define it failed: say why first, instead of after the list of every
@@ -153,12 +160,15 @@ export async function agentsShowCommand(options: {
   }
   const tools = await resolvedTools(agent);
   const denied = await deniedBy(agent, denyRules);
+  // What a run would not apply from this file while the project is not trusted.
+  const untrusted: IgnoredSetting[] = [];
+  if (!projectTrusted) restrictUntrustedAgent(agent, untrusted);
   const { getSystemPrompt: _prompt, ...fields } = agent;
   const systemPrompt = agent.getSystemPrompt({ cwd });
   const overrides = overrideNote(agent, loaded);
   if (options.json) {
     io.stdout.write(
-      `${JSON.stringify({ ...fields, overrides, deniedBy: denied ?? null, resolvedTools: tools, systemPrompt }, null, 2)}\n`,
+      `${JSON.stringify({ ...fields, overrides, deniedBy: denied ?? null, ignoredUntrusted: untrusted.map(({ field, reason }) => ({ field, reason })), resolvedTools: tools, systemPrompt }, null, 2)}\n`,
     );
     return EXIT_CODES.success;
   }
@@ -170,6 +180,9 @@ export async function agentsShowCommand(options: {
     `location:    ${location(agent)}`,
     `model:       ${agent.model ?? '(default sub-agent model)'}`,
     ...(agent.permissionMode ? [`permission:  ${agent.permissionMode}`] : []),
+    ...untrusted.map(
+      (entry) => `ignored:     ${entry.field}: ${entry.reason} (the project is not trusted)`,
+    ),
     ...(agent.maxTurns ? [`max turns:   ${agent.maxTurns}`] : []),
     ...(agent.memory ? [`memory:      ${agent.memory}`] : []),
     ...(agent.isolation ? [`isolation:   ${agent.isolation}`] : []),

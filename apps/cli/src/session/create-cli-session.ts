@@ -16,6 +16,7 @@ import { loadTools } from '../load-tools.js';
 import type { EffectiveConfig } from '../settings/resolve-config.js';
 import { defaultSimPolicy } from './default-sim-policy.js';
 import { readAgentsFlag } from './load-flag-agents.js';
+import { restrictUntrustedAgents } from './restrict-untrusted-agents.js';
 import { loadMcpConfig } from './load-mcp-config.js';
 import { loadPolicyModule } from './load-policy-module.js';
 import { toPermissionRules } from './permission-rules.js';
@@ -132,7 +133,17 @@ async function loadDefinitions(options: CliSessionOptions): Promise<AgentDefinit
     ...(flagAgents ? { flagAgents } : {}),
   });
   options.onDiagnostics?.(definitions.diagnostics);
-  return definitions;
+  if (options.config.projectTrusted) return definitions;
+  const restricted = restrictUntrustedAgents(definitions);
+  for (const entry of restricted.ignored) {
+    options.onWarning?.(`ignored ${entry.field} in ${entry.where}: ${entry.reason}.`);
+  }
+  if (restricted.ignored.length > 0) {
+    options.onWarning?.(
+      `${options.config.projectRoot} is not a trusted project, so its agent files cannot loosen permissions or run programs. Add it to "trustedProjects" in ~/.delegate/settings.json, or pass --trust-project.`,
+    );
+  }
+  return restricted.definitions;
 }
 
 /** Starts the configured MCP servers and waits until each has connected or failed. */

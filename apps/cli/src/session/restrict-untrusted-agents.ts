@@ -1,0 +1,70 @@
+import type { AgentDefinitionsLoadResult } from '@delegate/agent-defs';
+import type { AgentDefinition } from '@delegate/core';
+import type { IgnoredSetting } from '../settings/resolve-config.js';
+
+// Modes that approve more than a person at the terminal would: the same rule as for the
+// project's settings files (`plan` and `dontAsk` only restrict, and stay).
+const LOOSER_MODES: ReadonlySet<string> = new Set(['acceptEdits', 'bypassPermissions']);
+
+/**
+ * One definition as a run of an untrusted project gets it (see
+ * {@link restrictUntrustedAgents}); what was not applied is pushed to `ignored`.
+ */
+export function restrictUntrustedAgent(
+  agent: AgentDefinition,
+  ignored: IgnoredSetting[],
+): AgentDefinition {
+  if (agent.source !== 'projectSettings') return agent;
+  const where = agent.filePath ?? agent.baseDir;
+  const drop = (field: string, reason: string): void => void ignored.push({ where, field, reason });
+  const kept: AgentDefinition = { ...agent };
+  if (agent.permissionMode !== undefined && LOOSER_MODES.has(agent.permissionMode)) {
+    drop('permissionMode', `${agent.permissionMode} approves more than the default`);
+    delete kept.permissionMode;
+  }
+  if (agent.hooks !== undefined && Object.keys(agent.hooks).length > 0) {
+    drop('hooks', 'hook commands are programs the project would run');
+    delete kept.hooks;
+  }
+  const inline = agent.mcpServers?.filter((server) => typeof server !== 'string') ?? [];
+  if (inline.length > 0) {
+    drop('mcpServers', 'servers defined in the file are programs the project would start');
+    // Names of servers the user configured stay: they start nothing new.
+    const named = agent.mcpServers?.filter((server) => typeof server === 'string') ?? [];
+    if (named.length > 0) kept.mcpServers = named;
+    else delete kept.mcpServers;
+  }
+  return kept;
+}
+
+/**
+ * The agent definitions a run of an untrusted project gets: each agent file of the project
+ * (`.claude/agents`, `.delegate/agents`) keeps what can only restrict and loses what would
+ * widen access or run programs, as the project's settings files do: a looser
+ * `permissionMode` (`acceptEdits`, `bypassPermissions`), `hooks`, and MCP servers defined in
+ * the file. User, plugin, `--agents` and built-in definitions are the user's own and pass
+ * unchanged. Returns the definitions and what was not applied, file by file.
+ */
+export function restrictUntrustedAgents(definitions: AgentDefinitionsLoadResult): {
+  definitions: AgentDefinitionsLoadResult;
+  ignored: IgnoredSetting[];
+} {
+  const ignored: IgnoredSetting[] = [];
+  const restricted = new Map<AgentDefinition, AgentDefinition>();
+  const restrict = (agent: AgentDefinition): AgentDefinition => {
+    let kept = restricted.get(agent);
+    if (kept === undefined) {
+      kept = restrictUntrustedAgent(agent, ignored);
+      restricted.set(agent, kept);
+    }
+    return kept;
+  };
+  return {
+    definitions: {
+      ...definitions,
+      allAgents: definitions.allAgents.map(restrict),
+      activeAgents: definitions.activeAgents.map(restrict),
+    },
+    ignored,
+  };
+}
