@@ -91,3 +91,4 @@ export {
 export type { AgentEventType } from './events.js';
 export { DelegateError, DelegateErrorCode, errorMessage, isAbortError } from './errors.js';
 export { createAgentId, createTaskId, createUuid } from './ids.js';
+export { MAX_TIMER_MS, timerDelay } from './timer-delay.js';

@@ -2,10 +2,9 @@ import { spawn } from 'node:child_process';
 import { type FileHandle, mkdir, open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTaskId, type TaskStatus } from '@delegate/core';
+import { createTaskId, type TaskStatus, timerDelay } from '@delegate/core';
 import { HeadTailBuffer } from './head-tail-buffer.js';
 import { killProcessGroup } from './process-group.js';
-import { checkTimeout } from './check-timeout.js';
 
 /** A shell command running (or finished) in the background. */
 export type BackgroundShell = {
@@ -195,7 +194,7 @@ export class BackgroundShellRegistry {
 
   /** Waits until a shell ends (or the timeout passes) and returns its state. */
   async wait(taskId: string, timeoutMs = 30_000): Promise<BackgroundShell | undefined> {
-    const delay = checkTimeout(timeoutMs, 'BackgroundShellRegistry.wait: timeoutMs');
+    const delay = timerDelay(timeoutMs, 'BackgroundShellRegistry.wait: timeoutMs');
     const entry = this.entries.get(taskId);
     if (entry === undefined) return undefined;
     let timer: NodeJS.Timeout | undefined;

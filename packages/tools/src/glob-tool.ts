@@ -1,14 +1,19 @@
 import { lstat, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { DelegateError, TOOL_NAMES, type Tool, type ToolUseContext } from '@delegate/core';
+import {
+  DelegateError,
+  TOOL_NAMES,
+  type Tool,
+  type ToolUseContext,
+  timerDelay,
+} from '@delegate/core';
 import { displayPath } from './display-path.js';
 import { compileGlob, splitGlobBase } from './glob-pattern.js';
 import { mapWithConcurrency } from './map-with-concurrency.js';
 import { resolveToolPath } from './resolve-path-within-roots.js';
 import { runRegexWorker } from './run-regex-worker.js';
 import { DEFAULT_SKIPPED_DIRECTORIES, walkFiles } from './walk-files.js';
-import { checkTimeout } from './check-timeout.js';
 
 /** Input of the Glob tool. */
 export const GlobInput = z.object({
@@ -64,7 +69,7 @@ async function assertDirectory(realPath: string, absolutePath: string): Promise<
 /** Creates the Glob tool: finds files by glob pattern, newest first, skipping node_modules and .git. */
 export function createGlobTool(options: GlobToolOptions = {}): Tool<GlobInput, GlobOutput> {
   const maxResults = options.maxResults ?? 100;
-  const timeoutMs = checkTimeout(options.timeoutMs ?? 30_000, 'createGlobTool: options.timeoutMs');
+  const timeoutMs = timerDelay(options.timeoutMs ?? 30_000, 'createGlobTool: options.timeoutMs');
   return {
     name: TOOL_NAMES.glob,
     description: () =>

@@ -1,7 +1,13 @@
 import { lstat, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { z } from 'zod';
-import { DelegateError, TOOL_NAMES, type Tool, type ToolUseContext } from '@delegate/core';
+import {
+  DelegateError,
+  TOOL_NAMES,
+  type Tool,
+  type ToolUseContext,
+  timerDelay,
+} from '@delegate/core';
 import { displayPath } from './display-path.js';
 import { compileGlob } from './glob-pattern.js';
 import { mapWithConcurrency } from './map-with-concurrency.js';
@@ -9,7 +15,6 @@ import { findRequiredLiteral } from './required-literal.js';
 import { resolveToolPath } from './resolve-path-within-roots.js';
 import { type FileSearchResult, runRegexWorker } from './run-regex-worker.js';
 import { type WalkedFile, walkFiles } from './walk-files.js';
-import { checkTimeout } from './check-timeout.js';
 
 /** Input of the Grep tool. */
 export const GrepInput = z.object({
@@ -131,7 +136,7 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepInput, G
   const concurrency = options.concurrency ?? 64;
   const maxFileBytes = options.maxFileBytes ?? 10 * 1024 * 1024;
   const maxLineLength = options.maxLineLength ?? 500;
-  const timeoutMs = checkTimeout(options.timeoutMs ?? 30_000, 'createGrepTool: options.timeoutMs');
+  const timeoutMs = timerDelay(options.timeoutMs ?? 30_000, 'createGrepTool: options.timeoutMs');
 
   return {
     name: TOOL_NAMES.grep,

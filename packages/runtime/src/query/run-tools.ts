@@ -12,9 +12,9 @@ import {
   createUuid,
   errorMessage,
   findToolByName,
+  MAX_TIMER_MS,
 } from '@delegate/core';
 import { AsyncChannel } from '../util/async-channel.js';
-import { MAX_TIMER_MS } from '../util/wait-timer.js';
 
 /** Text of the result recorded for a tool call the abort signal interrupted. */
 export const INTERRUPTED_TOOL_RESULT =

@@ -14,13 +14,13 @@ import {
   PermissionMode as PermissionModeSchema,
   PermissionRule,
   PermissionRuleValue as PermissionRuleValueSchema,
+  MAX_TIMER_MS,
   PriceTable,
 } from '@delegate/core';
 import { type CacheBreakDiagnosis, type ForkLayout, FORK_LAYOUTS } from '@delegate/fork-cache';
 import { permissionRuleValueFromString } from '@delegate/tool-filter';
 import { z } from 'zod';
 import type { AskHandler } from '../permissions.js';
-import { MAX_TIMER_MS } from '../util/wait-timer.js';
 
 /** MCP servers as the session sees them (the `@delegate/tools` MCP manager fits). */
 export type McpSource = {

@@ -1,7 +1,4 @@
-import { DelegateError } from '@delegate/core';
-
-/** The longest delay a Node timer holds (2^31 - 1 ms, about 24.8 days); a longer one fires after 1 ms. */
-export const MAX_TIMER_MS = 2_147_483_647;
+import { timerDelay } from '@delegate/core';
 
 /**
  * Starts the timer of a wait that ends after `timeoutMs`: `Infinity` waits without a limit
@@ -14,14 +11,8 @@ export function startWaitTimer(options: {
   onTimeout: () => void;
   where: string;
 }): () => void {
-  const { timeoutMs } = options;
-  if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0) {
-    throw new DelegateError(
-      'INVALID_ARGUMENT',
-      `${options.where}: timeoutMs must be a number of milliseconds, 0 or more (Infinity waits without a limit), got ${String(timeoutMs)}.`,
-    );
-  }
-  if (timeoutMs === Number.POSITIVE_INFINITY) return () => {};
-  const timer = setTimeout(options.onTimeout, Math.min(timeoutMs, MAX_TIMER_MS));
+  const delay = timerDelay(options.timeoutMs, `${options.where}: timeoutMs`);
+  if (delay === undefined) return () => {};
+  const timer = setTimeout(options.onTimeout, delay);
   return () => clearTimeout(timer);
 }

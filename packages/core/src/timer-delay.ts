@@ -1,4 +1,4 @@
-import { DelegateError } from '@delegate/core';
+import { DelegateError } from './errors.js';
 
 /** The longest delay a Node timer holds (2^31 - 1 ms, about 24.8 days); a longer one fires after 1 ms. */
 export const MAX_TIMER_MS = 2_147_483_647;
@@ -9,7 +9,7 @@ export const MAX_TIMER_MS = 2_147_483_647;
  * value itself otherwise. A negative, NaN or non-number value is an `INVALID_ARGUMENT` error
  * naming `where`.
  */
-export function checkTimeout(timeoutMs: unknown, where: string): number | undefined {
+export function timerDelay(timeoutMs: unknown, where: string): number | undefined {
   if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0) {
     throw new DelegateError(
       'INVALID_ARGUMENT',
