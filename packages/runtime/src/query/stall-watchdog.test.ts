@@ -19,6 +19,17 @@ const retries = (session: TestSession['session']) =>
   );
 
 /** A tool that waits `waitMs` unless its signal aborts first, and says which happened. */
+
+/** The main agent calls the Wait tool once, then answers with what the tool said. */
+function callWaitThenReport() {
+  return rules([
+    {
+      match: { when: isMain, toolResult: false },
+      reply: [{ type: 'tool_use', name: 'Wait', input: {} }],
+    },
+    { match: { when: isMain }, reply: (request) => `tool said: ${resultText(request)}` },
+  ]);
+}
 function waitingTool(options: { waitMs: number; timeoutMs?: number; seen: string[] }): Tool {
   return {
     name: 'Wait',
@@ -136,13 +147,7 @@ describe('stall watchdog', () => {
   it('does not count time spent running tools as a stall', async () => {
     const seen: string[] = [];
     current = await createTestSession({
-      policy: rules([
-        {
-          match: { when: isMain, toolResult: false },
-          reply: [{ type: 'tool_use', name: 'Wait', input: {} }],
-        },
-        { match: { when: isMain }, reply: (request) => `tool said: ${resultText(request)}` },
-      ]),
+      policy: callWaitThenReport(),
       session: { streamIdleTimeoutMs: 100, tools: [waitingTool({ waitMs: 400, seen })] },
     });
     const { text } = await current.session.send('wait');
@@ -157,13 +162,7 @@ describe('tool timeouts', () => {
   it('stops a tool call past its own timeout and reports it to the agent as an error result', async () => {
     const seen: string[] = [];
     current = await createTestSession({
-      policy: rules([
-        {
-          match: { when: isMain, toolResult: false },
-          reply: [{ type: 'tool_use', name: 'Wait', input: {} }],
-        },
-        { match: { when: isMain }, reply: (request) => `tool said: ${resultText(request)}` },
-      ]),
+      policy: callWaitThenReport(),
       session: { tools: [waitingTool({ waitMs: 30_000, timeoutMs: 50, seen })] },
     });
     const { session, sim } = current;
@@ -187,13 +186,7 @@ describe('tool timeouts', () => {
   it('takes a timeoutMs of Infinity as no limit, and refuses a tool whose timeoutMs is negative', async () => {
     const seen: string[] = [];
     current = await createTestSession({
-      policy: rules([
-        {
-          match: { when: isMain, toolResult: false },
-          reply: [{ type: 'tool_use', name: 'Wait', input: {} }],
-        },
-        { match: { when: isMain }, reply: (request) => `tool said: ${resultText(request)}` },
-      ]),
+      policy: callWaitThenReport(),
       // Node runs a timer it cannot hold after 1 ms: this call used to time out at once.
       session: {
         tools: [waitingTool({ waitMs: 100, timeoutMs: Number.POSITIVE_INFINITY, seen })],
