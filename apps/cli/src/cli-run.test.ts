@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -296,6 +296,28 @@ describe('delegate run', () => {
     };
     expect(await agentType([])).toBe('fork');
     expect(await agentType(['--no-fork'])).toBe('general-purpose');
+  });
+
+  it('refuses a FIFO, a device or an oversized file given to --agents or --mcp-config, instead of hanging', async () => {
+    const fifo = join(scratch.root, 'agents.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const large = join(scratch.root, 'large.json');
+    await writeFile(large, `{"a": "${'x'.repeat(4 * 1024 * 1024)}"}`);
+    for (const flag of ['--agents', '--mcp-config']) {
+      for (const [path, reason] of [
+        ['/dev/zero', 'is not a regular file'],
+        [fifo, 'is not a regular file'],
+        [large, 'is 4194313 bytes, over the 4194304-byte limit'],
+      ] as const) {
+        const result = await run(['run', '--sim', flag, path, 'hi']);
+        expect(result.code).toBe(2);
+        expect(result.stderr).toContain(`${flag} ${path}: ${reason}`);
+        expect(result.stderr).not.toMatch(/\n\s+at /);
+      }
+    }
+    const listed = await run(['agents', 'list', '--agents', '/dev/zero']);
+    expect(listed.code).toBe(2);
+    expect(listed.stderr).toContain('--agents /dev/zero: is not a regular file');
   });
 
   it('lets --agents JSON override a project agent, and --agent run the main thread as it', async () => {
