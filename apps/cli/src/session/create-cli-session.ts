@@ -6,6 +6,7 @@ import {
   type Tool,
   DelegateError,
   createUuid,
+  errorMessage,
 } from '@delegate/core';
 import type { DelegateSession, DelegateSessionOptions } from '@delegate/runtime';
 import type { McpManager } from '@delegate/tools';
@@ -96,6 +97,14 @@ async function connectApi(options: CliSessionOptions): Promise<ApiConnection> {
     );
   }
   const baseURL = options.config.baseURL.value;
+  if (baseURL) {
+    const { checkApiBaseUrl } = await import('@delegate/runtime');
+    try {
+      checkApiBaseUrl(baseURL, 'ANTHROPIC_BASE_URL');
+    } catch (error) {
+      throw new UsageError(errorMessage(error));
+    }
+  }
   return { apiKey, ...(baseURL ? { baseURL } : {}), source: 'ANTHROPIC_API_KEY' };
 }
 
