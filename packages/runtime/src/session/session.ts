@@ -74,6 +74,7 @@ import {
   type DelegateSessionOptions,
   type McpSource,
   type ValidatedSessionOptions,
+  checkWorktreeRoot,
   resolveWorkingDirectory,
   validateSessionOptions,
 } from './session-options.js';
@@ -361,6 +362,7 @@ export class DelegateSession {
    */
   static async create(options: DelegateSessionOptions): Promise<DelegateSession> {
     const validated = await resolveWorkingDirectory(validateSessionOptions(options));
+    await checkWorktreeRoot(validated);
     const env = validated.env ?? process.env;
     const client = await clientOf(validated, env);
     const agentDefs = await import('@delegate/agent-defs');
