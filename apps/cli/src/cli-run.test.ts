@@ -415,6 +415,31 @@ describe('delegate run', () => {
     expect(missing.stderr).toContain('no-such-session');
   });
 
+  it('refuses to --resume a session whose transcript is empty, instead of running as a fresh one', async () => {
+    const transcripts = join(scratch.root, 'transcripts');
+    await mkdir(transcripts, { recursive: true });
+    const path = join(transcripts, 'crashed-early.jsonl');
+    for (const content of ['', '\n\n']) {
+      await writeFile(path, content);
+      const result = await run([
+        'run',
+        '--sim',
+        policy('echo-history'),
+        '--transcript-dir',
+        transcripts,
+        '--resume',
+        'crashed-early',
+        'continue',
+      ]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        `--resume crashed-early: the transcript at ${path} is empty (nothing was recorded in that session), so there is no conversation to continue.`,
+      );
+      expect(result.stdout).toBe('');
+      expect(await readFile(path, 'utf8')).toBe(content);
+    }
+  });
+
   it('--resume delivers, once, the notification of a background agent the previous process never delivered', async () => {
     const transcripts = join(scratch.root, 'transcripts');
     // A library session whose background agent finished while the main agent was idle, dropped

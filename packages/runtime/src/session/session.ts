@@ -457,6 +457,11 @@ export class DelegateSession {
         { cause: error, details: { path, sessionId: this.sessionId } },
       );
     }
+    if (entries.length === 0) {
+      warn('DELEGATE_EMPTY_TRANSCRIPT')(
+        `DelegateSession.create: options.resume: the transcript of session ${this.sessionId} at ${path} records nothing (it is empty), so the session starts with no conversation.`,
+      );
+    }
     const restored = restoreSessionTranscript(
       entries,
       path,
