@@ -247,6 +247,21 @@ describe('delegate: help, version and usage errors', () => {
     expect(result.stdout).toContain('https://proxy.example/v1');
   });
 
+  it('exits 2 for an ANTHROPIC_BASE_URL that is not an http(s) URL, naming it without its credentials', async () => {
+    for (const url of ['https://user:hunter2@bad host/v1', 'file:///user:hunter2@etc/passwd']) {
+      const result = await run(['run', 'hello'], {
+        ANTHROPIC_API_KEY: 'k',
+        ANTHROPIC_BASE_URL: url,
+      });
+      expect(result.code, url).toBe(2);
+      expect(result.stderr, url).toMatch(
+        /^delegate: ANTHROPIC_BASE_URL (is not a valid URL|must be an http)/,
+      );
+      expect(result.stderr, url).not.toContain('hunter2');
+      expect(result.stdout, url).toBe('');
+    }
+  });
+
   it('refuses a --resume id that is not a session id', async () => {
     const result = await run(['run', '--sim', '--resume', '../evil', 'hi']);
     expect(result.code).toBe(2);

@@ -2,6 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { type AddressInfo, createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -276,9 +277,35 @@ describe('delegate memory', () => {
     const bad = await run(['memory', 'list', '--scope', 'team']);
     expect(bad.code).toBe(2);
   });
+
+  it.each(['show', 'clear'])(
+    'memory %s with an empty agent type is a usage error',
+    async (command) => {
+      const result = await run(['memory', command, '']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`delegate memory ${command} needs an agent type`);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    },
+  );
 });
 
 describe('delegate sim', () => {
+  it('refuses a --host it cannot listen on, and a --port in use, as usage errors', async () => {
+    const host = await run(['sim', '--host', 'bad host']);
+    expect(host.code).toBe(2);
+    expect(host.stderr).toContain('--host "bad host" is not an address of this machine');
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = taken.address() as AddressInfo;
+      const busy = await run(['sim', '--port', String(port)]);
+      expect(busy.code).toBe(2);
+      expect(busy.stderr).toContain(`--port ${port}: 127.0.0.1:${port} is already in use`);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+
   it('serves the simulator until SIGTERM, printing its URL first', async () => {
     const child = spawn(
       process.execPath,

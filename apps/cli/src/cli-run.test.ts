@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -298,6 +298,28 @@ describe('delegate run', () => {
     expect(await agentType(['--no-fork'])).toBe('general-purpose');
   });
 
+  it('refuses a FIFO, a device or an oversized file given to --agents or --mcp-config, instead of hanging', async () => {
+    const fifo = join(scratch.root, 'agents.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const large = join(scratch.root, 'large.json');
+    await writeFile(large, `{"a": "${'x'.repeat(4 * 1024 * 1024)}"}`);
+    for (const flag of ['--agents', '--mcp-config']) {
+      for (const [path, reason] of [
+        ['/dev/zero', 'is not a regular file'],
+        [fifo, 'is not a regular file'],
+        [large, 'is 4194313 bytes, over the 4194304-byte limit'],
+      ] as const) {
+        const result = await run(['run', '--sim', flag, path, 'hi']);
+        expect(result.code).toBe(2);
+        expect(result.stderr).toContain(`${flag} ${path}: ${reason}`);
+        expect(result.stderr).not.toMatch(/\n\s+at /);
+      }
+    }
+    const listed = await run(['agents', 'list', '--agents', '/dev/zero']);
+    expect(listed.code).toBe(2);
+    expect(listed.stderr).toContain('--agents /dev/zero: is not a regular file');
+  });
+
   it('lets --agents JSON override a project agent, and --agent run the main thread as it', async () => {
     await mkdir(join(scratch.project, '.claude', 'agents'), { recursive: true });
     await writeFile(
@@ -391,6 +413,31 @@ describe('delegate run', () => {
     ]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no-such-session');
+  });
+
+  it('refuses to --resume a session whose transcript is empty, instead of running as a fresh one', async () => {
+    const transcripts = join(scratch.root, 'transcripts');
+    await mkdir(transcripts, { recursive: true });
+    const path = join(transcripts, 'crashed-early.jsonl');
+    for (const content of ['', '\n\n']) {
+      await writeFile(path, content);
+      const result = await run([
+        'run',
+        '--sim',
+        policy('echo-history'),
+        '--transcript-dir',
+        transcripts,
+        '--resume',
+        'crashed-early',
+        'continue',
+      ]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        `--resume crashed-early: the transcript at ${path} is empty (nothing was recorded in that session), so there is no conversation to continue.`,
+      );
+      expect(result.stdout).toBe('');
+      expect(await readFile(path, 'utf8')).toBe(content);
+    }
   });
 
   it('--resume delivers, once, the notification of a background agent the previous process never delivered', async () => {

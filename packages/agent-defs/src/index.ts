@@ -50,6 +50,8 @@ export type { ParseAgentFromMarkdownOptions } from './parse-agent-from-markdown.
 export { FLAG_AGENTS_LABEL, parseAgentFromJson } from './parse-agent-from-json.js';
 export type { ParseAgentFromJsonOptions } from './parse-agent-from-json.js';
 export { MAX_AGENT_FILE_BYTES, readAgentFile } from './read-agent-file.js';
+export { readConfinedFile } from './read-confined-file.js';
+export type { ConfinedRead, ReadConfinedFileOptions } from './read-confined-file.js';
 export type { ReadAgentFileOptions } from './read-agent-file.js';
 export {
   DEFAULT_READ_CONCURRENCY,

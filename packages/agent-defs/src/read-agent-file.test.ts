@@ -16,6 +16,22 @@ afterEach(async () => {
 });
 
 describe('readAgentFile', () => {
+  it.each([
+    ['no options', undefined, 'options'],
+    ['no filePath', { baseDir: '/tmp', source: 'projectSettings' }, 'options.filePath'],
+    ['a path as the only argument', '/tmp/agent.md', 'options'],
+    [
+      'an unknown source',
+      { filePath: '/tmp/a.md', baseDir: '/tmp', source: 'project' },
+      'options.source',
+    ],
+  ])('rejects %s with INVALID_ARGUMENT naming the option', async (_case, options, option) => {
+    await expect(readAgentFile(options as never)).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringContaining(`readAgentFile(): ${option} must be`),
+    });
+  });
+
   it(
     'refuses a FIFO at once instead of waiting forever for a writer',
     { timeout: 5_000 },

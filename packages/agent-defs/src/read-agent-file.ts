@@ -1,4 +1,4 @@
-import { type AgentSource } from '@delegate/core';
+import { AgentSource, DelegateError } from '@delegate/core';
 import { type ParseAgentResult } from './agent-diagnostic.js';
 import { parseAgentFromMarkdown } from './parse-agent-from-markdown.js';
 import { readConfinedFile } from './read-confined-file.js';
@@ -53,11 +53,52 @@ export function readAgentFileSync(options: ReadAgentFileOptions): ParseAgentResu
   return parseAgentFromMarkdown({ ...options, content });
 }
 
+function describeValue(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (value === '') return 'an empty string';
+  if (typeof value === 'string') return JSON.stringify(value.slice(0, 60));
+  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+}
+
+function checkReadAgentFileOptions(options: unknown): asserts options is ReadAgentFileOptions {
+  const fail = (option: string, expected: string, value: unknown): never => {
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `readAgentFile(): ${option} must be ${expected}; got ${describeValue(value)}.`,
+      { details: { option } },
+    );
+  };
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    fail('options', 'an object ({ filePath, baseDir, source })', options);
+    return;
+  }
+  const fields = options as Record<string, unknown>;
+  for (const option of ['filePath', 'baseDir'] as const) {
+    const value = fields[option];
+    if (typeof value !== 'string' || value.length === 0) {
+      fail(`options.${option}`, 'a non-empty path', value);
+    }
+  }
+  if (!AgentSource.safeParse(fields['source']).success) {
+    fail(
+      'options.source',
+      `one of ${AgentSource.options.map((source) => `"${source}"`).join(', ')}`,
+      fields['source'],
+    );
+  }
+  if (fields['plugin'] !== undefined && typeof fields['plugin'] !== 'string') {
+    fail('options.plugin', 'a string when set', fields['plugin']);
+  }
+}
+
 /**
  * Reads and parses one agent Markdown file through the confined reader (regular files only,
  * a FIFO never blocks, at most {@link MAX_AGENT_FILE_BYTES}), refusing text that is not UTF-8.
- * Never rejects.
+ * A problem with the file is a diagnostic in the result, never a rejection; wrong options
+ * (a missing `filePath`, an unknown `source`) reject with a DelegateError (`INVALID_ARGUMENT`)
+ * naming the option.
  */
 export async function readAgentFile(options: ReadAgentFileOptions): Promise<ParseAgentResult> {
+  checkReadAgentFileOptions(options);
   return readAgentFileSync(options);
 }

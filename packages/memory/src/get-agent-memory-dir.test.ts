@@ -5,6 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { getAgentMemoryDir } from './get-agent-memory-dir.js';
 import { getAgentMemoryFile } from './get-agent-memory-file.js';
 import { getAgentMemoryRoot } from './get-agent-memory-root.js';
+import { clearMemory } from './clear-memory.js';
+import { listMemory } from './list-memory.js';
+import { readMemory } from './read-memory.js';
+import { writeMemoryIndex } from './write-memory-index.js';
 
 const cwd = resolve('/projects/shop');
 const homeDir = resolve('/home/ada');
@@ -94,6 +98,38 @@ describe('getAgentMemoryDir', () => {
   it('names MEMORY.md inside the folder', () => {
     expect(getAgentMemoryFile('x', 'local', { cwd })).toBe(
       join(cwd, '.claude', 'agent-memory-local', 'x', 'MEMORY.md'),
+    );
+  });
+});
+
+describe('memory path options', () => {
+  const calls: Record<string, (options: object) => Promise<unknown>> = {
+    listMemory: (options: object) => listMemory(options),
+    readMemory: (options: object) => readMemory('x', 'user', options),
+    clearMemory: (options: object) => clearMemory('x', 'local', options),
+    writeMemoryIndex: (options: object) => writeMemoryIndex('x', 'project', 'notes', options),
+  };
+
+  it.each(Object.entries(calls))(
+    '%s refuses a cwd, homeDir or memoryBase with a NUL byte, naming the option',
+    async (_name, call) => {
+      for (const option of ['cwd', 'homeDir', 'memoryBase']) {
+        const error = await Promise.resolve()
+          .then(() => call({ cwd, homeDir, [option]: `${cwd}\0evil` }))
+          .then(
+            () => undefined,
+            (thrown: unknown) => thrown,
+          );
+        expect(error).toBeInstanceOf(DelegateError);
+        expect(error).toMatchObject({ code: 'INVALID_ARGUMENT' });
+        expect((error as Error).message).toContain(`options.${option}`);
+      }
+    },
+  );
+
+  it('refuses a cwd that is not a string', () => {
+    expect(() => getAgentMemoryRoot('project', { cwd: 42 as unknown as string })).toThrow(
+      /options\.cwd .*got a number/,
     );
   });
 });

@@ -40,6 +40,24 @@ function checkRootDirName(rootDirName: string): string {
   return rootDirName;
 }
 
+type PathOptionName = 'cwd' | 'homeDir' | 'memoryBase';
+
+function checkPathOption(name: PathOptionName, value: unknown): void {
+  if (value === undefined) return;
+  if (typeof value !== 'string' || value.includes('\0')) {
+    const got =
+      typeof value === 'string'
+        ? 'a path with a NUL byte'
+        : `a ${value === null ? 'null' : typeof value}`;
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `options.${name} of agent memory must be a path without NUL bytes; got ${got}. ` +
+        `Pass a folder path, or leave ${name} out for the default.`,
+      { details: { option: name } },
+    );
+  }
+}
+
 /**
  * Returns the absolute folder that holds every agent's memory folder for one scope
  * (no trailing separator): `<memoryBase>/agent-memory` for `user`,
@@ -50,6 +68,9 @@ export function getAgentMemoryRoot(
   options: AgentMemoryPathOptions = {},
 ): string {
   const rootDirName = checkRootDirName(options.rootDirName ?? DEFAULT_ROOT_DIR_NAME);
+  checkPathOption('cwd', options.cwd);
+  checkPathOption('homeDir', options.homeDir);
+  checkPathOption('memoryBase', options.memoryBase);
   const cwd = resolve(options.cwd ?? process.cwd());
   let root: string;
   switch (scope) {

@@ -55,6 +55,7 @@ export {
   resolveModelAlias,
 } from './session/model-config.js';
 export type { ApiClientOptions } from './session/model-config.js';
+export { checkApiBaseUrl } from './session/check-api-base-url.js';
 export { createAgentTool } from './agent-tool/agent-tool.js';
 export type {
   AgentToolOutput,

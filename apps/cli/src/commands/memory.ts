@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { AgentMemoryScope } from '@delegate/core';
 import type { CliIo } from '../cli-io.js';
-import { EXIT_CODES, type ExitCode } from '../exit-codes.js';
+import { EXIT_CODES, type ExitCode, UsageError } from '../exit-codes.js';
 import { homeDirectory } from '../settings/home-directory.js';
 import { findProjectRoot } from '../settings/load-settings.js';
 import { formatTable } from '../terminal/format.js';
@@ -60,9 +60,18 @@ type AgentMemoryCommandOptions = {
   json?: boolean;
 };
 
+function checkAgentArgument(command: 'show' | 'clear', agent: string): void {
+  if (agent.length === 0) {
+    throw new UsageError(
+      `delegate memory ${command} needs an agent type; got an empty string. Pass one, for example: delegate memory ${command} code-reviewer (delegate memory list shows them).`,
+    );
+  }
+}
+
 /** `delegate memory show <agent>`. */
 export async function memoryShowCommand(options: AgentMemoryCommandOptions): Promise<ExitCode> {
   const { io } = options;
+  checkAgentArgument('show', options.agent);
   const { readMemory } = await import('@delegate/memory');
   const snapshots = [];
   for (const scope of options.scope ? [options.scope] : SCOPES) {
@@ -94,6 +103,7 @@ export async function memoryShowCommand(options: AgentMemoryCommandOptions): Pro
 /** `delegate memory clear <agent>`. */
 export async function memoryClearCommand(options: AgentMemoryCommandOptions): Promise<ExitCode> {
   const { io } = options;
+  checkAgentArgument('clear', options.agent);
   const { clearMemory } = await import('@delegate/memory');
   const cleared: AgentMemoryScope[] = [];
   for (const scope of options.scope ? [options.scope] : SCOPES) {

@@ -1,4 +1,8 @@
-import type { AgentDefinitionsLoadResult, AgentDiagnostic } from '@delegate/agent-defs';
+import {
+  type AgentDefinitionsLoadResult,
+  type AgentDiagnostic,
+  readConfinedFile,
+} from '@delegate/agent-defs';
 import type { Policy, Sim } from '@delegate/api-sim';
 import {
   type AgentDefinition,
@@ -6,6 +10,7 @@ import {
   type Tool,
   DelegateError,
   createUuid,
+  errorMessage,
 } from '@delegate/core';
 import type { DelegateSession, DelegateSessionOptions } from '@delegate/runtime';
 import type { McpManager } from '@delegate/tools';
@@ -96,6 +101,14 @@ async function connectApi(options: CliSessionOptions): Promise<ApiConnection> {
     );
   }
   const baseURL = options.config.baseURL.value;
+  if (baseURL) {
+    const { checkApiBaseUrl } = await import('@delegate/runtime');
+    try {
+      checkApiBaseUrl(baseURL, 'ANTHROPIC_BASE_URL');
+    } catch (error) {
+      throw new UsageError(errorMessage(error));
+    }
+  }
   return { apiKey, ...(baseURL ? { baseURL } : {}), source: 'ANTHROPIC_API_KEY' };
 }
 
@@ -108,7 +121,10 @@ function findMainAgent(name: string, agents: readonly AgentDefinition[]): AgentD
   );
 }
 
-/** Checks a `--resume` id and that transcripts are on (the session reads its transcript back). */
+/**
+ * Checks a `--resume` id, that transcripts are on (the session reads its transcript back) and
+ * that its transcript is not empty.
+ */
 function checkResume(transcriptDir: string | false, sessionId: string): void {
   if (!SESSION_ID.test(sessionId)) {
     throw new UsageError(
@@ -118,6 +134,17 @@ function checkResume(transcriptDir: string | false, sessionId: string): void {
   if (transcriptDir === false) {
     throw new UsageError(
       '--resume needs transcripts, and they are off (transcriptDir: false). Remove that setting or pass --transcript-dir.',
+    );
+  }
+  // An empty transcript (a session that crashed before its first line) has no conversation to
+  // continue: refused like a missing one, rather than running the prompt with no context.
+  // Only the first bytes are read: a longer file is not empty. A missing file or one that is
+  // not a regular file is left to the session, which says so.
+  const path = join(transcriptDir, `${sessionId}.jsonl`);
+  const start = readConfinedFile(path, { maxBytes: 4096 });
+  if (start.ok && start.bytes.toString('utf8').trim() === '') {
+    throw new UsageError(
+      `--resume ${sessionId}: the transcript at ${path} is empty (nothing was recorded in that session), so there is no conversation to continue. Run without --resume to start a new session; \`delegate transcripts list\` shows the others.`,
     );
   }
 }

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { UsageError } from '../exit-codes.js';
+import { readFlagFile } from './read-flag-file.js';
 
 /**
  * The `--agents` value as an object: JSON text (`{"name": {"description": …, "prompt": …}}`,
@@ -14,13 +14,11 @@ export function readAgentsFlag(value: string, processCwd: string): Record<string
   if (!trimmed.startsWith('{')) {
     const path = resolve(processCwd, trimmed);
     where = `--agents ${path}`;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (error) {
-      throw new UsageError(
-        `--agents takes JSON text or a file; ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}.`,
-      );
-    }
+    text = readFlagFile({
+      flag: '--agents',
+      path,
+      missingHint: '--agents takes JSON text (starting with "{") or the path of a JSON file',
+    });
   }
   let parsed: unknown;
   try {

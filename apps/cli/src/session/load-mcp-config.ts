@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../exit-codes.js';
+import { readFlagFile } from './read-flag-file.js';
 
 /** One stdio server of a `.mcp.json` file (a command to run). */
 const StdioServerEntry = z
@@ -34,13 +34,12 @@ export type StdioServer = {
 
 /** Reads a `.mcp.json`-shaped file into stdio server configurations, or throws a `UsageError` naming the file and field. */
 export function loadMcpConfig(path: string): Record<string, StdioServer> {
+  const text = readFlagFile({ flag: '--mcp-config', path });
   let value: unknown;
   try {
-    value = JSON.parse(readFileSync(path, 'utf8'));
+    value = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (error) {
-    throw new UsageError(
-      `--mcp-config ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not valid JSON (${(error as Error).message})`}.`,
-    );
+    throw new UsageError(`--mcp-config ${path}: not valid JSON (${(error as Error).message}).`);
   }
   const parsed = McpConfigFile.safeParse(value);
   if (!parsed.success) {

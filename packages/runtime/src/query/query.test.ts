@@ -85,6 +85,56 @@ function messagesOf(events: QueryEvent[]): Array<UserMessage | AssistantMessage>
 }
 
 describe('query', () => {
+  it.each([
+    ['no params', () => undefined, 'params'],
+    [
+      'no client',
+      (params: Record<string, unknown>) => ({ ...params, client: undefined }),
+      'params.client',
+    ],
+    [
+      'messages as text',
+      (params: Record<string, unknown>) => ({ ...params, messages: 'hi' }),
+      'params.messages',
+    ],
+    [
+      'no toolUseContext',
+      (params: Record<string, unknown>) => ({ ...params, toolUseContext: undefined }),
+      'params.toolUseContext',
+    ],
+    [
+      'canUseTool as a rule',
+      (params: Record<string, unknown>) => ({ ...params, canUseTool: 'allow' }),
+      'params.canUseTool',
+    ],
+    [
+      'maxTurns as text',
+      (params: Record<string, unknown>) => ({ ...params, maxTurns: '3' }),
+      'params.maxTurns',
+    ],
+  ])(
+    'refuses %s with INVALID_ARGUMENT naming the option, before any request',
+    async (_case, change, option) => {
+      sim = await startSim({ policy: rules([]) });
+      const params = {
+        client: createApiClient({ apiKey: 'k', baseURL: sim.url, maxRetries: 0 }),
+        messages: [createUserMessage({ content: 'hi' })],
+        systemPrompt: SYSTEM,
+        toolUseContext: rootContext([]),
+        canUseTool: createCanUseTool(),
+        querySource: 'test',
+      };
+      const error = await collect(query(change(params) as unknown as QueryParams)).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(DelegateError);
+      expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', details: { option } });
+      expect((error as Error).message).toContain(`query(): ${option} must be`);
+      expect(sim.journal.entries).toHaveLength(0);
+    },
+  );
+
   it('runs a multi-turn tool loop over real files', async () => {
     await writeFile(join(dir, 'notes.txt'), 'alpha\nbeta\n');
     sim = await startSim({

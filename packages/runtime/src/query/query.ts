@@ -33,6 +33,7 @@ import { toolsToApiDefinitions } from './tool-schemas.js';
 import { userContextReminder } from './user-context.js';
 import { WireConversation } from './wire-conversation.js';
 import type { UsageGuard } from '../usage/usage-guard.js';
+import { checkQueryParams } from './check-query-params.js';
 
 /** A raw stream event of the Messages API, as yielded by `query`. */
 export type StreamEventMessage = {
@@ -152,6 +153,7 @@ type Loop = {
 };
 
 async function startLoop(params: QueryParams): Promise<Loop> {
+  checkQueryParams(params);
   const context = params.toolUseContext;
   const thinking = params.thinking ?? context.options.thinking;
   const toolDefinitions =

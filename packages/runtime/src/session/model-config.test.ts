@@ -41,4 +41,34 @@ describe('model configuration', () => {
       expect(DelegateError.hasCode(error, 'INVALID_ARGUMENT')).toBe(true);
     }
   });
+
+  it.each([
+    ['not a URL', 'gateway.internal:8080'],
+    ['a URL with a space in the host', 'http://user:sekret-token@bad host/'],
+    ['not http(s)', 'ftp://user:sekret-token@files.example'],
+  ])('refuses an ANTHROPIC_BASE_URL that is %s at once, without printing it', (_case, value) => {
+    let error: unknown;
+    try {
+      createApiClient({ env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: value } });
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(DelegateError.hasCode(error, 'INVALID_ARGUMENT')).toBe(true);
+    expect((error as Error).message).toMatch(
+      /^ANTHROPIC_BASE_URL (is not a valid URL|must be an http)/,
+    );
+    expect((error as Error).message).not.toContain('sekret');
+    expect(() => createApiClient({ apiKey: 'k', baseURL: value })).toThrow(/^options\.baseURL /);
+  });
+
+  it('refuses a bad ANTHROPIC_BASE_URL when a session is created, not at its first request', async () => {
+    const { DelegateSession } = await import('./session.js');
+    await expect(
+      DelegateSession.create({
+        cwd: process.cwd(),
+        transcriptDir: false,
+        env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: 'https://user:sekret@ bad' },
+      }),
+    ).rejects.toThrow(/^ANTHROPIC_BASE_URL is not a valid URL/);
+  });
 });

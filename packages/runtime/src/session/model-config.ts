@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type Anthropic from '@anthropic-ai/sdk';
 import { DelegateError } from '@delegate/core';
+import { checkApiBaseUrl } from './check-api-base-url.js';
 
 // The SDK is the heaviest import of the runtime; it is loaded when the first client is
 // made, not when the runtime is imported. `DelegateSession.create` loads its ES module
@@ -75,7 +76,11 @@ export type ApiClientOptions = {
   env?: NodeJS.ProcessEnv;
 };
 
-/** Creates the `@anthropic-ai/sdk` client, honouring `ANTHROPIC_API_KEY` and `ANTHROPIC_BASE_URL`. */
+/**
+ * Creates the `@anthropic-ai/sdk` client, honouring `ANTHROPIC_API_KEY` and `ANTHROPIC_BASE_URL`.
+ * A base URL that is not an http(s) URL is refused at once (INVALID_ARGUMENT naming the
+ * variable or option, never its value).
+ */
 export function createApiClient(options: ApiClientOptions = {}): Anthropic {
   const env = options.env ?? process.env;
   const apiKey = options.apiKey ?? env['ANTHROPIC_API_KEY'];
@@ -86,6 +91,12 @@ export function createApiClient(options: ApiClientOptions = {}): Anthropic {
     );
   }
   const baseURL = options.baseURL ?? env['ANTHROPIC_BASE_URL'];
+  if (baseURL) {
+    checkApiBaseUrl(
+      baseURL,
+      options.baseURL === undefined ? 'ANTHROPIC_BASE_URL' : 'options.baseURL',
+    );
+  }
   const Client = loadSdk();
   return new Client({
     apiKey,

@@ -450,3 +450,28 @@ export async function resolveWorkingDirectory(
     details: { issues: [{ path: ['cwd'], message }] },
   });
 }
+
+/**
+ * Checks that `options.worktreeRoot`, when set, is a folder or does not exist yet (it is
+ * made when the first worktree agent starts); throws an `INVALID_ARGUMENT` DelegateError
+ * naming `options.worktreeRoot` when a file (or a path through a file) is in the way.
+ */
+export async function checkWorktreeRoot(options: ValidatedSessionOptions): Promise<void> {
+  const given = options.worktreeRoot;
+  if (given === undefined) return;
+  const absolute = given.includes('\0') ? undefined : resolve(options.cwd, given);
+  let reason: string | undefined;
+  if (!absolute) reason = 'contains a NUL byte';
+  else {
+    const stats = await stat(absolute).catch((error: unknown) =>
+      (error as NodeJS.ErrnoException).code === 'ENOTDIR' ? ('through a file' as const) : undefined,
+    );
+    if (stats === 'through a file') reason = 'has a file where a folder should be';
+    else if (stats && !stats.isDirectory()) reason = 'is a file, not a folder';
+  }
+  if (reason === undefined) return;
+  const message = `options.worktreeRoot: ${JSON.stringify(given)}${absolute && absolute !== given ? ` (${absolute})` : ''} ${reason}; give a folder for agent worktrees (made if missing), or leave it out for the default under the temp folder`;
+  throw new DelegateError('INVALID_ARGUMENT', `DelegateSession.create: ${message}.`, {
+    details: { issues: [{ path: ['worktreeRoot'], message }] },
+  });
+}

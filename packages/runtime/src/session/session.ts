@@ -74,6 +74,7 @@ import {
   type DelegateSessionOptions,
   type McpSource,
   type ValidatedSessionOptions,
+  checkWorktreeRoot,
   resolveWorkingDirectory,
   validateSessionOptions,
 } from './session-options.js';
@@ -361,6 +362,7 @@ export class DelegateSession {
    */
   static async create(options: DelegateSessionOptions): Promise<DelegateSession> {
     const validated = await resolveWorkingDirectory(validateSessionOptions(options));
+    await checkWorktreeRoot(validated);
     const env = validated.env ?? process.env;
     const client = await clientOf(validated, env);
     const agentDefs = await import('@delegate/agent-defs');
@@ -453,6 +455,11 @@ export class DelegateSession {
         'NOT_FOUND',
         `DelegateSession.create: options.resume: no transcript of session ${this.sessionId} at ${path}. Check sessionId and transcriptDir (the directory the session was recorded in).`,
         { cause: error, details: { path, sessionId: this.sessionId } },
+      );
+    }
+    if (entries.length === 0) {
+      warn('DELEGATE_EMPTY_TRANSCRIPT')(
+        `DelegateSession.create: options.resume: the transcript of session ${this.sessionId} at ${path} records nothing (it is empty), so the session starts with no conversation.`,
       );
     }
     const restored = restoreSessionTranscript(

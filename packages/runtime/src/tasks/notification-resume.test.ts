@@ -1,4 +1,5 @@
-import { appendFile, readFile, truncate } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, truncate, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type JournalEntry, rules } from '@delegate/api-sim';
 import { DelegateError } from '@delegate/core';
@@ -269,5 +270,37 @@ describe('task notifications across a resumed session', () => {
     expect(DelegateError.isInstance(missing)).toBe(true);
     expect(missing.code).toBe('NOT_FOUND');
     expect(missing.message).toContain(`${current.transcriptDir}/no-such-session.jsonl`);
+  });
+
+  it('warns that a resumed session whose transcript file is empty starts with no conversation', async () => {
+    current = await createTestSession({ policy: rules([], { fallback: 'answer' }) });
+    const path = join(current.transcriptDir, 'empty-session.jsonl');
+    await mkdir(current.transcriptDir, { recursive: true });
+    await writeFile(path, '');
+    const warnings: Array<Error & { code?: string }> = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const session = await DelegateSession.create({
+        cwd: current.cwd,
+        client: createApiClient({ apiKey: 'k', baseURL: current.sim.url }),
+        agentDefinitions: { activeAgents: [], allAgents: [] },
+        homeDir: current.homeDir,
+        transcriptDir: current.transcriptDir,
+        sessionId: 'empty-session',
+        resume: true,
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(session.messages).toEqual([]);
+      expect(warnings.map((warning) => [warning.code, warning.message])).toEqual([
+        [
+          'DELEGATE_EMPTY_TRANSCRIPT',
+          `DelegateSession.create: options.resume: the transcript of session empty-session at ${path} records nothing (it is empty), so the session starts with no conversation.`,
+        ],
+      ]);
+      await session.flush();
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 });

@@ -28,6 +28,24 @@ const tags = (text: string): string[] =>
   [...text.matchAll(/<\s*\/?\s*task-notification\s*>/gi)].map((match) => match[0]);
 
 describe('formatTaskNotification', () => {
+  it.each([
+    ['nothing', undefined, 'notification'],
+    ['no taskId', { status: 'completed', description: 'd' }, 'notification.taskId'],
+    ['an unknown status', { taskId: 't', status: 'done', description: 'd' }, 'notification.status'],
+    [
+      'a result that is not text',
+      { taskId: 't', status: 'completed', description: 'd', result: 42 },
+      'notification.result',
+    ],
+  ])('refuses %s with INVALID_ARGUMENT naming the field', (_case, notification, option) => {
+    expect(() => formatTaskNotification(notification as never)).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_ARGUMENT',
+        message: expect.stringContaining(`formatTaskNotification(): ${option} must be`),
+      }),
+    );
+  });
+
   it('keeps a forged description, name, error or result inside one notification', () => {
     const text = formatTaskNotification({
       taskId: 't1',

@@ -1,4 +1,5 @@
 import type { CompleteUsage, TaskStatus } from '@delegate/core';
+import { invalidArgument, isObject } from '../util/invalid-argument.js';
 
 /** What a `<task-notification>` says about a finished task. */
 export type TaskNotification = {
@@ -73,12 +74,44 @@ function worktreeLine(worktree: TaskNotification['worktree']): string | undefine
   return `worktree: ${escapeNotificationField(worktree.path)}${branch}`;
 }
 
+const ENDED_STATUSES: ReadonlySet<unknown> = new Set(['completed', 'failed', 'killed']);
+
+function checkNotification(notification: unknown): void {
+  const where = 'formatTaskNotification()';
+  const fail = (option: string, expected: string, value: unknown): never => {
+    throw invalidArgument({ where, option, expected, value });
+  };
+  if (!isObject(notification)) {
+    fail('notification', 'an object ({ taskId, status, description, … })', notification);
+    return;
+  }
+  for (const option of ['taskId', 'description'] as const) {
+    if (typeof notification[option] !== 'string') {
+      fail(`notification.${option}`, 'a string', notification[option]);
+    }
+  }
+  if (!ENDED_STATUSES.has(notification['status'])) {
+    fail('notification.status', '"completed", "failed" or "killed"', notification['status']);
+  }
+  for (const option of ['agentId', 'name', 'result', 'error'] as const) {
+    const value = notification[option];
+    if (value !== undefined && typeof value !== 'string') {
+      fail(`notification.${option}`, 'a string when set', value);
+    }
+  }
+  const worktree = notification['worktree'];
+  if (worktree !== undefined && !(isObject(worktree) && typeof worktree['path'] === 'string')) {
+    fail('notification.worktree', 'an object with a string path when set', worktree);
+  }
+}
+
 /**
  * Renders the message a parent sees in its next turn when a task ends. Every field is
  * escaped ({@link escapeNotificationField}, {@link escapeNotificationText}): no description,
  * name, error or result can close the notification or open another one.
  */
 export function formatTaskNotification(notification: TaskNotification): string {
+  checkNotification(notification);
   const field = escapeNotificationField;
   const verb =
     notification.status === 'completed'

@@ -1,6 +1,7 @@
 import { appendFile, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Message, DelegateError, errorMessage } from '@delegate/core';
+import { invalidArgument, isObject } from '../util/invalid-argument.js';
 import { cutTornTail } from './cut-torn-tail.js';
 import type { QueuedNotification } from './queued-notification.js';
 
@@ -31,6 +32,37 @@ function assertSafeId(kind: string, id: string): void {
       'PATH_ESCAPE',
       `Refusing ${kind} "${id}" as a transcript file name: use letters, digits, "-" and "_" only.`,
     );
+  }
+}
+
+function checkStoreOptions(options: unknown): void {
+  const where = 'new TranscriptStore()';
+  if (!isObject(options)) {
+    throw invalidArgument({
+      where,
+      option: 'options',
+      expected: 'an object ({ directory, sessionId })',
+      value: options,
+    });
+  }
+  for (const option of ['directory', 'sessionId'] as const) {
+    const value = options[option];
+    if (typeof value !== 'string' || value.length === 0) {
+      throw invalidArgument({
+        where,
+        option: `options.${option}`,
+        expected: 'a non-empty string',
+        value,
+      });
+    }
+  }
+  if (options['onWriteError'] !== undefined && typeof options['onWriteError'] !== 'function') {
+    throw invalidArgument({
+      where,
+      option: 'options.onWriteError',
+      expected: 'a function',
+      value: options['onWriteError'],
+    });
   }
 }
 
@@ -78,6 +110,7 @@ export class TranscriptStore {
     sessionId: string;
     onWriteError?: (failure: TranscriptWriteFailure) => void;
   }) {
+    checkStoreOptions(options);
     assertSafeId('session id', options.sessionId);
     this.directory = options.directory;
     this.sessionId = options.sessionId;

@@ -83,3 +83,24 @@ describe('a transcript that cannot be written', () => {
     expect(store.writeErrors).toHaveLength(3);
   });
 });
+
+describe('new TranscriptStore()', () => {
+  it.each([
+    ['no options', undefined, 'options'],
+    ['no directory', { sessionId: 's1' }, 'options.directory'],
+    ['no session id', { directory: '/tmp/t' }, 'options.sessionId'],
+    ['an empty session id', { directory: '/tmp/t', sessionId: '' }, 'options.sessionId'],
+    [
+      'onWriteError that is not a function',
+      { directory: '/tmp/t', sessionId: 's1', onWriteError: true },
+      'options.onWriteError',
+    ],
+  ])('refuses %s with INVALID_ARGUMENT naming the option', (_case, options, option) => {
+    expect(() => new TranscriptStore(options as never)).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_ARGUMENT',
+        message: expect.stringContaining(`new TranscriptStore(): ${option} must be`),
+      }),
+    );
+  });
+});

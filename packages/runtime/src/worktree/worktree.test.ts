@@ -8,6 +8,8 @@ import { rules } from '@delegate/api-sim';
 import { DelegateError } from '@delegate/core';
 import { agentCall, isMain, resultText } from '../__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession } from '../__fixtures__/test-session.js';
+import { createApiClient } from '../session/model-config.js';
+import { DelegateSession } from '../session/session.js';
 import { cleanupAgentWorktree, createAgentWorktree } from './worktree.js';
 
 let root: string;
@@ -99,6 +101,41 @@ describe('createAgentWorktree', () => {
     );
     expect(git('rev-parse', 'delegate/agent-e')).toBe(before);
     expect(existsSync(join(root, 'trees', 'agent-e'))).toBe(false);
+  });
+});
+
+describe('a worktree root that is a file', () => {
+  it('is refused by DelegateSession.create, naming options.worktreeRoot', async () => {
+    const file = join(root, 'trees');
+    await writeFile(file, 'not a folder\n');
+    for (const worktreeRoot of [file, join(file, 'inside')]) {
+      const error = await DelegateSession.create({
+        cwd: repo,
+        client: createApiClient({ apiKey: 'k', baseURL: 'http://127.0.0.1:9' }),
+        transcriptDir: false,
+        worktreeRoot,
+      }).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(DelegateError.hasCode(error, 'INVALID_ARGUMENT'), worktreeRoot).toBe(true);
+      expect((error as Error).message).toContain(
+        `options.worktreeRoot: ${JSON.stringify(worktreeRoot)}`,
+      );
+    }
+  });
+
+  it('is refused when the first worktree is made, naming the root, not a raw EEXIST', async () => {
+    await commitFile('a.txt', 'committed\n');
+    const file = join(root, 'trees');
+    await writeFile(file, 'not a folder\n');
+    const error = await createAgentWorktree({ cwd: repo, slug: 'agent-f', root: file }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(DelegateError.hasCode(error, 'INVALID_ARGUMENT')).toBe(true);
+    expect((error as Error).message).toBe(
+      `The worktree root (the session's worktreeRoot option) ${file} cannot hold agent worktrees: a file is in the way of that folder. Remove the file, or set worktreeRoot to a folder.`,
+    );
   });
 });
 

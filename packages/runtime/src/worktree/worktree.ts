@@ -43,6 +43,26 @@ export function defaultWorktreeRoot(gitRoot: string): string {
   return join(tmpdir(), 'delegate-worktrees', `${basename(gitRoot)}-${hash}`);
 }
 
+async function makeWorktreeRoot(root: string, given: boolean): Promise<void> {
+  try {
+    await mkdir(root, { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const what = given
+      ? "The worktree root (the session's worktreeRoot option)"
+      : 'The worktree root';
+    const reason =
+      code === 'EEXIST' || code === 'ENOTDIR'
+        ? 'a file is in the way of that folder'
+        : `it could not be made (${code ?? errorMessage(error)})`;
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `${what} ${root} cannot hold agent worktrees: ${reason}. Remove the file, or set worktreeRoot to a folder.`,
+      { cause: error, details: { option: 'worktreeRoot', path: root } },
+    );
+  }
+}
+
 /**
  * Creates a new worktree on a new branch `delegate/<slug>` from the current HEAD commit of
  * the repository that holds `cwd`. `slug` must start with a letter or digit and hold only
@@ -84,7 +104,7 @@ export async function createAgentWorktree(options: {
     );
   }
   const root = resolve(options.cwd, options.root ?? defaultWorktreeRoot(gitRoot));
-  await mkdir(root, { recursive: true });
+  await makeWorktreeRoot(root, options.root !== undefined);
   const worktreePath = join(root, options.slug);
   const worktreeBranch = `delegate/${options.slug}`;
   if (existsSync(worktreePath)) {

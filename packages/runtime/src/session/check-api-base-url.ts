@@ -1,0 +1,27 @@
+import { DelegateError } from '@delegate/core';
+
+/**
+ * Throws a DelegateError (INVALID_ARGUMENT) unless `value` is an absolute `http:` or `https:`
+ * URL, naming `name` (`ANTHROPIC_BASE_URL`, `options.baseURL`) so a bad base URL is refused
+ * when the client is made rather than at the first request. The message never repeats the
+ * value: a base URL may carry credentials (`https://user:token@gateway`).
+ */
+export function checkApiBaseUrl(value: string, name: string): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `${name} is not a valid URL. Set it to the API's http:// or https:// address (such as https://api.anthropic.com, or the simulator's http://127.0.0.1:<port>), or leave it unset for the default.`,
+      { details: { option: name } },
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `${name} must be an http:// or https:// URL; it starts with "${url.protocol}". Set it to the API's address (such as https://api.anthropic.com), or leave it unset for the default.`,
+      { details: { option: name } },
+    );
+  }
+}
