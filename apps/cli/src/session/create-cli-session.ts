@@ -19,6 +19,7 @@ import { readAgentsFlag } from './load-flag-agents.js';
 import { loadMcpConfig } from './load-mcp-config.js';
 import { loadPolicyModule } from './load-policy-module.js';
 import { toPermissionRules } from './permission-rules.js';
+import { settleEarlierAgents } from './settle-earlier-agents.js';
 
 /** Options of `createCliSession` that are not settings. */
 export type CliSessionOptions = {
@@ -281,6 +282,13 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
       config.additionalDirectories.map((directory) => directory.value),
     );
     session.messages.push(...history);
+    if (resume !== undefined && !continued && config.transcriptDir.value !== false) {
+      await settleEarlierAgents({
+        session,
+        transcriptDir: config.transcriptDir.value,
+        onWarning: options.onWarning ?? (() => undefined),
+      });
+    }
     const manager = mcp;
     return {
       session,

@@ -1,0 +1,128 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CLI_BIN, type Scratch, makeScratch, policy, runCli } from './__fixtures__/run-cli.js';
+
+let scratch: Scratch;
+beforeEach(async () => {
+  scratch = await makeScratch();
+});
+afterEach(async () => {
+  await scratch.cleanup();
+});
+
+function childEnv(home: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !key.startsWith('ANTHROPIC_')) env[key] = value;
+  }
+  return { ...env, HOME: home, NO_COLOR: '1' };
+}
+
+/** Starts `delegate` with `args` and SIGKILLs it once its stderr shows `until`; resolves then. */
+function killWhen(args: readonly string[], until: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI_BIN, ...args], {
+      cwd: scratch.project,
+      env: childEnv(scratch.home),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`never saw ${String(until)}; stderr:\n${stderr}`));
+    }, 20_000);
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (until.test(stderr)) child.kill('SIGKILL');
+    });
+    child.on('exit', (_code, signal) => {
+      clearTimeout(timer);
+      if (signal === 'SIGKILL') resolve(stderr);
+      else reject(new Error(`exited on its own (${String(signal)}); stderr:\n${stderr}`));
+    });
+  });
+}
+
+function git(args: string[]): string {
+  return execFileSync('git', args, {
+    cwd: scratch.project,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@example.com',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@example.com',
+    },
+  });
+}
+
+describe('delegate run --resume after the earlier process was SIGKILLed', () => {
+  it('tells the main agent, once, that its background agent was stopped, and names the worktree it left', async () => {
+    git(['init', '-q']);
+    await writeFile(join(scratch.project, 'a.txt'), 'a\n');
+    git(['add', '.']);
+    git(['commit', '-qm', 'init']);
+    const transcripts = join(scratch.root, 'transcripts');
+    // general-purpose, redefined to run in its own worktree.
+    const agents = JSON.stringify({
+      'general-purpose': {
+        description: 'Does the job',
+        prompt: 'Do the job.',
+        isolation: 'worktree',
+        tools: ['Bash'],
+      },
+    });
+    const common = [
+      '--sim',
+      policy('background'),
+      '--agents',
+      agents,
+      '--transcript-dir',
+      transcripts,
+      '--permission-mode',
+      'bypassPermissions',
+    ];
+    // The background agent's `sleep 3` is running when the process dies.
+    const stderr = await killWhen(['run', ...common, 'bg 3'], / (a[0-9a-f]+) tool Bash/);
+    const agentId = / (a[0-9a-f]+) started general-purpose/.exec(stderr)?.[1];
+    const sessionId = /session ([0-9a-f-]{36})/.exec(stderr)?.[1];
+    expect(agentId).toBeDefined();
+    const worktree = JSON.parse(
+      await readFile(join(transcripts, sessionId!, 'agents', `${agentId}.meta.json`), 'utf8'),
+    ) as { cwd: string };
+    try {
+      expect(existsSync(worktree.cwd)).toBe(true);
+      const resume = (prompt: string) =>
+        runCli(['run', ...common, '--resume', sessionId!, '--output-format', 'json', prompt], {
+          cwd: scratch.project,
+          home: scratch.home,
+        });
+      const first = await resume('what happened?');
+      expect(first.code).toBe(0);
+      expect(first.stderr).toContain(
+        `sub-agent ${agentId} (general-purpose "bg job") had not finished when the earlier run stopped`,
+      );
+      expect(first.stderr).toContain(`Its worktree is kept at ${worktree.cwd}`);
+      // The first request carries a notification that the agent failed (the policy answers it).
+      expect((JSON.parse(first.stdout) as { result: string }).result).toBe('notified: failed');
+      const main = await readFile(join(transcripts, `${sessionId}.jsonl`), 'utf8');
+      const times = (text: string) => text.split(`agent-id: ${agentId}`).length - 1;
+      // One queued record and one delivery.
+      expect(times(main)).toBe(2);
+      const second = await resume('and now?');
+      expect(second.code).toBe(0);
+      // No notification this time: the policy echoes the prompt.
+      expect((JSON.parse(second.stdout) as { result: string }).result).toMatch(
+        /^echo: [\s\S]*and now\?$/,
+      );
+      expect(times(await readFile(join(transcripts, `${sessionId}.jsonl`), 'utf8'))).toBe(2);
+    } finally {
+      git(['worktree', 'remove', '--force', worktree.cwd]);
+      await rm(worktree.cwd, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
