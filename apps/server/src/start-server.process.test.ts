@@ -230,6 +230,40 @@ describe('delegate-server as a process', { timeout: 240_000 }, () => {
     expect(resumed).toMatchObject({ status: 'completed', result: 'Released.' });
   });
 
+  it('on SIGTERM marks a background agent it stopped interrupted, so resuming the run resumes it', async () => {
+    const { start } = await setUp('term-bg');
+    const first = await start(['--shutdown-timeout-ms', '300']);
+    const token = /\n\n {2}(dst_\S+)\n\n/.exec(first.stderr())![1]!;
+    const api = client(first, token);
+    const created = (await (await api('/v1/runs', { json: { prompt: 'scenario:bg' } })).json()) as {
+      id: string;
+    };
+    const states = (value: ApiRun) =>
+      Object.fromEntries(value.agents.map((agent) => [agent.description, agent.status]));
+    await until(
+      () => api(`/v1/runs/${created.id}`).then((response) => response.json() as Promise<ApiRun>),
+      (value) => states(value)['held background work'] === 'running',
+      'the held agent to run',
+    );
+    first.child.kill('SIGTERM');
+    expect(await first.exit).toEqual({ code: 0, signal: null });
+
+    const second = await start();
+    const again = client(second, token);
+    const read = () =>
+      again(`/v1/runs/${created.id}`).then((response) => response.json() as Promise<ApiRun>);
+    const interrupted = await read();
+    expect(interrupted.status).toBe('interrupted');
+    // Stopped by the shutdown, not by a person: it is resumed with the run, as after a crash.
+    expect(states(interrupted)['held background work']).toBe('interrupted');
+    gates.open('bg');
+    expect((await again(`/v1/runs/${created.id}/resume`, { method: 'POST' })).status).toBe(202);
+    const resumed = await until(read, (value) => ENDED.includes(value.status), 'the resumed run');
+    expect(resumed.status).toBe('completed');
+    expect(states(resumed)['held background work']).toBe('completed');
+    expect(resumed.result).toBe('Main saw the background agents end.');
+  });
+
   it('after SIGKILL runs the runs that were still queued', async () => {
     const { start } = await setUp('queued');
     const first = await start(['--max-concurrent-runs', '1']);

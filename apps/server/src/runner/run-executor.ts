@@ -248,6 +248,7 @@ export class RunExecutor {
 
   private stop(active: ActiveRun, reason: 'cancel' | 'shutdown', cause: unknown): void {
     active.stopping ??= reason;
+    if (active.stopping === 'shutdown') active.tree?.stopForShutdown();
     active.runner?.abort(cause);
   }
 
@@ -272,6 +273,7 @@ export class RunExecutor {
         },
       });
       active.tree = tree;
+      if (active.stopping === 'shutdown') tree.stopForShutdown();
       const off = runner.onEvent((event) => {
         this.record(run.id, active, tree.apply(event));
         this.queueTranscriptSync(run.id, active);
@@ -445,7 +447,10 @@ export class RunExecutor {
       input.kind === 'resume' && input.original !== undefined
         ? input.original
         : this.redact(inputText(run, input));
-    const working = (active.tree?.list() ?? []).filter((agent) => agent.status === 'running');
+    // Sub-agents the shutdown stopped are already `interrupted`; they go on elsewhere too.
+    const working = (active.tree?.list() ?? []).filter(
+      (agent) => agent.status === 'running' || agent.status === 'interrupted',
+    );
     if (active.tree)
       this.record(
         run.id,
