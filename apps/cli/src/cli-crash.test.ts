@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI_BIN, type Scratch, makeScratch, policy, runCli } from './__fixtures__/run-cli.js';
@@ -125,4 +125,47 @@ describe('delegate run --resume after the earlier process was SIGKILLed', () => 
       await rm(worktree.cwd, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it('says so when the transcript could not be written, instead of offering a session it cannot resume', async () => {
+    // A file where the transcript folder should be.
+    const notAFolder = join(scratch.root, 'transcripts');
+    await writeFile(notAFolder, 'not a folder\n');
+    const result = await runCli(
+      ['run', '--sim', policy('echo-history'), '--transcript-dir', notAFolder, 'hello'],
+      { cwd: scratch.project, home: scratch.home },
+    );
+    // The run itself goes on: a transcript failure never stops an agent.
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('seen: hello\n');
+    expect(result.stderr).toMatch(
+      new RegExp(`delegate: the transcript could not be written \\(${notAFolder}/\\S+\\.jsonl: `),
+    );
+    expect(result.stderr).toContain('--resume');
+  });
+
+  it('warns when --resume finds a transcript with no message in it', async () => {
+    const transcripts = join(scratch.root, 'transcripts');
+    await mkdir(transcripts);
+    const sessionId = 'b5d9a0e2-0000-4000-8000-000000000001';
+    // A crash cut the only line while it was written.
+    await writeFile(join(transcripts, `${sessionId}.jsonl`), '{"type":"user","uuid":"');
+    const result = await runCli(
+      [
+        'run',
+        '--sim',
+        policy('echo-history'),
+        '--transcript-dir',
+        transcripts,
+        '--resume',
+        sessionId,
+        'hello',
+      ],
+      { cwd: scratch.project, home: scratch.home },
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('seen: hello\n');
+    expect(result.stderr).toContain(
+      `delegate: --resume ${sessionId}: ${join(transcripts, `${sessionId}.jsonl`)} holds no complete message, so there is no conversation to continue`,
+    );
+  });
 });

@@ -283,6 +283,11 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
     );
     session.messages.push(...history);
     if (resume !== undefined && !continued && config.transcriptDir.value !== false) {
+      if (session.messages.length === 0) {
+        options.onWarning?.(
+          `--resume ${resume}: ${join(config.transcriptDir.value, `${resume}.jsonl`)} holds no complete message, so there is no conversation to continue; this run starts one in the same session.`,
+        );
+      }
       await settleEarlierAgents({
         session,
         transcriptDir: config.transcriptDir.value,
