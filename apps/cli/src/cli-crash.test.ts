@@ -168,4 +168,28 @@ describe('delegate run --resume after the earlier process was SIGKILLed', () => 
       `delegate: --resume ${sessionId}: ${join(transcripts, `${sessionId}.jsonl`)} holds no complete message, so there is no conversation to continue`,
     );
   });
+
+  it('--resume reports a torn last line as a delegate warning and keeps the lines before it', async () => {
+    const transcripts = join(scratch.root, 'transcripts');
+    const common = ['--sim', policy('echo-history'), '--transcript-dir', transcripts];
+    const first = await runCli(['run', ...common, '--output-format', 'json', 'one'], {
+      cwd: scratch.project,
+      home: scratch.home,
+    });
+    const sessionId = (JSON.parse(first.stdout) as { session_id: string }).session_id;
+    const file = join(transcripts, `${sessionId}.jsonl`);
+    // A crash cut the last line (the answer) while it was written.
+    const text = await readFile(file, 'utf8');
+    await writeFile(file, text.slice(0, text.length - 40));
+    const resumed = await runCli(['run', ...common, '--resume', sessionId, 'two'], {
+      cwd: scratch.project,
+      home: scratch.home,
+    });
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toBe('seen: one | two\n');
+    expect(resumed.stderr).toMatch(
+      /^delegate: warning: .*jsonl:\d+: skipped a torn last line .*The messages before it are intact\.$/m,
+    );
+    expect(resumed.stderr).not.toContain('--trace-warnings');
+  });
 });
