@@ -126,6 +126,26 @@ describe('delegate run --resume after the earlier process was SIGKILLed', () => 
     }
   }, 60_000);
 
+  it('owes the notification also when the crash came before the agent files were written', async () => {
+    const transcripts = join(scratch.root, 'transcripts');
+    const common = ['--sim', policy('background'), '--transcript-dir', transcripts];
+    const stderr = await killWhen(
+      ['run', ...common, '--permission-mode', 'bypassPermissions', 'bg 3'],
+      / (a[0-9a-f]+) tool Bash/,
+    );
+    const sessionId = /session ([0-9a-f-]{36})/.exec(stderr)![1]!;
+    // As if the process had died before writing the agent's transcript and metadata.
+    await rm(join(transcripts, sessionId, 'agents'), { recursive: true });
+    const resumed = await runCli(
+      ['run', ...common, '--resume', sessionId, '--output-format', 'json', 'what happened?'],
+      { cwd: scratch.project, home: scratch.home },
+    );
+    expect(resumed.code).toBe(0);
+    expect((JSON.parse(resumed.stdout) as { result: string }).result).toBe('notified: failed');
+    const main = await readFile(join(transcripts, `${sessionId}.jsonl`), 'utf8');
+    expect(main).toContain('summary: Background agent \\"bg job\\" failed.');
+  });
+
   it('says so when the transcript could not be written, instead of offering a session it cannot resume', async () => {
     // A file where the transcript folder should be.
     const notAFolder = join(scratch.root, 'transcripts');

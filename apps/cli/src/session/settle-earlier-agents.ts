@@ -25,7 +25,16 @@ type LaunchedTask = { taskId: string; agentId: string; description: string };
 
 // The Agent tool's result for a run that went on in the background (see agent-tool-output.ts
 // in @delegate/runtime): the ids are on lines of their own.
-const LAUNCHED = /^Started .* in the background\.\nagentId: (\S+)\ntaskId: (\S+)\n/;
+const LAUNCHED = /^Started .* agent "(.*)" in the background\.\nagentId: (\S+)\ntaskId: (\S+)\n/;
+
+// The description in that result is escaped as a notification field is.
+function unescapeField(text: string): string {
+  return text
+    .replace(/&quot;/g, '"')
+    .replace(/&gt;/g, '>')
+    .replace(/&lt;/g, '<')
+    .replace(/&amp;/g, '&');
+}
 
 function blocksOf(message: Message): Array<Record<string, unknown>> {
   if (message.type !== 'user' && message.type !== 'assistant') return [];
@@ -52,8 +61,12 @@ function launchedTasks(messages: readonly Message[]): LaunchedTask[] {
       if (block['type'] !== 'tool_result' || !agentCalls.has(String(block['tool_use_id'])))
         continue;
       const match = LAUNCHED.exec(textOf(block['content']));
-      if (match?.[1] && match[2])
-        launched.push({ agentId: match[1], taskId: match[2], description: '' });
+      if (match?.[2] && match[3])
+        launched.push({
+          agentId: match[2],
+          taskId: match[3],
+          description: unescapeField(match[1] ?? ''),
+        });
     }
   }
   return launched;
