@@ -3,6 +3,9 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { getBuiltInAgents } from '@delegate/agent-defs';
+import { startSim } from '@delegate/api-sim';
+import { DelegateSession } from '@delegate/runtime';
 import { CLI_BIN, type Scratch, makeScratch, policy, runCli } from './__fixtures__/run-cli.js';
 
 let scratch: Scratch;
@@ -144,6 +147,56 @@ describe('delegate run --resume after the earlier process was SIGKILLed', () => 
     expect((JSON.parse(resumed.stdout) as { result: string }).result).toBe('notified: failed');
     const main = await readFile(join(transcripts, `${sessionId}.jsonl`), 'utf8');
     expect(main).toContain('summary: Background agent \\"bg job\\" failed.');
+  });
+
+  it('does not owe a notification for an agent a host resumed since and that reported', async () => {
+    const transcripts = join(scratch.root, 'transcripts');
+    const common = ['--sim', policy('background'), '--transcript-dir', transcripts];
+    const stderr = await killWhen(
+      ['run', ...common, '--permission-mode', 'bypassPermissions', 'bg 3'],
+      / (a[0-9a-f]+) tool Bash/,
+    );
+    const sessionId = /session ([0-9a-f-]{36})/.exec(stderr)![1]!;
+    const agentId = / (a[0-9a-f]+) started general-purpose/.exec(stderr)![1]!;
+    // A library host picks the session up and resumes the agent (under a new task), as the
+    // server does; the agent reports and the main agent hears it.
+    const sim = await startSim({
+      policy: (request) => {
+        if (request.agent !== undefined) return 'slept after all';
+        return /<task-notification>/.test(request.lastUserText) ? 'heard it' : 'ok';
+      },
+    });
+    const agents = getBuiltInAgents();
+    try {
+      const host = await DelegateSession.create({
+        cwd: scratch.project,
+        apiKey: 'k',
+        baseURL: sim.url,
+        homeDir: scratch.home,
+        transcriptDir: transcripts,
+        sessionId,
+        resume: true,
+        agentDefinitions: { activeAgents: agents, allAgents: agents },
+      });
+      const resumed = await host.resumeAgent({ agentId });
+      expect(resumed.status).toBe('async_launched');
+      const taskId = (resumed as { taskId: string }).taskId;
+      await host.tasks.waitFor(taskId);
+      expect((await host.send('')).text).toBe('heard it');
+      await host.flush();
+    } finally {
+      await sim.close();
+    }
+    const file = join(transcripts, `${sessionId}.jsonl`);
+    const times = (text: string) => text.split(`agent-id: ${agentId}`).length - 1;
+    const before = times(await readFile(file, 'utf8'));
+    const later = await runCli(
+      ['run', ...common, '--resume', sessionId, '--output-format', 'json', 'anything?'],
+      { cwd: scratch.project, home: scratch.home },
+    );
+    expect(later.code).toBe(0);
+    expect((JSON.parse(later.stdout) as { result: string }).result).toMatch(/^echo: /);
+    expect(times(await readFile(file, 'utf8'))).toBe(before);
   });
 
   it('says so when the transcript could not be written, instead of offering a session it cannot resume', async () => {

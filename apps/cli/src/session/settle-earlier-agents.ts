@@ -72,6 +72,20 @@ function launchedTasks(messages: readonly Message[]): LaunchedTask[] {
   return launched;
 }
 
+const NOTIFIED_AGENT = /^<task-notification>\ntask-id: \S+\nagent-id: (\S+)\n/;
+
+/** Agents with a notification in the conversation or waiting for it, whatever their task. */
+function agentsHeardFrom(session: DelegateSession): Set<string> {
+  const agents = new Set<string>();
+  for (const message of session.messages) {
+    if (message.type !== 'user') continue;
+    const agentId = NOTIFIED_AGENT.exec(textOf(message.message.content))?.[1];
+    if (agentId) agents.add(agentId);
+  }
+  for (const task of session.tasks.list()) if (task.agentId) agents.add(task.agentId);
+  return agents;
+}
+
 /** The report of a transcript that ends with a final answer (no tool call), else undefined. */
 function finalReport(messages: readonly Message[]): string | undefined {
   const last = messages.findLast(
@@ -154,9 +168,11 @@ export async function settleEarlierAgents(options: {
       `sub-agent ${agent.agentId} (${agent.agentType} "${agent.description}") had not finished when the earlier run stopped; --resume does not restart it. Its transcript: ${agent.transcriptPath}.${worktree}`,
     );
   }
+  const heardFrom = agentsHeardFrom(session);
   for (const launched of launchedTasks(session.messages)) {
     if (session.notifiedTaskStatus(launched.taskId) !== undefined) continue;
-    if (session.tasks.get(launched.taskId)) continue;
+    // Resumed since (by a host's resumeAgent, under a new task), it has reported on its own.
+    if (session.tasks.get(launched.taskId) || heardFrom.has(launched.agentId)) continue;
     const agent = agents.get(launched.agentId);
     const description = agent?.description ?? launched.description;
     session.tasks.register({
