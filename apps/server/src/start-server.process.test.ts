@@ -264,6 +264,47 @@ describe('delegate-server as a process', { timeout: 240_000 }, () => {
     expect(resumed.result).toBe('Main saw the background agents end.');
   });
 
+  it('a message to a run interrupted by SIGKILL resumes its interrupted background agent too', async () => {
+    const { start } = await setUp('kill-message');
+    const first = await start();
+    const token = /\n\n {2}(dst_\S+)\n\n/.exec(first.stderr())![1]!;
+    const api = client(first, token);
+    const created = (await (await api('/v1/runs', { json: { prompt: 'scenario:bg' } })).json()) as {
+      id: string;
+    };
+    const states = (value: ApiRun) =>
+      Object.fromEntries(value.agents.map((agent) => [agent.description, agent.status]));
+    await until(
+      () => api(`/v1/runs/${created.id}`).then((response) => response.json() as Promise<ApiRun>),
+      (value) =>
+        states(value)['held background work'] === 'running' &&
+        states(value)['quick background work'] === 'completed',
+      'the held agent to run',
+    );
+    // The held agent's first turn is checkpointed by then (it is what a resume starts from).
+    await readSse(await api(`/v1/runs/${created.id}/events`), {
+      stop: (event) => event.event === 'agent.completed',
+    });
+    first.child.kill('SIGKILL');
+    await first.exit;
+
+    const second = await start();
+    const again = client(second, token);
+    const read = () =>
+      again(`/v1/runs/${created.id}`).then((response) => response.json() as Promise<ApiRun>);
+    expect(states(await read())['held background work']).toBe('interrupted');
+    gates.open('bg');
+    const sent = await again(`/v1/runs/${created.id}/messages`, {
+      json: { text: 'You were interrupted; go on.' },
+    });
+    expect(sent.status).toBe(202);
+    const ended = await until(read, (value) => ENDED.includes(value.status), 'the next turn');
+    expect(ended.status).toBe('completed');
+    // Not left interrupted for good in a completed run (which cannot be resumed any more).
+    expect(states(ended)['held background work']).toBe('completed');
+    expect(ended.result).toBe('Main saw the background agents end.');
+  });
+
   it('after SIGKILL runs the runs that were still queued', async () => {
     const { start } = await setUp('queued');
     const first = await start(['--max-concurrent-runs', '1']);

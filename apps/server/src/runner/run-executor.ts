@@ -45,6 +45,13 @@ const RESUME_NOTE =
 const HANDOFF_NOTE =
   'The worker running this session shut down while you were working, and another worker took over. Your last finished turn is kept; read-only tool calls that were in flight ran again, and the others did not complete (their results say so). Continue the task, then give your report.';
 
+/** True when a sub-agent of the tree is recorded interrupted (a crash or a shutdown stopped it). */
+function hasInterruptedAgents(tree: AgentTree): boolean {
+  return tree
+    .list()
+    .some((agent) => agent.agentId !== MAIN_AGENT_ID && agent.status === 'interrupted');
+}
+
 function now(): string {
   return new Date().toISOString();
 }
@@ -299,7 +306,10 @@ export class RunExecutor {
         // every agent of the tree run again; the other calls are reported interrupted.
         const afterTakeover = input.kind === 'resume' && input.original !== undefined;
         if (afterTakeover) await this.settleInFlightCalls(run.id, runner);
-        if (input.kind === 'resume')
+        // A message to a run a crash or a shutdown interrupted takes its agents up too: once
+        // the turn completes, the run could not be resumed any more and they would stay
+        // interrupted for good.
+        if (input.kind === 'resume' || (input.kind === 'message' && hasInterruptedAgents(tree)))
           await this.resumeAgents(runner, tree, {
             afterTakeover,
             onChange: (change) => this.record(run.id, active, change),
