@@ -219,6 +219,27 @@ export class AgentTree {
     };
   }
 
+  /**
+   * Ends an interrupted agent that could not be resumed as `failed`, with why: otherwise it
+   * would stay interrupted in a run that goes on without it.
+   */
+  settleUnresumable(agentId: string, error: string): TreeChange {
+    const agent = this.agents.get(agentId);
+    if (!agent || agent.status !== 'interrupted') return { agents: [], events: [] };
+    const updated: AgentRecord = {
+      ...this.withUsage(agent),
+      status: 'failed',
+      currentTool: null,
+      endedAt: agent.endedAt ?? now(),
+      error,
+    };
+    this.store(updated);
+    return {
+      agents: [updated],
+      events: [{ type: 'agent.status', agentId, status: 'failed', error }],
+    };
+  }
+
   private applyMainResponse(event: Extract<RunnerEvent, { kind: 'main.response' }>): TreeChange {
     const ledger = this.ledger(MAIN_AGENT_ID);
     ledger.settle(event.usage);

@@ -402,10 +402,24 @@ export class RunExecutor {
       try {
         await runner.resumeAgent(agent.agentId, { afterTakeover: options.afterTakeover });
       } catch (error) {
+        const reason = errorMessage(error);
         this.logger.warn(
-          { agentId: agent.agentId, err: errorMessage(error) },
+          { agentId: agent.agentId, err: reason },
           'could not resume an interrupted agent',
         );
+        options.onChange(
+          tree.settleUnresumable(
+            agent.agentId,
+            `The agent was interrupted and could not be resumed: ${reason}`,
+          ),
+        );
+        // A background agent's parent waits for its notification: it gets a failed one.
+        if (agent.taskId && agent.backgrounded)
+          runner.reportUnresumable({
+            taskId: agent.taskId,
+            agentId: agent.agentId,
+            description: agent.description,
+          });
       }
     }
   }
