@@ -561,9 +561,9 @@ describe.runIf(services.postgres && services.redis)('with PostgreSQL and Redis s
         const line = text.split('\n').find((item) => item.startsWith(`${sample} `));
         return line === undefined ? undefined : Number(line.slice(sample.length + 1));
       };
-      // Runs of the earlier tests: 2 parallel, the four failovers and the drain completed; one
-      // cancelled; one failed.
-      expect(value('delegate_runs{status="completed"}')).toBe(7);
+      // Runs of the earlier tests: 2 parallel, the four failovers, the tree handed back on
+      // SIGTERM and the drain completed; one cancelled; one failed.
+      expect(value('delegate_runs{status="completed"}')).toBe(8);
       expect(value('delegate_runs{status="cancelled"}')).toBe(1);
       expect(value('delegate_runs{status="failed"}')).toBe(1);
       expect(value('delegate_failovers_total')).toBe(5);
