@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type AddressInfo, createServer } from 'node:net';
 import { createInterface } from 'node:readline';
@@ -237,6 +237,46 @@ describe('delegate transcripts', () => {
     expect(shown.stderr).toMatch(
       /stray\.jsonl is not a regular file \(a FIFO, .*\)[^.]*\. Remove it[^]*file\. `delegate transcripts list` shows/,
     );
+  });
+});
+
+describe('delegate transcripts show on a damaged transcript', () => {
+  it('says what is wrong in its own words: a torn last line, an empty file, a folder', async () => {
+    const transcripts = join(scratch.root, 'transcripts');
+    const result = await runCli(
+      [
+        'run',
+        '--sim',
+        policy('echo-history'),
+        '--transcript-dir',
+        transcripts,
+        '--output-format',
+        'json',
+        'first question',
+      ],
+      { cwd: scratch.project, home: scratch.home },
+    );
+    const sessionId = (JSON.parse(result.stdout) as { session_id: string }).session_id;
+    const file = join(transcripts, `${sessionId}.jsonl`);
+    const show = () => run(['transcripts', 'show', sessionId, '--transcript-dir', transcripts]);
+    // A crash cut the last line (the answer) while it was written.
+    const text = await readFile(file, 'utf8');
+    await writeFile(file, text.slice(0, text.length - 40));
+    const torn = await show();
+    expect(torn.code).toBe(0);
+    expect(torn.stdout).toContain('user: first question');
+    expect(torn.stderr).toMatch(/^delegate: warning: .*skipped a torn last line/m);
+    expect(torn.stderr).not.toContain('--trace-warnings');
+    await writeFile(file, '');
+    const empty = await show();
+    expect(empty.code).toBe(0);
+    expect(empty.stdout).toContain('(no messages)');
+    await rm(file);
+    await mkdir(file);
+    const folder = await show();
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toContain(file);
+    expect(folder.stderr).not.toContain('..');
   });
 });
 

@@ -1,8 +1,9 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Scratch, makeScratch, runCli } from './__fixtures__/run-cli.js';
+import { CLI_BIN, type Scratch, makeScratch, runCli } from './__fixtures__/run-cli.js';
 
 let scratch: Scratch;
 let temp: string;
@@ -112,4 +113,23 @@ describe('delegate demo', () => {
     expect(result.stderr).toMatch(/started fork "survey src\/core" \(fork, /);
     expect(await readdir(temp)).toEqual([]);
   });
+
+  it('stopped by SIGTERM, exits with 143 as the other commands do and removes its folder', async () => {
+    const child = spawn(process.execPath, [CLI_BIN, 'demo'], {
+      cwd: scratch.project,
+      env: { ...process.env, HOME: scratch.home, NO_COLOR: '1', TMPDIR: temp },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    let sent = false;
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      // The paced run has started its first sub-agent: stop it in the middle.
+      if (!sent && / started /.test(stderr)) sent = child.kill('SIGTERM');
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code, stderr).toBe(143);
+    expect(stderr).toContain('terminated');
+    expect(await readdir(temp)).toEqual([]);
+  }, 60_000);
 });

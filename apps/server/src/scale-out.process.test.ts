@@ -386,6 +386,35 @@ describe.runIf(services.postgres && services.redis)('with PostgreSQL and Redis s
       expect((await rescuer.exit).code).toBe(0);
     });
 
+    it('SIGTERM on a worker mid-turn: the background sub-agent and fork it stopped are resumed by the next worker', async () => {
+      gates.reset();
+      const leaving = await cluster.startWorker({ extraArgs: ['--shutdown-timeout-ms', '0'] });
+      const response = await first.api('/v1/runs', {
+        json: { prompt: 'scenario:treefail start', workspace: cluster.workspace, fork: true },
+      });
+      const runId = (await json<{ id: string }>(response)).id;
+      await gates.get('tree-sub-second-turn').promise;
+      await gates.get('tree-fork-second-turn').promise;
+      const staying = await cluster.startWorker();
+      leaving.child.kill('SIGTERM');
+      expect((await leaving.exit).code).toBe(0);
+      const run = await until(async () => {
+        const current = await runOf(second, runId);
+        return ['completed', 'failed', 'cancelled'].includes(current.status) &&
+          current.agents.every((agent) => agent.status !== 'running')
+          ? current
+          : undefined;
+      }, 'the run to end on the other worker');
+      expect(run.status).toBe('completed');
+      // Stopped by the shutdown, not by a person: both went on and reported.
+      expect(
+        run.agents.filter((agent) => agent.agentId !== 'main').map((agent) => agent.status),
+      ).toEqual(['completed', 'completed']);
+      expectNoGap(await replay(second, runId));
+      staying.child.kill('SIGTERM');
+      expect((await staying.exit).code).toBe(0);
+    });
+
     /**
      * Starts a run on a worker, waits until its slow command is running and the checkpoint
      * of its tool calls (of the main agent or of a sub-agent) is in the store, starts a second
@@ -532,9 +561,9 @@ describe.runIf(services.postgres && services.redis)('with PostgreSQL and Redis s
         const line = text.split('\n').find((item) => item.startsWith(`${sample} `));
         return line === undefined ? undefined : Number(line.slice(sample.length + 1));
       };
-      // Runs of the earlier tests: 2 parallel, the four failovers and the drain completed; one
-      // cancelled; one failed.
-      expect(value('delegate_runs{status="completed"}')).toBe(7);
+      // Runs of the earlier tests: 2 parallel, the four failovers, the tree handed back on
+      // SIGTERM and the drain completed; one cancelled; one failed.
+      expect(value('delegate_runs{status="completed"}')).toBe(8);
       expect(value('delegate_runs{status="cancelled"}')).toBe(1);
       expect(value('delegate_runs{status="failed"}')).toBe(1);
       expect(value('delegate_failovers_total')).toBe(5);

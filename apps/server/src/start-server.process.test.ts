@@ -1,4 +1,5 @@
 import { mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
+import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Sim, startSim } from '@delegate/api-sim';
@@ -228,6 +229,137 @@ describe('delegate-server as a process', { timeout: 240_000 }, () => {
       'the resumed run',
     );
     expect(resumed).toMatchObject({ status: 'completed', result: 'Released.' });
+  });
+
+  it('on SIGTERM marks a background agent it stopped interrupted, so resuming the run resumes it', async () => {
+    const { start } = await setUp('term-bg');
+    const first = await start(['--shutdown-timeout-ms', '300']);
+    const token = /\n\n {2}(dst_\S+)\n\n/.exec(first.stderr())![1]!;
+    const api = client(first, token);
+    const created = (await (await api('/v1/runs', { json: { prompt: 'scenario:bg' } })).json()) as {
+      id: string;
+    };
+    const states = (value: ApiRun) =>
+      Object.fromEntries(value.agents.map((agent) => [agent.description, agent.status]));
+    await until(
+      () => api(`/v1/runs/${created.id}`).then((response) => response.json() as Promise<ApiRun>),
+      (value) => states(value)['held background work'] === 'running',
+      'the held agent to run',
+    );
+    first.child.kill('SIGTERM');
+    expect(await first.exit).toEqual({ code: 0, signal: null });
+
+    const second = await start();
+    const again = client(second, token);
+    const read = () =>
+      again(`/v1/runs/${created.id}`).then((response) => response.json() as Promise<ApiRun>);
+    const interrupted = await read();
+    expect(interrupted.status).toBe('interrupted');
+    // Stopped by the shutdown, not by a person: it is resumed with the run, as after a crash.
+    expect(states(interrupted)['held background work']).toBe('interrupted');
+    gates.open('bg');
+    expect((await again(`/v1/runs/${created.id}/resume`, { method: 'POST' })).status).toBe(202);
+    const resumed = await until(read, (value) => ENDED.includes(value.status), 'the resumed run');
+    expect(resumed.status).toBe('completed');
+    expect(states(resumed)['held background work']).toBe('completed');
+    expect(resumed.result).toBe('Main saw the background agents end.');
+  });
+
+  it('a message to a run interrupted by SIGKILL resumes its interrupted background agent too', async () => {
+    const { start } = await setUp('kill-message');
+    const first = await start();
+    const token = /\n\n {2}(dst_\S+)\n\n/.exec(first.stderr())![1]!;
+    const api = client(first, token);
+    const created = (await (await api('/v1/runs', { json: { prompt: 'scenario:bg' } })).json()) as {
+      id: string;
+    };
+    const states = (value: ApiRun) =>
+      Object.fromEntries(value.agents.map((agent) => [agent.description, agent.status]));
+    await until(
+      () => api(`/v1/runs/${created.id}`).then((response) => response.json() as Promise<ApiRun>),
+      (value) =>
+        states(value)['held background work'] === 'running' &&
+        states(value)['quick background work'] === 'completed',
+      'the held agent to run',
+    );
+    // The held agent's first turn is checkpointed by then (it is what a resume starts from).
+    await readSse(await api(`/v1/runs/${created.id}/events`), {
+      stop: (event) => event.event === 'agent.completed',
+    });
+    first.child.kill('SIGKILL');
+    await first.exit;
+
+    const second = await start();
+    const again = client(second, token);
+    const read = () =>
+      again(`/v1/runs/${created.id}`).then((response) => response.json() as Promise<ApiRun>);
+    expect(states(await read())['held background work']).toBe('interrupted');
+    gates.open('bg');
+    const sent = await again(`/v1/runs/${created.id}/messages`, {
+      json: { text: 'You were interrupted; go on.' },
+    });
+    expect(sent.status).toBe(202);
+    const ended = await until(read, (value) => ENDED.includes(value.status), 'the next turn');
+    expect(ended.status).toBe('completed');
+    // Not left interrupted for good in a completed run (which cannot be resumed any more).
+    expect(states(ended)['held background work']).toBe('completed');
+    expect(ended.result).toBe('Main saw the background agents end.');
+  });
+
+  it('a background agent that cannot be resumed after SIGKILL ends failed, and its parent hears so once', async () => {
+    const { base, start } = await setUp('kill-unresumable');
+    const first = await start();
+    const token = /\n\n {2}(dst_\S+)\n\n/.exec(first.stderr())![1]!;
+    const api = client(first, token);
+    const created = (await (await api('/v1/runs', { json: { prompt: 'scenario:bg' } })).json()) as {
+      id: string;
+    };
+    const held = (value: ApiRun) =>
+      value.agents.find((agent) => agent.description === 'held background work');
+    await until(
+      () => api(`/v1/runs/${created.id}`).then((response) => response.json() as Promise<ApiRun>),
+      (value) =>
+        held(value)?.status === 'running' &&
+        value.agents.some((agent) => agent.status === 'completed'),
+      'the held agent to run',
+    );
+    await readSse(await api(`/v1/runs/${created.id}/events`), {
+      stop: (event) => event.event === 'agent.completed',
+    });
+    first.child.kill('SIGKILL');
+    await first.exit;
+    // As if the crash had come before the held agent's first checkpoint.
+    const database = new Database(join(base, 'data', 'runs.sqlite'));
+    const row = database
+      .prepare(
+        "select agent_id from agents where run_id = ? and description = 'held background work'",
+      )
+      .get(created.id) as { agent_id: string };
+    database
+      .prepare('delete from transcripts where run_id = ? and file like ?')
+      .run(created.id, `%${row.agent_id}%`);
+    database.close();
+    await rm(join(base, 'data', 'transcripts'), { recursive: true, force: true });
+
+    const second = await start();
+    const again = client(second, token);
+    const read = () =>
+      again(`/v1/runs/${created.id}`).then((response) => response.json() as Promise<ApiRun>);
+    expect((await again(`/v1/runs/${created.id}/resume`, { method: 'POST' })).status).toBe(202);
+    const ended = await until(read, (value) => ENDED.includes(value.status), 'the resumed run');
+    expect(ended.status).toBe('completed');
+    // Not left interrupted in a run that went on without it.
+    expect(held(ended)).toMatchObject({ status: 'failed' });
+    expect(held(ended)?.error).toMatch(/could not be resumed/);
+    expect(ended.result).toBe('Main saw the background agents end.');
+    const transcript = await (await again(`/v1/runs/${created.id}/transcript`)).text();
+    const delivered = transcript
+      .split('\n')
+      .filter(
+        (line) => line.startsWith('{"type":"user"') && line.includes(`agent-id: ${row.agent_id}`),
+      );
+    expect(delivered).toHaveLength(1);
+    expect(delivered[0]).toContain('status: failed');
   });
 
   it('after SIGKILL runs the runs that were still queued', async () => {

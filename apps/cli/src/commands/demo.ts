@@ -15,7 +15,7 @@ import { resolveConfig } from '../settings/resolve-config.js';
 import { type Colors, colorsFor } from '../terminal/colors.js';
 import { formatDuration, formatTable, formatTokens, formatUsd } from '../terminal/format.js';
 import { AgentTree } from '../usage/agent-tree.js';
-import { executeRun } from './execute-run.js';
+import { executeRun, exitCodeFor } from './execute-run.js';
 import { createRenderer, describeSession } from './run.js';
 
 /** Simulated model latency of the demo, so the live tree has something to show. */
@@ -234,7 +234,7 @@ export async function demoCommand(options: {
       io.stderr.write(
         `delegate demo: the run ended with ${fork.exitReason}${fork.error ? `: ${fork.error}` : ''}\n`,
       );
-      return fork.exitReason === 'interrupted' ? EXIT_CODES.interrupted : EXIT_CODES.runFailed;
+      return exitCodeFor(fork.exitReason);
     }
     return EXIT_CODES.success;
   } finally {

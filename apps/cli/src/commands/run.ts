@@ -99,6 +99,19 @@ export function sessionOptionsFor(options: {
   };
 }
 
+/**
+ * Tells the person when transcript lines could not be written (a transcript failure never
+ * stops the run): a later `--resume` of the session would lack them.
+ */
+function reportTranscriptErrors(cli: CliSession, io: CliIo): void {
+  const errors = cli.session.transcript?.writeErrors ?? [];
+  if (errors.length === 0 || io.outputClosed?.aborted) return;
+  const more = errors.length > 1 ? ` and ${errors.length - 1} more` : '';
+  io.stderr.write(
+    `delegate: the transcript could not be written (${errors[0]}${more}), so \`--resume ${cli.sessionId}\` would miss what it lost. Check --transcript-dir (or transcriptDir in settings).\n`,
+  );
+}
+
 /** `delegate run`: a main agent on `prompt`, to the end, in the chosen output format. */
 export async function runCommand(options: {
   prompt: string;
@@ -126,5 +139,6 @@ export async function runCommand(options: {
   await renderer.finish(result);
   if (result.error !== undefined && flags.outputFormat !== 'text' && !io.outputClosed?.aborted)
     io.stderr.write(`delegate: ${describeEnd(result)}\n`);
+  reportTranscriptErrors(cli, io);
   return exitCodeFor(result.exitReason);
 }

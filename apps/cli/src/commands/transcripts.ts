@@ -139,10 +139,13 @@ export async function transcriptsShowCommand(options: {
   const path = options.agent ? store.agentPath(options.agent) : store.sessionPath();
   let entries;
   try {
-    entries = await readTranscript(path);
+    entries = await readTranscript(path, {
+      onWarning: (message) => void io.stderr.write(`delegate: warning: ${message}\n`),
+    });
   } catch (error) {
+    const message = (error as Error).message.replace(/\.+$/, '');
     throw new UsageError(
-      `${(error as Error).message.replace(/\.$/, '')}. \`delegate transcripts list\` shows the sessions in ${directory}.`,
+      `${message}. \`delegate transcripts list\` shows the sessions in ${directory}.`,
     );
   }
   if (options.json) {
@@ -151,6 +154,7 @@ export async function transcriptsShowCommand(options: {
   }
   const colors = colorsFor(io.stdout, io.env);
   io.stdout.write(colors.dim(`${path}\n`));
+  if (entries.length === 0) io.stdout.write(colors.dim('(no messages)\n'));
   for (const entry of entries) {
     for (const line of describeMessage(entry)) io.stdout.write(`${line}\n`);
   }

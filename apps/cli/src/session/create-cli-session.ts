@@ -25,6 +25,7 @@ import { restrictUntrustedAgents } from './restrict-untrusted-agents.js';
 import { loadMcpConfig } from './load-mcp-config.js';
 import { loadPolicyModule } from './load-policy-module.js';
 import { toPermissionRules } from './permission-rules.js';
+import { settleEarlierAgents } from './settle-earlier-agents.js';
 
 /** Options of `createCliSession` that are not settings. */
 export type CliSessionOptions = {
@@ -319,6 +320,18 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
       config.additionalDirectories.map((directory) => directory.value),
     );
     session.messages.push(...history);
+    if (resume !== undefined && !continued && config.transcriptDir.value !== false) {
+      if (session.messages.length === 0) {
+        options.onWarning?.(
+          `--resume ${resume}: ${join(config.transcriptDir.value, `${resume}.jsonl`)} holds no complete message, so there is no conversation to continue; this run starts one in the same session.`,
+        );
+      }
+      await settleEarlierAgents({
+        session,
+        transcriptDir: config.transcriptDir.value,
+        onWarning: options.onWarning ?? (() => undefined),
+      });
+    }
     const manager = mcp;
     return {
       session,

@@ -66,6 +66,9 @@ export class AgentTree {
   private readonly ledgers = new Map<string, UsageLedger>();
   private readonly toolUsesBefore = new Map<string, number>();
   private readonly facts: AgentFacts;
+  // What an agent the runtime stopped (an ABORTED failure) becomes: `cancelled` when a person
+  // stopped it, `interrupted` when the server is shutting down, so a resume takes it up again.
+  private abortedStatus: AgentStatus = 'cancelled';
 
   constructor(options: { runId: string; agents: readonly AgentRecord[]; facts: AgentFacts }) {
     this.runId = options.runId;
@@ -75,6 +78,15 @@ export class AgentTree {
       this.ledgers.set(agent.agentId, new UsageLedger(agent.usage));
       this.toolUsesBefore.set(agent.agentId, agent.toolUseCount);
     }
+  }
+
+  /**
+   * From now on, an agent the runtime stops is recorded `interrupted` rather than
+   * `cancelled`: the server is shutting down, and resuming the run resumes it (as after a
+   * crash).
+   */
+  stopForShutdown(): void {
+    this.abortedStatus = 'interrupted';
   }
 
   /** Every agent, in first-seen order. */
@@ -207,6 +219,27 @@ export class AgentTree {
     };
   }
 
+  /**
+   * Ends an interrupted agent that could not be resumed as `failed`, with why: otherwise it
+   * would stay interrupted in a run that goes on without it.
+   */
+  settleUnresumable(agentId: string, error: string): TreeChange {
+    const agent = this.agents.get(agentId);
+    if (!agent || agent.status !== 'interrupted') return { agents: [], events: [] };
+    const updated: AgentRecord = {
+      ...this.withUsage(agent),
+      status: 'failed',
+      currentTool: null,
+      endedAt: agent.endedAt ?? now(),
+      error,
+    };
+    this.store(updated);
+    return {
+      agents: [updated],
+      events: [{ type: 'agent.status', agentId, status: 'failed', error }],
+    };
+  }
+
   private applyMainResponse(event: Extract<RunnerEvent, { kind: 'main.response' }>): TreeChange {
     const ledger = this.ledger(MAIN_AGENT_ID);
     ledger.settle(event.usage);
@@ -279,7 +312,7 @@ export class AgentTree {
         return merge(
           this.update(event.agentId, (agent) => ({
             ...agent,
-            status: event.code === 'ABORTED' ? 'cancelled' : 'failed',
+            status: event.code === 'ABORTED' ? this.abortedStatus : 'failed',
             currentTool: null,
             endedAt: event.timestamp,
             error: event.error,

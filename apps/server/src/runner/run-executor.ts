@@ -45,6 +45,13 @@ const RESUME_NOTE =
 const HANDOFF_NOTE =
   'The worker running this session shut down while you were working, and another worker took over. Your last finished turn is kept; read-only tool calls that were in flight ran again, and the others did not complete (their results say so). Continue the task, then give your report.';
 
+/** True when a sub-agent of the tree is recorded interrupted (a crash or a shutdown stopped it). */
+function hasInterruptedAgents(tree: AgentTree): boolean {
+  return tree
+    .list()
+    .some((agent) => agent.agentId !== MAIN_AGENT_ID && agent.status === 'interrupted');
+}
+
 function now(): string {
   return new Date().toISOString();
 }
@@ -248,6 +255,7 @@ export class RunExecutor {
 
   private stop(active: ActiveRun, reason: 'cancel' | 'shutdown', cause: unknown): void {
     active.stopping ??= reason;
+    if (active.stopping === 'shutdown') active.tree?.stopForShutdown();
     active.runner?.abort(cause);
   }
 
@@ -272,6 +280,7 @@ export class RunExecutor {
         },
       });
       active.tree = tree;
+      if (active.stopping === 'shutdown') tree.stopForShutdown();
       const off = runner.onEvent((event) => {
         this.record(run.id, active, tree.apply(event));
         this.queueTranscriptSync(run.id, active);
@@ -297,7 +306,10 @@ export class RunExecutor {
         // every agent of the tree run again; the other calls are reported interrupted.
         const afterTakeover = input.kind === 'resume' && input.original !== undefined;
         if (afterTakeover) await this.settleInFlightCalls(run.id, runner);
-        if (input.kind === 'resume')
+        // A message to a run a crash or a shutdown interrupted takes its agents up too: once
+        // the turn completes, the run could not be resumed any more and they would stay
+        // interrupted for good.
+        if (input.kind === 'resume' || (input.kind === 'message' && hasInterruptedAgents(tree)))
           await this.resumeAgents(runner, tree, {
             afterTakeover,
             onChange: (change) => this.record(run.id, active, change),
@@ -390,10 +402,24 @@ export class RunExecutor {
       try {
         await runner.resumeAgent(agent.agentId, { afterTakeover: options.afterTakeover });
       } catch (error) {
+        const reason = errorMessage(error);
         this.logger.warn(
-          { agentId: agent.agentId, err: errorMessage(error) },
+          { agentId: agent.agentId, err: reason },
           'could not resume an interrupted agent',
         );
+        options.onChange(
+          tree.settleUnresumable(
+            agent.agentId,
+            `The agent was interrupted and could not be resumed: ${reason}`,
+          ),
+        );
+        // A background agent's parent waits for its notification: it gets a failed one.
+        if (agent.taskId && agent.backgrounded)
+          runner.reportUnresumable({
+            taskId: agent.taskId,
+            agentId: agent.agentId,
+            description: agent.description,
+          });
       }
     }
   }
@@ -445,7 +471,10 @@ export class RunExecutor {
       input.kind === 'resume' && input.original !== undefined
         ? input.original
         : this.redact(inputText(run, input));
-    const working = (active.tree?.list() ?? []).filter((agent) => agent.status === 'running');
+    // Sub-agents the shutdown stopped are already `interrupted`; they go on elsewhere too.
+    const working = (active.tree?.list() ?? []).filter(
+      (agent) => agent.status === 'running' || agent.status === 'interrupted',
+    );
     if (active.tree)
       this.record(
         run.id,

@@ -239,6 +239,23 @@ export class SessionRunner {
   }
 
   /**
+   * Tells the main agent, with a failed `<task-notification>` at its next request, that the
+   * background agent of task `taskId` could not be resumed after the restart (once: nothing
+   * is queued for a task that already notified). The main agent had been told it would hear
+   * from the agent.
+   */
+  reportUnresumable(options: { taskId: string; agentId: string; description: string }): void {
+    const { taskId, agentId, description } = options;
+    if (this.session.notifiedTaskStatus(taskId) !== undefined || this.session.tasks.get(taskId))
+      return;
+    const error =
+      'The server stopped while this agent worked, and it could not be resumed (nothing of its work had been saved yet). Start it again if its work is still needed.';
+    this.session.tasks.register({ id: taskId, type: 'local_agent', description, agentId });
+    this.session.tasks.finish(taskId, { status: 'failed', error });
+    this.session.tasks.notify({ taskId, agentId, description, status: 'failed', error });
+  }
+
+  /**
    * How the agent task `taskId` ended, when its notification reached the main agent's
    * transcript (delivered or queued): such an agent had finished before its worker stopped,
    * even if the store still says running, and resuming it would make it report twice.

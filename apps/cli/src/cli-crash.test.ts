@@ -1,0 +1,268 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { getBuiltInAgents } from '@delegate/agent-defs';
+import { startSim } from '@delegate/api-sim';
+import { DelegateSession } from '@delegate/runtime';
+import { CLI_BIN, type Scratch, makeScratch, policy, runCli } from './__fixtures__/run-cli.js';
+
+let scratch: Scratch;
+beforeEach(async () => {
+  scratch = await makeScratch();
+});
+afterEach(async () => {
+  await scratch.cleanup();
+});
+
+function childEnv(home: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !key.startsWith('ANTHROPIC_')) env[key] = value;
+  }
+  return { ...env, HOME: home, NO_COLOR: '1' };
+}
+
+/** Starts `delegate` with `args` and SIGKILLs it once its stderr shows `until`; resolves then. */
+function killWhen(args: readonly string[], until: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI_BIN, ...args], {
+      cwd: scratch.project,
+      env: childEnv(scratch.home),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`never saw ${String(until)}; stderr:\n${stderr}`));
+    }, 20_000);
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (until.test(stderr)) child.kill('SIGKILL');
+    });
+    child.on('exit', (_code, signal) => {
+      clearTimeout(timer);
+      if (signal === 'SIGKILL') resolve(stderr);
+      else reject(new Error(`exited on its own (${String(signal)}); stderr:\n${stderr}`));
+    });
+  });
+}
+
+function git(args: string[]): string {
+  return execFileSync('git', args, {
+    cwd: scratch.project,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@example.com',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@example.com',
+    },
+  });
+}
+
+describe('delegate run --resume after the earlier process was SIGKILLed', () => {
+  it('tells the main agent, once, that its background agent was stopped, and names the worktree it left', async () => {
+    git(['init', '-q']);
+    await writeFile(join(scratch.project, 'a.txt'), 'a\n');
+    git(['add', '.']);
+    git(['commit', '-qm', 'init']);
+    const transcripts = join(scratch.root, 'transcripts');
+    // general-purpose, redefined to run in its own worktree.
+    const agents = JSON.stringify({
+      'general-purpose': {
+        description: 'Does the job',
+        prompt: 'Do the job.',
+        isolation: 'worktree',
+        tools: ['Bash'],
+      },
+    });
+    const common = [
+      '--sim',
+      policy('background'),
+      '--agents',
+      agents,
+      '--transcript-dir',
+      transcripts,
+      '--permission-mode',
+      'bypassPermissions',
+    ];
+    // The background agent's `sleep 3` is running when the process dies.
+    const stderr = await killWhen(['run', ...common, 'bg 3'], / (a[0-9a-f]+) tool Bash/);
+    const agentId = / (a[0-9a-f]+) started general-purpose/.exec(stderr)?.[1];
+    const sessionId = /session ([0-9a-f-]{36})/.exec(stderr)?.[1];
+    expect(agentId).toBeDefined();
+    const worktree = JSON.parse(
+      await readFile(join(transcripts, sessionId!, 'agents', `${agentId}.meta.json`), 'utf8'),
+    ) as { cwd: string };
+    try {
+      expect(existsSync(worktree.cwd)).toBe(true);
+      const resume = (prompt: string) =>
+        runCli(['run', ...common, '--resume', sessionId!, '--output-format', 'json', prompt], {
+          cwd: scratch.project,
+          home: scratch.home,
+        });
+      const first = await resume('what happened?');
+      expect(first.code).toBe(0);
+      expect(first.stderr).toContain(
+        `sub-agent ${agentId} (general-purpose "bg job") had not finished when the earlier run stopped`,
+      );
+      expect(first.stderr).toContain(`Its worktree is kept at ${worktree.cwd}`);
+      // The first request carries a notification that the agent failed (the policy answers it).
+      expect((JSON.parse(first.stdout) as { result: string }).result).toBe('notified: failed');
+      const main = await readFile(join(transcripts, `${sessionId}.jsonl`), 'utf8');
+      const times = (text: string) => text.split(`agent-id: ${agentId}`).length - 1;
+      // One queued record and one delivery.
+      expect(times(main)).toBe(2);
+      const second = await resume('and now?');
+      expect(second.code).toBe(0);
+      // No notification this time: the policy echoes the prompt.
+      expect((JSON.parse(second.stdout) as { result: string }).result).toMatch(
+        /^echo: [\s\S]*and now\?$/,
+      );
+      expect(times(await readFile(join(transcripts, `${sessionId}.jsonl`), 'utf8'))).toBe(2);
+    } finally {
+      git(['worktree', 'remove', '--force', worktree.cwd]);
+      await rm(worktree.cwd, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('owes the notification also when the crash came before the agent files were written', async () => {
+    const transcripts = join(scratch.root, 'transcripts');
+    const common = ['--sim', policy('background'), '--transcript-dir', transcripts];
+    const stderr = await killWhen(
+      ['run', ...common, '--permission-mode', 'bypassPermissions', 'bg 3'],
+      / (a[0-9a-f]+) tool Bash/,
+    );
+    const sessionId = /session ([0-9a-f-]{36})/.exec(stderr)![1]!;
+    // As if the process had died before writing the agent's transcript and metadata.
+    await rm(join(transcripts, sessionId, 'agents'), { recursive: true });
+    const resumed = await runCli(
+      ['run', ...common, '--resume', sessionId, '--output-format', 'json', 'what happened?'],
+      { cwd: scratch.project, home: scratch.home },
+    );
+    expect(resumed.code).toBe(0);
+    expect((JSON.parse(resumed.stdout) as { result: string }).result).toBe('notified: failed');
+    const main = await readFile(join(transcripts, `${sessionId}.jsonl`), 'utf8');
+    expect(main).toContain('summary: Background agent \\"bg job\\" failed.');
+  });
+
+  it('does not owe a notification for an agent a host resumed since and that reported', async () => {
+    const transcripts = join(scratch.root, 'transcripts');
+    const common = ['--sim', policy('background'), '--transcript-dir', transcripts];
+    const stderr = await killWhen(
+      ['run', ...common, '--permission-mode', 'bypassPermissions', 'bg 3'],
+      / (a[0-9a-f]+) tool Bash/,
+    );
+    const sessionId = /session ([0-9a-f-]{36})/.exec(stderr)![1]!;
+    const agentId = / (a[0-9a-f]+) started general-purpose/.exec(stderr)![1]!;
+    // A library host picks the session up and resumes the agent (under a new task), as the
+    // server does; the agent reports and the main agent hears it.
+    const sim = await startSim({
+      policy: (request) => {
+        if (request.agent !== undefined) return 'slept after all';
+        return /<task-notification>/.test(request.lastUserText) ? 'heard it' : 'ok';
+      },
+    });
+    const agents = getBuiltInAgents();
+    try {
+      const host = await DelegateSession.create({
+        cwd: scratch.project,
+        apiKey: 'k',
+        baseURL: sim.url,
+        homeDir: scratch.home,
+        transcriptDir: transcripts,
+        sessionId,
+        resume: true,
+        agentDefinitions: { activeAgents: agents, allAgents: agents },
+      });
+      const resumed = await host.resumeAgent({ agentId });
+      expect(resumed.status).toBe('async_launched');
+      const taskId = (resumed as { taskId: string }).taskId;
+      await host.tasks.waitFor(taskId);
+      expect((await host.send('')).text).toBe('heard it');
+      await host.flush();
+    } finally {
+      await sim.close();
+    }
+    const file = join(transcripts, `${sessionId}.jsonl`);
+    const times = (text: string) => text.split(`agent-id: ${agentId}`).length - 1;
+    const before = times(await readFile(file, 'utf8'));
+    const later = await runCli(
+      ['run', ...common, '--resume', sessionId, '--output-format', 'json', 'anything?'],
+      { cwd: scratch.project, home: scratch.home },
+    );
+    expect(later.code).toBe(0);
+    expect((JSON.parse(later.stdout) as { result: string }).result).toMatch(/^echo: /);
+    expect(times(await readFile(file, 'utf8'))).toBe(before);
+  });
+
+  it('says so when the transcript could not be written, instead of offering a session it cannot resume', async () => {
+    // A file where the transcript folder should be.
+    const notAFolder = join(scratch.root, 'transcripts');
+    await writeFile(notAFolder, 'not a folder\n');
+    const result = await runCli(
+      ['run', '--sim', policy('echo-history'), '--transcript-dir', notAFolder, 'hello'],
+      { cwd: scratch.project, home: scratch.home },
+    );
+    // The run itself goes on: a transcript failure never stops an agent.
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('seen: hello\n');
+    expect(result.stderr).toMatch(
+      new RegExp(`delegate: the transcript could not be written \\(${notAFolder}/\\S+\\.jsonl: `),
+    );
+    expect(result.stderr).toContain('--resume');
+  });
+
+  it('warns when --resume finds a transcript with no message in it', async () => {
+    const transcripts = join(scratch.root, 'transcripts');
+    await mkdir(transcripts);
+    const sessionId = 'b5d9a0e2-0000-4000-8000-000000000001';
+    // A crash cut the only line while it was written.
+    await writeFile(join(transcripts, `${sessionId}.jsonl`), '{"type":"user","uuid":"');
+    const result = await runCli(
+      [
+        'run',
+        '--sim',
+        policy('echo-history'),
+        '--transcript-dir',
+        transcripts,
+        '--resume',
+        sessionId,
+        'hello',
+      ],
+      { cwd: scratch.project, home: scratch.home },
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('seen: hello\n');
+    expect(result.stderr).toContain(
+      `delegate: --resume ${sessionId}: ${join(transcripts, `${sessionId}.jsonl`)} holds no complete message, so there is no conversation to continue`,
+    );
+  });
+
+  it('--resume reports a torn last line as a delegate warning and keeps the lines before it', async () => {
+    const transcripts = join(scratch.root, 'transcripts');
+    const common = ['--sim', policy('echo-history'), '--transcript-dir', transcripts];
+    const first = await runCli(['run', ...common, '--output-format', 'json', 'one'], {
+      cwd: scratch.project,
+      home: scratch.home,
+    });
+    const sessionId = (JSON.parse(first.stdout) as { session_id: string }).session_id;
+    const file = join(transcripts, `${sessionId}.jsonl`);
+    // A crash cut the last line (the answer) while it was written.
+    const text = await readFile(file, 'utf8');
+    await writeFile(file, text.slice(0, text.length - 40));
+    const resumed = await runCli(['run', ...common, '--resume', sessionId, 'two'], {
+      cwd: scratch.project,
+      home: scratch.home,
+    });
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toBe('seen: one | two\n');
+    expect(resumed.stderr).toMatch(
+      /^delegate: warning: .*jsonl:\d+: skipped a torn last line .*The messages before it are intact\.$/m,
+    );
+    expect(resumed.stderr).not.toContain('--trace-warnings');
+  });
+});

@@ -1,0 +1,198 @@
+import type { Message } from '@delegate/core';
+import type { DelegateSession } from '@delegate/runtime';
+import { existsSync } from 'node:fs';
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** A sub-agent of the earlier run, as its `.meta.json` and transcript tell it. */
+type EarlierAgent = {
+  agentId: string;
+  agentType: string;
+  description: string;
+  transcriptPath: string;
+  /** The worktree it ran in, when it had one. */
+  worktree?: string;
+  /** Its report, when its transcript ends with a final answer; undefined when it stopped mid-work. */
+  report?: string;
+};
+
+/** Why a background agent of the earlier run failed, as its notification says. */
+const STOPPED_TEXT =
+  'The delegate process that ran this agent stopped before the agent finished, and it was not restarted. Start it again if its work is still needed.';
+
+/** A background run the earlier process started (the Agent call's result says so). */
+type LaunchedTask = { taskId: string; agentId: string; description: string };
+
+// The Agent tool's result for a run that went on in the background (see agent-tool-output.ts
+// in @delegate/runtime): the ids are on lines of their own.
+const LAUNCHED = /^Started .* agent "(.*)" in the background\.\nagentId: (\S+)\ntaskId: (\S+)\n/;
+
+// The description in that result is escaped as a notification field is.
+function unescapeField(text: string): string {
+  return text
+    .replace(/&quot;/g, '"')
+    .replace(/&gt;/g, '>')
+    .replace(/&lt;/g, '<')
+    .replace(/&amp;/g, '&');
+}
+
+function blocksOf(message: Message): Array<Record<string, unknown>> {
+  if (message.type !== 'user' && message.type !== 'assistant') return [];
+  const content = (message.message as { content: unknown }).content;
+  return Array.isArray(content) ? (content as Array<Record<string, unknown>>) : [];
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return (content as Array<{ type?: string; text?: string }>)
+    .map((block) => (block.type === 'text' ? (block.text ?? '') : ''))
+    .join('\n');
+}
+
+/** Background runs started by `Agent` calls of the restored conversation. */
+function launchedTasks(messages: readonly Message[]): LaunchedTask[] {
+  const agentCalls = new Set<string>();
+  const launched: LaunchedTask[] = [];
+  for (const message of messages) {
+    for (const block of blocksOf(message)) {
+      if (block['type'] === 'tool_use' && block['name'] === 'Agent')
+        agentCalls.add(String(block['id']));
+      if (block['type'] !== 'tool_result' || !agentCalls.has(String(block['tool_use_id'])))
+        continue;
+      const match = LAUNCHED.exec(textOf(block['content']));
+      if (match?.[2] && match[3])
+        launched.push({
+          agentId: match[2],
+          taskId: match[3],
+          description: unescapeField(match[1] ?? ''),
+        });
+    }
+  }
+  return launched;
+}
+
+const NOTIFIED_AGENT = /^<task-notification>\ntask-id: \S+\nagent-id: (\S+)\n/;
+
+/** Agents with a notification in the conversation or waiting for it, whatever their task. */
+function agentsHeardFrom(session: DelegateSession): Set<string> {
+  const agents = new Set<string>();
+  for (const message of session.messages) {
+    if (message.type !== 'user') continue;
+    const agentId = NOTIFIED_AGENT.exec(textOf(message.message.content))?.[1];
+    if (agentId) agents.add(agentId);
+  }
+  for (const task of session.tasks.list()) if (task.agentId) agents.add(task.agentId);
+  return agents;
+}
+
+/** The report of a transcript that ends with a final answer (no tool call), else undefined. */
+function finalReport(messages: readonly Message[]): string | undefined {
+  const last = messages.findLast(
+    (message) => message.type === 'user' || message.type === 'assistant',
+  );
+  if (last?.type !== 'assistant') return undefined;
+  const blocks = blocksOf(last);
+  if (blocks.some((block) => block['type'] === 'tool_use')) return undefined;
+  return textOf(blocks);
+}
+
+async function readEarlierAgents(
+  folder: string,
+  onWarning: (message: string) => void,
+): Promise<EarlierAgent[]> {
+  let names: string[];
+  try {
+    names = await readdir(folder);
+  } catch {
+    return [];
+  }
+  const { readTranscript } = await import('@delegate/runtime');
+  const agents: EarlierAgent[] = [];
+  for (const name of names.filter((entry) => entry.endsWith('.meta.json')).sort()) {
+    const agentId = name.slice(0, -'.meta.json'.length);
+    const transcriptPath = join(folder, `${agentId}.jsonl`);
+    try {
+      const meta = JSON.parse(await readFile(join(folder, name), 'utf8')) as Record<
+        string,
+        unknown
+      >;
+      const entries = existsSync(transcriptPath)
+        ? await readTranscript(transcriptPath, { onWarning })
+        : [];
+      const report = finalReport(entries as unknown as Message[]);
+      agents.push({
+        agentId,
+        agentType: String(meta['agentType'] ?? 'agent'),
+        description: String(meta['description'] ?? ''),
+        transcriptPath,
+        ...(meta['isolation'] === 'worktree' && typeof meta['cwd'] === 'string'
+          ? { worktree: meta['cwd'] }
+          : {}),
+        ...(report !== undefined ? { report } : {}),
+      });
+    } catch (error) {
+      onWarning(
+        `could not read sub-agent ${agentId} of the earlier run (${error instanceof Error ? error.message : String(error)}); it is left as it is.`,
+      );
+    }
+  }
+  return agents;
+}
+
+/**
+ * After `--resume`: tells the person about the earlier run's sub-agents that had not
+ * finished when its process stopped (they are not restarted; a worktree one's worktree is
+ * kept), and owes the main agent the `<task-notification>` of every background agent it
+ * started and never heard from: the report of one that finished but whose notification the
+ * crash cut, or a failure for one that was stopped mid-work. Each is recorded like any
+ * notification, so it reaches the model once, also across later resumes.
+ */
+export async function settleEarlierAgents(options: {
+  session: DelegateSession;
+  transcriptDir: string;
+  onWarning: (message: string) => void;
+}): Promise<void> {
+  const { session, onWarning } = options;
+  const folder = join(options.transcriptDir, session.sessionId, 'agents');
+  const agents = new Map(
+    (await readEarlierAgents(folder, onWarning)).map((agent) => [agent.agentId, agent]),
+  );
+  for (const agent of agents.values()) {
+    if (agent.report !== undefined) continue;
+    const worktree =
+      agent.worktree && existsSync(agent.worktree)
+        ? ` Its worktree is kept at ${agent.worktree} (it may hold the agent's changes; \`git worktree remove ${agent.worktree}\` deletes it).`
+        : '';
+    onWarning(
+      `sub-agent ${agent.agentId} (${agent.agentType} "${agent.description}") had not finished when the earlier run stopped; --resume does not restart it. Its transcript: ${agent.transcriptPath}.${worktree}`,
+    );
+  }
+  const heardFrom = agentsHeardFrom(session);
+  for (const launched of launchedTasks(session.messages)) {
+    if (session.notifiedTaskStatus(launched.taskId) !== undefined) continue;
+    // Resumed since (by a host's resumeAgent, under a new task), it has reported on its own.
+    if (session.tasks.get(launched.taskId) || heardFrom.has(launched.agentId)) continue;
+    const agent = agents.get(launched.agentId);
+    const description = agent?.description ?? launched.description;
+    session.tasks.register({
+      id: launched.taskId,
+      type: 'local_agent',
+      description,
+      agentId: launched.agentId,
+      ...(agent ? { agentType: agent.agentType } : {}),
+    });
+    const report = agent?.report;
+    const outcome =
+      report !== undefined
+        ? { status: 'completed' as const, result: report }
+        : { status: 'failed' as const, error: STOPPED_TEXT };
+    session.tasks.finish(launched.taskId, outcome);
+    session.tasks.notify({
+      taskId: launched.taskId,
+      agentId: launched.agentId,
+      description,
+      ...outcome,
+    });
+  }
+}
