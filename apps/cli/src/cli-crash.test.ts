@@ -216,7 +216,7 @@ describe('delegate run --resume after the earlier process was SIGKILLed', () => 
     expect(result.stderr).toContain('--resume');
   });
 
-  it('warns when --resume finds a transcript with no message in it', async () => {
+  it('refuses to --resume a transcript with no complete message in it, as an empty one', async () => {
     const transcripts = join(scratch.root, 'transcripts');
     await mkdir(transcripts);
     const sessionId = 'b5d9a0e2-0000-4000-8000-000000000001';
@@ -235,10 +235,10 @@ describe('delegate run --resume after the earlier process was SIGKILLed', () => 
       ],
       { cwd: scratch.project, home: scratch.home },
     );
-    expect(result.code).toBe(0);
-    expect(result.stdout).toBe('seen: hello\n');
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
     expect(result.stderr).toContain(
-      `delegate: --resume ${sessionId}: ${join(transcripts, `${sessionId}.jsonl`)} holds no complete message, so there is no conversation to continue`,
+      `--resume ${sessionId}: ${join(transcripts, `${sessionId}.jsonl`)} holds no complete message (a crash cut its only line), so there is no conversation to continue`,
     );
   });
 

@@ -68,7 +68,7 @@ function addSettingOptions(command: Command): Command {
     .option('--transcript-dir <dir>', 'where transcripts go (default ~/.delegate/transcripts)')
     .option(
       '--trust-project',
-      "let this project's own settings files loosen permissions (mode, allow rules, directories, MCP servers)",
+      "let this project's own settings and agent files loosen permissions (mode, allow rules, directories, MCP servers, agent hooks)",
     );
 }
 

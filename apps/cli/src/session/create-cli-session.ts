@@ -321,9 +321,10 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
     );
     session.messages.push(...history);
     if (resume !== undefined && !continued && config.transcriptDir.value !== false) {
+      // Refused like an empty transcript (checkResume): a crash cut its only line.
       if (session.messages.length === 0) {
-        options.onWarning?.(
-          `--resume ${resume}: ${join(config.transcriptDir.value, `${resume}.jsonl`)} holds no complete message, so there is no conversation to continue; this run starts one in the same session.`,
+        throw new UsageError(
+          `--resume ${resume}: ${join(config.transcriptDir.value, `${resume}.jsonl`)} holds no complete message (a crash cut its only line), so there is no conversation to continue. Run without --resume to start a new session; \`delegate transcripts list\` shows the others.`,
         );
       }
       await settleEarlierAgents({
