@@ -93,6 +93,30 @@ describe('delegate-server as a process', { timeout: 240_000 }, () => {
     }
     throw new Error(`timed out waiting for ${what}`);
   }
+  /** Each agent's status in a run, by its description. */
+  function agentStates(value: ApiRun): Record<string, string> {
+    return Object.fromEntries(value.agents.map((agent) => [agent.description, agent.status]));
+  }
+
+  /**
+   * Starts the `bg` scenario through `api` and waits until its held background agent runs and the
+   * quick one has finished; returns the run's id and a reader of it.
+   */
+  async function startHeldBackgroundRun(api: ReturnType<typeof client>) {
+    const created = (await (await api('/v1/runs', { json: { prompt: 'scenario:bg' } })).json()) as {
+      id: string;
+    };
+    const read = () =>
+      api(`/v1/runs/${created.id}`).then((response) => response.json() as Promise<ApiRun>);
+    await until(
+      read,
+      (value) =>
+        agentStates(value)['held background work'] === 'running' &&
+        agentStates(value)['quick background work'] === 'completed',
+      'the held agent to run',
+    );
+    return { id: created.id, read };
+  }
 
   it('prints a generated token once, and after SIGKILL mid-run marks the run interrupted with its events, then resumes it', async () => {
     const { base, start } = await setUp('kill');
@@ -100,24 +124,7 @@ describe('delegate-server as a process', { timeout: 240_000 }, () => {
     const token = /\n\n {2}(dst_\S+)\n\n/.exec(first.stderr())?.[1];
     expect(token).toBeDefined();
     const api = client(first, token!);
-    const created = (await (await api('/v1/runs', { json: { prompt: 'scenario:bg' } })).json()) as {
-      id: string;
-    };
-    const run = (path = '') =>
-      api(`/v1/runs/${created.id}${path}`).then((response) => response.json() as Promise<ApiRun>);
-    await until(
-      run,
-      (value) => {
-        const states = Object.fromEntries(
-          value.agents.map((agent) => [agent.description, agent.status]),
-        );
-        return (
-          states['held background work'] === 'running' &&
-          states['quick background work'] === 'completed'
-        );
-      },
-      'the held agent to run',
-    );
+    const created = await startHeldBackgroundRun(api);
     const before = await readSse(await api(`/v1/runs/${created.id}/events`), {
       stop: (event) => event.event === 'agent.completed',
     });
@@ -236,16 +243,8 @@ describe('delegate-server as a process', { timeout: 240_000 }, () => {
     const first = await start(['--shutdown-timeout-ms', '300']);
     const token = /\n\n {2}(dst_\S+)\n\n/.exec(first.stderr())![1]!;
     const api = client(first, token);
-    const created = (await (await api('/v1/runs', { json: { prompt: 'scenario:bg' } })).json()) as {
-      id: string;
-    };
-    const states = (value: ApiRun) =>
-      Object.fromEntries(value.agents.map((agent) => [agent.description, agent.status]));
-    await until(
-      () => api(`/v1/runs/${created.id}`).then((response) => response.json() as Promise<ApiRun>),
-      (value) => states(value)['held background work'] === 'running',
-      'the held agent to run',
-    );
+    const created = await startHeldBackgroundRun(api);
+    const states = agentStates;
     first.child.kill('SIGTERM');
     expect(await first.exit).toEqual({ code: 0, signal: null });
 
@@ -270,18 +269,8 @@ describe('delegate-server as a process', { timeout: 240_000 }, () => {
     const first = await start();
     const token = /\n\n {2}(dst_\S+)\n\n/.exec(first.stderr())![1]!;
     const api = client(first, token);
-    const created = (await (await api('/v1/runs', { json: { prompt: 'scenario:bg' } })).json()) as {
-      id: string;
-    };
-    const states = (value: ApiRun) =>
-      Object.fromEntries(value.agents.map((agent) => [agent.description, agent.status]));
-    await until(
-      () => api(`/v1/runs/${created.id}`).then((response) => response.json() as Promise<ApiRun>),
-      (value) =>
-        states(value)['held background work'] === 'running' &&
-        states(value)['quick background work'] === 'completed',
-      'the held agent to run',
-    );
+    const created = await startHeldBackgroundRun(api);
+    const states = agentStates;
     // The held agent's first turn is checkpointed by then (it is what a resume starts from).
     await readSse(await api(`/v1/runs/${created.id}/events`), {
       stop: (event) => event.event === 'agent.completed',
@@ -311,18 +300,9 @@ describe('delegate-server as a process', { timeout: 240_000 }, () => {
     const first = await start();
     const token = /\n\n {2}(dst_\S+)\n\n/.exec(first.stderr())![1]!;
     const api = client(first, token);
-    const created = (await (await api('/v1/runs', { json: { prompt: 'scenario:bg' } })).json()) as {
-      id: string;
-    };
+    const created = await startHeldBackgroundRun(api);
     const held = (value: ApiRun) =>
       value.agents.find((agent) => agent.description === 'held background work');
-    await until(
-      () => api(`/v1/runs/${created.id}`).then((response) => response.json() as Promise<ApiRun>),
-      (value) =>
-        held(value)?.status === 'running' &&
-        value.agents.some((agent) => agent.status === 'completed'),
-      'the held agent to run',
-    );
     await readSse(await api(`/v1/runs/${created.id}/events`), {
       stop: (event) => event.event === 'agent.completed',
     });
