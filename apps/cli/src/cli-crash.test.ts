@@ -24,6 +24,27 @@ function childEnv(home: string): Record<string, string> {
   return { ...env, HOME: home, NO_COLOR: '1' };
 }
 
+/**
+ * Runs the `background` policy's one background agent (`bg 3`: a Bash `sleep`) with
+ * transcripts and SIGKILLs the CLI while that Bash call runs; returns the options to resume
+ * with, the session id and what the killed process printed.
+ */
+async function crashDuringBackgroundBash(): Promise<{
+  transcripts: string;
+  common: string[];
+  sessionId: string;
+  stderr: string;
+}> {
+  const transcripts = join(scratch.root, 'transcripts');
+  const common = ['--sim', policy('background'), '--transcript-dir', transcripts];
+  const stderr = await killWhen(
+    ['run', ...common, '--permission-mode', 'bypassPermissions', 'bg 3'],
+    / (a[0-9a-f]+) tool Bash/,
+  );
+  const sessionId = /session ([0-9a-f-]{36})/.exec(stderr)![1]!;
+  return { transcripts, common, sessionId, stderr };
+}
+
 /** Starts `delegate` with `args` and SIGKILLs it once its stderr shows `until`; resolves then. */
 function killWhen(args: readonly string[], until: RegExp): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -130,13 +151,7 @@ describe('delegate run --resume after the earlier process was SIGKILLed', () => 
   }, 60_000);
 
   it('owes the notification also when the crash came before the agent files were written', async () => {
-    const transcripts = join(scratch.root, 'transcripts');
-    const common = ['--sim', policy('background'), '--transcript-dir', transcripts];
-    const stderr = await killWhen(
-      ['run', ...common, '--permission-mode', 'bypassPermissions', 'bg 3'],
-      / (a[0-9a-f]+) tool Bash/,
-    );
-    const sessionId = /session ([0-9a-f-]{36})/.exec(stderr)![1]!;
+    const { transcripts, common, sessionId } = await crashDuringBackgroundBash();
     // As if the process had died before writing the agent's transcript and metadata.
     await rm(join(transcripts, sessionId, 'agents'), { recursive: true });
     const resumed = await runCli(
@@ -150,13 +165,7 @@ describe('delegate run --resume after the earlier process was SIGKILLed', () => 
   });
 
   it('does not owe a notification for an agent a host resumed since and that reported', async () => {
-    const transcripts = join(scratch.root, 'transcripts');
-    const common = ['--sim', policy('background'), '--transcript-dir', transcripts];
-    const stderr = await killWhen(
-      ['run', ...common, '--permission-mode', 'bypassPermissions', 'bg 3'],
-      / (a[0-9a-f]+) tool Bash/,
-    );
-    const sessionId = /session ([0-9a-f-]{36})/.exec(stderr)![1]!;
+    const { transcripts, common, sessionId, stderr } = await crashDuringBackgroundBash();
     const agentId = / (a[0-9a-f]+) started general-purpose/.exec(stderr)![1]!;
     // A library host picks the session up and resumes the agent (under a new task), as the
     // server does; the agent reports and the main agent hears it.
