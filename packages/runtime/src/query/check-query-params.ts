@@ -1,3 +1,4 @@
+import { MAX_TIMER_MS } from '@delegate/core';
 import { invalidArgument, isObject } from '../util/invalid-argument.js';
 
 const OPTIONAL_FUNCTIONS = ['drainQueuedMessages', 'requestGate'] as const;
@@ -67,5 +68,14 @@ export function checkQueryParams(params: unknown): void {
     if (value !== undefined && (typeof value !== 'number' || Number.isNaN(value) || value < 0)) {
       throw invalid(`params.${name}`, 'a number of 0 or more', value);
     }
+  }
+  // The stall watchdog's timer: Node runs a longer one (or Infinity) after 1 ms.
+  const idle = params['streamIdleTimeoutMs'];
+  if (typeof idle === 'number' && !(idle <= MAX_TIMER_MS)) {
+    throw invalid(
+      'params.streamIdleTimeoutMs',
+      `at most ${MAX_TIMER_MS} ms (about 24.8 days, the longest timer Node keeps)`,
+      idle,
+    );
   }
 }

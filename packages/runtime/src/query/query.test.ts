@@ -112,6 +112,20 @@ describe('query', () => {
       (params: Record<string, unknown>) => ({ ...params, maxTurns: '3' }),
       'params.maxTurns',
     ],
+    [
+      // Node would run the stall watchdog's timer after 1 ms and abort every stream.
+      'streamIdleTimeoutMs Infinity',
+      (params: Record<string, unknown>) => ({
+        ...params,
+        streamIdleTimeoutMs: Number.POSITIVE_INFINITY,
+      }),
+      'params.streamIdleTimeoutMs',
+    ],
+    [
+      'an API key where the client goes',
+      (params: Record<string, unknown>) => ({ ...params, client: 'sk-ant-sekret-key' }),
+      'params.client',
+    ],
   ])(
     'refuses %s with INVALID_ARGUMENT naming the option, before any request',
     async (_case, change, option) => {
@@ -131,6 +145,8 @@ describe('query', () => {
       expect(error).toBeInstanceOf(DelegateError);
       expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', details: { option } });
       expect((error as Error).message).toContain(`query(): ${option} must be`);
+      // A wrong string is described, never repeated: it may be a secret.
+      expect((error as Error).message).not.toContain('sekret');
       expect(sim.journal.entries).toHaveLength(0);
     },
   );

@@ -12,7 +12,7 @@ import {
   createUuid,
   errorMessage,
   findToolByName,
-  MAX_TIMER_MS,
+  timerDelay,
 } from '@delegate/core';
 import { AsyncChannel } from '../util/async-channel.js';
 
@@ -179,22 +179,20 @@ async function callWithTimeout(
   };
   const timeoutMs = tool.timeoutMs;
   // Infinity is no limit; Node would run such a timer (or one past 2^31 - 1 ms) after 1 ms.
-  if (timeoutMs === undefined || timeoutMs === Number.POSITIVE_INFINITY)
-    return tool.call(input, context, extras);
+  const delay =
+    timeoutMs === undefined ? undefined : timerDelay(timeoutMs, `tool ${tool.name}: timeoutMs`);
+  if (timeoutMs === undefined || delay === undefined) return tool.call(input, context, extras);
   const controller = new AbortController();
   const parentSignal = context.abortController.signal;
   const forward = (): void => controller.abort(parentSignal.reason);
   parentSignal.addEventListener('abort', forward, { once: true });
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<'timed_out'>((resolve) => {
-    timer = setTimeout(
-      () => {
-        // Settled first, so the race ends as a timeout even when the call rejects on the abort.
-        resolve('timed_out');
-        controller.abort(new DelegateError('TOOL_FAILED', toolTimeoutText(tool.name, timeoutMs)));
-      },
-      Math.min(timeoutMs, MAX_TIMER_MS),
-    );
+    timer = setTimeout(() => {
+      // Settled first, so the race ends as a timeout even when the call rejects on the abort.
+      resolve('timed_out');
+      controller.abort(new DelegateError('TOOL_FAILED', toolTimeoutText(tool.name, timeoutMs)));
+    }, delay);
   });
   try {
     const call = tool.call(input, { ...context, abortController: controller }, extras);

@@ -1,5 +1,9 @@
 import { DelegateError } from '@delegate/core';
 
+// Schemes named in the error: anything else before a colon may be part of a credential
+// (`user:token@gateway` without a scheme parses with `user:` as its protocol).
+const KNOWN_SCHEMES: ReadonlySet<string> = new Set(['ftp:', 'file:', 'ws:', 'wss:', 'data:']);
+
 /**
  * Throws a DelegateError (INVALID_ARGUMENT) unless `value` is an absolute `http:` or `https:`
  * URL, naming `name` (`ANTHROPIC_BASE_URL`, `options.baseURL`) so a bad base URL is refused
@@ -20,7 +24,7 @@ export function checkApiBaseUrl(value: string, name: string): void {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new DelegateError(
       'INVALID_ARGUMENT',
-      `${name} must be an http:// or https:// URL; it starts with "${url.protocol}". Set it to the API's address (such as https://api.anthropic.com), or leave it unset for the default.`,
+      `${name} must be an http:// or https:// URL${KNOWN_SCHEMES.has(url.protocol) ? `, not ${url.protocol}//` : ''}. Set it to the API's address (such as https://api.anthropic.com), or leave it unset for the default.`,
       { details: { option: name } },
     );
   }

@@ -46,6 +46,8 @@ describe('model configuration', () => {
     ['not a URL', 'gateway.internal:8080'],
     ['a URL with a space in the host', 'http://user:sekret-token@bad host/'],
     ['not http(s)', 'ftp://user:sekret-token@files.example'],
+    // Parses with `sekret:` as its scheme: the scheme must not be repeated either.
+    ['credentials without a scheme', 'sekret:token@gateway.example'],
   ])('refuses an ANTHROPIC_BASE_URL that is %s at once, without printing it', (_case, value) => {
     let error: unknown;
     try {

@@ -7,6 +7,7 @@ import {
   createTaskId,
   createUserMessage,
   getText,
+  timerDelay,
 } from '@delegate/core';
 import type {
   EndedTaskStatus,
@@ -191,7 +192,7 @@ export class TaskRegistry {
     const task = this.require(taskId);
     const timeoutMs = options.timeoutMs ?? 30_000;
     // Checked before anything returns, so a bad timeout is refused whatever the task's state.
-    startWaitTimer({ timeoutMs, onTimeout: () => {}, where: 'waitFor' })();
+    timerDelay(timeoutMs, 'waitFor: timeoutMs');
     if (task.status !== 'running' || options.signal?.aborted) return task;
     await new Promise<void>((resolve) => {
       const done = (): void => {
@@ -398,7 +399,7 @@ export class TaskRegistry {
     options: { timeoutMs?: number; signal?: AbortSignal } = {},
   ): Promise<boolean> {
     const timeoutMs = options.timeoutMs ?? 60_000;
-    startWaitTimer({ timeoutMs, onTimeout: () => {}, where: 'waitForNotification' })();
+    timerDelay(timeoutMs, 'waitForNotification: timeoutMs');
     if (this.queue.length > 0) return true;
     // An abort event that has already fired never fires again: do not wait out the timeout.
     if (options.signal?.aborted) return false;

@@ -1,15 +1,17 @@
 import { DelegateError } from '@delegate/core';
 
-/** Names the kind of a value for a message: `undefined`, `null`, `an empty string`, `"text"`, `an array`, `a number`. */
+/**
+ * Names the kind of a value for a message: `undefined`, `null`, `an empty string`, `a string of
+ * 12 characters`, `an array`, `a number`. A string is never repeated: a value passed in the
+ * wrong place may be a secret (an API key given as the client).
+ */
 export function describeValue(value: unknown): string {
   if (value === undefined) return 'undefined';
   if (value === null) return 'null';
   if (value === '') return 'an empty string';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return 'an object';
-  if (typeof value === 'string') {
-    return value.length > 60 ? `${JSON.stringify(value.slice(0, 60))}…` : JSON.stringify(value);
-  }
+  if (typeof value === 'string') return `a string of ${value.length} characters`;
   return `a ${typeof value}`;
 }
 
