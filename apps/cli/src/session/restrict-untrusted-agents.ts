@@ -1,10 +1,6 @@
 import type { AgentDefinitionsLoadResult } from '@delegate/agent-defs';
 import type { AgentDefinition } from '@delegate/core';
-import type { IgnoredSetting } from '../settings/resolve-config.js';
-
-// Modes that approve more than a person at the terminal would: the same rule as for the
-// project's settings files (`plan` and `dontAsk` only restrict, and stay).
-const LOOSER_MODES: ReadonlySet<string> = new Set(['acceptEdits', 'bypassPermissions']);
+import { type IgnoredSetting, LOOSER_MODES } from '../settings/resolve-config.js';
 
 /**
  * One definition as a run of an untrusted project gets it (see
@@ -18,7 +14,9 @@ export function restrictUntrustedAgent(
   const where = agent.filePath ?? agent.baseDir;
   const drop = (field: string, reason: string): void => void ignored.push({ where, field, reason });
   const kept: AgentDefinition = { ...agent };
-  if (agent.permissionMode !== undefined && LOOSER_MODES.has(agent.permissionMode)) {
+  // The rule of the project's settings files: `plan` and `dontAsk` only restrict, and stay.
+  const mode = agent.permissionMode;
+  if (mode !== undefined && mode !== 'bubble' && LOOSER_MODES.has(mode)) {
     drop('permissionMode', `${agent.permissionMode} approves more than the default`);
     delete kept.permissionMode;
   }

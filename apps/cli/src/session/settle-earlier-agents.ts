@@ -3,6 +3,7 @@ import type { DelegateSession } from '@delegate/runtime';
 import { existsSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { oneLine, printable } from '../terminal/format.js';
 
 /** A sub-agent of the earlier run, as its `.meta.json` and transcript tell it. */
 type EarlierAgent = {
@@ -158,28 +159,34 @@ export async function settleEarlierAgents(options: {
   const agents = new Map(
     (await readEarlierAgents(folder, onWarning)).map((agent) => [agent.agentId, agent]),
   );
+  const launched = launchedTasks(session.messages);
+  const taskOf = new Map(launched.map((task) => [task.agentId, task.taskId]));
   for (const agent of agents.values()) {
     if (agent.report !== undefined) continue;
+    // Told at an earlier --resume already: its notification is in the transcript.
+    const taskId = taskOf.get(agent.agentId);
+    if (taskId !== undefined && session.notifiedTaskStatus(taskId) !== undefined) continue;
     const worktree =
       agent.worktree && existsSync(agent.worktree)
         ? ` Its worktree is kept at ${agent.worktree} (it may hold the agent's changes; \`git worktree remove ${agent.worktree}\` deletes it).`
         : '';
     onWarning(
-      `sub-agent ${agent.agentId} (${agent.agentType} "${agent.description}") had not finished when the earlier run stopped; --resume does not restart it. Its transcript: ${agent.transcriptPath}.${worktree}`,
+      // The type and description come from files the model's calls wrote: printed safely.
+      `sub-agent ${agent.agentId} (${printable(agent.agentType)} "${oneLine(agent.description, 80)}") had not finished when the earlier run stopped; --resume does not restart it. Its transcript: ${agent.transcriptPath}.${worktree}`,
     );
   }
   const heardFrom = agentsHeardFrom(session);
-  for (const launched of launchedTasks(session.messages)) {
-    if (session.notifiedTaskStatus(launched.taskId) !== undefined) continue;
+  for (const task of launched) {
+    if (session.notifiedTaskStatus(task.taskId) !== undefined) continue;
     // Resumed since (by a host's resumeAgent, under a new task), it has reported on its own.
-    if (session.tasks.get(launched.taskId) || heardFrom.has(launched.agentId)) continue;
-    const agent = agents.get(launched.agentId);
-    const description = agent?.description ?? launched.description;
+    if (session.tasks.get(task.taskId) || heardFrom.has(task.agentId)) continue;
+    const agent = agents.get(task.agentId);
+    const description = agent?.description ?? task.description;
     session.tasks.register({
-      id: launched.taskId,
+      id: task.taskId,
       type: 'local_agent',
       description,
-      agentId: launched.agentId,
+      agentId: task.agentId,
       ...(agent ? { agentType: agent.agentType } : {}),
     });
     const report = agent?.report;
@@ -187,10 +194,10 @@ export async function settleEarlierAgents(options: {
       report !== undefined
         ? { status: 'completed' as const, result: report }
         : { status: 'failed' as const, error: STOPPED_TEXT };
-    session.tasks.finish(launched.taskId, outcome);
+    session.tasks.finish(task.taskId, outcome);
     session.tasks.notify({
-      taskId: launched.taskId,
-      agentId: launched.agentId,
+      taskId: task.taskId,
+      agentId: task.agentId,
       description,
       ...outcome,
     });

@@ -91,7 +91,10 @@ export const DEFAULT_CLI_MODEL = 'sonnet';
 type CliPermissionMode = Exclude<PermissionMode, 'bubble'>;
 
 /** Modes that approve more than `default` does: a cloned repository may not pick them for you. */
-const LOOSER_MODES: ReadonlySet<CliPermissionMode> = new Set(['acceptEdits', 'bypassPermissions']);
+export const LOOSER_MODES: ReadonlySet<CliPermissionMode> = new Set([
+  'acceptEdits',
+  'bypassPermissions',
+]);
 
 /** A settings file with the folder its relative paths are taken from. */
 type Layer = { file: SettingsFile; base: string; settings: CliSettings };
