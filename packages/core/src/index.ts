@@ -47,7 +47,7 @@ export {
   ToolPermissionContext,
 } from './permission.js';
 export type { PermissionDecision } from './permission.js';
-export { TOOL_NAMES, findToolByName, toolMatchesName } from './tool.js';
+export { TOOL_NAMES, TOOL_NAME_PATTERN, findToolByName, toolMatchesName } from './tool.js';
 export type { CanUseTool, Tool, ToolCallExtras, ToolResult } from './tool.js';
 export type {
   AppState,

@@ -85,6 +85,12 @@ export function findToolByName<T extends Pick<Tool, 'name' | 'aliases'>>(
   return tools.find((tool) => toolMatchesName(tool, name));
 }
 
+/**
+ * What a tool name may be: a letter, then letters, digits, `_` and `-` (MCP tools:
+ * `mcp__server__tool`). A permission rule naming anything else matches no tool.
+ */
+export const TOOL_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]*$/;
+
 /** Names of the built-in tools, shared so packages agree on spelling. */
 export const TOOL_NAMES = {
   agent: 'Agent',

@@ -1,4 +1,4 @@
-import type { PermissionRule } from '@delegate/core';
+import { type PermissionRule, TOOL_NAME_PATTERN } from '@delegate/core';
 import { UsageError } from '../exit-codes.js';
 import type { Sourced } from '../settings/resolve-config.js';
 import type { SettingOrigin } from '../settings/settings-schema.js';
@@ -12,9 +12,6 @@ const RULE_SOURCES: Record<SettingOrigin, PermissionRule['source']> = {
   env: 'session',
   flag: 'cliArg',
 };
-
-// A tool name: letters first, then letters, digits, `_` and `-` (MCP tools: `mcp__server__tool`).
-const TOOL_NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
 
 /**
  * Rule strings from settings and flags as permission rules, each naming where it came from.
@@ -30,7 +27,7 @@ export async function toPermissionRules(
   return sourced.flatMap((rule) =>
     splitToolRules([rule.value]).map((spec) => {
       const ruleValue = permissionRuleValueFromString(spec);
-      if (!TOOL_NAME.test(ruleValue.toolName)) {
+      if (!TOOL_NAME_PATTERN.test(ruleValue.toolName)) {
         throw new UsageError(
           `${rule.where ?? 'a permission rule'}: "${spec.slice(0, 80)}" is not a permission rule. Write a tool name, optionally with content in parentheses, such as "Bash(git commit:*)", "Read" or "Agent(Explore)".`,
         );

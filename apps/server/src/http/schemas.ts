@@ -1,4 +1,4 @@
-import { AgentEvent, PermissionMode, Usage } from '@delegate/core';
+import { AgentEvent, PermissionMode, TOOL_NAME_PATTERN, Usage } from '@delegate/core';
 import { z } from 'zod';
 
 /** Lifecycle of a run: `queued` → `running` → `completed` | `failed` | `cancelled` | `interrupted`. */
@@ -15,9 +15,9 @@ const ToolRule = z
   .string()
   .min(1)
   .max(1_000)
-  // The tool name as the runtime takes it: a letter, then letters, digits, `_` and `-`.
+  // The tool name as the runtime takes it (TOOL_NAME_PATTERN), then an optional `(content)`.
   .regex(
-    /^[A-Za-z][A-Za-z0-9_-]*(\(.*\))?$/s,
+    new RegExp(`${TOOL_NAME_PATTERN.source.slice(0, -1)}(\\(.*\\))?$`, 's'),
     'must look like Tool or Tool(content), the tool name a letter then letters, digits, "_" and "-"',
   );
 

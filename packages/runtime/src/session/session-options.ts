@@ -16,6 +16,7 @@ import {
   PermissionRuleValue as PermissionRuleValueSchema,
   MAX_TIMER_MS,
   PriceTable,
+  TOOL_NAME_PATTERN,
 } from '@delegate/core';
 import { type CacheBreakDiagnosis, type ForkLayout, FORK_LAYOUTS } from '@delegate/fork-cache';
 import { permissionRuleValueFromString } from '@delegate/tool-filter';
@@ -248,16 +249,13 @@ const ThinkingSchema = z.union([
   z.object({ type: z.literal('adaptive') }),
 ]);
 
-// A tool name: letters first, then letters, digits, `_` and `-` (MCP tools: `mcp__server__tool`).
-const TOOL_NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
-
 function ruleFromString(
   spec: string,
   behavior: 'allow' | 'deny' | 'ask',
   context: z.RefinementCtx,
 ) {
   const value = permissionRuleValueFromString(spec);
-  if (!TOOL_NAME.test(value.toolName)) {
+  if (!TOOL_NAME_PATTERN.test(value.toolName)) {
     context.addIssue({
       code: 'custom',
       message: `"${spec.slice(0, 80)}" is not a permission rule: write a tool name, optionally with content in parentheses, such as "Bash(git commit:*)", "Read" or "Agent(Explore)"`,
@@ -269,7 +267,7 @@ function ruleFromString(
 
 // A rule object naming no possible tool would silently match nothing (a deny rule then denies nothing).
 function checkToolName(toolName: string, path: string[], context: z.RefinementCtx): void {
-  if (TOOL_NAME.test(toolName)) return;
+  if (TOOL_NAME_PATTERN.test(toolName)) return;
   context.addIssue({
     code: 'custom',
     path,
