@@ -249,8 +249,10 @@ describe('delegate run --resume after the earlier process was SIGKILLed', () => 
     );
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain(
-      `--resume ${sessionId}: ${join(transcripts, `${sessionId}.jsonl`)} holds no complete message (a crash cut its only line), so there is no conversation to continue`,
+    // The refusal alone: no torn-line or empty-transcript warning from a session that was
+    // opened anyway (it was not: the check runs before anything is connected).
+    expect(result.stderr).toBe(
+      `delegate: --resume ${sessionId}: the transcript at ${join(transcripts, `${sessionId}.jsonl`)} holds no complete message (its only line is cut short, as a crash leaves it), so there is no conversation to continue. Run without --resume to start a new session; \`delegate transcripts list\` shows the others.\n`,
     );
   });
 
