@@ -135,14 +135,17 @@ describe('delegate run', () => {
     expect(result.stderr.match(/ main tool Agent$/gm)).toHaveLength(1);
   });
 
-  it('says on stderr that the transcript could not be written, naming the file', async () => {
+  it('says once on stderr that the transcript could not be written, naming the file and counting the writes', async () => {
     const notAFolder = join(scratch.root, 'transcripts-file');
     await writeFile(notAFolder, 'a file, not a folder\n');
     const result = await run(['run', '--sim', '--transcript-dir', notAFolder, 'hi']);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('hi\n');
+    // The CLI's summary only: not each agent's TRANSCRIPT_WRITE_FAILED warning as well.
+    expect(result.stderr).not.toContain('TRANSCRIPT_WRITE_FAILED');
+    expect(result.stderr.match(/could not be written/g)).toHaveLength(1);
     expect(result.stderr).toMatch(
-      /main warning TRANSCRIPT_WRITE_FAILED: The transcript could not be written.*transcripts-file/,
+      /^delegate: the transcript could not be written \(\S*transcripts-file\/\S+\.jsonl: [^\n]*; [2-9]\d* writes failed in all\), so `--resume \S+` would miss what was not written\./m,
     );
   });
 
@@ -419,7 +422,8 @@ describe('delegate run', () => {
     const transcripts = join(scratch.root, 'transcripts');
     await mkdir(transcripts, { recursive: true });
     const path = join(transcripts, 'crashed-early.jsonl');
-    for (const content of ['', '\n\n']) {
+    // Blank lines past the first 4 KiB are still no message.
+    for (const content of ['', '\n\n', ' \n'.repeat(3000)]) {
       await writeFile(path, content);
       const result = await run([
         'run',
@@ -432,12 +436,35 @@ describe('delegate run', () => {
         'continue',
       ]);
       expect(result.code).toBe(2);
-      expect(result.stderr).toContain(
-        `--resume crashed-early: the transcript at ${path} is empty (nothing was recorded in that session), so there is no conversation to continue.`,
+      // The refusal alone: the session was not opened, so it warned of nothing.
+      expect(result.stderr).toBe(
+        `delegate: --resume crashed-early: the transcript at ${path} records no message, so there is no conversation to continue. Run without --resume to start a new session; \`delegate transcripts list\` shows the others.\n`,
       );
       expect(result.stdout).toBe('');
       expect(await readFile(path, 'utf8')).toBe(content);
     }
+  });
+
+  it('refuses to --resume a session whose transcript is a FIFO, naming --resume and the path', async () => {
+    const transcripts = join(scratch.root, 'transcripts');
+    await mkdir(transcripts, { recursive: true });
+    const path = join(transcripts, 'piped.jsonl');
+    execFileSync('mkfifo', [path]);
+    const result = await run([
+      'run',
+      '--sim',
+      policy('echo-history'),
+      '--transcript-dir',
+      transcripts,
+      '--resume',
+      'piped',
+      'continue',
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(
+      `delegate: --resume piped: ${path} is not a regular file (a FIFO, a device, a socket or a directory), so it is not a transcript to continue.`,
+    );
   });
 
   it('--resume delivers, once, the notification of a background agent the previous process never delivered', async () => {

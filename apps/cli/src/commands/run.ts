@@ -23,6 +23,8 @@ export async function createRenderer(options: {
   format: OutputFormat;
   io: CliIo;
   tree: AgentTree;
+  /** Warning codes the `text` format does not print (the command reports them itself). */
+  omitWarnings?: readonly string[];
 }): Promise<RunRenderer & { liveView?: TextRenderer['liveView'] }> {
   const { io, tree } = options;
   const write = (text: string): void => void io.stdout.write(text);
@@ -38,6 +40,7 @@ export async function createRenderer(options: {
         tree,
         colors: colorsFor(io.stderr, io.env),
         live: io.stderr.isTTY === true && io.env['TERM'] !== 'dumb',
+        omitWarnings: options.omitWarnings,
       });
       await renderer.open();
       return renderer;
@@ -106,9 +109,10 @@ export function sessionOptionsFor(options: {
 function reportTranscriptErrors(cli: CliSession, io: CliIo): void {
   const errors = cli.session.transcript?.writeErrors ?? [];
   if (errors.length === 0 || io.outputClosed?.aborted) return;
-  const more = errors.length > 1 ? ` and ${errors.length - 1} more` : '';
+  // Each entry is one failed write; a file that cannot be written fails once per message.
+  const more = errors.length > 1 ? `; ${errors.length} writes failed in all` : '';
   io.stderr.write(
-    `delegate: the transcript could not be written (${errors[0]}${more}), so \`--resume ${cli.sessionId}\` would miss what it lost. Check --transcript-dir (or transcriptDir in settings).\n`,
+    `delegate: the transcript could not be written (${errors[0]}${more}), so \`--resume ${cli.sessionId}\` would miss what was not written. Check --transcript-dir (or transcriptDir in settings).\n`,
   );
 }
 
@@ -125,7 +129,14 @@ export async function runCommand(options: {
     mainModel: cli.session.context.options.model,
     prices: config.prices.value,
   });
-  const renderer = await createRenderer({ format: flags.outputFormat, io, tree });
+  // A transcript that cannot be written is reported once, at the end (reportTranscriptErrors),
+  // in the CLI's words, rather than as each agent's TRANSCRIPT_WRITE_FAILED warning too.
+  const renderer = await createRenderer({
+    format: flags.outputFormat,
+    io,
+    tree,
+    omitWarnings: ['TRANSCRIPT_WRITE_FAILED'],
+  });
   renderer.start(describeSession(cli));
   const result = await executeRun({
     cli,

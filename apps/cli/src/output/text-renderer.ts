@@ -23,6 +23,8 @@ export class TextRenderer implements RunRenderer {
       colors: Colors;
       /** Draw the live tree (stderr is a terminal). */
       live: boolean;
+      /** Warning codes not printed, because the command reports them itself at the end. */
+      omitWarnings?: readonly string[];
     },
   ) {}
 
@@ -54,6 +56,7 @@ export class TextRenderer implements RunRenderer {
   }
 
   onAgentEvent(event: AgentEvent): void {
+    if (event.type === 'agent.warning' && this.options.omitWarnings?.includes(event.code)) return;
     if (this.live) {
       // What a model or a tool wrote is printed with its control characters as `?`.
       if (event.type === 'agent.warning')

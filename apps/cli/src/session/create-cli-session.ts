@@ -1,8 +1,4 @@
-import {
-  type AgentDefinitionsLoadResult,
-  type AgentDiagnostic,
-  readConfinedFile,
-} from '@delegate/agent-defs';
+import type { AgentDefinitionsLoadResult, AgentDiagnostic } from '@delegate/agent-defs';
 import type { Policy, Sim } from '@delegate/api-sim';
 import {
   type AgentDefinition,
@@ -15,7 +11,7 @@ import {
 import type { DelegateSession, DelegateSessionOptions } from '@delegate/runtime';
 import type { McpManager } from '@delegate/tools';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { UsageError } from '../exit-codes.js';
 import { loadTools } from '../load-tools.js';
 import type { EffectiveConfig } from '../settings/resolve-config.js';
@@ -124,9 +120,9 @@ function findMainAgent(name: string, agents: readonly AgentDefinition[]): AgentD
 
 /**
  * Checks a `--resume` id, that transcripts are on (the session reads its transcript back) and
- * that its transcript is not empty.
+ * that its transcript holds a message, before anything is connected.
  */
-function checkResume(transcriptDir: string | false, sessionId: string): void {
+async function checkResume(transcriptDir: string | false, sessionId: string): Promise<void> {
   if (!SESSION_ID.test(sessionId)) {
     throw new UsageError(
       `--resume ${sessionId}: not a session id (letters, digits, "-" and "_"). \`delegate transcripts list\` shows them.`,
@@ -137,17 +133,26 @@ function checkResume(transcriptDir: string | false, sessionId: string): void {
       '--resume needs transcripts, and they are off (transcriptDir: false). Remove that setting or pass --transcript-dir.',
     );
   }
-  // An empty transcript (a session that crashed before its first line) has no conversation to
-  // continue: refused like a missing one, rather than running the prompt with no context.
-  // Only the first bytes are read: a longer file is not empty. A missing file or one that is
-  // not a regular file is left to the session, which says so.
+  // A transcript with no complete message (a session that crashed before its first line, or
+  // while writing it) has no conversation to continue: refused like a missing one, rather
+  // than running the prompt with no context. A file that cannot be read (missing, not a
+  // regular file, a corrupt line) is left to the session, which says why.
   const path = join(transcriptDir, `${sessionId}.jsonl`);
-  const start = readConfinedFile(path, { maxBytes: 4096 });
-  if (start.ok && start.bytes.toString('utf8').trim() === '') {
-    throw new UsageError(
-      `--resume ${sessionId}: the transcript at ${path} is empty (nothing was recorded in that session), so there is no conversation to continue. Run without --resume to start a new session; \`delegate transcripts list\` shows the others.`,
-    );
+  const { readTranscript } = await import('@delegate/runtime');
+  let torn = false;
+  let entries;
+  try {
+    entries = await readTranscript(path, { onWarning: () => (torn = true) });
+  } catch {
+    return;
   }
+  if (entries.length > 0) return;
+  const what = torn
+    ? 'holds no complete message (its only line is cut short, as a crash leaves it)'
+    : 'records no message';
+  throw new UsageError(
+    `--resume ${sessionId}: the transcript at ${path} ${what}, so there is no conversation to continue. Run without --resume to start a new session; \`delegate transcripts list\` shows the others.`,
+  );
 }
 
 /** Agent definitions of the project and user, plus `--agents`, with problems reported. */
@@ -234,7 +239,10 @@ function addWorkingDirectories(session: DelegateSession, directories: readonly s
   }));
 }
 
-/** `DelegateSession.create`, with a missing `--resume` transcript reported as a usage error. */
+/**
+ * `DelegateSession.create`, with a `--resume` transcript that is missing or not a regular file
+ * reported as a usage error.
+ */
 async function createSession(
   delegateSession: typeof DelegateSession,
   resume: string | undefined,
@@ -243,17 +251,27 @@ async function createSession(
   try {
     return await delegateSession.create(options);
   } catch (error) {
-    // Only the transcript of the session asked for being missing is a usage error.
+    if (resume === undefined) throw error;
+    // Only the transcript of the session asked for being missing, or not a regular file (a
+    // FIFO, a directory), is a usage error.
+    if (DelegateError.hasCode(error, 'NOT_FOUND') && error.details?.['sessionId'] === resume) {
+      const path = (error.details['path'] as string | undefined) ?? 'the transcript folder';
+      throw new UsageError(
+        `--resume ${resume}: no transcript at ${path}. \`delegate transcripts list\` shows the sessions there.`,
+      );
+    }
+    const details = DelegateError.hasCode(error, 'INVALID_ARGUMENT') ? error.details : undefined;
+    const path = details?.['path'];
     if (
-      resume === undefined ||
-      !DelegateError.hasCode(error, 'NOT_FOUND') ||
-      error.details?.['sessionId'] !== resume
-    )
-      throw error;
-    const path = (error.details?.['path'] as string | undefined) ?? 'the transcript folder';
-    throw new UsageError(
-      `--resume ${resume}: no transcript at ${path}. \`delegate transcripts list\` shows the sessions there.`,
-    );
+      typeof path === 'string' &&
+      basename(path) === `${resume}.jsonl` &&
+      details?.['line'] === undefined
+    ) {
+      throw new UsageError(
+        `--resume ${resume}: ${path} is not a regular file (a FIFO, a device, a socket or a directory), so it is not a transcript to continue. Remove it, or run without --resume to start a new session.`,
+      );
+    }
+    throw error;
   }
 }
 
@@ -283,7 +301,7 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
       ? continued.sessionId
       : undefined
     : options.resume;
-  if (resume !== undefined && !continued) checkResume(config.transcriptDir.value, resume);
+  if (resume !== undefined && !continued) await checkResume(config.transcriptDir.value, resume);
   const sessionId = options.continueFrom?.sessionId ?? options.resume ?? createUuid();
   const api = await connectApi(options);
   let mcp: McpManager | undefined;
@@ -321,12 +339,6 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
     );
     session.messages.push(...history);
     if (resume !== undefined && !continued && config.transcriptDir.value !== false) {
-      // Refused like an empty transcript (checkResume): a crash cut its only line.
-      if (session.messages.length === 0) {
-        throw new UsageError(
-          `--resume ${resume}: ${join(config.transcriptDir.value, `${resume}.jsonl`)} holds no complete message (a crash cut its only line), so there is no conversation to continue. Run without --resume to start a new session; \`delegate transcripts list\` shows the others.`,
-        );
-      }
       await settleEarlierAgents({
         session,
         transcriptDir: config.transcriptDir.value,

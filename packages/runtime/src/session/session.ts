@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
@@ -458,8 +459,10 @@ export class DelegateSession {
       );
     }
     if (entries.length === 0) {
+      // Empty only when it has no bytes: blank lines or a torn only line are no message either.
+      const empty = (await stat(path).catch(() => undefined))?.size === 0;
       warn('DELEGATE_EMPTY_TRANSCRIPT')(
-        `DelegateSession.create: options.resume: the transcript of session ${this.sessionId} at ${path} records nothing (it is empty), so the session starts with no conversation.`,
+        `DelegateSession.create: options.resume: the transcript of session ${this.sessionId} at ${path} ${empty ? 'records nothing (it is empty)' : 'records no message'}, so the session starts with no conversation.`,
       );
     }
     const restored = restoreSessionTranscript(

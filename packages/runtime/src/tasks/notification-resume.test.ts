@@ -303,4 +303,36 @@ describe('task notifications across a resumed session', () => {
       process.off('warning', onWarning);
     }
   });
+
+  it('warns that a resumed transcript of blank lines records no message, not that it is empty', async () => {
+    current = await createTestSession({ policy: rules([], { fallback: 'answer' }) });
+    const path = join(current.transcriptDir, 'blank-session.jsonl');
+    await mkdir(current.transcriptDir, { recursive: true });
+    await writeFile(path, '\n \n');
+    const warnings: Array<Error & { code?: string }> = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const session = await DelegateSession.create({
+        cwd: current.cwd,
+        client: createApiClient({ apiKey: 'k', baseURL: current.sim.url }),
+        agentDefinitions: { activeAgents: [], allAgents: [] },
+        homeDir: current.homeDir,
+        transcriptDir: current.transcriptDir,
+        sessionId: 'blank-session',
+        resume: true,
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(session.messages).toEqual([]);
+      expect(warnings.map((warning) => [warning.code, warning.message])).toEqual([
+        [
+          'DELEGATE_EMPTY_TRANSCRIPT',
+          `DelegateSession.create: options.resume: the transcript of session blank-session at ${path} records no message, so the session starts with no conversation.`,
+        ],
+      ]);
+      await session.flush();
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
 });
