@@ -323,7 +323,7 @@ describe('delegate memory', () => {
     async (command) => {
       const result = await run(['memory', command, '']);
       expect(result.code).toBe(2);
-      expect(result.stderr).toContain(`delegate memory ${command} needs an agent type`);
+      expect(result.stderr).toContain(`delegate: memory ${command} needs an agent type`);
       expect(result.stderr).not.toMatch(/\n\s+at /);
     },
   );

@@ -63,7 +63,7 @@ type AgentMemoryCommandOptions = {
 function checkAgentArgument(command: 'show' | 'clear', agent: string): void {
   if (agent.length === 0) {
     throw new UsageError(
-      `delegate memory ${command} needs an agent type; got an empty string. Pass one, for example: delegate memory ${command} code-reviewer (delegate memory list shows them).`,
+      `memory ${command} needs an agent type, got an empty string. Pass one, for example: \`delegate memory ${command} code-reviewer\` (\`delegate memory list\` shows them).`,
     );
   }
 }

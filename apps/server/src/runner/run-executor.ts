@@ -419,6 +419,7 @@ export class RunExecutor {
             taskId: agent.taskId,
             agentId: agent.agentId,
             description: agent.description,
+            reason,
           });
       }
     }

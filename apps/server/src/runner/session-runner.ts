@@ -244,12 +244,18 @@ export class SessionRunner {
    * is queued for a task that already notified). The main agent had been told it would hear
    * from the agent.
    */
-  reportUnresumable(options: { taskId: string; agentId: string; description: string }): void {
+  reportUnresumable(options: {
+    taskId: string;
+    agentId: string;
+    description: string;
+    /** Why resuming it failed, as the error said. */
+    reason: string;
+  }): void {
     const { taskId, agentId, description } = options;
     if (this.session.notifiedTaskStatus(taskId) !== undefined || this.session.tasks.get(taskId))
       return;
     const error =
-      'The server stopped while this agent worked, and it could not be resumed (nothing of its work had been saved yet). Start it again if its work is still needed.';
+      `The server stopped while this agent worked, and it could not be resumed (${options.reason}). Start it again if its work is still needed.`;
     this.session.tasks.register({ id: taskId, type: 'local_agent', description, agentId });
     this.session.tasks.finish(taskId, { status: 'failed', error });
     this.session.tasks.notify({ taskId, agentId, description, status: 'failed', error });
