@@ -272,67 +272,41 @@ describe('task notifications across a resumed session', () => {
     expect(missing.message).toContain(`${current.transcriptDir}/no-such-session.jsonl`);
   });
 
-  it('warns that a resumed session whose transcript file is empty starts with no conversation', async () => {
-    current = await createTestSession({ policy: rules([], { fallback: 'answer' }) });
-    const path = join(current.transcriptDir, 'empty-session.jsonl');
-    await mkdir(current.transcriptDir, { recursive: true });
-    await writeFile(path, '');
-    const warnings: Array<Error & { code?: string }> = [];
-    const onWarning = (warning: Error) => warnings.push(warning);
-    process.on('warning', onWarning);
-    try {
-      const session = await DelegateSession.create({
-        cwd: current.cwd,
-        client: createApiClient({ apiKey: 'k', baseURL: current.sim.url }),
-        agentDefinitions: { activeAgents: [], allAgents: [] },
-        homeDir: current.homeDir,
-        transcriptDir: current.transcriptDir,
-        sessionId: 'empty-session',
-        resume: true,
-      });
-      await new Promise((resolve) => setImmediate(resolve));
-      expect(session.messages).toEqual([]);
-      expect(warnings.map((warning) => [warning.code, warning.message])).toEqual([
-        [
-          'DELEGATE_EMPTY_TRANSCRIPT',
-          `DelegateSession.create: options.resume: the transcript of session empty-session at ${path} records nothing (it is empty), so the session starts with no conversation.`,
-        ],
-      ]);
-      await session.flush();
-    } finally {
-      process.off('warning', onWarning);
-    }
-  });
-
-  it('warns that a resumed transcript of blank lines records no message, not that it is empty', async () => {
-    current = await createTestSession({ policy: rules([], { fallback: 'answer' }) });
-    const path = join(current.transcriptDir, 'blank-session.jsonl');
-    await mkdir(current.transcriptDir, { recursive: true });
-    await writeFile(path, '\n \n');
-    const warnings: Array<Error & { code?: string }> = [];
-    const onWarning = (warning: Error) => warnings.push(warning);
-    process.on('warning', onWarning);
-    try {
-      const session = await DelegateSession.create({
-        cwd: current.cwd,
-        client: createApiClient({ apiKey: 'k', baseURL: current.sim.url }),
-        agentDefinitions: { activeAgents: [], allAgents: [] },
-        homeDir: current.homeDir,
-        transcriptDir: current.transcriptDir,
-        sessionId: 'blank-session',
-        resume: true,
-      });
-      await new Promise((resolve) => setImmediate(resolve));
-      expect(session.messages).toEqual([]);
-      expect(warnings.map((warning) => [warning.code, warning.message])).toEqual([
-        [
-          'DELEGATE_EMPTY_TRANSCRIPT',
-          `DelegateSession.create: options.resume: the transcript of session blank-session at ${path} records no message, so the session starts with no conversation.`,
-        ],
-      ]);
-      await session.flush();
-    } finally {
-      process.off('warning', onWarning);
-    }
-  });
+  it.each([
+    ['empty', '', 'records nothing (it is empty)'],
+    ['of blank lines', '\n \n', 'records no message'],
+  ])(
+    'warns that a resumed session whose transcript is %s starts with no conversation, saying which',
+    async (_case, content, says) => {
+      current = await createTestSession({ policy: rules([], { fallback: 'answer' }) });
+      const path = join(current.transcriptDir, 'quiet-session.jsonl');
+      await mkdir(current.transcriptDir, { recursive: true });
+      await writeFile(path, content);
+      const warnings: Array<Error & { code?: string }> = [];
+      const onWarning = (warning: Error) => warnings.push(warning);
+      process.on('warning', onWarning);
+      try {
+        const session = await DelegateSession.create({
+          cwd: current.cwd,
+          client: createApiClient({ apiKey: 'k', baseURL: current.sim.url }),
+          agentDefinitions: { activeAgents: [], allAgents: [] },
+          homeDir: current.homeDir,
+          transcriptDir: current.transcriptDir,
+          sessionId: 'quiet-session',
+          resume: true,
+        });
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(session.messages).toEqual([]);
+        expect(warnings.map((warning) => [warning.code, warning.message])).toEqual([
+          [
+            'DELEGATE_EMPTY_TRANSCRIPT',
+            `DelegateSession.create: options.resume: the transcript of session quiet-session at ${path} ${says}, so the session starts with no conversation.`,
+          ],
+        ]);
+        await session.flush();
+      } finally {
+        process.off('warning', onWarning);
+      }
+    },
+  );
 });
