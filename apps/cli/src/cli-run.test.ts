@@ -22,6 +22,10 @@ const run = (
   options: { input?: string; env?: Record<string, string | undefined> } = {},
 ) => runCli(args, { cwd: scratch.project, home: scratch.home, ...options });
 
+/** `delegate run` on the tool-from-prompt policy: the main agent makes the one call `prompt` names. */
+const runToolCall = (flags: string[], prompt: string) =>
+  run(['run', '--sim', policy('tool-from-prompt'), ...flags, prompt]);
+
 type Line = Record<string, unknown> & { type: string };
 
 function parseLines(stdout: string): Line[] {
@@ -203,18 +207,10 @@ describe('delegate run', () => {
     const other = join(scratch.root, 'other-project');
     await mkdir(other, { recursive: true });
     await writeFile(join(other, 'only-here.txt'), 'x\n');
-    const result = await run([
-      'run',
-      '--sim',
-      policy('tool-from-prompt'),
-      '--model',
-      'opus',
-      '--cwd',
-      other,
-      '--output-format',
-      'stream-json',
+    const result = await runToolCall(
+      ['--model', 'opus', '--cwd', other, '--output-format', 'stream-json'],
       'Glob {"pattern": "*.txt"}',
-    ]);
+    );
     expect(result.code, result.stderr).toBe(0);
     const lines = parseLines(result.stdout);
     expect(lines[0]).toMatchObject({ type: 'system', cwd: other, model: 'claude-opus-5-5' });
@@ -555,46 +551,26 @@ describe('delegate run', () => {
     await mkdir(outside);
     await writeFile(join(outside, 'note.txt'), 'the outside note');
     const prompt = `Read ${JSON.stringify({ file_path: join(outside, 'note.txt') })}`;
-    const refused = await run(['run', '--sim', policy('tool-from-prompt'), prompt]);
+    const refused = await runToolCall([], prompt);
     expect(refused.stdout).toMatch(/^ERROR: /);
-    const allowed = await run([
-      'run',
-      '--sim',
-      policy('tool-from-prompt'),
-      '--add-dir',
-      outside,
-      prompt,
-    ]);
+    const allowed = await runToolCall(['--add-dir', outside], prompt);
     expect(allowed.stdout).toMatch(/^OK: .*the outside note/s);
   });
 
   it('applies --disallowed-tools and --allowed-tools rules to Bash', async () => {
     const prompt = `Bash ${JSON.stringify({ command: 'mkdir made-here' })}`;
     // Without a rule, default mode would ask, and nobody can answer: denied.
-    const asked = await run(['run', '--sim', policy('tool-from-prompt'), prompt]);
+    const asked = await runToolCall([], prompt);
     expect(asked.stdout).toMatch(/^ERROR: /);
     expect(existsSync(join(scratch.project, 'made-here'))).toBe(false);
-    const allowed = await run([
-      'run',
-      '--sim',
-      policy('tool-from-prompt'),
-      '--allowed-tools',
-      'Read Bash(mkdir:*)',
-      prompt,
-    ]);
+    const allowed = await runToolCall(['--allowed-tools', 'Read Bash(mkdir:*)'], prompt);
     expect(allowed.stdout).toMatch(/^OK: /);
     expect(existsSync(join(scratch.project, 'made-here'))).toBe(true);
     const again = `Bash ${JSON.stringify({ command: 'mkdir made-again' })}`;
-    const denied = await run([
-      'run',
-      '--sim',
-      policy('tool-from-prompt'),
-      '--permission-mode',
-      'bypassPermissions',
-      '--disallowed-tools',
-      'Bash(mkdir:*)',
+    const denied = await runToolCall(
+      ['--permission-mode', 'bypassPermissions', '--disallowed-tools', 'Bash(mkdir:*)'],
       again,
-    ]);
+    );
     expect(denied.stdout).toMatch(/^ERROR: .*Bash\(mkdir:\*\)/s);
     expect(existsSync(join(scratch.project, 'made-again'))).toBe(false);
   });
@@ -623,14 +599,7 @@ describe('delegate run', () => {
       `Agent ${JSON.stringify({ subagent_type: 'risky', description: 'run it', prompt: asMain(name) })}`;
     // The project is not trusted: its agent runs in the default mode, without its hooks, as
     // the main thread (--agent) and as a sub-agent alike; nobody can answer, so Bash is denied.
-    const main = await run([
-      'run',
-      '--sim',
-      policy('tool-from-prompt'),
-      '--agent',
-      'risky',
-      asMain('main-made'),
-    ]);
+    const main = await runToolCall(['--agent', 'risky'], asMain('main-made'));
     expect(main.stdout).toMatch(/^ERROR: /);
     expect(main.stderr).toContain('ignored permissionMode in');
     expect(main.stderr).toContain('ignored hooks in');
@@ -638,18 +607,12 @@ describe('delegate run', () => {
     const shown = await run(['agents', 'show', 'risky']);
     expect(shown.stdout).toContain('ignored:     permissionMode');
     expect(shown.stdout).toContain('ignored:     hooks');
-    const child = await run(['run', '--sim', policy('tool-from-prompt'), asChild('child-made')]);
+    const child = await runToolCall([], asChild('child-made'));
     expect(child.stdout).toMatch(/ERROR: /);
     for (const name of ['main-made', 'child-made', 'hook-ran'])
       expect(existsSync(join(scratch.project, name)), name).toBe(false);
     // Trusted, the file applies as written.
-    const trusted = await run([
-      'run',
-      '--sim',
-      policy('tool-from-prompt'),
-      '--trust-project',
-      asChild('trusted-made'),
-    ]);
+    const trusted = await runToolCall(['--trust-project'], asChild('trusted-made'));
     expect(trusted.stdout, trusted.stderr).toMatch(/^OK: /);
     expect(trusted.stderr).not.toContain('ignored');
     expect(existsSync(join(scratch.project, 'trusted-made'))).toBe(true);
@@ -660,16 +623,10 @@ describe('delegate run', () => {
     // A missing parenthesis used to make the rule name a tool called "Bash(mkdir:*": it matched
     // nothing, and the command it was meant to stop ran.
     const prompt = `Bash ${JSON.stringify({ command: 'mkdir made-anyway' })}`;
-    const flagged = await run([
-      'run',
-      '--sim',
-      policy('tool-from-prompt'),
-      '--permission-mode',
-      'bypassPermissions',
-      '--disallowed-tools',
-      'Bash(mkdir:*',
+    const flagged = await runToolCall(
+      ['--permission-mode', 'bypassPermissions', '--disallowed-tools', 'Bash(mkdir:*'],
       prompt,
-    ]);
+    );
     expect(flagged.code).toBe(2);
     expect(flagged.stderr).toContain('--disallowed-tools: "Bash(mkdir:*" is not a permission rule');
     expect(existsSync(join(scratch.project, 'made-anyway'))).toBe(false);
@@ -691,18 +648,17 @@ describe('delegate run', () => {
       JSON.stringify({ mcpServers: { calc: { command: process.execPath, args: [server] } } }),
     );
     const prompt = `mcp__calc__add ${JSON.stringify({ a: 2, b: 40 })}`;
-    const result = await run([
-      'run',
-      '--sim',
-      policy('tool-from-prompt'),
-      '--mcp-config',
-      config,
-      '--allowed-tools',
-      'mcp__calc__add',
-      '--output-format',
-      'stream-json',
+    const result = await runToolCall(
+      [
+        '--mcp-config',
+        config,
+        '--allowed-tools',
+        'mcp__calc__add',
+        '--output-format',
+        'stream-json',
+      ],
       prompt,
-    ]);
+    );
     expect(result.code).toBe(0);
     const lines = parseLines(result.stdout);
     expect(lines.at(-1)?.['result']).toBe('OK: 42');
