@@ -1,4 +1,4 @@
-import { AgentSource, DelegateError } from '@delegate/core';
+import { AgentSource, invalidArgument } from '@delegate/core';
 import { type ParseAgentResult } from './agent-diagnostic.js';
 import { parseAgentFromMarkdown } from './parse-agent-from-markdown.js';
 import { readConfinedFile } from './read-confined-file.js';
@@ -53,20 +53,9 @@ export function readAgentFileSync(options: ReadAgentFileOptions): ParseAgentResu
   return parseAgentFromMarkdown({ ...options, content });
 }
 
-function describeValue(value: unknown): string {
-  if (value === null || value === undefined) return String(value);
-  if (value === '') return 'an empty string';
-  if (typeof value === 'string') return JSON.stringify(value.slice(0, 60));
-  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
-}
-
 function checkReadAgentFileOptions(options: unknown): asserts options is ReadAgentFileOptions {
   const fail = (option: string, expected: string, value: unknown): never => {
-    throw new DelegateError(
-      'INVALID_ARGUMENT',
-      `readAgentFile(): ${option} must be ${expected}; got ${describeValue(value)}.`,
-      { details: { option } },
-    );
+    throw invalidArgument({ where: 'readAgentFile()', option, expected, value });
   };
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     fail('options', 'an object ({ filePath, baseDir, source })', options);

@@ -1,5 +1,4 @@
-import { MAX_TIMER_MS } from '@delegate/core';
-import { invalidArgument, isObject } from '../util/invalid-argument.js';
+import { MAX_TIMER_MS, invalidArgument, isObject } from '@delegate/core';
 
 const OPTIONAL_FUNCTIONS = ['drainQueuedMessages', 'requestGate'] as const;
 const OPTIONAL_COUNTS = [

@@ -1,5 +1,4 @@
-import type { CompleteUsage, TaskStatus } from '@delegate/core';
-import { invalidArgument, isObject } from '../util/invalid-argument.js';
+import { type CompleteUsage, type TaskStatus, invalidArgument, isObject } from '@delegate/core';
 
 /** What a `<task-notification>` says about a finished task. */
 export type TaskNotification = {

@@ -1,7 +1,12 @@
 import { appendFile, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Message, DelegateError, errorMessage } from '@delegate/core';
-import { invalidArgument, isObject } from '../util/invalid-argument.js';
+import {
+  type Message,
+  DelegateError,
+  errorMessage,
+  invalidArgument,
+  isObject,
+} from '@delegate/core';
 import { cutTornTail } from './cut-torn-tail.js';
 import type { QueuedNotification } from './queued-notification.js';
 

@@ -1,4 +1,4 @@
-import { DelegateError } from '@delegate/core';
+import { DelegateError } from './errors.js';
 
 /**
  * Names the kind of a value for a message: `undefined`, `null`, `an empty string`, `a string of
