@@ -38,6 +38,22 @@ describe('parseServerConfig', () => {
     expect(message).not.toContain('"short"');
   });
 
+  it('refuses an ANTHROPIC_BASE_URL that is not http or https at start, without repeating it', () => {
+    for (const baseURL of ['ftp://gateway.example', 'user:SECRET-KEY@gateway.example', 'gateway']) {
+      let message = '';
+      try {
+        parseServerConfig({ apiKey: 'sk-test', baseURL });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(/ANTHROPIC_BASE_URL: must be an http:\/\/ or https:\/\/ URL/);
+      expect(message).not.toContain(baseURL);
+    }
+    expect(parseServerConfig({ apiKey: 'sk-test', baseURL: 'http://127.0.0.1:4000' }).baseURL).toBe(
+      'http://127.0.0.1:4000',
+    );
+  });
+
   it('refuses unknown keys and a start with no model to talk to', () => {
     expect(() => parseServerConfig({ sim: 'echo', prot: 1 })).toThrow(/prot/);
     expect(() => parseServerConfig({})).toThrow(/ANTHROPIC_API_KEY.*--sim/);

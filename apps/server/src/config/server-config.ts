@@ -51,8 +51,15 @@ export const ServerConfig = z
     maxConcurrentRuns: wholeNumber(1, 10_000).default(4),
     /** Messages API key (never logged, stored or passed to tools). */
     apiKey: z.string().trim().min(1).optional(),
-    /** Messages API base URL. */
-    baseURL: z.url().optional(),
+    /** Messages API base URL: http or https only, refused at start rather than at the first run. */
+    baseURL: z
+      .url({
+        protocol: /^https?$/,
+        // The value is never repeated: a base URL may carry a credential (`https://user:key@gateway`).
+        error:
+          'must be an http:// or https:// URL, such as https://api.anthropic.com or a proxy (the value is not shown: it may hold a credential)',
+      })
+      .optional(),
     /** Run an in-process simulator with this policy (`echo`, `demo` or a module path). */
     sim: z.string().trim().min(1).optional(),
     /** Latency of the in-process simulator. */
