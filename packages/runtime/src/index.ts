@@ -65,7 +65,9 @@ export type {
 export type { AgentToolResult } from './agent-tool/finalize-agent-result.js';
 export { createTaskOutputTool, createTaskStopTool } from './tasks/task-tools.js';
 export { createSendMessageTool } from './tasks/send-message-tool.js';
-export { formatTaskNotification } from './tasks/task-notification.js';
-export type { TaskNotification } from './tasks/task-notification.js';
+export { formatTaskNotification, parseTaskNotificationHeaders } from './tasks/task-notification.js';
+export type { TaskNotification, TaskNotificationHeader } from './tasks/task-notification.js';
+export { parseLaunchedAgentResult } from './agent-tool/agent-tool-output.js';
+export type { BackgroundLaunch, LostAgentOutcome, LostAgentReport } from './session/lost-agents.js';
 export { createCanUseTool } from './permissions.js';
 export type { AskHandler } from './permissions.js';

@@ -21,22 +21,6 @@ type EarlierAgent = {
 const STOPPED_TEXT =
   'The delegate process that ran this agent stopped before the agent finished, and it was not restarted. Start it again if its work is still needed.';
 
-/** A background run the earlier process started (the Agent call's result says so). */
-type LaunchedTask = { taskId: string; agentId: string; description: string };
-
-// The Agent tool's result for a run that went on in the background (see agent-tool-output.ts
-// in @delegate/runtime): the ids are on lines of their own.
-const LAUNCHED = /^Started .* agent "(.*)" in the background\.\nagentId: (\S+)\ntaskId: (\S+)\n/;
-
-// The description in that result is escaped as a notification field is.
-function unescapeField(text: string): string {
-  return text
-    .replace(/&quot;/g, '"')
-    .replace(/&gt;/g, '>')
-    .replace(/&lt;/g, '<')
-    .replace(/&amp;/g, '&');
-}
-
 function blocksOf(message: Message): Array<Record<string, unknown>> {
   if (message.type !== 'user' && message.type !== 'assistant') return [];
   const content = (message.message as { content: unknown }).content;
@@ -49,42 +33,6 @@ function textOf(content: unknown): string {
   return (content as Array<{ type?: string; text?: string }>)
     .map((block) => (block.type === 'text' ? (block.text ?? '') : ''))
     .join('\n');
-}
-
-/** Background runs started by `Agent` calls of the restored conversation. */
-function launchedTasks(messages: readonly Message[]): LaunchedTask[] {
-  const agentCalls = new Set<string>();
-  const launched: LaunchedTask[] = [];
-  for (const message of messages) {
-    for (const block of blocksOf(message)) {
-      if (block['type'] === 'tool_use' && block['name'] === 'Agent')
-        agentCalls.add(String(block['id']));
-      if (block['type'] !== 'tool_result' || !agentCalls.has(String(block['tool_use_id'])))
-        continue;
-      const match = LAUNCHED.exec(textOf(block['content']));
-      if (match?.[2] && match[3])
-        launched.push({
-          agentId: match[2],
-          taskId: match[3],
-          description: unescapeField(match[1] ?? ''),
-        });
-    }
-  }
-  return launched;
-}
-
-const NOTIFIED_AGENT = /^<task-notification>\ntask-id: \S+\nagent-id: (\S+)\n/;
-
-/** Agents with a notification in the conversation or waiting for it, whatever their task. */
-function agentsHeardFrom(session: DelegateSession): Set<string> {
-  const agents = new Set<string>();
-  for (const message of session.messages) {
-    if (message.type !== 'user') continue;
-    const agentId = NOTIFIED_AGENT.exec(textOf(message.message.content))?.[1];
-    if (agentId) agents.add(agentId);
-  }
-  for (const task of session.tasks.list()) if (task.agentId) agents.add(task.agentId);
-  return agents;
 }
 
 /** The report of a transcript that ends with a final answer (no tool call), else undefined. */
@@ -159,7 +107,7 @@ export async function settleEarlierAgents(options: {
   const agents = new Map(
     (await readEarlierAgents(folder, onWarning)).map((agent) => [agent.agentId, agent]),
   );
-  const launched = launchedTasks(session.messages);
+  const launched = session.backgroundLaunches();
   const taskOf = new Map(launched.map((task) => [task.agentId, task.taskId]));
   for (const agent of agents.values()) {
     if (agent.report !== undefined) continue;
@@ -175,31 +123,20 @@ export async function settleEarlierAgents(options: {
       `sub-agent ${agent.agentId} (${printable(agent.agentType)} "${oneLine(agent.description, 80)}") had not finished when the earlier run stopped; --resume does not restart it. Its transcript: ${agent.transcriptPath}.${worktree}`,
     );
   }
-  const heardFrom = agentsHeardFrom(session);
   for (const task of launched) {
-    if (session.notifiedTaskStatus(task.taskId) !== undefined) continue;
     // Resumed since (by a host's resumeAgent, under a new task), it has reported on its own.
-    if (session.tasks.get(task.taskId) || heardFrom.has(task.agentId)) continue;
+    if (session.heardFromAgent(task.agentId)) continue;
     const agent = agents.get(task.agentId);
-    const description = agent?.description ?? task.description;
-    session.tasks.register({
-      id: task.taskId,
-      type: 'local_agent',
-      description,
-      agentId: task.agentId,
-      ...(agent ? { agentType: agent.agentType } : {}),
-    });
     const report = agent?.report;
-    const outcome =
-      report !== undefined
-        ? { status: 'completed' as const, result: report }
-        : { status: 'failed' as const, error: STOPPED_TEXT };
-    session.tasks.finish(task.taskId, outcome);
-    session.tasks.notify({
+    session.reportLostAgent({
       taskId: task.taskId,
       agentId: task.agentId,
-      description,
-      ...outcome,
+      description: agent?.description ?? task.description,
+      agentType: agent?.agentType ?? task.agentType,
+      outcome:
+        report !== undefined
+          ? { status: 'completed', result: report }
+          : { status: 'failed', error: STOPPED_TEXT },
     });
   }
 }

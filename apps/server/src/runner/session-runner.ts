@@ -252,12 +252,13 @@ export class SessionRunner {
     reason: string;
   }): void {
     const { taskId, agentId, description } = options;
-    if (this.session.notifiedTaskStatus(taskId) !== undefined || this.session.tasks.get(taskId))
-      return;
     const error = `The server stopped while this agent worked, and it could not be resumed (${options.reason}). Start it again if its work is still needed.`;
-    this.session.tasks.register({ id: taskId, type: 'local_agent', description, agentId });
-    this.session.tasks.finish(taskId, { status: 'failed', error });
-    this.session.tasks.notify({ taskId, agentId, description, status: 'failed', error });
+    this.session.reportLostAgent({
+      taskId,
+      agentId,
+      description,
+      outcome: { status: 'failed', error },
+    });
   }
 
   /**

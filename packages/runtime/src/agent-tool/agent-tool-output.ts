@@ -1,4 +1,4 @@
-import { escapeNotificationField } from '../tasks/task-notification.js';
+import { escapeNotificationField, unescapeNotificationField } from '../tasks/task-notification.js';
 import type { AgentToolResult } from './finalize-agent-result.js';
 
 /** A finished run as the Agent tool (and SendMessage) returns it. */
@@ -30,14 +30,41 @@ export type LaunchedAgentOutput = {
 /** What the Agent tool returns. */
 export type AgentToolOutput = CompletedAgentOutput | LaunchedAgentOutput;
 
+const LAUNCHED_LAST_LINE =
+  'You will receive a <task-notification> when it finishes; do not poll or sleep waiting for it. Use TaskOutput only if you have nothing else to do.';
+
 function formatLaunched(output: LaunchedAgentOutput): string {
   return [
     // Escaped like a notification field: the description must not read as a notification.
     `Started ${escapeNotificationField(output.agentType)} agent "${escapeNotificationField(output.description)}" in the background.`,
     `agentId: ${output.agentId}`,
     `taskId: ${output.taskId}`,
-    'You will receive a <task-notification> when it finishes; do not poll or sleep waiting for it. Use TaskOutput only if you have nothing else to do.',
+    LAUNCHED_LAST_LINE,
   ].join('\n');
+}
+
+/**
+ * Reads back the Agent tool's result for a run that went on in the background (the text
+ * {@link formatAgentToolResult} wrote for it); undefined for any other text. Only the whole
+ * text counts: a finished agent's report that quotes a launch has more around it (unless it
+ * is a one-shot agent's report word for word, which nothing can tell apart).
+ */
+export function parseLaunchedAgentResult(
+  text: string,
+): Omit<LaunchedAgentOutput, 'status'> | undefined {
+  const lines = text.split('\n');
+  if (lines.length !== 4 || lines[3] !== LAUNCHED_LAST_LINE) return undefined;
+  // Both fields are escaped: neither holds a `"`.
+  const started = /^Started ([^"]*) agent "([^"]*)" in the background\.$/.exec(lines[0]!);
+  const agentId = /^agentId: (\S+)$/.exec(lines[1]!)?.[1];
+  const taskId = /^taskId: (\S+)$/.exec(lines[2]!)?.[1];
+  if (!started || !agentId || !taskId) return undefined;
+  return {
+    agentType: unescapeNotificationField(started[1]!),
+    description: unescapeNotificationField(started[2]!),
+    agentId,
+    taskId,
+  };
 }
 
 /**

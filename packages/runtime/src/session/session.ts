@@ -81,6 +81,13 @@ import {
 } from './session-options.js';
 import { getEnvironmentDetails, getMainSystemPrompt } from './system-prompt.js';
 import { createStartGate } from '../util/start-gate.js';
+import {
+  type BackgroundLaunch,
+  type LostAgentReport,
+  backgroundLaunchesOf,
+  heardFromAgent,
+  reportLostAgent,
+} from './lost-agents.js';
 
 /** The session's transcript store; a file it cannot write is an `agent.warning` of its agent. */
 function createTranscriptStore(options: {
@@ -490,6 +497,36 @@ export class DelegateSession {
     const task = this.tasks.get(taskId);
     if (task?.notification && task.status !== 'running') return task.status;
     return this.tasks.notifiedEarlierStatus(taskId);
+  }
+
+  /**
+   * The background agents the main conversation's `Agent` calls started, as the calls'
+   * results say, in order. After a resume, a host accounts for each: it resumes it, or tells
+   * the main agent how it ended ({@link DelegateSession.reportLostAgent}).
+   */
+  backgroundLaunches(): BackgroundLaunch[] {
+    return backgroundLaunchesOf(this.messages);
+  }
+
+  /**
+   * True when the main conversation holds a notification of agent `agentId`, under any task
+   * (an agent a host resumed reports under a new task), or a task of this session runs or
+   * ran it.
+   */
+  heardFromAgent(agentId: string): boolean {
+    return heardFromAgent(agentId, this.messages, this.tasks);
+  }
+
+  /**
+   * Tells the main agent how a background agent that ended outside this process went: a
+   * `<task-notification>` with `outcome` (its report, when it had finished but the crash cut
+   * its notification, or why it is lost), queued for its next request and recorded like any
+   * other, so it reaches the model once, also across later resumes. Nothing happens, and it
+   * returns false, when the task already has a notification or this session knows the task.
+   * Throws `INVALID_ARGUMENT` for a report that is not well formed.
+   */
+  reportLostAgent(report: LostAgentReport): boolean {
+    return reportLostAgent(this.tasks, (taskId) => this.notifiedTaskStatus(taskId), report);
   }
 
   /** The session's id (its transcript file is `<transcriptDir>/<sessionId>.jsonl`). */

@@ -57,6 +57,18 @@ export function escapeNotificationField(text: string): string {
     .replace(CONTROL_OR_BIDI, ' ');
 }
 
+const ESCAPED_ENTITY = /&(lt|gt|amp|quot);/g;
+const UNESCAPED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"' };
+
+/**
+ * Gives back the text of a field {@link escapeNotificationField} or
+ * {@link escapeNotificationText} escaped (the spaces that replaced line breaks and controls
+ * stay spaces).
+ */
+export function unescapeNotificationField(text: string): string {
+  return text.replace(ESCAPED_ENTITY, (_, name: string) => UNESCAPED[name]!);
+}
+
 function usageLine(notification: TaskNotification): string | undefined {
   const usage = notification.usage;
   if (!usage) return undefined;
@@ -137,7 +149,28 @@ export function formatTaskNotification(notification: TaskNotification): string {
   return lines.join('\n');
 }
 
+/** The ids at the head of a `<task-notification>`. */
+export type TaskNotificationHeader = {
+  /** The task that ended. */
+  taskId: string;
+  /** Its agent, for agent tasks. */
+  agentId?: string;
+};
+
+const HEADER = /<task-notification>\ntask-id: (\S+)\n(?:agent-id: (\S+)\n)?/g;
+
+/**
+ * The task and agent ids of every notification {@link formatTaskNotification} wrote in a
+ * text. A notification quoted inside another one's result is escaped, so it is not counted.
+ */
+export function parseTaskNotificationHeaders(text: string): TaskNotificationHeader[] {
+  return [...text.matchAll(HEADER)].map((match) => ({
+    taskId: unescapeNotificationField(match[1]!),
+    ...(match[2] ? { agentId: unescapeNotificationField(match[2]) } : {}),
+  }));
+}
+
 /** Extracts the task ids of the notifications in a text (for tests and UIs). */
 export function parseTaskNotificationIds(text: string): string[] {
-  return [...text.matchAll(/<task-notification>\ntask-id: (\S+)/g)].map((match) => match[1]!);
+  return parseTaskNotificationHeaders(text).map((header) => header.taskId);
 }
