@@ -11,6 +11,7 @@ import {
   type Tool,
   type ToolUseContext,
   DelegateError,
+  errorMessage,
   createUserMessage,
   createUuid,
   getLastAssistantMessage,
@@ -338,6 +339,9 @@ export class DelegateSession {
   private readonly canUseTool: CanUseTool;
   private readonly cacheSafeParams = createCacheSafeParamsSlot();
   private lastAgentList: string | undefined;
+  // Every background shell any agent of the session started, released (log deleted) by close.
+  private readonly shellTaskIds = new Set<string>();
+  private closing: Promise<void> | undefined;
 
   private constructor(runtime: AgentRuntime, options: ValidatedSessionOptions) {
     this.runtime = runtime;
@@ -432,6 +436,8 @@ export class DelegateSession {
       tasks: runtime.tasks,
       setState: setRootState,
       signal: runtime.rootContext.abortController.signal,
+      // Only a tool call starts a shell: never before the session below exists.
+      onNewShell: (taskId) => session.rememberShell(taskId),
     });
     recordQueuedNotifications(runtime);
     const session = new DelegateSession(runtime, validated);
@@ -801,6 +807,42 @@ export class DelegateSession {
    */
   abort(reason?: unknown): void {
     this.context.abortController.abort(reason);
+  }
+
+  /**
+   * Ends the session for good: aborts it as `abort` does, waits as `flush` does, then releases
+   * every background shell any of its agents started (`releaseBackgroundShell` of
+   * `@delegate/tools`): their logs are deleted, so TaskOutput, which reads a finished shell's
+   * output until then, no longer can. Calling it again waits for the first call.
+   */
+  close(reason?: unknown): Promise<void> {
+    this.closing ??= (async () => {
+      this.abort(reason);
+      await this.flush();
+      const { releaseBackgroundShell } = await loadTools();
+      const taskIds = [...this.shellTaskIds];
+      this.shellTaskIds.clear();
+      const results = await Promise.allSettled(taskIds.map((id) => releaseBackgroundShell(id)));
+      const failed = results.find((result) => result.status === 'rejected');
+      if (failed) throw failed.reason;
+    })();
+    return this.closing;
+  }
+
+  /** Notes a background shell of the session; one that starts after `close` is released at once. */
+  private rememberShell(taskId: string): void {
+    if (this.closing === undefined) {
+      this.shellTaskIds.add(taskId);
+      return;
+    }
+    void loadTools()
+      .then(({ releaseBackgroundShell }) => releaseBackgroundShell(taskId))
+      .catch((error: unknown) =>
+        process.emitWarning(
+          `DelegateSession: the log of background shell ${taskId}, started after close, could not be deleted: ${errorMessage(error)}`,
+          { code: 'DELEGATE_SHELL_LOG_LEFT' },
+        ),
+      );
   }
 
   /** Waits for runs that are settling and for pending transcript writes. */
