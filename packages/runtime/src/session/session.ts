@@ -316,6 +316,18 @@ function usageLedgerOf(validated: ValidatedSessionOptions): UsageLedger {
   });
 }
 
+/** Kills a background shell if it still runs and deletes its log; a failure is a process warning. */
+async function releaseShell(taskId: string): Promise<void> {
+  try {
+    await (await loadTools()).releaseBackgroundShell(taskId);
+  } catch (error) {
+    process.emitWarning(
+      `DelegateSession.close: the log of background shell ${taskId} could not be deleted: ${errorMessage(error)}`,
+      { code: 'DELEGATE_SHELL_LOG_LEFT' },
+    );
+  }
+}
+
 /**
  * A main agent with the Agent tool: it runs turns against the Messages API, spawns
  * foreground, background and fork sub-agents, queues their notifications into its next
@@ -813,36 +825,24 @@ export class DelegateSession {
    * Ends the session for good: aborts it as `abort` does, waits as `flush` does, then releases
    * every background shell any of its agents started (`releaseBackgroundShell` of
    * `@delegate/tools`): their logs are deleted, so TaskOutput, which reads a finished shell's
-   * output until then, no longer can. Calling it again waits for the first call.
+   * output until then, no longer can. A log that cannot be deleted is a process warning
+   * (`DELEGATE_SHELL_LOG_LEFT`), not an error. Calling it again waits for the first call.
    */
   close(reason?: unknown): Promise<void> {
     this.closing ??= (async () => {
       this.abort(reason);
       await this.flush();
-      const { releaseBackgroundShell } = await loadTools();
       const taskIds = [...this.shellTaskIds];
       this.shellTaskIds.clear();
-      const results = await Promise.allSettled(taskIds.map((id) => releaseBackgroundShell(id)));
-      const failed = results.find((result) => result.status === 'rejected');
-      if (failed) throw failed.reason;
+      await Promise.all(taskIds.map((taskId) => releaseShell(taskId)));
     })();
     return this.closing;
   }
 
   /** Notes a background shell of the session; one that starts after `close` is released at once. */
   private rememberShell(taskId: string): void {
-    if (this.closing === undefined) {
-      this.shellTaskIds.add(taskId);
-      return;
-    }
-    void loadTools()
-      .then(({ releaseBackgroundShell }) => releaseBackgroundShell(taskId))
-      .catch((error: unknown) =>
-        process.emitWarning(
-          `DelegateSession: the log of background shell ${taskId}, started after close, could not be deleted: ${errorMessage(error)}`,
-          { code: 'DELEGATE_SHELL_LOG_LEFT' },
-        ),
-      );
+    if (this.closing === undefined) this.shellTaskIds.add(taskId);
+    else void releaseShell(taskId);
   }
 
   /** Waits for runs that are settling and for pending transcript writes. */
