@@ -1,3 +1,4 @@
+import { readFileSync, readlinkSync } from 'node:fs';
 import {
   chmod,
   chown,
@@ -10,7 +11,9 @@ import {
   utimes,
   writeFile,
 } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DelegateError } from '@delegate/core';
 import { isProcessAlive, waitUntil } from './__fixtures__/process-liveness.js';
@@ -23,6 +26,7 @@ import {
   getBackgroundShellOutput,
   releaseBackgroundShell,
 } from './background-shell-registry.js';
+import { processStartTime, shellRecordDirectory } from './shell-records.js';
 
 let temp: string;
 let savedTmpdir: string | undefined;
@@ -223,5 +227,96 @@ describe('release and dispose', () => {
     expect(await exists(first.outputPath)).toBe(false);
     expect(registry.has(first.taskId)).toBe(false);
     expect((await getBackgroundShellOutput(second.taskId))?.output).toBe('two\n');
+  });
+});
+
+/** Runs the SIGKILL fixture, kills it once its shell runs, and returns the shell's and its child's pids. */
+async function orphanShell(): Promise<{ shellPid: number; childPid: number }> {
+  const fixture = fileURLToPath(
+    new URL('./__fixtures__/sigkill-with-background-shell.ts', import.meta.url),
+  );
+  const host = spawn(process.execPath, ['--import', 'tsx', fixture], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    env: {
+      ...process.env,
+      TMPDIR: temp,
+      // Workspace packages resolve to their source: the test needs no build.
+      TSX_TSCONFIG_PATH: fileURLToPath(new URL('../../../tsconfig.source.json', import.meta.url)),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let stdout = '';
+  host.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  const exited = new Promise((resolve) => host.once('exit', resolve));
+  const printed = await waitUntil(() => stdout.includes('\n'), 20_000);
+  host.kill('SIGKILL');
+  await exited;
+  expect(printed).toBe(true);
+  const [shellPid, childPid] = stdout.trim().split(' ').map(Number);
+  return { shellPid: shellPid!, childPid: childPid! };
+}
+
+function recordOf(fields: Record<string, unknown>): string {
+  const bootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  const pidNamespace = readlinkSync('/proc/self/ns/pid');
+  return JSON.stringify({ bootId, pidNamespace, ...fields });
+}
+
+describe.runIf(process.platform === 'linux')('shells of a host killed with SIGKILL', () => {
+  it('are stopped by the next registry that starts a shell, and their record deleted', async () => {
+    const { shellPid, childPid } = await orphanShell();
+    // The exit hook never ran: the shell and its child survive their host.
+    expect(isProcessAlive(shellPid)).toBe(true);
+    expect(isProcessAlive(childPid)).toBe(true);
+    const records = shellRecordDirectory();
+    expect(await readdir(records)).toHaveLength(1);
+
+    const registry = newRegistry();
+    const shell = await registry.start({ command: 'true', cwd: temp, description: 'x' });
+    await registry.wait(shell.taskId, 5000);
+    expect(await waitUntil(() => !isProcessAlive(shellPid) && !isProcessAlive(childPid))).toBe(
+      true,
+    );
+    expect(await waitUntil(async () => (await readdir(records)).length === 0)).toBe(true);
+  });
+
+  it('never kills a process whose pid matches but whose start time does not', async () => {
+    const stranger = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+    const gone = spawn('true');
+    await new Promise((resolve) => gone.once('exit', resolve));
+    try {
+      const pid = stranger.pid!;
+      const start = processStartTime(pid)!;
+      const records = shellRecordDirectory();
+      await mkdir(records, { recursive: true, mode: 0o700 });
+      // A dead host; the pid now belongs to a process that started at another time.
+      const reused = join(records, 't0000000000c1.json');
+      await writeFile(
+        reused,
+        recordOf({ hostPid: gone.pid, hostStart: 1, pid, start: start + 1 }),
+        { mode: 0o600 },
+      );
+      // A live host (this process): its shells are its own business.
+      const live = join(records, 't0000000000c2.json');
+      await writeFile(
+        live,
+        recordOf({ hostPid: process.pid, hostStart: processStartTime(process.pid), pid, start }),
+        { mode: 0o600 },
+      );
+      // Written by someone else's hand: a record others could write is not trusted.
+      const writable = join(records, 't0000000000c3.json');
+      await writeFile(writable, recordOf({ hostPid: gone.pid, hostStart: 1, pid, start }));
+      await chmod(writable, 0o666);
+
+      const registry = newRegistry();
+      const shell = await registry.start({ command: 'true', cwd: temp, description: 'x' });
+      await registry.wait(shell.taskId, 5000);
+      expect(isProcessAlive(pid)).toBe(true);
+      expect(await exists(reused)).toBe(false);
+      expect(await exists(live)).toBe(true);
+      expect(await exists(writable)).toBe(true);
+    } finally {
+      stranger.kill('SIGKILL');
+    }
   });
 });

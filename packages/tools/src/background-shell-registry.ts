@@ -1,60 +1,34 @@
 import { spawn } from 'node:child_process';
-import { constants } from 'node:fs';
 import { type FileHandle, lstat, mkdir, open, readdir, unlink } from 'node:fs/promises';
-import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { createTaskId, DelegateError, type TaskStatus, timerDelay } from '@delegate/core';
 import { systemErrorCode, toFileSystemError } from './file-system-error.js';
+import {
+  EXCLUSIVE_CREATE_FLAGS,
+  ensurePrivateDirectory,
+  privateTempDirectory,
+} from './private-directory.js';
 import { HeadTailBuffer } from './head-tail-buffer.js';
 import { killProcessGroup } from './process-group.js';
+import {
+  reapOrphanedShells,
+  removeShellRecord,
+  removeShellRecordSync,
+  writeShellRecord,
+} from './shell-records.js';
 
 /** Age past which a log left in the default output directory is removed: 7 days. */
 export const STALE_BACKGROUND_LOG_MS = 7 * 24 * 60 * 60 * 1000;
 
 // What a log file is called: `<taskId>.log`, task ids as `createTaskId` makes them.
 const LOG_NAME = /^t[0-9a-f]{12}\.log$/;
-// O_NOFOLLOW does not exist on Windows.
-const LOG_OPEN_FLAGS =
-  constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 
 /**
  * The default output directory of background shells: `<os.tmpdir()>/delegate-<uid>/tasks`,
  * one per user (the user name instead of the uid where there are no uids).
  */
 export function defaultBackgroundOutputDirectory(): string {
-  const uid = process.getuid?.();
-  return join(tmpdir(), `delegate-${uid ?? userInfo().username}`, 'tasks');
-}
-
-/**
- * Creates `path` (mode 0700) unless it exists, then checks it is a real directory of this
- * user that nobody else can enter; throws a `FILE_SYSTEM_ERROR` naming it otherwise.
- */
-async function ensurePrivateDirectory(path: string): Promise<void> {
-  try {
-    await mkdir(path, { mode: 0o700 });
-  } catch (error) {
-    if (systemErrorCode(error) !== 'EEXIST') throw toFileSystemError(error, path);
-  }
-  const stats = await lstat(path).catch((error: unknown) => {
-    throw toFileSystemError(error, path);
-  });
-  const uid = process.getuid?.();
-  let problem: string | undefined;
-  if (stats.isSymbolicLink()) problem = 'is a symbolic link';
-  else if (!stats.isDirectory()) problem = 'is not a directory';
-  else if (uid !== undefined && stats.uid !== uid)
-    problem = `belongs to another user (uid ${stats.uid}, this process runs as uid ${uid})`;
-  else if (uid !== undefined && (stats.mode & 0o077) !== 0)
-    problem = `is open to other users (mode ${(stats.mode & 0o777).toString(8).padStart(4, '0')})`;
-  if (problem === undefined) return;
-  throw new DelegateError(
-    'FILE_SYSTEM_ERROR',
-    `The background shell output directory ${path} ${problem}, so command output written there ` +
-      'would not be private. Remove it (Delegate creates it again, mode 0700, owned by you) or ' +
-      'give the registry an outputDirectory of your own.',
-    { details: { path } },
-  );
+  return join(privateTempDirectory(), 'tasks');
 }
 
 /**
@@ -81,11 +55,11 @@ async function pruneStaleLogs(directory: string, now: number): Promise<void> {
 }
 
 /**
- * Creates a log file at `path` with mode 0600 (whatever the umask), failing when
+ * Creates a log file at `path`, mode 0600 (less if the umask takes more away), failing when
  * anything (a file, a symlink) is already there. Returns the open handle.
  */
 export async function createLogFile(path: string): Promise<FileHandle> {
-  return open(path, LOG_OPEN_FLAGS, 0o600).catch((error: unknown) => {
+  return open(path, EXCLUSIVE_CREATE_FLAGS, 0o600).catch((error: unknown) => {
     throw toFileSystemError(error, path);
   });
 }
@@ -166,14 +140,16 @@ type Entry = {
 };
 
 // Unlike `entries`, still holds a released shell until it ends, for the exit hook.
-type Running = { pid: number | undefined };
+type Running = { pid: number | undefined; recordPath?: string };
 
 /**
  * Starts shell commands in the background, each in its own process group with its
  * output going to a file (mode 0600, created exclusively, never through a symlink), and
  * remembers them so a TaskOutput tool can read their output and a host can stop them.
  * While any shell runs, the host process's `exit` kills every group, so none outlives the
- * agent. `release` and `dispose` delete the logs.
+ * agent; on Linux each running shell also has a record (pid and start time) in
+ * `<os.tmpdir()>/delegate-<uid>/shells`, and a registry's first start kills the groups of
+ * hosts that died without that hook (SIGKILL). `release` and `dispose` delete the logs.
  */
 export class BackgroundShellRegistry {
   /** Where output files are written. */
@@ -182,11 +158,12 @@ export class BackgroundShellRegistry {
   private readonly isDefaultDirectory: boolean;
   private readonly entries = new Map<string, Entry>();
   private readonly running = new Set<Running>();
-  private pruned = false;
+  private started = false;
   private disposed = false;
   private readonly onProcessExit = (): void => {
     for (const shell of this.running) {
       if (shell.pid !== undefined) killProcessGroup(shell.pid, 'SIGKILL');
+      if (shell.recordPath !== undefined) removeShellRecordSync(shell.recordPath);
     }
   };
 
@@ -257,6 +234,7 @@ export class BackgroundShellRegistry {
         shell.exitCode = exitCode;
         shell.endTime = Date.now();
         this.running.delete(running);
+        if (running.recordPath !== undefined) void removeShellRecord(running.recordPath);
         if (this.running.size === 0) process.off('exit', this.onProcessExit);
         options.onEnd?.({ ...shell });
         resolve();
@@ -272,6 +250,7 @@ export class BackgroundShellRegistry {
     options.onStart?.({ ...shell });
     // The child holds its own copy of the descriptor.
     await handle.close();
+    await this.record(taskId, running);
     return { ...shell };
   }
 
@@ -283,22 +262,36 @@ export class BackgroundShellRegistry {
     );
   }
 
-  /** Makes sure the output directory exists (private, for the default one) and prunes it once. */
+  /**
+   * Makes sure the output directory exists (private, for the default one). On the first start,
+   * also stops the shells of hosts that died without stopping them, and prunes stale logs of the
+   * default directory.
+   */
   private async prepareDirectory(): Promise<void> {
-    if (!this.isDefaultDirectory) {
+    if (this.isDefaultDirectory) {
+      // Checked on every start: a temp cleaner may remove the directory while the host runs.
+      await ensurePrivateDirectory(join(this.outputDirectory, '..'));
+      await ensurePrivateDirectory(this.outputDirectory);
+    } else {
       await mkdir(this.outputDirectory, { recursive: true, mode: 0o700 }).catch(
         (error: unknown) => {
           throw toFileSystemError(error, this.outputDirectory);
         },
       );
-      return;
     }
-    // Checked on every start: a temp cleaner may remove the directory while the host runs.
-    await ensurePrivateDirectory(join(this.outputDirectory, '..'));
-    await ensurePrivateDirectory(this.outputDirectory);
-    if (this.pruned) return;
-    this.pruned = true;
-    await pruneStaleLogs(this.outputDirectory, Date.now());
+    if (this.started) return;
+    this.started = true;
+    await reapOrphanedShells().catch(() => undefined);
+    if (this.isDefaultDirectory) await pruneStaleLogs(this.outputDirectory, Date.now());
+  }
+
+  /** Records a running shell for `reapOrphanedShells`, unless it has ended already. */
+  private async record(taskId: string, running: Running): Promise<void> {
+    if (running.pid === undefined) return;
+    const path = await writeShellRecord(taskId, running.pid);
+    if (path === undefined) return;
+    if (this.running.has(running)) running.recordPath = path;
+    else await removeShellRecord(path);
   }
 
   /**
