@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -573,6 +573,25 @@ describe('delegate run', () => {
     );
     expect(denied.stdout).toMatch(/^ERROR: .*Bash\(mkdir:\*\)/s);
     expect(existsSync(join(scratch.project, 'made-again'))).toBe(false);
+  });
+
+  it('writes background shell output to a private per-user directory and deletes it on exit', async () => {
+    const temp = join(scratch.root, 'tmp');
+    await mkdir(temp);
+    const input = { command: 'echo bg-output', run_in_background: true };
+    const result = await run(
+      ['run', '--sim', policy('tool-from-prompt'), '--permission-mode', 'bypassPermissions'].concat(
+        `Bash ${JSON.stringify(input)}`,
+      ),
+      { env: { TMPDIR: temp } },
+    );
+    expect(result.stdout).toMatch(/^OK: Started in the background/);
+    const directory = join(temp, `delegate-${process.getuid!()}`, 'tasks');
+    const logPath = /Output goes to (\S+\.log);/.exec(result.stdout)?.[1];
+    expect(logPath?.startsWith(`${directory}/`)).toBe(true);
+    expect(statSync(directory).mode & 0o777).toBe(0o700);
+    expect(existsSync(logPath!)).toBe(false);
+    expect(readdirSync(directory)).toEqual([]);
   });
 
   it("keeps an untrusted project's agent files from loosening permissions or running hooks", async () => {

@@ -1,10 +1,76 @@
 import { spawn } from 'node:child_process';
-import { type FileHandle, mkdir, open } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { type FileHandle, lstat, mkdir, open, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createTaskId, type TaskStatus, timerDelay } from '@delegate/core';
+import { createTaskId, DelegateError, type TaskStatus, timerDelay } from '@delegate/core';
+import { systemErrorCode, toFileSystemError } from './file-system-error.js';
+import {
+  EXCLUSIVE_CREATE_FLAGS,
+  ensurePrivateDirectory,
+  privateTempDirectory,
+} from './private-directory.js';
 import { HeadTailBuffer } from './head-tail-buffer.js';
 import { killProcessGroup } from './process-group.js';
+import {
+  reapOrphanedShells,
+  removeShellRecord,
+  removeShellRecordSync,
+  writeShellRecord,
+} from './shell-records.js';
+
+/** Age past which a log left in the default output directory is removed: 7 days. */
+export const STALE_BACKGROUND_LOG_MS = 7 * 24 * 60 * 60 * 1000;
+
+// What a log file is called: `<taskId>.log`, task ids as `createTaskId` makes them.
+const LOG_NAME = /^t[0-9a-f]{12}\.log$/;
+
+/**
+ * The default output directory of background shells: `<os.tmpdir()>/delegate-<uid>/tasks`,
+ * one per user (the user name instead of the uid where there are no uids).
+ */
+export function defaultBackgroundOutputDirectory(): string {
+  return join(privateTempDirectory(), 'tasks');
+}
+
+/**
+ * Removes task logs in `directory` last written more than `STALE_BACKGROUND_LOG_MS` ago: only
+ * regular files of this user named `<taskId>.log` (a symlink is never followed), and never the
+ * log of a shell a registry of this process still knows.
+ */
+async function pruneStaleLogs(directory: string, now: number): Promise<void> {
+  const names = await readdir(directory).catch(() => [] as string[]);
+  const known = new Set<string>();
+  for (const registry of registries)
+    for (const shell of registry.list()) known.add(shell.outputPath);
+  const uid = process.getuid?.();
+  for (const name of names) {
+    if (!LOG_NAME.test(name)) continue;
+    const path = join(directory, name);
+    if (known.has(path)) continue;
+    const stats = await lstat(path).catch(() => undefined);
+    if (stats === undefined || !stats.isFile()) continue;
+    if (uid !== undefined && stats.uid !== uid) continue;
+    if (now - stats.mtimeMs <= STALE_BACKGROUND_LOG_MS) continue;
+    await unlink(path).catch(() => undefined);
+  }
+}
+
+/**
+ * Creates a log file at `path`, mode 0600 (less if the umask takes more away), failing when
+ * anything (a file, a symlink) is already there. Returns the open handle.
+ */
+export async function createLogFile(path: string): Promise<FileHandle> {
+  return open(path, EXCLUSIVE_CREATE_FLAGS, 0o600).catch((error: unknown) => {
+    throw toFileSystemError(error, path);
+  });
+}
+
+async function removeLog(path: string): Promise<void> {
+  try {
+    await unlink(path);
+  } catch (error) {
+    if (systemErrorCode(error) !== 'ENOENT') throw toFileSystemError(error, path);
+  }
+}
 
 /** A shell command running (or finished) in the background. */
 export type BackgroundShell = {
@@ -38,7 +104,11 @@ export type BackgroundShellOutput = BackgroundShell & {
 
 /** Options of a `BackgroundShellRegistry`. */
 export type BackgroundShellRegistryOptions = {
-  /** Directory for output files (default `os.tmpdir()/delegate-tasks`). */
+  /**
+   * Directory for output files, created (mode 0700) when missing. Default
+   * `os.tmpdir()/delegate-<uid>/tasks`, which must be a private directory of this user and
+   * whose logs older than `STALE_BACKGROUND_LOG_MS` are removed on the registry's first start.
+   */
   outputDirectory?: string;
   /** Time between SIGTERM and SIGKILL when a shell is killed (default 2000 ms). */
   killGraceMs?: number;
@@ -69,30 +139,44 @@ type Entry = {
   killRequested: boolean;
 };
 
+// Unlike `entries`, still holds a released shell until it ends, for the exit hook.
+type Running = { pid: number | undefined; recordPath?: string };
+
 /**
  * Starts shell commands in the background, each in its own process group with its
- * output going to a file, and remembers them so a TaskOutput tool can read their
- * output and a host can stop them. While any shell runs, the host process's `exit`
- * kills every group, so none outlives the agent.
+ * output going to a file (mode 0600, created exclusively, never through a symlink), and
+ * remembers them so a TaskOutput tool can read their output and a host can stop them.
+ * While any shell runs, the host process's `exit` kills every group, so none outlives the
+ * agent; on Linux each running shell also has a record (pid and start time) in
+ * `<os.tmpdir()>/delegate-<uid>/shells`, and a registry's first start kills the groups of
+ * hosts that died without that hook (SIGKILL). `release` and `dispose` delete the logs.
  */
 export class BackgroundShellRegistry {
   /** Where output files are written. */
   readonly outputDirectory: string;
   private readonly killGraceMs: number;
+  private readonly isDefaultDirectory: boolean;
   private readonly entries = new Map<string, Entry>();
-  private running = 0;
+  private readonly running = new Set<Running>();
+  private started = false;
+  private disposed = false;
   private readonly onProcessExit = (): void => {
-    for (const entry of this.entries.values()) {
-      if (entry.shell.status === 'running' && entry.shell.pid !== undefined) {
-        killProcessGroup(entry.shell.pid, 'SIGKILL');
-      }
+    for (const shell of this.running) {
+      if (shell.pid !== undefined) killProcessGroup(shell.pid, 'SIGKILL');
+      if (shell.recordPath !== undefined) removeShellRecordSync(shell.recordPath);
     }
   };
 
   constructor(options: BackgroundShellRegistryOptions = {}) {
-    this.outputDirectory = options.outputDirectory ?? join(tmpdir(), 'delegate-tasks');
+    this.isDefaultDirectory = options.outputDirectory === undefined;
+    this.outputDirectory = options.outputDirectory ?? defaultBackgroundOutputDirectory();
     this.killGraceMs = options.killGraceMs ?? 2000;
     registries.add(this);
+  }
+
+  /** True once `dispose` was called: the registry starts no more shells. */
+  get isDisposed(): boolean {
+    return this.disposed;
   }
 
   /** True when this registry started the task. */
@@ -102,12 +186,15 @@ export class BackgroundShellRegistry {
 
   /** Starts a command in the background and returns its state (status `running`). */
   async start(options: StartBackgroundShellOptions): Promise<BackgroundShell> {
-    await mkdir(this.outputDirectory, { recursive: true });
+    this.checkNotDisposed();
+    await this.prepareDirectory();
     const taskId = createTaskId();
     const outputPath = join(this.outputDirectory, `${taskId}.log`);
-    const handle = await open(outputPath, 'w');
+    const handle = await createLogFile(outputPath);
     let child;
     try {
+      // Disposed while the directory was prepared: no shell may start any more.
+      this.checkNotDisposed();
       child = spawn('/bin/bash', ['-c', options.command], {
         cwd: options.cwd,
         env: options.env ?? process.env,
@@ -116,6 +203,7 @@ export class BackgroundShellRegistry {
       });
     } catch (error) {
       await handle.close();
+      await removeLog(outputPath).catch(() => undefined);
       throw error;
     }
     const shell: BackgroundShell = {
@@ -129,6 +217,7 @@ export class BackgroundShellRegistry {
       startTime: Date.now(),
     };
     const entry: Entry = { shell, done: Promise.resolve(), killRequested: false };
+    const running: Running = { pid: child.pid };
     entry.done = new Promise<void>((resolve) => {
       const end = (status: TaskStatus, exitCode: number | null): void => {
         if (shell.status !== 'running') return;
@@ -144,8 +233,9 @@ export class BackgroundShellRegistry {
         shell.status = entry.killRequested ? 'killed' : status;
         shell.exitCode = exitCode;
         shell.endTime = Date.now();
-        this.running--;
-        if (this.running === 0) process.off('exit', this.onProcessExit);
+        this.running.delete(running);
+        if (running.recordPath !== undefined) void removeShellRecord(running.recordPath);
+        if (this.running.size === 0) process.off('exit', this.onProcessExit);
         options.onEnd?.({ ...shell });
         resolve();
       };
@@ -154,13 +244,82 @@ export class BackgroundShellRegistry {
     });
     child.unref();
     this.entries.set(taskId, entry);
-    if (this.running === 0) process.on('exit', this.onProcessExit);
-    this.running++;
+    if (this.running.size === 0) process.on('exit', this.onProcessExit);
+    this.running.add(running);
     // Before any await, so the exit handler above cannot run first.
     options.onStart?.({ ...shell });
     // The child holds its own copy of the descriptor.
     await handle.close();
+    await this.record(taskId, running);
     return { ...shell };
+  }
+
+  private checkNotDisposed(): void {
+    if (!this.disposed) return;
+    throw new DelegateError(
+      'ABORTED',
+      `BackgroundShellRegistry.start: this registry (output directory ${this.outputDirectory}) was disposed and starts no more shells; create a new one.`,
+    );
+  }
+
+  /**
+   * Makes sure the output directory exists (private, for the default one). On the first start,
+   * also stops the shells of hosts that died without stopping them, and prunes stale logs of the
+   * default directory.
+   */
+  private async prepareDirectory(): Promise<void> {
+    if (this.isDefaultDirectory) {
+      // Checked on every start: a temp cleaner may remove the directory while the host runs.
+      await ensurePrivateDirectory(join(this.outputDirectory, '..'));
+      await ensurePrivateDirectory(this.outputDirectory);
+    } else {
+      await mkdir(this.outputDirectory, { recursive: true, mode: 0o700 }).catch(
+        (error: unknown) => {
+          throw toFileSystemError(error, this.outputDirectory);
+        },
+      );
+    }
+    if (this.started) return;
+    this.started = true;
+    await reapOrphanedShells().catch(() => undefined);
+    if (this.isDefaultDirectory) await pruneStaleLogs(this.outputDirectory, Date.now());
+  }
+
+  /** Records a running shell for `reapOrphanedShells`, unless it has ended already. */
+  private async record(taskId: string, running: Running): Promise<void> {
+    if (running.pid === undefined) return;
+    const path = await writeShellRecord(taskId, running.pid);
+    if (path === undefined) return;
+    if (this.running.has(running)) running.recordPath = path;
+    else await removeShellRecord(path);
+  }
+
+  /**
+   * Forgets a shell: kills it if it still runs and deletes its log, so its output can no
+   * longer be read. False when this registry does not know the task.
+   */
+  async release(taskId: string): Promise<boolean> {
+    const entry = this.entries.get(taskId);
+    if (entry === undefined) return false;
+    this.kill(taskId);
+    this.entries.delete(taskId);
+    // A shell still dying writes on into the unlinked file, which goes away when it ends.
+    await removeLog(entry.shell.outputPath);
+    return true;
+  }
+
+  /**
+   * Releases every shell (running ones are killed) and deletes their logs; afterwards the
+   * registry starts no more shells and task ids are no longer looked up in it.
+   */
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    registries.delete(this);
+    const results = await Promise.allSettled(
+      [...this.entries.keys()].map((taskId) => this.release(taskId)),
+    );
+    const failed = results.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   /** Returns the current state of a background shell. */
@@ -256,8 +415,18 @@ let defaultRegistry: BackgroundShellRegistry | undefined;
 
 /** The registry the Bash tool uses when none is configured (created on first use). */
 export function getDefaultBackgroundShellRegistry(): BackgroundShellRegistry {
-  defaultRegistry ??= new BackgroundShellRegistry();
+  if (defaultRegistry === undefined || defaultRegistry.isDisposed)
+    defaultRegistry = new BackgroundShellRegistry();
   return defaultRegistry;
+}
+
+/**
+ * Releases a background shell by task id, in whichever registry started it: kills it if it
+ * still runs and deletes its log. False when no registry knows the task.
+ */
+export function releaseBackgroundShell(taskId: string): Promise<boolean> {
+  const registry = [...registries].find((candidate) => candidate.has(taskId));
+  return registry === undefined ? Promise.resolve(false) : registry.release(taskId);
 }
 
 /**

@@ -67,7 +67,7 @@ export type BashToolOptions = {
   maxOutputBytes?: number;
   /** Time between SIGTERM and SIGKILL (default 2000 ms). */
   killGraceMs?: number;
-  /** Registry of background shells (default: a shared one writing to `os.tmpdir()/delegate-tasks`). */
+  /** Registry of background shells (default: a shared one writing to `os.tmpdir()/delegate-<uid>/tasks`). */
   backgroundShells?: BackgroundShellRegistry;
   /** Output directory of background commands, when no `backgroundShells` registry is given. */
   backgroundOutputDirectory?: string;

@@ -17,8 +17,11 @@ export {
 export type { BashOutput, BashToolOptions } from './bash-tool.js';
 export {
   BackgroundShellRegistry,
+  STALE_BACKGROUND_LOG_MS,
+  defaultBackgroundOutputDirectory,
   getBackgroundShellOutput,
   getDefaultBackgroundShellRegistry,
+  releaseBackgroundShell,
 } from './background-shell-registry.js';
 export type {
   BackgroundShell,

@@ -169,9 +169,9 @@ export async function executeRun(options: {
   } finally {
     stopKeys();
     options.io.outputClosed?.removeEventListener('abort', onOutputClosed);
-    // Whatever still runs (a background shell, an agent a failed turn left) stops with the run.
-    session.abort();
-    await session.flush();
+    // Whatever still runs (a background shell, an agent a failed turn left) stops with the run,
+    // and the background shells' logs are deleted.
+    await session.close();
     stopEvents();
     await cli.close();
   }

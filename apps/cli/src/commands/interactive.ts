@@ -270,8 +270,8 @@ class InteractiveSession {
   }
 
   private async close(): Promise<void> {
-    this.cli.session.abort();
-    await this.cli.session.flush();
+    // Also deletes the logs of the session's background shells.
+    await this.cli.session.close();
     this.stopEvents?.();
     await this.cli.close();
   }

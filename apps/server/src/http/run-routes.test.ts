@@ -1,4 +1,4 @@
-import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { costOfUsage } from '@delegate/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -242,6 +242,33 @@ describe('run routes', () => {
         backgrounded: true,
       }),
     );
+    // The session is kept for the next message, which may still read the shell's output.
+    expect(await readdir(join(test.dataDir, 'task-output', id))).toHaveLength(1);
+  });
+
+  it("deletes a background shell's log when the run's session is closed", async () => {
+    const local = await startTestServer({
+      policy: scenarioPolicy(gates),
+      config: { idleSessions: 0 },
+    });
+    try {
+      const created = await json<{ id: string }>(
+        await local.api('/v1/runs', {
+          json: { prompt: 'scenario:shell', permissionMode: 'bypassPermissions' },
+        }),
+      );
+      const run = await waitForRun(local, created.id, ended);
+      expect(run.tasks).toContainEqual(expect.objectContaining({ type: 'local_bash' }));
+      const directory = join(local.dataDir, 'task-output', created.id);
+      let left = await readdir(directory);
+      for (let attempt = 0; attempt < 250 && left.length > 0; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        left = await readdir(directory);
+      }
+      expect(left).toEqual([]);
+    } finally {
+      await local.close();
+    }
   });
 
   describe('POST /v1/runs/:id/messages', () => {

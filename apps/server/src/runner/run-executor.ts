@@ -250,7 +250,18 @@ export class RunExecutor {
 
   /** Forgets an idle session (a later turn restores it from its transcripts). */
   dropIdle(runId: string): void {
+    const runner = this.idle.get(runId);
     this.idle.delete(runId);
+    if (runner) this.retire(runId, runner);
+  }
+
+  /** Closes a session no turn will use again: its background shells' logs are deleted. */
+  private retire(runId: string, runner: SessionRunner): void {
+    runner
+      .close()
+      .catch((error: unknown) =>
+        this.logger.error({ runId, err: errorMessage(error) }, 'closing the session failed'),
+      );
   }
 
   private stop(active: ActiveRun, reason: 'cancel' | 'shutdown', cause: unknown): void {
@@ -368,6 +379,7 @@ export class RunExecutor {
     const cached = this.idle.get(options.run.id);
     this.idle.delete(options.run.id);
     if (cached && !cached.aborted && options.input.kind === 'message') return cached;
+    if (cached) this.retire(options.run.id, cached);
     return SessionRunner.open({ ...options.options, restore: options.input.kind !== 'start' });
   }
 
@@ -485,6 +497,8 @@ export class RunExecutor {
     await active.writes;
     await this.checkpoint(run.id, active);
     await this.syncTasks(run, active.runner).catch(() => undefined);
+    // The next worker starts a session of its own.
+    if (active.runner) this.retire(run.id, active.runner);
     for (const agent of working)
       void this.hub.publish(run.id, {
         type: 'agent.retried',
@@ -566,17 +580,19 @@ export class RunExecutor {
       ...(end.result !== null ? { result: end.result } : {}),
       ...(end.error ? { error: end.error } : {}),
     });
-    this.keepIdle(run.id, end.status === 'completed' ? active.runner : undefined);
+    if (active.runner) this.keepIdle(run.id, active.runner, end.status === 'completed');
     this.logger.info({ runId: run.id, status: end.status }, 'run turn ended');
   }
 
-  private keepIdle(runId: string, runner: SessionRunner | undefined): void {
-    if (!runner || runner.aborted || this.idleLimit === 0) return;
+  /** Keeps a completed turn's session for the run's next message; any other is closed. */
+  private keepIdle(runId: string, runner: SessionRunner, completed: boolean): void {
+    if (!completed || runner.aborted || this.idleLimit === 0) return this.retire(runId, runner);
     this.idle.set(runId, runner);
     while (this.idle.size > this.idleLimit) {
-      const oldest = this.idle.keys().next().value;
+      const oldest = this.idle.entries().next().value;
       if (oldest === undefined) break;
-      this.idle.delete(oldest);
+      this.idle.delete(oldest[0]);
+      this.retire(oldest[0], oldest[1]);
     }
   }
 }

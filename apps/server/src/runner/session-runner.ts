@@ -324,6 +324,14 @@ export class SessionRunner {
     await this.session.flush();
   }
 
+  /**
+   * Ends the session for good: aborts it, flushes, and deletes the logs of its background
+   * shells (after this, TaskOutput cannot read them).
+   */
+  async close(): Promise<void> {
+    await this.session.close();
+  }
+
   private emit(event: RunnerEvent): void {
     for (const listener of this.listeners) listener(event);
   }

@@ -66,8 +66,7 @@ export async function createTestSession(options: {
     transcriptDir,
     listenerErrors,
     cleanup: async () => {
-      session.abort();
-      await session.flush();
+      await session.close();
       await sim.close();
       await rm(root, { recursive: true, force: true });
       if (listenerErrors.length > 0) throw listenerErrors[0];

@@ -11,6 +11,7 @@ import {
   type Tool,
   type ToolUseContext,
   DelegateError,
+  errorMessage,
   createUserMessage,
   createUuid,
   getLastAssistantMessage,
@@ -322,6 +323,18 @@ function usageLedgerOf(validated: ValidatedSessionOptions): UsageLedger {
   });
 }
 
+/** Kills a background shell if it still runs and deletes its log; a failure is a process warning. */
+async function releaseShell(taskId: string): Promise<void> {
+  try {
+    await (await loadTools()).releaseBackgroundShell(taskId);
+  } catch (error) {
+    process.emitWarning(
+      `DelegateSession.close: the log of background shell ${taskId} could not be deleted: ${errorMessage(error)}`,
+      { code: 'DELEGATE_SHELL_LOG_LEFT' },
+    );
+  }
+}
+
 /**
  * A main agent with the Agent tool: it runs turns against the Messages API, spawns
  * foreground, background and fork sub-agents, queues their notifications into its next
@@ -345,6 +358,9 @@ export class DelegateSession {
   private readonly canUseTool: CanUseTool;
   private readonly cacheSafeParams = createCacheSafeParamsSlot();
   private lastAgentList: string | undefined;
+  // Every background shell any agent of the session started, released (log deleted) by close.
+  private readonly shellTaskIds = new Set<string>();
+  private closing: Promise<void> | undefined;
 
   private constructor(runtime: AgentRuntime, options: ValidatedSessionOptions) {
     this.runtime = runtime;
@@ -439,6 +455,8 @@ export class DelegateSession {
       tasks: runtime.tasks,
       setState: setRootState,
       signal: runtime.rootContext.abortController.signal,
+      // Only a tool call starts a shell: never before the session below exists.
+      onNewShell: (taskId) => session.rememberShell(taskId),
     });
     recordQueuedNotifications(runtime);
     const session = new DelegateSession(runtime, validated);
@@ -838,6 +856,30 @@ export class DelegateSession {
    */
   abort(reason?: unknown): void {
     this.context.abortController.abort(reason);
+  }
+
+  /**
+   * Ends the session for good: aborts it as `abort` does, waits as `flush` does, then releases
+   * every background shell any of its agents started (`releaseBackgroundShell` of
+   * `@delegate/tools`): their logs are deleted, so TaskOutput, which reads a finished shell's
+   * output until then, no longer can. A log that cannot be deleted is a process warning
+   * (`DELEGATE_SHELL_LOG_LEFT`), not an error. Calling it again waits for the first call.
+   */
+  close(reason?: unknown): Promise<void> {
+    this.closing ??= (async () => {
+      this.abort(reason);
+      await this.flush();
+      const taskIds = [...this.shellTaskIds];
+      this.shellTaskIds.clear();
+      await Promise.all(taskIds.map((taskId) => releaseShell(taskId)));
+    })();
+    return this.closing;
+  }
+
+  /** Notes a background shell of the session; one that starts after `close` is released at once. */
+  private rememberShell(taskId: string): void {
+    if (this.closing === undefined) this.shellTaskIds.add(taskId);
+    else void releaseShell(taskId);
   }
 
   /** Waits for runs that are settling and for pending transcript writes. */

@@ -1,7 +1,24 @@
+import { lstat } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rules } from '@delegate/api-sim';
+import { getBackgroundShellOutput } from '@delegate/tools';
 import { isMain, resultText } from '../__fixtures__/sim-helpers.js';
-import { type TestSession, createTestSession } from '../__fixtures__/test-session.js';
+import { type TestSession, createTestSession, waitUntil } from '../__fixtures__/test-session.js';
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const exists = (path: string): Promise<boolean> =>
+  lstat(path).then(
+    () => true,
+    () => false,
+  );
 
 let current: TestSession | undefined;
 
@@ -57,5 +74,60 @@ describe('TaskOutput and TaskStop on background shells', () => {
     const { text } = await current.session.send('start shells');
     expect(text).toContain('shell-finished');
     expect(text).toMatch(/status: completed[\s\S]*status: killed/);
+  });
+
+  it("keeps a finished shell's output for TaskOutput until the session closes, which deletes the logs", async () => {
+    let finishedId = '';
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, lastUserText: 'start shells', toolResult: false },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'Bash',
+              input: { command: 'echo kept-output', run_in_background: true },
+            },
+            {
+              type: 'tool_use',
+              name: 'Bash',
+              input: { command: 'exec sleep 30', run_in_background: true },
+            },
+          ],
+        },
+        { match: { when: isMain, toolResult: 'Bash' }, reply: 'started' },
+        {
+          match: { when: isMain, lastUserText: 'read it', toolResult: false },
+          reply: () => [
+            { type: 'tool_use', name: 'TaskOutput', input: { task_id: finishedId, timeout: 0 } },
+          ],
+        },
+        {
+          match: { when: isMain, toolResult: 'TaskOutput' },
+          reply: (request) => resultText(request),
+        },
+      ]),
+      session: { permissionMode: 'bypassPermissions' },
+    });
+    const { session } = current;
+    await session.send('start shells');
+    const shells = session.tasks.list().filter((task) => task.type === 'local_bash');
+    expect(shells).toHaveLength(2);
+    const outputs = await Promise.all(shells.map((task) => getBackgroundShellOutput(task.id)));
+    const finished = outputs.find((output) => output?.command === 'echo kept-output')!;
+    const running = outputs.find((output) => output?.command === 'exec sleep 30')!;
+    finishedId = finished.taskId;
+    expect(await waitUntil(() => session.tasks.get(finishedId)?.status === 'completed')).toBe(true);
+
+    // A later turn still reads the finished shell's output.
+    const { text } = await session.send('read it');
+    expect(text).toMatch(/status: completed[\s\S]*kept-output/);
+    expect(await exists(finished.outputPath)).toBe(true);
+
+    await session.close();
+    expect(await exists(finished.outputPath)).toBe(false);
+    expect(await exists(running.outputPath)).toBe(false);
+    expect(await getBackgroundShellOutput(finishedId)).toBeUndefined();
+    expect(await waitUntil(() => !isAlive(running.pid!), 5000)).toBe(true);
   });
 });

@@ -10,11 +10,16 @@ function changedShells(previous: AppState, next: AppState): TaskState[] {
   return changed;
 }
 
-function recordShell(tasks: TaskRegistry, shell: TaskState): void {
+function recordShell(
+  tasks: TaskRegistry,
+  shell: TaskState,
+  onNewShell: ((taskId: string) => void) | undefined,
+): void {
   const known = tasks.get(shell.id);
   if (!known) {
     const { status: _status, startTime: _start, endTime: _end, ...fields } = shell;
     tasks.register(fields);
+    onNewShell?.(shell.id);
   }
   if (shell.status === 'running') return;
   tasks.finish(shell.id, {
@@ -30,14 +35,16 @@ function recordShell(tasks: TaskRegistry, shell: TaskState): void {
  * registers there (the main agent's or a sub-agent's, through `setAppStateForTasks`) are
  * also tasks of `tasks`, with their status kept in step, and kills every running shell
  * when `signal` aborts. A sub-agent's own abort link is gone once it finishes, so without
- * this a shell it left running would outlive `session.abort()`.
+ * this a shell it left running would outlive `session.abort()`. `onNewShell` hears the id
+ * of each shell once, when it is first seen.
  */
 export function trackShellTasks(options: {
   tasks: TaskRegistry;
   setState: SetAppState;
   signal: AbortSignal;
+  onNewShell?: (taskId: string) => void;
 }): SetAppState {
-  const { tasks, setState, signal } = options;
+  const { tasks, setState, signal, onNewShell } = options;
   const killShells = (): void => {
     for (const task of tasks.list()) {
       if (task.type === 'local_bash' && task.status === 'running') task.kill?.();
@@ -52,7 +59,7 @@ export function trackShellTasks(options: {
       changed = changedShells(previous, next);
       return next;
     });
-    for (const shell of changed) recordShell(tasks, shell);
+    for (const shell of changed) recordShell(tasks, shell, onNewShell);
     // A shell started after the abort (its tool call was already running) is stopped too.
     if (signal.aborted) killShells();
   };
