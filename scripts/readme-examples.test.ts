@@ -1,5 +1,14 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, realpath, rm, writeFile } from 'node:fs/promises';
+import {
+  mkdir,
+  mkdtemp,
+  readFile,
+  readdir,
+  realpath,
+  rm,
+  rmdir,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -85,7 +94,9 @@ for (const folder of await packageFolders()) {
           await import(file);
         } finally {
           spy.mockRestore();
-          await rm(file, { force: true });
+          await rm(folderOfExamples, { recursive: true, force: true });
+          // .tmp itself goes too, unless something else keeps files there.
+          await rmdir(dirname(folderOfExamples)).catch(() => undefined);
         }
         expect(lines).toEqual(example.prints);
         expect(openServers(), 'servers the example left listening').toBe(serversBefore);
