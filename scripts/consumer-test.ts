@@ -256,12 +256,13 @@ async function runReadmeExample(project: string, home: string): Promise<void> {
     cwd: project,
     env: consumerEnvironment(home),
   });
-  if (!stdout.includes(example.prints)) {
+  const prints = example.prints.join('\n');
+  if (!stdout.includes(prints)) {
     fail(
-      `the runtime README example printed ${JSON.stringify(stdout)}, not ${JSON.stringify(example.prints)}`,
+      `the runtime README example printed ${JSON.stringify(stdout)}, not ${JSON.stringify(prints)}`,
     );
   }
-  console.log(`  the runtime README's first example printed: ${example.prints}`);
+  console.log(`  the runtime README's first example printed: ${prints}`);
 }
 
 async function checkBin(project: string, check: BinCheck): Promise<void> {

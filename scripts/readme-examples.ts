@@ -7,22 +7,46 @@ import { readFile, readdir } from 'node:fs/promises';
 import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
 
-/** A runnable README example (a ```ts example block) and what it says it prints. */
-export type ReadmeExample = { code: string; prints: string | undefined };
+/**
+ * A runnable README example (a ```ts example block), the line its code starts on, and the
+ * lines it says it prints (`<!-- prints: … -->` right after it, one printed line per line).
+ */
+export type ReadmeExample = { code: string; line: number; prints: string[] | undefined };
 
 /** One README code block written as a module for the type check. */
 export type ReadmeTypeCheckFile = { name: string; code: string };
 
 const FENCE = /^```(ts|typescript)\b([^\n]*)\n([\s\S]*?)^```[ \t]*$/gm;
-const PRINTS = /^\s*<!-- prints: (.*?) -->/;
+const PRINTS = /^\s*<!-- prints:([\s\S]*?)-->/;
 
-/** The ```ts example blocks of a README in order, each with its `<!-- prints: … -->` text. */
+/** One ```ts block of a README: its info string after `ts`, its code and its first line. */
+export type ReadmeBlock = { info: string; code: string; line: number };
+
+/** Every ```ts (or ```typescript) block of a README, in order. */
+export function extractReadmeBlocks(readme: string): ReadmeBlock[] {
+  return [...readme.matchAll(FENCE)].map((match) => ({
+    info: (match[2] ?? '').trim(),
+    code: match[3] ?? '',
+    // The code starts on the line after the fence.
+    line: readme.slice(0, match.index).split('\n').length + 1,
+  }));
+}
+
+/** The ```ts example blocks of a README in order, each with its `<!-- prints: … -->` lines. */
 export function extractReadmeExamples(readme: string): ReadmeExample[] {
   const examples: ReadmeExample[] = [];
   for (const match of readme.matchAll(FENCE)) {
     if (!/\bexample\b/.test(match[2] ?? '')) continue;
     const after = readme.slice((match.index ?? 0) + match[0].length);
-    examples.push({ code: match[3] ?? '', prints: PRINTS.exec(after)?.[1] });
+    const prints = PRINTS.exec(after)?.[1]
+      ?.split('\n')
+      .map((line) => line.trim())
+      .filter(Boolean);
+    examples.push({
+      code: match[3] ?? '',
+      line: readme.slice(0, match.index).split('\n').length + 1,
+      prints,
+    });
   }
   return examples;
 }

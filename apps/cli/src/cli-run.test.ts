@@ -139,6 +139,21 @@ describe('delegate run', () => {
     expect(result.stderr.match(/ main tool Agent$/gm)).toHaveLength(1);
   });
 
+  it('ends a text run outside a terminal with the cost table when sub-agents ran, then the one-line summary', async () => {
+    const table = /^agent\s+mode\s+status\s+cache read\s+cache write\s+uncached\s+output\s+cost$/m;
+    const withSubAgent = await run(['run', '--sim', policy('spawn-general'), 'hi']);
+    expect(withSubAgent.code).toBe(0);
+    const lines = withSubAgent.stderr.trimEnd().split('\n');
+    expect(lines.at(-1)).toMatch(/^done · 2 turns · .* · session [0-9a-f-]{36}$/);
+    expect(lines.at(-2)).toMatch(/^total\s/);
+    expect(withSubAgent.stderr).toMatch(table);
+
+    const alone = await run(['run', '--sim', 'hi']);
+    expect(alone.code).toBe(0);
+    expect(alone.stderr).not.toMatch(table);
+    expect(alone.stderr.trimEnd().split('\n').at(-1)).toMatch(/^done · 1 turn · /);
+  });
+
   it('says once on stderr that the transcript could not be written, naming the file and counting the writes', async () => {
     const notAFolder = join(scratch.root, 'transcripts-file');
     await writeFile(notAFolder, 'a file, not a folder\n');

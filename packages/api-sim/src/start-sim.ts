@@ -39,7 +39,7 @@ export type SimOptions = {
   faults?: FaultSpec[];
   /** Artificial latency (default none). */
   pacing?: Pacing;
-  /** Minimum cacheable prefix: one number, or a table keyed by model substring with a `default` (default 1024; 2048 for haiku). */
+  /** Minimum cacheable prefix: one number, or a table keyed by model substring with a `default` (default `DEFAULT_MIN_CACHEABLE_TOKENS`). */
   minCacheableTokens?: number | Readonly<Record<string, number>>;
   /** Positions a cache read checks per breakpoint, the breakpoint itself included (default 20). */
   lookbackBlocks?: number;

@@ -66,4 +66,11 @@ describe('wire-compatible schemas', () => {
     expect(createAgentId('../../etc')).toMatch(/^aetc-[0-9a-f]{16}$/);
     expect(createAgentId()).toMatch(/^a[0-9a-f]{16}$/);
   });
+
+  it('reduces an agent id label to at most 40 characters of [a-z0-9-]', () => {
+    expect(createAgentId('Code Reviewer!')).toMatch(/^acode-reviewer-[0-9a-f]{16}$/);
+    expect(createAgentId('x'.repeat(100))).toMatch(new RegExp(`^a${'x'.repeat(40)}-[0-9a-f]{16}$`));
+    // A label with nothing usable left gives the plain form.
+    expect(createAgentId('/../..')).toMatch(/^a[0-9a-f]{16}$/);
+  });
 });

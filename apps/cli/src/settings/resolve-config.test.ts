@@ -69,6 +69,19 @@ describe('resolveConfig', () => {
     );
   });
 
+  it('refuses a settings file with an unknown field, naming the file and the field', async () => {
+    await write('repo/.delegate/settings.json', { modle: 'sonnet' });
+    const attempt = () =>
+      resolveConfig({
+        flags: {},
+        env: { HOME: join(root, 'home') },
+        processCwd: join(root, 'repo'),
+      });
+    expect(attempt).toThrow(UsageError);
+    expect(attempt).toThrow(join(root, 'repo', '.delegate', 'settings.json'));
+    expect(attempt).toThrow(/modle/);
+  });
+
   it('refuses an extra directory that does not exist', async () => {
     expect(() =>
       resolveConfig({

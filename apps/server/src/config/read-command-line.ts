@@ -3,8 +3,10 @@ import { Command, CommanderError } from 'commander';
 import { DelegateError } from '@delegate/core';
 import type { ServerConfigInput } from './server-config.js';
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
+// No default list is given to commander: it would print `(default: [])` after the defaults the
+// descriptions name (the current directory, CORS off).
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 function list(text: string | undefined, separator: string): string[] | undefined {
@@ -37,7 +39,6 @@ export function createCommand(): Command {
       '--workspace-root <dir>',
       `directory runs may work in; repeat for several (DELEGATE_SERVER_WORKSPACE_ROOTS, "${delimiter}"-separated; default the current directory)`,
       collect,
-      [],
     )
     .option(
       '--max-concurrent-runs <n>',
@@ -47,12 +48,11 @@ export function createCommand(): Command {
       '--sim [policy]',
       'use an in-process simulator: echo (default), demo, or a policy module path',
     )
-    .option('--sim-pacing <ttft,msPerToken>', 'simulator latency in ms, e.g. 100,2')
+    .option('--sim-pacing <ttft,msPerToken>', 'simulator latency in ms, e.g. 100,2 (default none)')
     .option(
       '--cors-origin <origin>',
-      'allow this browser origin; repeat for several (default: CORS off)',
+      'allow this browser origin; repeat for several (DELEGATE_SERVER_CORS_ORIGINS, ","-separated; default: CORS off)',
       collect,
-      [],
     )
     .option('--rate-limit <n>', 'requests per minute per token (default 600)')
     .option(
@@ -132,16 +132,18 @@ export function readCommandLine(
       (flags.worker === true ? env.DELEGATE_SERVER_HEALTH_PORT || undefined : undefined),
   );
   set('dataDir', text('dataDir') ?? env.DELEGATE_SERVER_DATA_DIR);
-  const roots = flags.workspaceRoot as string[];
   set(
     'workspaceRoots',
-    roots.length > 0 ? roots : list(env.DELEGATE_SERVER_WORKSPACE_ROOTS, delimiter),
+    (flags.workspaceRoot as string[] | undefined) ??
+      list(env.DELEGATE_SERVER_WORKSPACE_ROOTS, delimiter),
   );
   set('maxConcurrentRuns', text('maxConcurrentRuns') ?? env.DELEGATE_SERVER_MAX_CONCURRENT_RUNS);
   set('sim', flags.sim === true ? 'echo' : (flags.sim as string | undefined));
   set('simPacing', pacing(text('simPacing')));
-  const origins = flags.corsOrigin as string[];
-  set('corsOrigins', origins.length > 0 ? origins : list(env.DELEGATE_SERVER_CORS_ORIGINS, ','));
+  set(
+    'corsOrigins',
+    (flags.corsOrigin as string[] | undefined) ?? list(env.DELEGATE_SERVER_CORS_ORIGINS, ','),
+  );
   set('rateLimitPerMinute', text('rateLimit'));
   set('authFailuresPerMinute', text('authFailureLimit'));
   set('bodyLimitBytes', text('bodyLimit'));

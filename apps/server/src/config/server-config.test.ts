@@ -1,6 +1,7 @@
 import { delimiter } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { readCommandLine } from './read-command-line.js';
+import { createCommand, readCommandLine } from './read-command-line.js';
 import { parseServerConfig } from './server-config.js';
 
 describe('parseServerConfig', () => {
@@ -99,6 +100,29 @@ describe('readCommandLine', () => {
       readCommandLine([], { DELEGATE_SERVER_WORKSPACE_ROOTS: ['/c', '/d'].join(delimiter) })
         ?.workspaceRoots,
     ).toEqual(['/c', '/d']);
+  });
+
+  it('--help has the flags and defaults of the README configuration table, each default once', async () => {
+    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    const table = readme.slice(readme.indexOf('| Flag '), readme.indexOf('`--sim ./policy.mjs`'));
+    const rows = table
+      .split('\n')
+      .filter((line) => line.startsWith('| `--'))
+      .map((line) => line.split('|').map((cell) => cell.trim()));
+    const options = createCommand().options.filter((option) => option.long !== '--help');
+    const help = new Map(options.map((option) => [option.long, option.description]));
+    // A flag cell names its flags before any parenthesis: `--health-port <port>` (with `--worker`).
+    const readmeFlags = rows.flatMap(([, flag]) =>
+      [...(flag ?? '').replace(/\(.*\)/, '').matchAll(/`(--[a-z-]+)/g)].map((m) => m[1]),
+    );
+    expect(readmeFlags.sort()).toEqual(options.map((option) => option.long).sort());
+    for (const [, flag, , fallback] of rows) {
+      const long = /`(--[a-z-]+)/.exec(flag ?? '')?.[1] ?? '';
+      // A number or a `value` in the Default column is written in the flag's help too.
+      const value = /^`?([\w./~-]+)`?$/.exec(fallback ?? '')?.[1];
+      if (value !== undefined) expect(help.get(long), long).toContain(value);
+    }
+    expect(createCommand().helpInformation()).not.toContain('(default: [])');
   });
 
   it('refuses unknown flags with a clear message', () => {

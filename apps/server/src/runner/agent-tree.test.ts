@@ -295,3 +295,40 @@ describe('AgentTree.settleFinished', () => {
     expect(agentTree.get('a1')?.status).toBe('running');
   });
 });
+
+describe('AgentTree event log', () => {
+  it('logs warnings and cache-evictable hints, and leaves sub-agent messages to the transcripts', () => {
+    const agentTree = tree();
+    agentTree.apply(started('a1'));
+    const logged = (event: Parameters<AgentTree['apply']>[0]) =>
+      agentTree.apply(event).events.map((stored) => stored.type);
+    const base = { agentId: 'a1', timestamp: time };
+    expect(
+      logged({
+        kind: 'agent',
+        event: { ...base, type: 'agent.warning', code: 'HOOK_FAILED', message: 'hook failed' },
+      }),
+    ).toEqual(['agent.warning']);
+    expect(
+      logged({
+        kind: 'agent',
+        event: { ...base, type: 'agent.cache_evictable', lastRequestId: 'req_1' },
+      }),
+    ).toEqual(['agent.cache_evictable']);
+    expect(
+      logged({
+        kind: 'agent',
+        event: {
+          ...base,
+          type: 'agent.message',
+          message: {
+            type: 'user',
+            uuid: '00000000-0000-4000-8000-000000000000',
+            timestamp: time,
+            message: { role: 'user', content: 'hi' },
+          },
+        },
+      }),
+    ).toEqual([]);
+  });
+});
