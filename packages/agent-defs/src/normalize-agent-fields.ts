@@ -77,7 +77,7 @@ const TOOL_KEY_SPELLINGS: ReadonlyMap<string, string> = new Map([
   ['disallowed-tools', 'disallowedTools'],
   ['disallowed_tools', 'disallowedTools'],
 ]);
-const EFFORT_LEVELS = ['low', 'medium', 'high', 'max'] as const;
+const EFFORT_LEVELS = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
 
 // A field outcome: a value (possibly absent), a field to drop with a warning, or a reason
 // to refuse the whole agent (fields that limit what the agent may do have no safe fallback).
@@ -163,7 +163,7 @@ function readEffort(value: unknown): Outcome<AgentEffort> {
   if (budget !== undefined) return { kind: 'value', value: budget };
   return {
     kind: 'drop',
-    reason: `\`effort\` is ${describeType(value)}; expected low, medium, high, max or a positive token budget`,
+    reason: `\`effort\` is ${describeType(value)}; expected low, medium, high, xhigh, max or a positive token budget`,
   };
 }
 

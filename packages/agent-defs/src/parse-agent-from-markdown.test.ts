@@ -104,6 +104,14 @@ describe('parseAgentFromMarkdown', () => {
     expect(warnings).toEqual([]);
   });
 
+  it('reads each of the five effort levels Claude Code takes, xhigh included', () => {
+    for (const level of ['low', 'medium', 'high', 'xhigh', 'max']) {
+      const { agent, warnings } = agentOf(header(`effort: ${level.toUpperCase()}`));
+      expect(agent.effort).toBe(level);
+      expect(warnings).toEqual([]);
+    }
+  });
+
   it('keeps full model ids as written', () => {
     expect(agentOf(header('model: claude-sonnet-4-5-20250929')).agent.model).toBe(
       'claude-sonnet-4-5-20250929',
