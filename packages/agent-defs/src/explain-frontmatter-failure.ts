@@ -1,5 +1,6 @@
 import { KNOWN_AGENT_KEYS } from './normalize-agent-fields.js';
 import { type YamlFailure } from './parse-full-yaml.js';
+import { repairQuotesValue } from './repair-like-claude-code.js';
 import { truncateForDiagnostic } from './truncate-for-diagnostic.js';
 
 /** A frontmatter problem described for a person: where, what, and what to do. */
@@ -82,7 +83,7 @@ function explainStrayLine(
       names.length === 1 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
     return {
       line: next + offset,
-      reason: `${stray}; it looks like the text of \`${owner.key}\` (line ${owner.index + offset}) goes on over the lines below it, whose ${keys} lines YAML reads as keys of their own — write it as a block scalar (\`${owner.key}: |\` with every line of the text indented below it), or on one line with \\n for the line breaks`,
+      reason: `${stray}; it looks like the text of \`${owner.key}\` (line ${owner.index + offset}) goes on over the lines below it, whose ${keys} lines YAML reads as keys of their own — ${BLOCK_SCALAR_FIX(owner.key)}`,
     };
   }
   return {
@@ -93,6 +94,21 @@ function explainStrayLine(
   };
 }
 
+const BLOCK_SCALAR_FIX = (key: string): string =>
+  `write it as a block scalar (\`${key}: |\` with every line of the text indented below it), or on one line with \\n for the line breaks`;
+
+// The first line after `index` that goes on with the value of its key (not blank, not a
+// comment, not another key), or -1.
+function firstContinuationLine(lines: readonly string[], index: number): number {
+  for (let next = index + 1; next < lines.length; next++) {
+    const line = lines[next] ?? '';
+    if (line.trim() === '' || /^\s*#/.test(line)) continue;
+    if (TOP_LEVEL_KEY.test(line) || /^- /.test(line)) return -1;
+    return next;
+  }
+  return -1;
+}
+
 // Problems with the lines that follow a top-level `key: value`, up to the next key.
 function explainContinuation(
   lines: readonly string[],
@@ -100,13 +116,22 @@ function explainContinuation(
   key: string,
   value: string,
   offset: number,
+  crlf: boolean,
 ): FrontmatterExplanation | undefined {
   const quoted = /^["']/.test(value);
   const open = quoted && !closesQuote(value);
+  // Claude Code's repair quotes the first line of such a value and nothing below it.
+  const repairCuts = !crlf && isPlainStart(value) && repairQuotesValue(value);
   for (let next = index + 1; next < lines.length; next++) {
     const line = lines[next] ?? '';
     if (line.trim() === '' || /^\s*#/.test(line)) continue;
     if (TOP_LEVEL_KEY.test(line) || /^- /.test(line)) return undefined;
+    if (repairCuts && /^\s/.test(line)) {
+      return {
+        line: next + offset,
+        reason: `the value of \`${key}\` (line ${index + offset}) goes on over the indented lines below it, but its first line holds ${/: /.test(value) ? "': '" : 'a special character'}, so Claude Code's repair puts that line alone in quotes and YAML cannot read line ${next + offset} (${snippet(line)}) — ${BLOCK_SCALAR_FIX(key)}`,
+      };
+    }
     if (/^\S/.test(line)) {
       if (open) {
         return {
@@ -144,12 +169,16 @@ function explainLine(
     };
   }
   if (isPlainStart(value) && /:$/.test(value) && !/: /.test(value)) {
+    const next = firstContinuationLine(lines, index);
     return {
       line: index + offset,
-      reason: `the value of \`${key}\` ends with ':', which YAML reads as a nested key; put the value in quotes`,
+      reason:
+        next === -1
+          ? `the value of \`${key}\` ends with ':', which YAML reads as a nested key; put the value in quotes`
+          : `the value of \`${key}\` ends with ':', which YAML reads as a nested key, and its text goes on below it (line ${next + offset}: ${snippet(lines[next] ?? '')}) — ${BLOCK_SCALAR_FIX(key)}`,
     };
   }
-  return explainContinuation(lines, index, key, value, offset);
+  return explainContinuation(lines, index, key, value, offset, crlf);
 }
 
 /**

@@ -347,6 +347,40 @@ describe('parseAgentFromMarkdown', () => {
     );
   });
 
+  it('says to write a block scalar when a value whose repair quotes only its first line goes on below it', () => {
+    // `Examples:` ends the first line and the examples follow: quoting that line fixes nothing.
+    const examples = '<example>\nContext: A review.\nuser: "Review it"\n</example>';
+    expect(
+      diagnosticOf(`---\nname: a\ndescription: Use it in these cases:\n\n${examples}\n---\nBody`),
+    ).toMatchObject({
+      line: 3,
+      reason:
+        'the value of `description` ends with \':\', which YAML reads as a nested key, and its text goes on below it (line 5: "<example>") — write it as a block scalar (`description: |` with every line of the text indented below it), or on one line with \\n for the line breaks',
+    });
+    expect(diagnosticOf('---\nname: a\ndescription: Cases:\ntools: Read\n---\nBody').reason).toBe(
+      "the value of `description` ends with ':', which YAML reads as a nested key; put the value in quotes",
+    );
+    // Indented lines below a first line that holds ': ': the repair quotes that line alone.
+    const indented = '  <example>\n  The user asks for a schema.\n  </example>';
+    expect(
+      diagnosticOf(`---\nname: a\ndescription: Use it to: design APIs\n\n${indented}\n---\nBody`),
+    ).toMatchObject({
+      line: 5,
+      reason:
+        "the value of `description` (line 3) goes on over the indented lines below it, but its first line holds ': ', so Claude Code's repair puts that line alone in quotes and YAML cannot read line 5 (\"<example>\") — write it as a block scalar (`description: |` with every line of the text indented below it), or on one line with \\n for the line breaks",
+    });
+    // The rewrites the messages ask for load, with the examples in the description.
+    expect(
+      agentOf(
+        `---\nname: a\ndescription: |\n  Use it in these cases:\n${examples.replace(/^/gm, '  ')}\n---\nBody`,
+      ).agent.whenToUse,
+    ).toBe(`Use it in these cases:\n${examples}`);
+    expect(
+      agentOf(`---\nname: a\ndescription: |\n  Use it to: design APIs\n${indented}\n---\nBody`)
+        .agent.whenToUse,
+    ).toBe('Use it to: design APIs\n<example>\nThe user asks for a schema.\n</example>');
+  });
+
   it('warns that example dialogue lines below a description are read as keys, not as its text', () => {
     const result = agentOf(
       '---\nname: a\ndescription: Use it to plan. Examples:\\n<example>\nuser: "Plan it"\\nassistant: "I will."\\n</example>\nuser: "Again"\\n</example>\ntools: Read\n---\nBody',
