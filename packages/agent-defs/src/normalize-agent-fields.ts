@@ -438,6 +438,17 @@ export function normalizeAgentFields(
   for (const key of Object.keys(record)) {
     if (known.has(key)) continue;
     const meant = TOOL_KEY_SPELLINGS.get(key);
+    const cased = KNOWN_AGENT_KEYS.find((known) => known.toLowerCase() === key.toLowerCase());
+    if (meant === undefined && cased !== undefined) {
+      // `Tools:`, `Model:`: keys are case-sensitive, and Claude Code ignores these too.
+      warnings.push({
+        ...base,
+        ...at(key),
+        reason: `\`${key}\` is not read, because keys are case-sensitive (Claude Code ignores it too)${cased === 'tools' ? ", so it does not limit the agent's tools" : cased === 'disallowedTools' ? ', so it removes no tools' : ''}; write \`${cased}\``,
+        severity: 'warning',
+      });
+      continue;
+    }
     if (meant !== undefined) {
       // Skills and commands spell it this way; an agent ignores it, which widens what it may use.
       warnings.push({

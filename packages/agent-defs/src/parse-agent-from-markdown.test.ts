@@ -509,6 +509,48 @@ describe('parseAgentFromMarkdown', () => {
     }
   });
 
+  it('says a key in another letter case is not read, as in Claude Code, and which key to write', () => {
+    expect(diagnosticOf('---\nName: a\ndescription: d\n---\nBody')).toMatchObject({
+      severity: 'error',
+      line: 2,
+      reason:
+        'missing `name`: the frontmatter has `Name`, but keys are case-sensitive, so Claude Code does not read it as the name either; write `name`',
+    });
+    expect(diagnosticOf('---\nname: a\nDescription: d\n---\nBody')).toMatchObject({
+      line: 3,
+      reason: expect.stringMatching(/^missing `description`: the frontmatter has `Description`/),
+    });
+    const { agent, warnings } = agentOf(
+      '---\nname: a\ndescription: d\nTools: Read\nDisallowedTools: Bash\nMODEL: haiku\n---\nBody',
+    );
+    expect(agent.tools).toBeUndefined();
+    expect(agent.disallowedTools).toBeUndefined();
+    expect(agent.model).toBeUndefined();
+    expect(warnings.map((warning) => [warning.severity, warning.line, warning.reason])).toEqual([
+      [
+        'warning',
+        4,
+        "`Tools` is not read, because keys are case-sensitive (Claude Code ignores it too), so it does not limit the agent's tools; write `tools`",
+      ],
+      [
+        'warning',
+        5,
+        '`DisallowedTools` is not read, because keys are case-sensitive (Claude Code ignores it too), so it removes no tools; write `disallowedTools`',
+      ],
+      [
+        'warning',
+        6,
+        '`MODEL` is not read, because keys are case-sensitive (Claude Code ignores it too); write `model`',
+      ],
+    ]);
+  });
+
+  it('suggests the file name as the missing name', () => {
+    expect(diagnosticOf('---\ndescription: Reviews.\n---\nBody').reason).toBe(
+      'missing `name`; add `name: test` to the frontmatter',
+    );
+  });
+
   it('skips text without frontmatter with an info note', () => {
     expect(diagnosticOf('# Readme\n\nNot an agent.')).toMatchObject({ severity: 'info' });
     expect(diagnosticOf('')).toMatchObject({ severity: 'info' });

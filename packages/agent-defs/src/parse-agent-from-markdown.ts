@@ -58,6 +58,13 @@ function typeOf(options: ParseAgentFromMarkdownOptions, name: string): string {
   return plugin === undefined ? name : pluginAgentType({ plugin, baseDir, filePath }, name);
 }
 
+// A key spelled like `key` in another letter case (`Name` for `name`).
+function otherCase(record: Record<string, unknown>, key: string): string | undefined {
+  return Object.keys(record).find(
+    (candidate) => candidate !== key && candidate.toLowerCase() === key,
+  );
+}
+
 function readName(
   record: Record<string, unknown>,
   at: (key: string) => { line?: number },
@@ -71,14 +78,22 @@ function readName(
       ? pluginFileAgentName(options.filePath)
       : record.name;
   if (typeof name !== 'string' || name.length === 0) {
+    const cased = otherCase(record, 'name');
+    const suggested = pluginFileAgentName(options.filePath);
+    const example =
+      /^[\w.-]+$/.test(suggested) && validateAgentName(suggested) === undefined
+        ? suggested
+        : 'your-agent-name';
     return {
       ok: false,
       problem: {
-        ...at('name'),
+        ...at(cased ?? 'name'),
         reason:
-          name === undefined || name === null || name === ''
-            ? 'missing `name`; add `name: your-agent-name` to the frontmatter'
-            : `\`name\` must be text, not ${Array.isArray(name) ? 'a list' : typeof name}; put it in quotes`,
+          cased !== undefined && (name === undefined || name === null)
+            ? `missing \`name\`: the frontmatter has \`${cased}\`, but keys are case-sensitive, so Claude Code does not read it as the name either; write \`name\``
+            : name === undefined || name === null || name === ''
+              ? `missing \`name\`; add \`name: ${example}\` to the frontmatter`
+              : `\`name\` must be text, not ${Array.isArray(name) ? 'a list' : typeof name}; put it in quotes`,
       },
     };
   }
@@ -104,14 +119,17 @@ function readDescription(
     // Real files write `\n` inside plain YAML values, where YAML keeps it literally.
     return { ok: true, whenToUse: description.replace(/\\n/g, '\n').trim() };
   }
+  const cased = otherCase(record, 'description');
   return {
     ok: false,
     problem: {
-      ...at('description'),
+      ...at(cased ?? 'description'),
       reason:
-        description === undefined || description === null || description === ''
-          ? 'missing `description`; add one saying when the main agent should use this agent'
-          : `\`description\` must be text, not ${Array.isArray(description) ? 'a list' : typeof description}; put it in quotes`,
+        cased !== undefined && (description === undefined || description === null)
+          ? `missing \`description\`: the frontmatter has \`${cased}\`, but keys are case-sensitive, so Claude Code does not read it either; write \`description\``
+          : description === undefined || description === null || description === ''
+            ? 'missing `description`; add one saying when the main agent should use this agent'
+            : `\`description\` must be text, not ${Array.isArray(description) ? 'a list' : typeof description}; put it in quotes`,
     },
   };
 }
@@ -152,7 +170,7 @@ function build(reading: FrontmatterReading & { ok: true }, context: Context): Bu
       agentType,
       ...at('description'),
       severity: 'warning',
-      reason: `${description.problem.reason.replace(/;.*$/, '')}, so the main agent sees only ${JSON.stringify(fallback)}, as in Claude Code, and cannot tell when to use this agent; add a description saying when to use it`,
+      reason: `${description.problem.reason.replace(/;.*$/, '').replace(/, so Claude Code does not read it either$/, '')}, so the main agent sees only ${JSON.stringify(fallback)}, as in Claude Code, and cannot tell when to use this agent; add a description saying when to use it`,
     });
     description = { ok: true, whenToUse: fallback };
   }
