@@ -181,6 +181,36 @@ function explainLine(
   return explainContinuation(lines, index, key, value, offset, crlf);
 }
 
+const BLOCK_INDICATOR = /^[|>][+-]?[1-9]?[+-]?(?:\s+#.*)?$/;
+
+// A line indented with tabs, which YAML does not allow: Claude Code's repair turns leading tabs
+// into spaces, but it also quotes a lone `|` or `>`, so a tab-indented block scalar is lost,
+// and a tab before a key makes that key part of the value above it.
+function explainTabs(lines: readonly string[], offset: number): FrontmatterExplanation | undefined {
+  const index = lines.findIndex((line) => line.startsWith('\t'));
+  if (index === -1) return undefined;
+  let owner = index - 1;
+  while (owner >= 0 && !TOP_LEVEL_KEY.test(lines[owner] ?? '')) owner -= 1;
+  const match = TOP_LEVEL_KEY.exec(lines[owner] ?? '');
+  const key = match?.[1];
+  const value = (match?.[2] ?? '').trim();
+  const line = index + offset;
+  if (key !== undefined && BLOCK_INDICATOR.test(value)) {
+    return {
+      line,
+      reason: `the block of \`${key}\` (line ${owner + offset}) is indented with tabs on line ${line}, which YAML does not allow; Claude Code's repair turns the tabs into spaces but also puts the ${JSON.stringify(value.charAt(0))} in quotes, so it cannot read the block either — indent it with spaces`,
+    };
+  }
+  // Under a key with a value on its line; under `hooks:` alone a nested key is fine.
+  if (key !== undefined && value !== '' && TOP_LEVEL_KEY.test((lines[index] ?? '').trimStart())) {
+    return {
+      line,
+      reason: `line ${line} starts with a tab, which YAML does not allow for indentation; Claude Code's repair reads the tab as spaces, which makes the line part of the value of \`${key}\` above — remove the tab`,
+    };
+  }
+  return undefined;
+}
+
 /**
  * Explains why frontmatter could not be read, for the patterns real files get wrong (a value
  * continued on lines that look like keys, text wrapped to the start of a line, a quoted value
@@ -193,6 +223,8 @@ export function explainFrontmatterFailure(
   const crlf = options.yaml.includes('\r\n');
   const lines = options.yaml.split('\n').map((line) => line.replace(/\r$/, ''));
   const offset = options.yamlStartLine;
+  const tabs = explainTabs(lines, offset);
+  if (tabs !== undefined) return tabs;
   for (let index = 0; index < lines.length; index++) {
     const explained = explainLine(lines, index, crlf, offset);
     if (explained !== undefined) return explained;

@@ -545,6 +545,28 @@ describe('parseAgentFromMarkdown', () => {
     ]);
   });
 
+  it('says which tab-indented line Claude Code cannot read, and to indent with spaces', () => {
+    expect(
+      diagnosticOf('---\nname: a\ndescription: |\n\tFirst line.\n\tSecond.\n---\nBody'),
+    ).toMatchObject({
+      line: 4,
+      reason:
+        'the block of `description` (line 3) is indented with tabs on line 4, which YAML does not allow; Claude Code\'s repair turns the tabs into spaces but also puts the "|" in quotes, so it cannot read the block either — indent it with spaces',
+    });
+    expect(diagnosticOf('---\nname: a\n\tdescription: d\n---\nBody')).toMatchObject({
+      line: 3,
+      reason:
+        "line 3 starts with a tab, which YAML does not allow for indentation; Claude Code's repair reads the tab as spaces, which makes the line part of the value of `name` above — remove the tab",
+    });
+    // The repair reads a tab-indented list, as Claude Code does, and the rewrite loads.
+    expect(
+      agentOf('---\nname: a\ndescription: d\ntools:\n\t- Read\n---\nBody').agent.tools,
+    ).toEqual(['Read']);
+    expect(agentOf('---\nname: a\ndescription: |\n  First line.\n---\nBody').agent.whenToUse).toBe(
+      'First line.',
+    );
+  });
+
   it('suggests the file name as the missing name', () => {
     expect(diagnosticOf('---\ndescription: Reviews.\n---\nBody').reason).toBe(
       'missing `name`; add `name: test` to the frontmatter',
