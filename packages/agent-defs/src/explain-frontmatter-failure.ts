@@ -1,5 +1,5 @@
 import { KNOWN_AGENT_KEYS } from './normalize-agent-fields.js';
-import { type YamlFailure } from './parse-full-yaml.js';
+import { parseFullYaml, type YamlFailure } from './parse-full-yaml.js';
 import { repairQuotesValue } from './repair-like-claude-code.js';
 import { truncateForDiagnostic } from './truncate-for-diagnostic.js';
 
@@ -166,6 +166,13 @@ function explainLine(
     return {
       line: index + offset,
       reason: `the value of \`${key}\` holds ': ', which YAML reads as a nested key; Claude Code repairs such values only in files with LF line ends, and this file has CRLF line ends — put the value in quotes (or save the file with LF line ends)`,
+    };
+  }
+  // `[a] [b]` or `[x] text`: Claude Code's repair leaves a value wrapped in brackets alone.
+  if (/^\[.*\]$/.test(value) && !parseFullYaml(`${key}: ${value}`, 'error').ok) {
+    return {
+      line: index + offset,
+      reason: `the value of \`${key}\` starts with [ and ends with ], so YAML reads a list and then more text, and Claude Code's repair leaves such values alone; put the value in quotes`,
     };
   }
   if (isPlainStart(value) && /:$/.test(value) && !/: /.test(value)) {

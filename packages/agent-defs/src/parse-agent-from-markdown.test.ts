@@ -567,6 +567,21 @@ describe('parseAgentFromMarkdown', () => {
     );
   });
 
+  it('says a value wrapped in [ ] that is not one list must be quoted, since the repair leaves it alone', () => {
+    // Commands write `argument-hint: [name] [description]`; a copy in an agents folder fails.
+    expect(
+      diagnosticOf('---\nname: a\ndescription: d\nargument-hint: [name] [text]\n---\nBody'),
+    ).toMatchObject({
+      line: 4,
+      reason:
+        "the value of `argument-hint` starts with [ and ends with ], so YAML reads a list and then more text, and Claude Code's repair leaves such values alone; put the value in quotes",
+    });
+    expect(
+      agentOf('---\nname: a\ndescription: d\nargument-hint: "[name] [text]"\n---\nBody').agent
+        .agentType,
+    ).toBe('a');
+  });
+
   it('suggests the file name as the missing name', () => {
     expect(diagnosticOf('---\ndescription: Reviews.\n---\nBody').reason).toBe(
       'missing `name`; add `name: test` to the frontmatter',
