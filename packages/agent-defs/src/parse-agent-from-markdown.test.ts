@@ -582,6 +582,30 @@ describe('parseAgentFromMarkdown', () => {
     ).toBe('a');
   });
 
+  it('skips a documentation page (title, no agent key) with a note, as Claude Code skips it', () => {
+    for (const page of [
+      '---\ntitle: "Reviewer agent"\ndescription: How the reviewer works.\n---\n# Reviewer',
+      '---\nid: agents-index\ntitle: Agents\nslug: /agents\n---\n# Agents',
+    ]) {
+      expect(diagnosticOf(page)).toEqual({
+        filePath: '/agents/test.md',
+        severity: 'info',
+        reason:
+          'a page whose frontmatter has `title` but no `name` or other agent key (documentation, say); skipped as not an agent, as Claude Code skips it — if it is one, add `name:`',
+      });
+    }
+    // With an agent key, a missing name is an error, as for any agent file.
+    expect(
+      diagnosticOf('---\ntitle: Reviewer\ndescription: d\ntools: Read\n---\nBody'),
+    ).toMatchObject({
+      severity: 'error',
+      reason: 'missing `name`; add `name: test` to the frontmatter',
+    });
+    expect(
+      diagnosticOf('---\ntitle: Reviewer\nName: reviewer\ndescription: d\n---\nBody').severity,
+    ).toBe('error');
+  });
+
   it('suggests the file name as the missing name', () => {
     expect(diagnosticOf('---\ndescription: Reviews.\n---\nBody').reason).toBe(
       'missing `name`; add `name: test` to the frontmatter',

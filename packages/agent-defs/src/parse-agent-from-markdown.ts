@@ -4,7 +4,7 @@ import { describeFrontmatterReading } from './describe-frontmatter-reading.js';
 import { explainFrontmatterFailure } from './explain-frontmatter-failure.js';
 import { explainMissingFrontmatter } from './explain-missing-frontmatter.js';
 import { guessAgentName } from './guess-agent-name.js';
-import { normalizeAgentFields } from './normalize-agent-fields.js';
+import { KNOWN_AGENT_KEYS, normalizeAgentFields } from './normalize-agent-fields.js';
 import { parseFrontmatterYaml, type FrontmatterReading } from './parse-frontmatter-yaml.js';
 import {
   PLUGIN_IGNORED_KEYS,
@@ -270,6 +270,16 @@ function emptyBodyWarning(agent: AgentDefinition): AgentDiagnostic[] {
   ];
 }
 
+// A Markdown page of a documentation site (its frontmatter has `title`, perhaps `description`,
+// and no other agent key, in any case) that sits in an agents folder.
+function isDocumentationPage(record: Record<string, unknown>): boolean {
+  const keys = Object.keys(record).map((key) => key.toLowerCase());
+  return (
+    keys.includes('title') &&
+    !KNOWN_AGENT_KEYS.some((known) => known !== 'description' && keys.includes(known.toLowerCase()))
+  );
+}
+
 function withoutPluginIgnoredKeys(
   record: Record<string, unknown>,
   ignored: (key: string) => void,
@@ -401,6 +411,17 @@ function parse(options: ParseAgentFromMarkdownOptions): ParseAgentResult {
       reason: `${explained.reason}${cut}`,
       ...(guessed === undefined ? {} : { agentType: typeOf(options, guessed) }),
     });
+  }
+  if (plugin === undefined && isDocumentationPage(claudeReading.record)) {
+    return {
+      ok: false,
+      diagnostic: {
+        filePath,
+        severity: 'info',
+        reason:
+          'a page whose frontmatter has `title` but no `name` or other agent key (documentation, say); skipped as not an agent, as Claude Code skips it — if it is one, add `name:`',
+      },
+    };
   }
   const claude = build(claudeReading, context);
   if (!claude.ok) return fail(claude.problem);
