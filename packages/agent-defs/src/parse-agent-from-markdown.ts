@@ -70,8 +70,8 @@ function readName(
   at: (key: string) => { line?: number },
   options: ParseAgentFromMarkdownOptions,
 ): { ok: true; name: string } | { ok: false; problem: Problem } {
-  // Claude Code names a plugin's agent file that sets no name after the file (its plugin
-  // documentation shows agents with only a description).
+  // Claude Code names a plugin's agent file that sets no name after the file (many plugins
+  // write only a description).
   const name =
     options.plugin !== undefined &&
     (record.name === undefined || record.name === null || record.name === '')

@@ -8,7 +8,7 @@ import { loadPluginAgents } from './load-plugin-agents.js';
 // How Claude Code reads a plugin's agents folder, which differs from `.claude/agents`:
 // every .md file is an agent (anthropics/claude-code#86841, #91871; JuliusBrussee/caveman#912
 // lists `caveman:docs:CLAUDE` for a frontmatter-less agents/docs/CLAUDE.md), named after the
-// file when it sets no name (the plugin reference shows agents with only a description), the
+// file when it sets no name (many plugins write only a description), the
 // folders below agents/ join the type, a file without a description gets "Agent from <plugin>
 // plugin", and permissionMode, hooks and mcpServers are ignored (anthropics/claude-code#54921).
 const files: Record<string, string> = {
