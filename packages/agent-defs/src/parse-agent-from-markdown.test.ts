@@ -606,6 +606,20 @@ describe('parseAgentFromMarkdown', () => {
     ).toBe('error');
   });
 
+  it('says an empty frontmatter above the keys ends the frontmatter, and which --- to remove', () => {
+    expect(diagnosticOf('---\n---\nname: planner\ndescription: Plans.\n---\nBody')).toMatchObject({
+      severity: 'error',
+      line: 2,
+      agentType: 'planner',
+      reason:
+        'the frontmatter ends at the `---` on line 2 with nothing in it, so Claude Code reads no `name`: `name: planner` and the lines after it are read as the body — remove that `---` line',
+    });
+    // With the line removed, the file loads.
+    expect(agentOf('---\nname: planner\ndescription: Plans.\n---\nBody').agent.agentType).toBe(
+      'planner',
+    );
+  });
+
   it('suggests the file name as the missing name', () => {
     expect(diagnosticOf('---\ndescription: Reviews.\n---\nBody').reason).toBe(
       'missing `name`; add `name: test` to the frontmatter',

@@ -412,6 +412,19 @@ function parse(options: ParseAgentFromMarkdownOptions): ParseAgentResult {
       ...(guessed === undefined ? {} : { agentType: typeOf(options, guessed) }),
     });
   }
+  if (plugin === undefined && Object.keys(claudeReading.record).length === 0) {
+    // `---` twice at the top, then the keys: the empty block is the frontmatter and the keys,
+    // up to the next `---`, are the start of the body.
+    const keys = /^([\s\S]*?)^---/m.exec(parts.body)?.[1] ?? '';
+    const name = /^\s*name\s*:/.test(keys) ? guessAgentName(keys) : undefined;
+    if (name !== undefined) {
+      return fail({
+        line: parts.claudeEndLine,
+        agentType: name,
+        reason: `the frontmatter ends at the \`---\` on line ${parts.claudeEndLine} with nothing in it, so Claude Code reads no \`name\`: \`name: ${truncateForDiagnostic(name)}\` and the lines after it are read as the body — remove that \`---\` line`,
+      });
+    }
+  }
   if (plugin === undefined && isDocumentationPage(claudeReading.record)) {
     return {
       ok: false,
