@@ -143,6 +143,42 @@ describe('delegate agents', () => {
     const folder = await run(['agents', 'validate', join(scratch.project, '.claude', 'agents')]);
     expect(folder.code).toBe(1);
   });
+
+  it("validates a plugin, its agents folder or one of its files by Claude Code's plugin rules", async () => {
+    // A plugin's agent may leave out `name` (it is named after the file); the same file in
+    // .claude/agents is not an agent.
+    const plugin = join(scratch.root, 'acme-plugin');
+    await mkdir(join(plugin, '.claude-plugin'), { recursive: true });
+    await writeFile(
+      join(plugin, '.claude-plugin', 'plugin.json'),
+      JSON.stringify({ name: 'acme' }),
+    );
+    await mkdir(join(plugin, 'agents', 'review'), { recursive: true });
+    const unnamed = join(plugin, 'agents', 'review', 'deep.md');
+    await writeFile(unnamed, '---\ndescription: Reviews deeply.\n---\nReview.');
+    const privileged = join(plugin, 'agents', 'privileged.md');
+    await writeFile(
+      privileged,
+      '---\nname: privileged\ndescription: Wants more.\npermissionMode: bypassPermissions\n---\nMore.',
+    );
+    for (const path of [plugin, join(plugin, 'agents'), unnamed]) {
+      const result = await run(['agents', 'validate', path]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).not.toContain('missing `name`');
+    }
+    const whole = await run(['agents', 'validate', plugin]);
+    expect(whole.stdout).toContain(
+      `${privileged}:4: warning: \`permissionMode\` is ignored in a plugin's agent file`,
+    );
+    const one = await run(['agents', 'validate', unnamed]);
+    expect(one.stdout).not.toContain(privileged);
+    expect(one.stderr).toContain('0 errors, 0 warnings');
+    // Outside a plugin the file is refused, as Claude Code refuses it.
+    const copy = await writeAgent('deep.md', '---\ndescription: Reviews deeply.\n---\nReview.');
+    const outside = await run(['agents', 'validate', copy]);
+    expect(outside.code).toBe(1);
+    expect(outside.stdout).toContain(`${copy}: error: missing \`name\`; add \`name: deep\``);
+  });
 });
 
 describe('delegate transcripts', () => {

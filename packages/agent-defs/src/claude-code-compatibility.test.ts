@@ -562,6 +562,7 @@ describe('the loader on any input', () => {
     '# heading',
     'body text',
     'description: !!binary aGk=',
+    'title: A page',
   );
   const files = fc.oneof(
     fc.array(lines, { maxLength: 10 }).map((parts) => parts.join('\n')),
@@ -570,7 +571,7 @@ describe('the loader on any input', () => {
     fc.string({ unit: 'binary', maxLength: 200 }),
   );
 
-  it('never throws, and a file either loads or has a diagnostic saying why (an error unless it has no frontmatter)', () => {
+  it('never throws, and a file either loads or has a diagnostic saying why (an error unless it has no frontmatter or is a documentation page)', () => {
     fc.assert(
       fc.property(files, (content) => {
         const result = parseAgentFromMarkdown({
@@ -583,7 +584,9 @@ describe('the loader on any input', () => {
         const { diagnostic } = result;
         expect(diagnostic.reason.length).toBeGreaterThan(10);
         if (diagnostic.severity !== 'error') {
-          expect(diagnostic.reason).toMatch(/no YAML frontmatter/);
+          expect(diagnostic.reason).toMatch(
+            /^(?:no YAML frontmatter|a page whose frontmatter has `title` but no `name`)/,
+          );
         }
       }),
       { numRuns: 5000 },

@@ -1,5 +1,6 @@
 import { KNOWN_AGENT_KEYS } from './normalize-agent-fields.js';
-import { type YamlFailure } from './parse-full-yaml.js';
+import { parseFullYaml, type YamlFailure } from './parse-full-yaml.js';
+import { repairQuotesValue } from './repair-like-claude-code.js';
 import { truncateForDiagnostic } from './truncate-for-diagnostic.js';
 
 /** A frontmatter problem described for a person: where, what, and what to do. */
@@ -82,7 +83,7 @@ function explainStrayLine(
       names.length === 1 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
     return {
       line: next + offset,
-      reason: `${stray}; it looks like the text of \`${owner.key}\` (line ${owner.index + offset}) goes on over the lines below it, whose ${keys} lines YAML reads as keys of their own — write it as a block scalar (\`${owner.key}: |\` with every line of the text indented below it), or on one line with \\n for the line breaks`,
+      reason: `${stray}; it looks like the text of \`${owner.key}\` (line ${owner.index + offset}) goes on over the lines below it, whose ${keys} lines YAML reads as keys of their own — ${BLOCK_SCALAR_FIX(owner.key)}`,
     };
   }
   return {
@@ -93,6 +94,21 @@ function explainStrayLine(
   };
 }
 
+const BLOCK_SCALAR_FIX = (key: string): string =>
+  `write it as a block scalar (\`${key}: |\` with every line of the text indented below it), or on one line with \\n for the line breaks`;
+
+// The first line after `index` that goes on with the value of its key (not blank, not a
+// comment, not another key), or -1.
+function firstContinuationLine(lines: readonly string[], index: number): number {
+  for (let next = index + 1; next < lines.length; next++) {
+    const line = lines[next] ?? '';
+    if (line.trim() === '' || /^\s*#/.test(line)) continue;
+    if (TOP_LEVEL_KEY.test(line) || /^- /.test(line)) return -1;
+    return next;
+  }
+  return -1;
+}
+
 // Problems with the lines that follow a top-level `key: value`, up to the next key.
 function explainContinuation(
   lines: readonly string[],
@@ -100,13 +116,22 @@ function explainContinuation(
   key: string,
   value: string,
   offset: number,
+  crlf: boolean,
 ): FrontmatterExplanation | undefined {
   const quoted = /^["']/.test(value);
   const open = quoted && !closesQuote(value);
+  // Claude Code's repair quotes the first line of such a value and nothing below it.
+  const repairCuts = !crlf && isPlainStart(value) && repairQuotesValue(value);
   for (let next = index + 1; next < lines.length; next++) {
     const line = lines[next] ?? '';
     if (line.trim() === '' || /^\s*#/.test(line)) continue;
     if (TOP_LEVEL_KEY.test(line) || /^- /.test(line)) return undefined;
+    if (repairCuts && /^\s/.test(line)) {
+      return {
+        line: next + offset,
+        reason: `the value of \`${key}\` (line ${index + offset}) goes on over the indented lines below it, but its first line holds ${/: /.test(value) ? "': '" : 'a special character'}, so Claude Code's repair puts that line alone in quotes and YAML cannot read line ${next + offset} (${snippet(line)}) — ${BLOCK_SCALAR_FIX(key)}`,
+      };
+    }
     if (/^\S/.test(line)) {
       if (open) {
         return {
@@ -143,13 +168,54 @@ function explainLine(
       reason: `the value of \`${key}\` holds ': ', which YAML reads as a nested key; Claude Code repairs such values only in files with LF line ends, and this file has CRLF line ends — put the value in quotes (or save the file with LF line ends)`,
     };
   }
-  if (isPlainStart(value) && /:$/.test(value) && !/: /.test(value)) {
+  // `[a] [b]` or `[x] text`: Claude Code's repair leaves a value wrapped in brackets alone.
+  if (/^\[.*\]$/.test(value) && !parseFullYaml(`${key}: ${value}`, 'error').ok) {
     return {
       line: index + offset,
-      reason: `the value of \`${key}\` ends with ':', which YAML reads as a nested key; put the value in quotes`,
+      reason: `the value of \`${key}\` starts with [ and ends with ], so YAML reads a list and then more text, and Claude Code's repair leaves such values alone; put the value in quotes`,
     };
   }
-  return explainContinuation(lines, index, key, value, offset);
+  if (isPlainStart(value) && /:$/.test(value) && !/: /.test(value)) {
+    const next = firstContinuationLine(lines, index);
+    return {
+      line: index + offset,
+      reason:
+        next === -1
+          ? `the value of \`${key}\` ends with ':', which YAML reads as a nested key; put the value in quotes`
+          : `the value of \`${key}\` ends with ':', which YAML reads as a nested key, and its text goes on below it (line ${next + offset}: ${snippet(lines[next] ?? '')}) — ${BLOCK_SCALAR_FIX(key)}`,
+    };
+  }
+  return explainContinuation(lines, index, key, value, offset, crlf);
+}
+
+const BLOCK_INDICATOR = /^[|>][+-]?[1-9]?[+-]?(?:\s+#.*)?$/;
+
+// A line indented with tabs, which YAML does not allow: Claude Code's repair turns leading tabs
+// into spaces, but it also quotes a lone `|` or `>`, so a tab-indented block scalar is lost,
+// and a tab before a key makes that key part of the value above it.
+function explainTabs(lines: readonly string[], offset: number): FrontmatterExplanation | undefined {
+  const index = lines.findIndex((line) => line.startsWith('\t'));
+  if (index === -1) return undefined;
+  let owner = index - 1;
+  while (owner >= 0 && !TOP_LEVEL_KEY.test(lines[owner] ?? '')) owner -= 1;
+  const match = TOP_LEVEL_KEY.exec(lines[owner] ?? '');
+  const key = match?.[1];
+  const value = (match?.[2] ?? '').trim();
+  const line = index + offset;
+  if (key !== undefined && BLOCK_INDICATOR.test(value)) {
+    return {
+      line,
+      reason: `the block of \`${key}\` (line ${owner + offset}) is indented with tabs on line ${line}, which YAML does not allow; Claude Code's repair turns the tabs into spaces but also puts the ${JSON.stringify(value.charAt(0))} in quotes, so it cannot read the block either — indent it with spaces`,
+    };
+  }
+  // Under a key with a value on its line; under `hooks:` alone a nested key is fine.
+  if (key !== undefined && value !== '' && TOP_LEVEL_KEY.test((lines[index] ?? '').trimStart())) {
+    return {
+      line,
+      reason: `line ${line} starts with a tab, which YAML does not allow for indentation; Claude Code's repair reads the tab as spaces, which makes the line part of the value of \`${key}\` above — remove the tab`,
+    };
+  }
+  return undefined;
 }
 
 /**
@@ -164,6 +230,8 @@ export function explainFrontmatterFailure(
   const crlf = options.yaml.includes('\r\n');
   const lines = options.yaml.split('\n').map((line) => line.replace(/\r$/, ''));
   const offset = options.yamlStartLine;
+  const tabs = explainTabs(lines, offset);
+  if (tabs !== undefined) return tabs;
   for (let index = 0; index < lines.length; index++) {
     const explained = explainLine(lines, index, crlf, offset);
     if (explained !== undefined) return explained;

@@ -157,6 +157,7 @@ describe('loadAgentsFromDirectories on broken files', () => {
       'duplicate-agent',
       'evil\\agent',
       'invalid-yaml',
+      'latin1-agent',
       'still-loads',
       'tools-wrong-type',
     ]);
@@ -265,14 +266,24 @@ describe('loadAgentsFromDirectories on broken files', () => {
     expect(duplicates.at(-1)?.getSystemPrompt()).toBe('Second.');
   });
 
-  it('refuses text that is not UTF-8, unclosed frontmatter and frontmatter that is not a mapping', async () => {
-    const { forFile } = await loadBroken();
+  it('reads bytes that are not UTF-8 as U+FFFD, as Claude Code does, and names their line', async () => {
+    const { forFile, agents } = await loadBroken();
+    expect(agents.find((agent) => agent.agentType === 'latin1-agent')?.whenToUse).toBe(
+      'Caf\ufffd written in Latin-1.',
+    );
     expect(forFile('not-utf8.md')).toEqual([
       expect.objectContaining({
-        severity: 'error',
-        reason: expect.stringMatching(/not valid UTF-8/),
+        severity: 'warning',
+        line: 3,
+        reason: expect.stringMatching(
+          /^line 3 holds bytes that are not UTF-8 .* save the file as UTF-8$/,
+        ),
       }),
     ]);
+  });
+
+  it('refuses unclosed frontmatter and frontmatter that is not a mapping', async () => {
+    const { forFile } = await loadBroken();
     expect(forFile('unclosed-frontmatter.md')).toEqual([
       expect.objectContaining({ severity: 'error', line: 1 }),
     ]);

@@ -77,7 +77,7 @@ const TOOL_KEY_SPELLINGS: ReadonlyMap<string, string> = new Map([
   ['disallowed-tools', 'disallowedTools'],
   ['disallowed_tools', 'disallowedTools'],
 ]);
-const EFFORT_LEVELS = ['low', 'medium', 'high', 'max'] as const;
+const EFFORT_LEVELS = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
 
 // A field outcome: a value (possibly absent), a field to drop with a warning, or a reason
 // to refuse the whole agent (fields that limit what the agent may do have no safe fallback).
@@ -163,7 +163,7 @@ function readEffort(value: unknown): Outcome<AgentEffort> {
   if (budget !== undefined) return { kind: 'value', value: budget };
   return {
     kind: 'drop',
-    reason: `\`effort\` is ${describeType(value)}; expected low, medium, high, max or a positive token budget`,
+    reason: `\`effort\` is ${describeType(value)}; expected low, medium, high, xhigh, max or a positive token budget`,
   };
 }
 
@@ -438,6 +438,17 @@ export function normalizeAgentFields(
   for (const key of Object.keys(record)) {
     if (known.has(key)) continue;
     const meant = TOOL_KEY_SPELLINGS.get(key);
+    const cased = KNOWN_AGENT_KEYS.find((known) => known.toLowerCase() === key.toLowerCase());
+    if (meant === undefined && cased !== undefined) {
+      // `Tools:`, `Model:`: keys are case-sensitive, and Claude Code ignores these too.
+      warnings.push({
+        ...base,
+        ...at(key),
+        reason: `\`${key}\` is not read, because keys are case-sensitive (Claude Code ignores it too)${cased === 'tools' ? ", so it does not limit the agent's tools" : cased === 'disallowedTools' ? ', so it removes no tools' : ''}; write \`${cased}\``,
+        severity: 'warning',
+      });
+      continue;
+    }
     if (meant !== undefined) {
       // Skills and commands spell it this way; an agent ignores it, which widens what it may use.
       warnings.push({

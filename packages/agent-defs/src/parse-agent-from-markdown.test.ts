@@ -104,6 +104,14 @@ describe('parseAgentFromMarkdown', () => {
     expect(warnings).toEqual([]);
   });
 
+  it('reads each of the five effort levels Claude Code takes, xhigh included', () => {
+    for (const level of ['low', 'medium', 'high', 'xhigh', 'max']) {
+      const { agent, warnings } = agentOf(header(`effort: ${level.toUpperCase()}`));
+      expect(agent.effort).toBe(level);
+      expect(warnings).toEqual([]);
+    }
+  });
+
   it('keeps full model ids as written', () => {
     expect(agentOf(header('model: claude-sonnet-4-5-20250929')).agent.model).toBe(
       'claude-sonnet-4-5-20250929',
@@ -339,6 +347,40 @@ describe('parseAgentFromMarkdown', () => {
     );
   });
 
+  it('says to write a block scalar when a value whose repair quotes only its first line goes on below it', () => {
+    // `Examples:` ends the first line and the examples follow: quoting that line fixes nothing.
+    const examples = '<example>\nContext: A review.\nuser: "Review it"\n</example>';
+    expect(
+      diagnosticOf(`---\nname: a\ndescription: Use it in these cases:\n\n${examples}\n---\nBody`),
+    ).toMatchObject({
+      line: 3,
+      reason:
+        'the value of `description` ends with \':\', which YAML reads as a nested key, and its text goes on below it (line 5: "<example>") — write it as a block scalar (`description: |` with every line of the text indented below it), or on one line with \\n for the line breaks',
+    });
+    expect(diagnosticOf('---\nname: a\ndescription: Cases:\ntools: Read\n---\nBody').reason).toBe(
+      "the value of `description` ends with ':', which YAML reads as a nested key; put the value in quotes",
+    );
+    // Indented lines below a first line that holds ': ': the repair quotes that line alone.
+    const indented = '  <example>\n  The user asks for a schema.\n  </example>';
+    expect(
+      diagnosticOf(`---\nname: a\ndescription: Use it to: design APIs\n\n${indented}\n---\nBody`),
+    ).toMatchObject({
+      line: 5,
+      reason:
+        "the value of `description` (line 3) goes on over the indented lines below it, but its first line holds ': ', so Claude Code's repair puts that line alone in quotes and YAML cannot read line 5 (\"<example>\") — write it as a block scalar (`description: |` with every line of the text indented below it), or on one line with \\n for the line breaks",
+    });
+    // The rewrites the messages ask for load, with the examples in the description.
+    expect(
+      agentOf(
+        `---\nname: a\ndescription: |\n  Use it in these cases:\n${examples.replace(/^/gm, '  ')}\n---\nBody`,
+      ).agent.whenToUse,
+    ).toBe(`Use it in these cases:\n${examples}`);
+    expect(
+      agentOf(`---\nname: a\ndescription: |\n  Use it to: design APIs\n${indented}\n---\nBody`)
+        .agent.whenToUse,
+    ).toBe('Use it to: design APIs\n<example>\nThe user asks for a schema.\n</example>');
+  });
+
   it('warns that example dialogue lines below a description are read as keys, not as its text', () => {
     const result = agentOf(
       '---\nname: a\ndescription: Use it to plan. Examples:\\n<example>\nuser: "Plan it"\\nassistant: "I will."\\n</example>\nuser: "Again"\\n</example>\ntools: Read\n---\nBody',
@@ -465,6 +507,123 @@ describe('parseAgentFromMarkdown', () => {
         reason: expect.stringMatching(reason),
       });
     }
+  });
+
+  it('says a key in another letter case is not read, as in Claude Code, and which key to write', () => {
+    expect(diagnosticOf('---\nName: a\ndescription: d\n---\nBody')).toMatchObject({
+      severity: 'error',
+      line: 2,
+      reason:
+        'missing `name`: the frontmatter has `Name`, but keys are case-sensitive, so Claude Code does not read it as the name either; write `name`',
+    });
+    expect(diagnosticOf('---\nname: a\nDescription: d\n---\nBody')).toMatchObject({
+      line: 3,
+      reason: expect.stringMatching(/^missing `description`: the frontmatter has `Description`/),
+    });
+    const { agent, warnings } = agentOf(
+      '---\nname: a\ndescription: d\nTools: Read\nDisallowedTools: Bash\nMODEL: haiku\n---\nBody',
+    );
+    expect(agent.tools).toBeUndefined();
+    expect(agent.disallowedTools).toBeUndefined();
+    expect(agent.model).toBeUndefined();
+    expect(warnings.map((warning) => [warning.severity, warning.line, warning.reason])).toEqual([
+      [
+        'warning',
+        4,
+        "`Tools` is not read, because keys are case-sensitive (Claude Code ignores it too), so it does not limit the agent's tools; write `tools`",
+      ],
+      [
+        'warning',
+        5,
+        '`DisallowedTools` is not read, because keys are case-sensitive (Claude Code ignores it too), so it removes no tools; write `disallowedTools`',
+      ],
+      [
+        'warning',
+        6,
+        '`MODEL` is not read, because keys are case-sensitive (Claude Code ignores it too); write `model`',
+      ],
+    ]);
+  });
+
+  it('says which tab-indented line Claude Code cannot read, and to indent with spaces', () => {
+    expect(
+      diagnosticOf('---\nname: a\ndescription: |\n\tFirst line.\n\tSecond.\n---\nBody'),
+    ).toMatchObject({
+      line: 4,
+      reason:
+        'the block of `description` (line 3) is indented with tabs on line 4, which YAML does not allow; Claude Code\'s repair turns the tabs into spaces but also puts the "|" in quotes, so it cannot read the block either — indent it with spaces',
+    });
+    expect(diagnosticOf('---\nname: a\n\tdescription: d\n---\nBody')).toMatchObject({
+      line: 3,
+      reason:
+        "line 3 starts with a tab, which YAML does not allow for indentation; Claude Code's repair reads the tab as spaces, which makes the line part of the value of `name` above — remove the tab",
+    });
+    // The repair reads a tab-indented list, as Claude Code does, and the rewrite loads.
+    expect(
+      agentOf('---\nname: a\ndescription: d\ntools:\n\t- Read\n---\nBody').agent.tools,
+    ).toEqual(['Read']);
+    expect(agentOf('---\nname: a\ndescription: |\n  First line.\n---\nBody').agent.whenToUse).toBe(
+      'First line.',
+    );
+  });
+
+  it('says a value wrapped in [ ] that is not one list must be quoted, since the repair leaves it alone', () => {
+    // Commands write `argument-hint: [name] [description]`; a copy in an agents folder fails.
+    expect(
+      diagnosticOf('---\nname: a\ndescription: d\nargument-hint: [name] [text]\n---\nBody'),
+    ).toMatchObject({
+      line: 4,
+      reason:
+        "the value of `argument-hint` starts with [ and ends with ], so YAML reads a list and then more text, and Claude Code's repair leaves such values alone; put the value in quotes",
+    });
+    expect(
+      agentOf('---\nname: a\ndescription: d\nargument-hint: "[name] [text]"\n---\nBody').agent
+        .agentType,
+    ).toBe('a');
+  });
+
+  it('skips a documentation page (title, no agent key) with a note, as Claude Code skips it', () => {
+    for (const page of [
+      '---\ntitle: "Reviewer agent"\ndescription: How the reviewer works.\n---\n# Reviewer',
+      '---\nid: agents-index\ntitle: Agents\nslug: /agents\n---\n# Agents',
+    ]) {
+      expect(diagnosticOf(page)).toEqual({
+        filePath: '/agents/test.md',
+        severity: 'info',
+        reason:
+          'a page whose frontmatter has `title` but no `name` or other agent key (documentation, say); skipped as not an agent, as Claude Code skips it — if it is one, add `name:`',
+      });
+    }
+    // With an agent key, a missing name is an error, as for any agent file.
+    expect(
+      diagnosticOf('---\ntitle: Reviewer\ndescription: d\ntools: Read\n---\nBody'),
+    ).toMatchObject({
+      severity: 'error',
+      reason: 'missing `name`; add `name: test` to the frontmatter',
+    });
+    expect(
+      diagnosticOf('---\ntitle: Reviewer\nName: reviewer\ndescription: d\n---\nBody').severity,
+    ).toBe('error');
+  });
+
+  it('says an empty frontmatter above the keys ends the frontmatter, and which --- to remove', () => {
+    expect(diagnosticOf('---\n---\nname: planner\ndescription: Plans.\n---\nBody')).toMatchObject({
+      severity: 'error',
+      line: 2,
+      agentType: 'planner',
+      reason:
+        'the frontmatter ends at the `---` on line 2 with nothing in it, so Claude Code reads no `name`: `name: planner` and the lines after it are read as the body — remove that `---` line',
+    });
+    // With the line removed, the file loads.
+    expect(agentOf('---\nname: planner\ndescription: Plans.\n---\nBody').agent.agentType).toBe(
+      'planner',
+    );
+  });
+
+  it('suggests the file name as the missing name', () => {
+    expect(diagnosticOf('---\ndescription: Reviews.\n---\nBody').reason).toBe(
+      'missing `name`; add `name: test` to the frontmatter',
+    );
   });
 
   it('skips text without frontmatter with an info note', () => {

@@ -4,9 +4,15 @@ import { describeFrontmatterReading } from './describe-frontmatter-reading.js';
 import { explainFrontmatterFailure } from './explain-frontmatter-failure.js';
 import { explainMissingFrontmatter } from './explain-missing-frontmatter.js';
 import { guessAgentName } from './guess-agent-name.js';
-import { normalizeAgentFields } from './normalize-agent-fields.js';
+import { KNOWN_AGENT_KEYS, normalizeAgentFields } from './normalize-agent-fields.js';
 import { parseFrontmatterYaml, type FrontmatterReading } from './parse-frontmatter-yaml.js';
-import { splitFrontmatter } from './split-frontmatter.js';
+import {
+  PLUGIN_IGNORED_KEYS,
+  pluginAgentType,
+  pluginFallbackDescription,
+  pluginFileAgentName,
+} from './plugin-agent-rules.js';
+import { splitFrontmatter, type NoFrontmatterReason } from './split-frontmatter.js';
 import { truncateForDiagnostic } from './truncate-for-diagnostic.js';
 import { validateAgentName } from './validate-agent-name.js';
 
@@ -20,7 +26,12 @@ export type ParseAgentFromMarkdownOptions = {
   content: string;
   /** Source the file belongs to. */
   source: AgentSource;
-  /** Plugin that supplied the file; the agent type becomes `plugin:name`. */
+  /**
+   * Plugin that supplied the file. The file is then read as Claude Code reads a plugin's agent:
+   * the type is `plugin:name` (with each folder between `baseDir` and the file:
+   * `plugin:folder:name`), a file without `name` is named after the file, and `permissionMode`,
+   * `hooks` and `mcpServers` are ignored.
+   */
   plugin?: string;
 };
 
@@ -43,23 +54,46 @@ type Context = {
 };
 
 function typeOf(options: ParseAgentFromMarkdownOptions, name: string): string {
-  return options.plugin === undefined ? name : `${options.plugin}:${name}`;
+  const { plugin, baseDir, filePath } = options;
+  return plugin === undefined ? name : pluginAgentType({ plugin, baseDir, filePath }, name);
+}
+
+// A key spelled like `key` in another letter case (`Name` for `name`).
+function otherCase(record: Record<string, unknown>, key: string): string | undefined {
+  return Object.keys(record).find(
+    (candidate) => candidate !== key && candidate.toLowerCase() === key,
+  );
 }
 
 function readName(
   record: Record<string, unknown>,
   at: (key: string) => { line?: number },
+  options: ParseAgentFromMarkdownOptions,
 ): { ok: true; name: string } | { ok: false; problem: Problem } {
-  const name = record.name;
+  // Claude Code names a plugin's agent file that sets no name after the file (many plugins
+  // write only a description).
+  const name =
+    options.plugin !== undefined &&
+    (record.name === undefined || record.name === null || record.name === '')
+      ? pluginFileAgentName(options.filePath)
+      : record.name;
   if (typeof name !== 'string' || name.length === 0) {
+    const cased = otherCase(record, 'name');
+    const suggested = pluginFileAgentName(options.filePath);
+    const example =
+      /^[\w.-]+$/.test(suggested) && validateAgentName(suggested) === undefined
+        ? suggested
+        : 'your-agent-name';
     return {
       ok: false,
       problem: {
-        ...at('name'),
+        ...at(cased ?? 'name'),
         reason:
-          name === undefined || name === null || name === ''
-            ? 'missing `name`; add `name: your-agent-name` to the frontmatter'
-            : `\`name\` must be text, not ${Array.isArray(name) ? 'a list' : typeof name}; put it in quotes`,
+          cased !== undefined && (name === undefined || name === null)
+            ? `missing \`name\`: the frontmatter has \`${cased}\`, but keys are case-sensitive, so Claude Code does not read it as the name either; write \`name\``
+            : name === undefined || name === null || name === ''
+              ? `missing \`name\`; add \`name: ${example}\` to the frontmatter`
+              : `\`name\` must be text, not ${Array.isArray(name) ? 'a list' : typeof name}; put it in quotes`,
       },
     };
   }
@@ -85,14 +119,17 @@ function readDescription(
     // Real files write `\n` inside plain YAML values, where YAML keeps it literally.
     return { ok: true, whenToUse: description.replace(/\\n/g, '\n').trim() };
   }
+  const cased = otherCase(record, 'description');
   return {
     ok: false,
     problem: {
-      ...at('description'),
+      ...at(cased ?? 'description'),
       reason:
-        description === undefined || description === null || description === ''
-          ? 'missing `description`; add one saying when the main agent should use this agent'
-          : `\`description\` must be text, not ${Array.isArray(description) ? 'a list' : typeof description}; put it in quotes`,
+        cased !== undefined && (description === undefined || description === null)
+          ? `missing \`description\`: the frontmatter has \`${cased}\`, but keys are case-sensitive, so Claude Code does not read it either; write \`description\``
+          : description === undefined || description === null || description === ''
+            ? 'missing `description`; add one saying when the main agent should use this agent'
+            : `\`description\` must be text, not ${Array.isArray(description) ? 'a list' : typeof description}; put it in quotes`,
     },
   };
 }
@@ -109,11 +146,34 @@ function build(reading: FrontmatterReading & { ok: true }, context: Context): Bu
     const line = lineOf(key);
     return line === undefined ? {} : { line };
   };
-  const { record } = reading;
-  const name = readName(record, at);
+  const name = readName(reading.record, at, options);
   if (!name.ok) return name;
   const agentType = typeOf(options, name.name);
-  const description = readDescription(record, at);
+  const pluginWarnings: AgentDiagnostic[] = [];
+  const record =
+    options.plugin === undefined
+      ? reading.record
+      : withoutPluginIgnoredKeys(reading.record, (key) => {
+          pluginWarnings.push({
+            filePath,
+            agentType,
+            ...at(key),
+            severity: 'warning',
+            reason: `\`${key}\` is ignored in a plugin's agent file, as Claude Code ignores it there (a plugin agent may not set permissionMode, hooks or mcpServers); copy the file into .claude/agents to use it`,
+          });
+        });
+  let description = readDescription(record, at);
+  if (!description.ok && options.plugin !== undefined) {
+    const fallback = pluginFallbackDescription(options.plugin);
+    pluginWarnings.push({
+      filePath,
+      agentType,
+      ...at('description'),
+      severity: 'warning',
+      reason: `${description.problem.reason.replace(/;.*$/, '').replace(/, so Claude Code does not read it either$/, '')}, so the main agent sees only ${JSON.stringify(fallback)}, as in Claude Code, and cannot tell when to use this agent; add a description saying when to use it`,
+    });
+    description = { ok: true, whenToUse: fallback };
+  }
   if (!description.ok) return { ok: false, problem: { ...description.problem, agentType } };
   const normalized = normalizeAgentFields(record, { filePath, agentType, lineOf });
   if (!normalized.ok) return { ok: false, problem: normalized.diagnostic };
@@ -130,6 +190,7 @@ function build(reading: FrontmatterReading & { ok: true }, context: Context): Bu
   };
   const warnings = [
     ...describeFrontmatterReading({ reading, record, filePath, agentType, toFileLine }),
+    ...pluginWarnings,
     ...normalized.warnings,
   ];
   return { ok: true, agent, warnings, record };
@@ -209,6 +270,90 @@ function emptyBodyWarning(agent: AgentDefinition): AgentDiagnostic[] {
   ];
 }
 
+// A Markdown page of a documentation site (its frontmatter has `title`, perhaps `description`,
+// and no other agent key, in any case) that sits in an agents folder.
+function isDocumentationPage(record: Record<string, unknown>): boolean {
+  const keys = Object.keys(record).map((key) => key.toLowerCase());
+  return (
+    keys.includes('title') &&
+    !KNOWN_AGENT_KEYS.some((known) => known !== 'description' && keys.includes(known.toLowerCase()))
+  );
+}
+
+function withoutPluginIgnoredKeys(
+  record: Record<string, unknown>,
+  ignored: (key: string) => void,
+): Record<string, unknown> {
+  if (!PLUGIN_IGNORED_KEYS.some((key) => Object.hasOwn(record, key))) return record;
+  const kept: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (PLUGIN_IGNORED_KEYS.includes(key)) ignored(key);
+    else kept[key] = value;
+  }
+  return kept;
+}
+
+const UNREAD_FRONTMATTER: Record<NoFrontmatterReason | 'unclosed', string> = {
+  'no-frontmatter': 'no YAML frontmatter (a file that does not start with ---)',
+  'blank-line-before': 'the frontmatter follows blank lines, so it is not read',
+  'comment-before': 'an HTML comment comes before the frontmatter, so it is not read',
+  'text-before': 'text comes before the frontmatter, so it is not read',
+  'opening-not-alone': 'the first line holds more than ---, so no frontmatter is read',
+  'carriage-return-line-ends':
+    'the file ends its lines with a lone carriage return (CR), so no frontmatter is read',
+  unclosed: 'the frontmatter opened with --- on line 1 is never closed, so it is not read',
+};
+
+// A plugin's agent file whose frontmatter Claude Code does not read (none, or YAML it cannot
+// parse): Claude Code still loads it, named after the file, with the plugin's placeholder
+// description and every tool. Delegate does the same and says so.
+function pluginAgentWithoutFrontmatter(
+  options: ParseAgentFromMarkdownOptions & { plugin: string },
+  body: string,
+  why: { line?: number; reason: string; fix?: string },
+): ParseAgentResult {
+  const agentType = typeOf(options, pluginFileAgentName(options.filePath));
+  const problem = validateAgentName(pluginFileAgentName(options.filePath));
+  if (problem !== undefined) {
+    return {
+      ok: false,
+      diagnostic: {
+        filePath: options.filePath,
+        severity: 'error',
+        ...(why.line === undefined ? {} : { line: why.line }),
+        reason: `${why.reason}; Claude Code would load it named after the file, but the file name ${problem}; rename the file or add a frontmatter with a name`,
+      },
+    };
+  }
+  const whenToUse = pluginFallbackDescription(options.plugin);
+  const systemPrompt = body.trim();
+  const agent: AgentDefinition = {
+    agentType,
+    whenToUse,
+    source: options.source,
+    baseDir: options.baseDir,
+    filePath: options.filePath,
+    plugin: options.plugin,
+    getSystemPrompt: () => systemPrompt,
+  };
+  const fix =
+    why.fix ??
+    'give it a frontmatter with name, description and tools, or move it out of the agents folder if it is not an agent';
+  const warning: AgentDiagnostic = {
+    filePath: options.filePath,
+    agentType,
+    ...(why.line === undefined ? {} : { line: why.line }),
+    severity: 'warning',
+    reason: `${why.reason}; Claude Code still loads every .md file in a plugin's agents folder, so this is agent ${JSON.stringify(agentType)}, named after the file, described only as ${JSON.stringify(whenToUse)} and allowed every tool — ${fix}`,
+  };
+  return { ok: true, agent, warnings: [warning, ...emptyBodyWarning(agent)] };
+}
+
+function wholeText(content: string): string {
+  const text = content.charCodeAt(0) === 0xfeff ? content.slice(1) : content;
+  return text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
+}
+
 function parse(options: ParseAgentFromMarkdownOptions): ParseAgentResult {
   const { filePath } = options;
   const fail = (problem: Problem): ParseAgentResult => ({
@@ -216,6 +361,15 @@ function parse(options: ParseAgentFromMarkdownOptions): ParseAgentResult {
     diagnostic: { filePath, severity: 'error', ...problem },
   });
   const parts = splitFrontmatter(options.content);
+  const { plugin } = options;
+  if (plugin !== undefined && parts.kind !== 'frontmatter') {
+    const reason = UNREAD_FRONTMATTER[parts.kind === 'none' ? parts.reason : 'unclosed'];
+    const line = parts.kind === 'none' ? parts.line : 1;
+    return pluginAgentWithoutFrontmatter({ ...options, plugin }, wholeText(options.content), {
+      ...(line === undefined ? {} : { line }),
+      reason,
+    });
+  }
   if (parts.kind === 'none') {
     const explained = explainMissingFrontmatter(parts);
     const guessed = parts.yaml === undefined ? undefined : guessAgentName(parts.yaml);
@@ -244,11 +398,43 @@ function parse(options: ParseAgentFromMarkdownOptions): ParseAgentResult {
       parts.wholeYaml === undefined
         ? ''
         : ` (Claude Code ends the frontmatter at the \`---\` on line ${parts.claudeEndLine}, inside a value; write the dashes another way)`;
+    // Delegate's own limits (size, depth, aliases) still refuse a plugin's file.
+    if (plugin !== undefined && claudeReading.stage !== 'limit') {
+      return pluginAgentWithoutFrontmatter({ ...options, plugin }, parts.body, {
+        ...(explained.line === undefined ? {} : { line: explained.line }),
+        reason: `no field of the frontmatter is read, because YAML cannot read it`,
+        fix: `${explained.reason}${cut}`,
+      });
+    }
     return fail({
       ...(explained.line === undefined ? {} : { line: explained.line }),
       reason: `${explained.reason}${cut}`,
       ...(guessed === undefined ? {} : { agentType: typeOf(options, guessed) }),
     });
+  }
+  if (plugin === undefined && Object.keys(claudeReading.record).length === 0) {
+    // `---` twice at the top, then the keys: the empty block is the frontmatter and the keys,
+    // up to the next `---`, are the start of the body.
+    const keys = /^([\s\S]*?)^---/m.exec(parts.body)?.[1] ?? '';
+    const name = /^\s*name\s*:/.test(keys) ? guessAgentName(keys) : undefined;
+    if (name !== undefined) {
+      return fail({
+        line: parts.claudeEndLine,
+        agentType: name,
+        reason: `the frontmatter ends at the \`---\` on line ${parts.claudeEndLine} with nothing in it, so Claude Code reads no \`name\`: \`name: ${truncateForDiagnostic(name)}\` and the lines after it are read as the body — remove that \`---\` line`,
+      });
+    }
+  }
+  if (plugin === undefined && isDocumentationPage(claudeReading.record)) {
+    return {
+      ok: false,
+      diagnostic: {
+        filePath,
+        severity: 'info',
+        reason:
+          'a page whose frontmatter has `title` but no `name` or other agent key (documentation, say); skipped as not an agent, as Claude Code skips it — if it is one, add `name:`',
+      },
+    };
   }
   const claude = build(claudeReading, context);
   if (!claude.ok) return fail(claude.problem);

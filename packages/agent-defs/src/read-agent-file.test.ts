@@ -60,6 +60,21 @@ describe('readAgentFile', () => {
     expect(result.ok).toBe(false);
   });
 
+  it('refuses UTF-16 text, saying to save it as UTF-8', async () => {
+    const file = join(directory, 'utf16.md');
+    const text = '---\nname: wide\ndescription: Saved by Notepad.\n---\nBody.\n';
+    await writeFile(file, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
+    const result = await readAgentFile({
+      filePath: file,
+      baseDir: directory,
+      source: 'userSettings',
+    });
+    expect(result).toMatchObject({
+      ok: false,
+      diagnostic: { severity: 'error', reason: expect.stringMatching(/UTF-16 .*save it as UTF-8/) },
+    });
+  });
+
   it('never puts the text of a file that is not an agent into its diagnostic', async () => {
     const file = join(directory, 'secret.md');
     await writeFile(file, 'AWS_SECRET_ACCESS_KEY=abc123\n---\nname: x\n');

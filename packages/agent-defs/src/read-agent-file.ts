@@ -18,7 +18,26 @@ export type ReadAgentFileOptions = {
   plugin?: string;
 };
 
-const decoder = new TextDecoder('utf-8', { fatal: true });
+const strict = new TextDecoder('utf-8', { fatal: true });
+// Claude Code reads agent files as UTF-8 the way Node does: bytes that are not UTF-8 become
+// U+FFFD and the file still loads.
+const lenient = new TextDecoder('utf-8');
+
+function isUtf16(bytes: Uint8Array): boolean {
+  return (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
+}
+
+function lineOf(text: string, offset: number): number {
+  let line = 1;
+  for (
+    let index = text.indexOf('\n');
+    index !== -1 && index < offset;
+    index = text.indexOf('\n', index + 1)
+  ) {
+    line += 1;
+  }
+  return line;
+}
 
 /** Reads and parses one agent file synchronously; see {@link readAgentFile}. */
 export function readAgentFileSync(options: ReadAgentFileOptions): ParseAgentResult {
@@ -37,20 +56,40 @@ export function readAgentFileSync(options: ReadAgentFileOptions): ParseAgentResu
       },
     };
   }
-  let content: string;
-  try {
-    content = decoder.decode(read.bytes);
-  } catch {
+  if (isUtf16(read.bytes)) {
     return {
       ok: false,
       diagnostic: {
         filePath,
         severity: 'error',
-        reason: 'is not valid UTF-8 text; save it as UTF-8',
+        reason:
+          'is UTF-16 text (it starts with a UTF-16 byte-order mark), which Claude Code cannot read as an agent; save it as UTF-8',
       },
     };
   }
-  return parseAgentFromMarkdown({ ...options, content });
+  let content: string;
+  let invalidLine: number | undefined;
+  try {
+    content = strict.decode(read.bytes);
+  } catch {
+    content = lenient.decode(read.bytes);
+    invalidLine = lineOf(content, content.indexOf('\ufffd'));
+  }
+  const result = parseAgentFromMarkdown({ ...options, content });
+  if (invalidLine === undefined || !result.ok) return result;
+  return {
+    ...result,
+    warnings: [
+      {
+        filePath,
+        agentType: result.agent.agentType,
+        line: invalidLine,
+        severity: 'warning',
+        reason: `line ${invalidLine} holds bytes that are not UTF-8 (the file was saved as Latin-1 or Windows-1252, say); they read as the replacement character \ufffd, as in Claude Code — save the file as UTF-8`,
+      },
+      ...result.warnings,
+    ],
+  };
 }
 
 function checkReadAgentFileOptions(options: unknown): asserts options is ReadAgentFileOptions {
@@ -82,7 +121,9 @@ function checkReadAgentFileOptions(options: unknown): asserts options is ReadAge
 
 /**
  * Reads and parses one agent Markdown file through the confined reader (regular files only,
- * a FIFO never blocks, at most {@link MAX_AGENT_FILE_BYTES}), refusing text that is not UTF-8.
+ * a FIFO never blocks, at most {@link MAX_AGENT_FILE_BYTES}). Bytes that are not UTF-8 are
+ * read as U+FFFD, as Claude Code reads them, with a warning naming the first such line; UTF-16
+ * text is refused.
  * A problem with the file is a diagnostic in the result, never a rejection; wrong options
  * (a missing `filePath`, an unknown `source`) reject with a DelegateError (`INVALID_ARGUMENT`)
  * naming the option.

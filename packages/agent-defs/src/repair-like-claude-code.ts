@@ -32,6 +32,11 @@ function isAlreadyWrapped(value: string): boolean {
   );
 }
 
+/** Whether Claude Code's repair puts this value (the text after `key: ` on one line) in quotes. */
+export function repairQuotesValue(value: string): boolean {
+  return !isAlreadyWrapped(value) && NEEDS_QUOTES.test(value);
+}
+
 /**
  * Applies the one repair Claude Code makes to frontmatter that strict YAML refuses, line by
  * line: leading tabs become two spaces each, and a single-line `key: value` whose value is
@@ -54,7 +59,7 @@ export function repairLikeClaudeCode(text: string): RepairedYaml {
     if (match === null) return line;
     const key = match[1] ?? '';
     const value = match[2] ?? '';
-    if (isAlreadyWrapped(value) || !NEEDS_QUOTES.test(value)) return line;
+    if (!repairQuotesValue(value)) return line;
     quotedLines.push({ line: index + 1, key, value });
     return `${key}: "${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
   });

@@ -32,9 +32,9 @@ export type AgentColor = z.infer<typeof AgentColor>;
 export const AgentMemoryScope = z.enum(['user', 'project', 'local']);
 export type AgentMemoryScope = z.infer<typeof AgentMemoryScope>;
 
-/** Reasoning effort: a named level or a thinking-token budget. */
+/** Reasoning effort: a named level (Claude Code's five) or a thinking-token budget. */
 export const AgentEffort = z.union([
-  z.enum(['low', 'medium', 'high', 'max']),
+  z.enum(['low', 'medium', 'high', 'xhigh', 'max']),
   z.number().int().positive(),
 ]);
 export type AgentEffort = z.infer<typeof AgentEffort>;

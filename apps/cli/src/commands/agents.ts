@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve, sep } from 'node:path';
 import type { AgentDiagnostic, getAgentDefinitionsWithOverrides } from '@delegate/agent-defs';
 import type { AgentDefinition, PermissionRule, Tool } from '@delegate/core';
 import type { CliIo } from '../cli-io.js';
@@ -202,8 +202,39 @@ export async function agentsShowCommand(options: {
   return EXIT_CODES.success;
 }
 
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+// The plugin a path belongs to: the path itself when it holds a plugin manifest, else the
+// nearest folder above an `agents` folder on the path that holds one. A plugin's agents are
+// read by Claude Code's plugin rules (a file without `name` is named after the file, …).
+async function pluginOf(path: string, manifests: readonly string[]): Promise<string | undefined> {
+  const hasManifest = async (folder: string): Promise<boolean> => {
+    for (const manifest of manifests) if (await isFile(resolve(folder, manifest))) return true;
+    return false;
+  };
+  if (await hasManifest(path)) return path;
+  for (let folder = path; dirname(folder) !== folder; folder = dirname(folder)) {
+    if (basename(folder) === 'agents' && (await hasManifest(dirname(folder)))) {
+      return dirname(folder);
+    }
+  }
+  return undefined;
+}
+
 async function validatePaths(paths: readonly string[], cwd: string): Promise<AgentDiagnostic[]> {
-  const { loadAgentsFromDirectories, readAgentFile } = await import('@delegate/agent-defs');
+  const {
+    loadAgentsFromDirectories,
+    loadPluginAgents,
+    PLUGIN_MANIFEST_PATHS,
+    readAgentFile,
+    readPluginName,
+  } = await import('@delegate/agent-defs');
   const diagnostics: AgentDiagnostic[] = [];
   for (const path of paths) {
     const absolute = resolve(cwd, path);
@@ -214,19 +245,38 @@ async function validatePaths(paths: readonly string[], cwd: string): Promise<Age
       diagnostics.push({ filePath: absolute, severity: 'error', reason: 'no such file or folder' });
       continue;
     }
-    if (isDirectory) {
+    const plugin = await pluginOf(absolute, PLUGIN_MANIFEST_PATHS);
+    if (isDirectory && plugin !== undefined) {
+      const loaded = await loadPluginAgents({ pluginDirs: [plugin] });
+      // The asked-for folder's files, and the plugin's own problems (its manifest).
+      const agentsFolder = resolve(plugin, 'agents');
+      const under = (filePath: string, folder: string): boolean =>
+        filePath === folder || filePath.startsWith(`${folder}${sep}`);
+      const within = (filePath: string): boolean =>
+        under(filePath, absolute) || !under(filePath, agentsFolder);
+      diagnostics.push(...loaded.diagnostics.filter((diagnostic) => within(diagnostic.filePath)));
+    } else if (isDirectory) {
       const loaded = await loadAgentsFromDirectories({
         directories: [absolute],
         source: 'projectSettings',
       });
       diagnostics.push(...loaded.diagnostics);
     } else {
+      const pluginName = plugin === undefined ? undefined : await readPluginName(plugin);
       const result = await readAgentFile({
         filePath: absolute,
-        baseDir: dirname(absolute),
-        source: 'projectSettings',
+        ...(plugin === undefined || pluginName === undefined
+          ? { baseDir: dirname(absolute), source: 'projectSettings' as const }
+          : {
+              baseDir: resolve(plugin, 'agents'),
+              source: 'plugin' as const,
+              plugin: pluginName.name,
+            }),
       });
-      diagnostics.push(...(result.ok ? result.warnings : [result.diagnostic]));
+      diagnostics.push(
+        ...(pluginName?.diagnostics ?? []),
+        ...(result.ok ? result.warnings : [result.diagnostic]),
+      );
     }
   }
   return diagnostics;
