@@ -252,6 +252,7 @@ async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
             ...(baseURL ? { baseURL } : {}),
             ...(config.homeDir ? { homeDir: config.homeDir } : {}),
             toolEnv: toolEnvironment(base.secrets),
+            secrets: base.secrets.filter((secret): secret is string => secret !== undefined),
           },
         });
   const stopWatching = store.watchAppends
