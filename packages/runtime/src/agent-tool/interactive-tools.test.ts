@@ -104,4 +104,40 @@ describe('interactive tools and background agents', () => {
     expect(tool.asked).toEqual(['deploy?']);
     expect(forkToolResults(current)).toMatch(/AskUserQuestion needs a person to answer/);
   });
+
+  it('a fork resumed from its transcript (which runs in the background) cannot ask either', async () => {
+    const tool = questionTool();
+    let asks = 0;
+    current = await createTestSession({
+      session: { forkEnabled: true, tools: [...getBuiltinTools(), tool] },
+      policy: rules([
+        {
+          match: { when: (request) => isMain(request) && request.turnIndex === 0 },
+          reply: [agentCall({ description: 'job', prompt: 'job' })],
+        },
+        { match: { when: isMain }, reply: 'noted' },
+        {
+          match: { when: (request) => fromFork(request) && request.lastUserText === 'again' },
+          reply: () => {
+            asks++;
+            return [ask];
+          },
+        },
+        { match: { when: fromFork }, reply: 'fork done' },
+      ]),
+    });
+    const { session } = current;
+    const agentIds: string[] = [];
+    session.events.on((event) => {
+      if (event.type === 'agent.started') agentIds.push(event.agentId);
+    });
+    await session.send('go');
+    await session.flush();
+    expect(agentIds).toHaveLength(1);
+    await session.resumeAgent({ agentId: agentIds[0]!, message: 'again' });
+    await session.send('', { waitForBackground: true });
+    expect(asks).toBe(1);
+    expect(tool.asked).toEqual([]);
+    expect(forkToolResults(current)).toMatch(/AskUserQuestion needs a person to answer/);
+  });
 });
