@@ -35,6 +35,17 @@ export function printable(text: string): string {
   return text.replace(CONTROL, '?');
 }
 
+/**
+ * `text` as {@link printable}, but keeping its line breaks and tabs: for a model's answer
+ * printed to a terminal, where an escape sequence (a title, the clipboard, a cursor move
+ * that writes over what was shown) must not act, and the lines must stay.
+ */
+export function printableLines(text: string): string {
+  return text.replace(CONTROL, (character) =>
+    character === '\n' || character === '\t' ? character : '?',
+  );
+}
+
 /** Cuts `text` to one line of at most `width` characters, ending in `…` when cut; control characters show as `?`. */
 export function oneLine(text: string, width: number): string {
   const flat = printable(text.replace(/\s+/g, ' ').trim());
