@@ -281,7 +281,7 @@ describe('delegate transcripts show on a damaged transcript', () => {
 });
 
 describe('control characters in what the CLI shows', () => {
-  it('memory show and transcripts show print them as ?, keeping lines and tabs', async () => {
+  it('memory show, transcripts show and agents show print them as ?, keeping lines and tabs', async () => {
     const hostile = 'clip \u001b]52;c;cHduZWQ=\u0007 clear \u001b[2J\u001b[H \u202eevil';
     const projectMemory = join(scratch.project, '.claude', 'agent-memory', 'reviewer');
     await mkdir(projectMemory, { recursive: true });
@@ -296,7 +296,14 @@ describe('control characters in what the CLI shows', () => {
     const { session_id: sessionId } = JSON.parse(ran.stdout) as { session_id: string };
     const shown = await run(['transcripts', 'show', sessionId, '--transcript-dir', transcripts]);
     expect(shown.stdout).toContain('user: clip ?]52;c;cHduZWQ=? clear ?[2J?[H ?evil');
-    for (const text of [memory.stdout, shown.stdout])
+    await writeAgent(
+      'hostile.md',
+      `---\nname: hostile\ndescription: "when ${hostile.replaceAll('\u001b', '\\e').replaceAll('\u0007', '\\a')}"\n---\nprompt ${hostile}\n`,
+    );
+    const agent = await run(['agents', 'show', 'hostile']);
+    expect(agent.stdout).toContain('when clip ?]52;c;cHduZWQ=? clear ?[2J?[H ?evil');
+    expect(agent.stdout).toContain('prompt clip ?]52;c;cHduZWQ=?');
+    for (const text of [memory.stdout, shown.stdout, agent.stdout])
       // eslint-disable-next-line no-control-regex -- finding control characters is the point
       expect(text).not.toMatch(/[\u001b\u0007\u202e]/);
   });
