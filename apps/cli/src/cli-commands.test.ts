@@ -281,7 +281,7 @@ describe('delegate transcripts show on a damaged transcript', () => {
 });
 
 describe('control characters in what the CLI shows', () => {
-  it('memory show, transcripts show and agents show print them as ?, keeping lines and tabs', async () => {
+  it('memory list and show, transcripts show and agents show print them as ?, keeping lines and tabs', async () => {
     const hostile = 'clip \u001b]52;c;cHduZWQ=\u0007 clear \u001b[2J\u001b[H \u202eevil';
     const projectMemory = join(scratch.project, '.claude', 'agent-memory', 'reviewer');
     await mkdir(projectMemory, { recursive: true });
@@ -303,7 +303,11 @@ describe('control characters in what the CLI shows', () => {
     const agent = await run(['agents', 'show', 'hostile']);
     expect(agent.stdout).toContain('when clip ?]52;c;cHduZWQ=? clear ?[2J?[H ?evil');
     expect(agent.stdout).toContain('prompt clip ?]52;c;cHduZWQ=?');
-    for (const text of [memory.stdout, shown.stdout, agent.stdout])
+    // A folder name decodes to the agent type it was made for: here one with an escape.
+    await mkdir(join(scratch.project, '.claude', 'agent-memory', '%1B%5D0%3Bpwned%07'));
+    const listed = await run(['memory', 'list', '--scope', 'project']);
+    expect(listed.stdout).toContain('?]0;pwned?');
+    for (const text of [memory.stdout, shown.stdout, agent.stdout, listed.stdout])
       // eslint-disable-next-line no-control-regex -- finding control characters is the point
       expect(text).not.toMatch(/[\u001b\u0007\u202e]/);
   });
