@@ -106,4 +106,30 @@ describe('TextRenderer, the answer on stdout', () => {
   it('passes the answer byte for byte into a pipe or a file', async () => {
     expect(await printed(false)).toBe(`${ANSWER}\n`);
   });
+
+  it('shows the control characters of an error (which can quote a server) as ?', async () => {
+    const errors: string[] = [];
+    const tree = new AgentTree({ mainModel: 'claude-sonnet-4-5' });
+    const renderer = new TextRenderer({
+      stdout: () => undefined,
+      stderr: {
+        isTTY: false,
+        write: (chunk: string) => void errors.push(chunk),
+      } as unknown as NodeJS.WriteStream,
+      tree,
+      colors: picocolors.createColors(false),
+      live: false,
+    });
+    await renderer.finish({
+      sessionId: 's',
+      text: '',
+      exitReason: 'error',
+      error: 'API error 500: \u001b]0;pwned\u0007 \u001b[2J',
+      durationMs: 1,
+      durationApiMs: 1,
+      numTurns: 1,
+      tree,
+    });
+    expect(errors.join('')).toContain('API error 500: ?]0;pwned? ?[2J');
+  });
 });
