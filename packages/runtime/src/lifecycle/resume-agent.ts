@@ -167,7 +167,7 @@ async function resumableCwd(runtime: AgentRuntime, cwd: string): Promise<string>
   try {
     const { resolveToolPath } = await loadTools();
     const resolved = await resolveToolPath(cwd, root);
-    if ((await stat(resolved.realPath)).isDirectory()) return resolved.absolutePath;
+    if ((await stat(resolved.realPath)).isDirectory()) return resolved.realPath;
   } catch {
     // A removed worktree or a directory outside this session: work from the session's cwd.
   }
