@@ -316,6 +316,39 @@ describe('delegate transcripts show on a damaged transcript', () => {
   });
 });
 
+describe('control characters in what the CLI shows', () => {
+  it('memory list and show, transcripts show and agents show print them as ?, keeping lines and tabs', async () => {
+    const hostile = 'clip \u001b]52;c;cHduZWQ=\u0007 clear \u001b[2J\u001b[H \u202eevil';
+    const projectMemory = join(scratch.project, '.claude', 'agent-memory', 'reviewer');
+    await mkdir(projectMemory, { recursive: true });
+    await writeFile(join(projectMemory, 'MEMORY.md'), `- one\n\t- ${hostile}\n`);
+    const memory = await run(['memory', 'show', 'reviewer', '--scope', 'project']);
+    expect(memory.stdout).toContain('- one\n\t- clip ?]52;c;cHduZWQ=? clear ?[2J?[H ?evil\n');
+    const transcripts = join(scratch.root, 'transcripts');
+    const ran = await runCli(
+      ['run', '--sim', '--transcript-dir', transcripts, '--output-format', 'json', hostile],
+      { cwd: scratch.project, home: scratch.home },
+    );
+    const { session_id: sessionId } = JSON.parse(ran.stdout) as { session_id: string };
+    const shown = await run(['transcripts', 'show', sessionId, '--transcript-dir', transcripts]);
+    expect(shown.stdout).toContain('user: clip ?]52;c;cHduZWQ=? clear ?[2J?[H ?evil');
+    await writeAgent(
+      'hostile.md',
+      `---\nname: hostile\ndescription: "when ${hostile.replaceAll('\u001b', '\\e').replaceAll('\u0007', '\\a')}"\n---\nprompt ${hostile}\n`,
+    );
+    const agent = await run(['agents', 'show', 'hostile']);
+    expect(agent.stdout).toContain('when clip ?]52;c;cHduZWQ=? clear ?[2J?[H ?evil');
+    expect(agent.stdout).toContain('prompt clip ?]52;c;cHduZWQ=?');
+    // A folder name decodes to the agent type it was made for: here one with an escape.
+    await mkdir(join(scratch.project, '.claude', 'agent-memory', '%1B%5D0%3Bpwned%07'));
+    const listed = await run(['memory', 'list', '--scope', 'project']);
+    expect(listed.stdout).toContain('?]0;pwned?');
+    for (const text of [memory.stdout, shown.stdout, agent.stdout, listed.stdout])
+      // eslint-disable-next-line no-control-regex -- finding control characters is the point
+      expect(text).not.toMatch(/[\u001b\u0007\u202e]/);
+  });
+});
+
 describe('delegate memory', () => {
   it('lists, shows and clears an agent memory per scope', async () => {
     const projectMemory = join(scratch.project, '.claude', 'agent-memory', 'reviewer');

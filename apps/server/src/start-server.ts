@@ -27,7 +27,7 @@ import { createRedactor } from './security/create-redactor.js';
 import { startInProcessSim } from './sim/start-in-process-sim.js';
 import type { RunStore } from './store/run-store.js';
 import { openPostgresRunStore } from './store/postgres-run-store.js';
-import { redactUrl, urlPassword } from './store/redact-url.js';
+import { redactUrl, urlPasswords } from './store/redact-url.js';
 import { openSqliteRunStore } from './store/sqlite-run-store.js';
 import { isInside } from './workspace/resolve-workspace.js';
 
@@ -168,8 +168,8 @@ async function lay(input: ServerConfigInput, parts: ServerParts): Promise<Founda
   const secrets = [
     config.apiKey,
     token.token,
-    urlPassword(config.store),
-    urlPassword(config.queue),
+    ...urlPasswords(config.store),
+    ...urlPasswords(config.queue),
   ];
   const logger = createLogger({
     level: config.logLevel,
@@ -252,6 +252,7 @@ async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
             ...(baseURL ? { baseURL } : {}),
             ...(config.homeDir ? { homeDir: config.homeDir } : {}),
             toolEnv: toolEnvironment(base.secrets),
+            secrets: base.secrets.filter((secret): secret is string => secret !== undefined),
           },
         });
   const stopWatching = store.watchAppends

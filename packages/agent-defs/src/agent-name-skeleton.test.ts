@@ -11,6 +11,12 @@ describe('agentNameSkeleton', () => {
     expect(agentNameSkeleton('Explöre')).toBe(explore); // accent
     expect(agentNameSkeleton('Expl0re')).toBe(explore); // digit zero
     expect(agentNameSkeleton('code_reviewer')).toBe(agentNameSkeleton('code-reviewer'));
+    // Characters that show nothing (validateAgentName accepts these): Hangul fillers, a
+    // Mongolian vowel separator's relatives, an invisible operator.
+    for (const hidden of ['\u3164', '\u115f', '\uffa0', '\u2065', '\u180b'])
+      expect(agentNameSkeleton(`Expl${hidden}ore`), hidden.codePointAt(0)!.toString(16)).toBe(
+        explore,
+      );
   });
 
   it('keeps names a reader tells apart apart', () => {

@@ -55,12 +55,17 @@ const LOOKALIKE_LETTERS: ReadonlyMap<string, string> = new Map([
 
 /**
  * Reduces an agent name to the form a reader sees: compatibility-normalized (NFKC, so
- * full-width and styled letters become plain ones), lowercase, accents removed, common
+ * full-width and styled letters become plain ones), lowercase, accents and characters that
+ * show nothing (Unicode's default-ignorable ones, such as Hangul fillers) removed, common
  * lookalike letters of other scripts mapped to Latin ones, and `0`/`1`/`_` folded into
  * `o`/`l`/`-`. Two different names with the same skeleton are easy to mistake for each other.
  */
 export function agentNameSkeleton(name: string): string {
-  const folded = name.normalize('NFKC').toLowerCase().normalize('NFD').replace(/\p{M}/gu, '');
+  const folded = name
+    .normalize('NFKC')
+    .toLowerCase()
+    .normalize('NFD')
+    .replace(/[\p{M}\p{Default_Ignorable_Code_Point}]/gu, '');
   let skeleton = '';
   for (const character of folded) skeleton += LOOKALIKE_LETTERS.get(character) ?? character;
   return skeleton;

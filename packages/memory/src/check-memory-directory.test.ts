@@ -90,6 +90,29 @@ describe('agent memory never leaves its root through a symbolic link', () => {
     );
   });
 
+  it('refuses a project root linked to another folder of the project (its .git, say)', async () => {
+    const { paths } = await setup();
+    // A cloned repository can hold `.claude/agent-memory -> ../.git`: an agent type `hooks`
+    // would then keep its memory, which it may write without asking, in `.git/hooks`.
+    const hooks = join(paths.cwd, '.git', 'hooks');
+    await mkdir(hooks, { recursive: true });
+    await writeFile(join(hooks, 'pre-commit'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    for (const scope of ['project', 'local'] as const) {
+      await mkdir(join(paths.cwd, '.claude'), { recursive: true });
+      await symlink('../.git', getAgentMemoryRoot(scope, paths));
+      const prepared = prepareAgentMemory('hooks', scope, { ...paths, onError: () => undefined });
+      await expect(prepared.ready, scope).rejects.toMatchObject({ code: 'PATH_ESCAPE' });
+      await expect(writeMemoryIndex('hooks', scope, 'x', paths), scope).rejects.toMatchObject({
+        code: 'PATH_ESCAPE',
+      });
+      await expect(clearMemory('hooks', scope, paths), scope).rejects.toMatchObject({
+        code: 'PATH_ESCAPE',
+      });
+    }
+    expect((await readdir(hooks)).sort()).toEqual(['pre-commit']);
+    expect(await readFile(join(hooks, 'pre-commit'), 'utf8')).toBe('#!/bin/sh\nexit 0\n');
+  });
+
   it('keeps another folder out of the prompt when an agent folder is a link, and creates nothing there', async () => {
     const { paths, outside } = await setup();
     const root = getAgentMemoryRoot('local', paths);

@@ -54,7 +54,8 @@ function escape(check: MemoryDirectoryCheck, reason: string, target: string): De
  * memory folder somewhere else: when the agent folder itself is a symbolic link, or, for
  * `project` and `local` memory, when the scope root resolves outside the project (a cloned
  * repository could link `.claude/agent-memory` to any folder). The `user` root may be a link,
- * since the user owns it. A missing folder passes.
+ * since the user owns it; a `project` or `local` root must not be a link at all (nor lie
+ * behind one), even to a folder inside the project. A missing folder passes.
  */
 export function checkMemoryDirectory(check: MemoryDirectoryCheck): void {
   if (check.scope !== 'user') {
@@ -64,6 +65,16 @@ export function checkMemoryDirectory(check: MemoryDirectoryCheck): void {
       throw escape(
         check,
         `its root resolves to "${realRoot}", outside the project "${realProject}"`,
+        realRoot,
+      );
+    }
+    // Inside the project is not enough: `.claude/agent-memory -> ../.git` would put an agent
+    // `hooks`'s memory, which it writes without asking, in `.git/hooks`.
+    const expected = join(realProject, relative(resolve(check.cwd), resolve(check.root)));
+    if (isInside(realProject, expected) && realRoot !== expected) {
+      throw escape(
+        check,
+        `its root resolves to "${realRoot}" instead of "${expected}" (a symbolic link on the way)`,
         realRoot,
       );
     }

@@ -55,6 +55,32 @@ describe('Bash rule contents', () => {
     }
   });
 
+  it('denies a command run through the wrappers of util-linux, tracers and other launchers', () => {
+    // Each of these runs the command its arguments name (util-linux is on every Linux).
+    for (const line of [
+      'unshare rm -rf x',
+      'unshare -r rm -rf x',
+      'nsenter -t 1 -m rm -rf x',
+      'setpriv --reuid=1000 rm -rf x',
+      'prlimit --nofile=10 rm -rf x',
+      'chrt -b 0 rm -rf x',
+      'setarch x86_64 rm -rf x',
+      'linux64 rm -rf x',
+      'strace -f -o log rm -rf x',
+      'ltrace rm -rf x',
+      'valgrind rm -rf x',
+      'pkexec rm -rf x',
+      'systemd-run --user rm -rf x',
+      'runcon -t x rm -rf x',
+      'caffeinate -i rm -rf x',
+      'parallel rm -rf ::: x',
+      'gdb -batch -ex run --args rm -rf x',
+      'sg wheel -c "rm -rf x"',
+    ]) {
+      expect({ line, denied: denied(line, 'rm -rf:*') }).toEqual({ line, denied: true });
+    }
+  });
+
   it('does not deny what the rule does not name', () => {
     for (const line of ['rmdir x', 'rm x', 'echo rm -rf x', 'git rm -rf x', 'ls -rf']) {
       expect({ line, denied: denied(line, 'rm -rf:*') }).toEqual({ line, denied: false });

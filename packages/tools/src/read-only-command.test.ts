@@ -123,4 +123,89 @@ describe('assessReadOnlyCommand', () => {
     execFileSync('git', ['init', '-q', root]);
     expect(assess('git status')).toEqual({ readOnly: true, insideRoots: true });
   });
+
+  it('refuses git when a .git file or link inside the roots names a repository outside them', async () => {
+    const other = join(outside, 'private');
+    execFileSync('git', ['init', '-q', other]);
+    // What an unpacked archive, or a Write, can leave in the working directory.
+    await writeFile(join(root, '.git'), `gitdir: ${join(other, '.git')}\n`);
+    const byFile = assess('git log -p');
+    expect(byFile).toMatchObject({ readOnly: true, insideRoots: false });
+    expect(byFile.reason).toContain(join(other, '.git'));
+    await writeFile(join(root, '.git'), 'gitdir: ../outside/private/.git\n');
+    expect(assess('git log -p')).toMatchObject({ insideRoots: false });
+    execFileSync('rm', [join(root, '.git')]);
+    await symlink(join(other, '.git'), join(root, '.git'));
+    expect(assess('git show')).toMatchObject({ insideRoots: false });
+  });
+
+  it('lets git run in a linked worktree or a submodule of a repository outside the roots (an agent worktree)', async () => {
+    const source = join(outside, 'private-src');
+    execFileSync('git', ['init', '-q', source]);
+    execFileSync('git', [
+      '-C',
+      source,
+      '-c',
+      'user.email=a@b',
+      '-c',
+      'user.name=n',
+      'commit',
+      '-q',
+      '--allow-empty',
+      '-m',
+      'x',
+    ]);
+    const main = join(outside, 'main');
+    execFileSync('git', ['init', '-q', main]);
+    execFileSync('git', [
+      '-C',
+      main,
+      '-c',
+      'user.email=a@b',
+      '-c',
+      'user.name=n',
+      'commit',
+      '-q',
+      '--allow-empty',
+      '-m',
+      'x',
+    ]);
+    const worktree = join(base, 'worktree');
+    execFileSync('git', ['-C', main, 'worktree', 'add', '-q', worktree]);
+    expect(
+      assessReadOnlyCommand({ command: 'git status', cwd: worktree, roots: [worktree] }),
+    ).toEqual({ readOnly: true, insideRoots: true });
+    // A submodule reads the repository its superproject keeps for it.
+    const sub = join(main, 'sub');
+    execFileSync(
+      'git',
+      [
+        '-C',
+        main,
+        '-c',
+        'protocol.file.allow=always',
+        'submodule',
+        'add',
+        '-q',
+        join(outside, 'private-src'),
+        'sub',
+      ],
+      {
+        env: {
+          ...process.env,
+          GIT_AUTHOR_NAME: 'n',
+          GIT_AUTHOR_EMAIL: 'a@b',
+          GIT_COMMITTER_NAME: 'n',
+          GIT_COMMITTER_EMAIL: 'a@b',
+        },
+      },
+    );
+    expect(assessReadOnlyCommand({ command: 'git log', cwd: sub, roots: [sub] })).toEqual({
+      readOnly: true,
+      insideRoots: true,
+    });
+    // Another folder claiming to be that worktree is not one.
+    await writeFile(join(root, '.git'), `gitdir: ${join(main, '.git', 'worktrees', 'worktree')}\n`);
+    expect(assess('git status')).toMatchObject({ insideRoots: false });
+  });
 });

@@ -1,4 +1,12 @@
-import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  statSync,
+} from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
   analyzeShellCommandSync,
@@ -237,6 +245,70 @@ function gitTopLevel(realCwd: string): string | undefined {
   }
 }
 
+const maxGitFileBytes = 4_096;
+
+/** The `gitdir:` a `.git` file names, resolved from the folder holding it. */
+function gitFileTarget(dotGit: string): string | undefined {
+  const text = readFileSync(dotGit, 'utf8').slice(0, maxGitFileBytes);
+  const named = /^gitdir: *(.+?)\s*$/m.exec(text)?.[1];
+  return named === undefined ? undefined : resolve(dirname(dotGit), named);
+}
+
+/**
+ * True when `gitDirectory` is the administrative folder of a linked worktree
+ * (`<repository>/.git/worktrees/<name>`) registered for the worktree whose `.git` file is
+ * `dotGit`: git records that file's path in the folder's own `gitdir` file.
+ */
+function isWorktreeOf(gitDirectory: string, dotGit: string): boolean {
+  try {
+    const back = readFileSync(join(gitDirectory, 'gitdir'), 'utf8').slice(0, maxGitFileBytes);
+    return realPathSync(resolve(gitDirectory, back.trim())) === realPathSync(dotGit);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * True when `gitDirectory` is a submodule's repository (`<superproject>/.git/modules/<name>`)
+ * whose configured work tree (`core.worktree`) is `top`.
+ */
+function isSubmoduleOf(gitDirectory: string, top: string): boolean {
+  try {
+    const config = readFileSync(join(gitDirectory, 'config'), 'utf8').slice(0, 65_536);
+    const worktree = /^\s*worktree\s*=\s*(.+?)\s*$/m.exec(config)?.[1];
+    return (
+      worktree !== undefined && realPathSync(resolve(gitDirectory, worktree)) === realPathSync(top)
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Why the repository git would read from `top` lies outside the roots: its `.git` is a link
+ * to a folder outside, or a `.git` file names one (`gitdir: …`) that is not the folder git
+ * keeps for this very work tree (a linked worktree's, or a submodule's). A linked worktree
+ * (an agent's) and a submodule may read their repository wherever it is.
+ */
+function whyGitDirectoryOutside(top: string, check: PathCheck): string | undefined {
+  const dotGit = join(top, '.git');
+  let gitDirectory: string;
+  try {
+    if (lstatSync(dotGit).isFile()) {
+      const target = gitFileTarget(dotGit);
+      if (target === undefined) return `${dotGit} is a file that names no gitdir`;
+      gitDirectory = realPathSync(target);
+      if (isWorktreeOf(gitDirectory, dotGit) || isSubmoduleOf(gitDirectory, top)) return undefined;
+    } else {
+      gitDirectory = realPathSync(dotGit);
+    }
+  } catch (error) {
+    return `${dotGit} cannot be resolved (${(error as Error).message})`;
+  }
+  if (check.realRoots.some((root) => isPathInside(gitDirectory, root))) return undefined;
+  return `git reads the repository at ${gitDirectory} (named by ${dotGit}), outside the allowed directories`;
+}
+
 function whyCommandOutside(command: ShellCommand, check: PathCheck): string | undefined {
   const program = programs[command.program];
   if (program === undefined || !program.readsPaths) return undefined;
@@ -248,6 +320,8 @@ function whyCommandOutside(command: ShellCommand, check: PathCheck): string | un
     if (top !== undefined && !check.realRoots.some((root) => isPathInside(top, root))) {
       return `git reads the repository at ${top}, outside the allowed directories`;
     }
+    const outside = top === undefined ? undefined : whyGitDirectoryOutside(top, check);
+    if (outside !== undefined) return outside;
   }
   const args = command.program === 'git' ? command.args.slice(1) : command.args;
   for (const word of args) {
@@ -264,7 +338,9 @@ function whyCommandOutside(command: ShellCommand, check: PathCheck): string | un
  * resolve (symbolic links followed) inside one of `roots`, with no regular file that has
  * other hard links. Recursive reads that follow links (`grep -R`, `find -L`, `du -L`,
  * `ls -L`), `~` paths and arguments only known at run time are never inside. git also
- * needs its repository's top folder inside the roots. The parser must be loaded.
+ * needs its repository's top folder inside the roots, and the repository its `.git` names
+ * (a link, or a `gitdir:` file) too, unless that is a linked worktree's own. The parser
+ * must be loaded.
  */
 export function assessReadOnlyCommand(options: {
   command: string;

@@ -198,6 +198,69 @@ const specs: Record<string, OptionSpec> = {
   },
 };
 
+/**
+ * Launchers that run the command their arguments name, after this many fixed words
+ * (`setarch ARCH cmd`, `chrt PRIORITY cmd`): util-linux (on every Linux), tracers and
+ * similar. Their options are many and some take values, so a call with any option is
+ * opaque rather than guessed at; without options the rest of the line is the command.
+ */
+const launchers: Readonly<Record<string, number>> = {
+  unshare: 0,
+  nsenter: 0,
+  setpriv: 0,
+  prlimit: 0,
+  linux32: 0,
+  linux64: 0,
+  i386: 0,
+  x86_64: 0,
+  setarch: 1,
+  chrt: 1,
+  runcon: 1,
+  numactl: 0,
+  strace: 0,
+  ltrace: 0,
+  valgrind: 0,
+  catchsegv: 0,
+  pkexec: 0,
+  'systemd-run': 0,
+  caffeinate: 0,
+  fakeroot: 0,
+  firejail: 0,
+  bwrap: 0,
+  torsocks: 0,
+  proxychains: 0,
+  proxychains4: 0,
+  'dbus-run-session': 0,
+  'xvfb-run': 0,
+  entr: 0,
+};
+
+/** Programs that run commands from their arguments in a syntax of their own. */
+const opaqueLaunchers = new Set(['gdb', 'parallel', 'sg', 'nix-shell', 'perf']);
+
+function launcherRuns(program: string, words: readonly ShellWord[], fixed: number): WrappedRun[] {
+  let index = 0;
+  for (; index < words.length; index++) {
+    const word = words[index] as ShellWord;
+    if (word.value === undefined || word.mayExpand)
+      return [{ kind: 'opaque', reason: `the arguments of ${program}: ${unknownWord(word)}` }];
+    if (word.value === '--') {
+      index++;
+      break;
+    }
+    if (word.value.startsWith('-') && word.value.length > 1)
+      return [
+        {
+          kind: 'opaque',
+          reason: `${program} ${word.value}: the options of ${program} are not taken apart, so the command it runs is not known`,
+        },
+      ];
+    if (index >= fixed) break;
+  }
+  const rest = words.slice(Math.max(index, fixed));
+  return rest.length === 0 ? [] : [{ kind: 'command', words: rest }];
+}
+
 /** `env -S`/`--split-string` splits a string into a command line of its own. */
 function envRuns(words: readonly ShellWord[]): WrappedRun[] {
   const splits = words.some((word) => {
@@ -397,12 +460,18 @@ function watchRuns(words: readonly ShellWord[]): WrappedRun[] {
  * What a command runs besides itself, judged from its program's base name and its
  * arguments: wrappers (`env`, `sudo`, `doas`, `command`, `builtin`, `exec`, `nice`,
  * `ionice`, `timeout`, `time`, `nohup`, `stdbuf`, `setsid`, `chroot`, `taskset`,
- * `coproc`, `busybox`, `unbuffer`, `xargs`, `flock`, `find -exec`, `watch`), shells
+ * `coproc`, `busybox`, `unbuffer`, `xargs`, `flock`, `find -exec`, `watch`; launchers such
+ * as `unshare`, `nsenter`, `setarch`, `strace`, `pkexec` and `systemd-run`, opaque when given
+ * an option; `gdb`, `parallel`, `sg`, `nix-shell` and `perf` with arguments are opaque), shells
  * (`sh`, `bash`, `zsh`, `dash`, `ksh`, `mksh`, `ash`, `rbash`, `fish`), and commands that
  * run code from a string (`eval`, `trap`, `alias`, `su -c`, `runuser -c`, `script -c`).
  */
 export function wrappedRuns(program: string, args: readonly ShellWord[]): WrappedRun[] {
   if (shells.has(program)) return shellRuns(program, args);
+  const fixed = launchers[program];
+  if (fixed !== undefined) return launcherRuns(program, args, fixed);
+  if (opaqueLaunchers.has(program) && args.length > 0)
+    return [{ kind: 'opaque', reason: `${program} runs commands given in its arguments` }];
   switch (program) {
     case 'env':
       return envRuns(args);

@@ -11,7 +11,7 @@ import { toPermissionRules } from '../session/permission-rules.js';
 import { restrictUntrustedAgent } from '../session/restrict-untrusted-agents.js';
 import { type IgnoredSetting, resolveConfig } from '../settings/resolve-config.js';
 import { colorsFor } from '../terminal/colors.js';
-import { formatTable, oneLine } from '../terminal/format.js';
+import { formatTable, oneLine, printableLines } from '../terminal/format.js';
 
 type Loaded = Awaited<ReturnType<typeof getAgentDefinitionsWithOverrides>>;
 
@@ -173,12 +173,14 @@ export async function agentsShowCommand(options: {
     return EXIT_CODES.success;
   }
   const colors = colorsFor(io.stdout, io.env);
+  // Everything but the headings comes from the agent's file: a project's file may hold
+  // escape sequences (in its description, prompt or even its file name).
   const lines = [
-    colors.bold(agent.agentType),
+    colors.bold(printableLines(agent.agentType)),
     `source:      ${agent.source}${overrides ? ` (${overrides})` : ''}`,
     ...(denied ? [`denied:      by ${denied}; the Agent tool will not start it`] : []),
-    `location:    ${location(agent)}`,
-    `model:       ${agent.model ?? '(default sub-agent model)'}`,
+    `location:    ${printableLines(location(agent))}`,
+    `model:       ${printableLines(agent.model ?? '(default sub-agent model)')}`,
     ...(agent.permissionMode ? [`permission:  ${agent.permissionMode}`] : []),
     ...untrusted.map(
       (entry) => `ignored:     ${entry.field}: ${entry.reason} (the project is not trusted)`,
@@ -186,17 +188,17 @@ export async function agentsShowCommand(options: {
     ...(agent.maxTurns ? [`max turns:   ${agent.maxTurns}`] : []),
     ...(agent.memory ? [`memory:      ${agent.memory}`] : []),
     ...(agent.isolation ? [`isolation:   ${agent.isolation}`] : []),
-    ...(agent.color ? [`color:       ${agent.color}`] : []),
+    ...(agent.color ? [`color:       ${printableLines(agent.color)}`] : []),
     ...(agent.background ? ['background:  always'] : []),
-    `tools:       ${agent.tools ? agent.tools.join(', ') : '* (all)'}${agent.disallowedTools?.length ? `; not: ${agent.disallowedTools.join(', ')}` : ''}`,
+    `tools:       ${printableLines(agent.tools ? agent.tools.join(', ') : '* (all)')}${agent.disallowedTools?.length ? `; not: ${printableLines(agent.disallowedTools.join(', '))}` : ''}`,
     `foreground:  ${tools.foreground.join(', ') || '(none)'}`,
     `background:  ${tools.background.join(', ') || '(none)'}`,
     '',
     colors.dim('when to use:'),
-    agent.whenToUse,
+    printableLines(agent.whenToUse),
     '',
     colors.dim('system prompt:'),
-    systemPrompt,
+    printableLines(systemPrompt),
   ];
   io.stdout.write(`${lines.join('\n')}\n`);
   return EXIT_CODES.success;

@@ -14,7 +14,13 @@ import {
 } from '../session/create-cli-session.js';
 import { resolveConfig } from '../settings/resolve-config.js';
 import { type Colors, colorsFor } from '../terminal/colors.js';
-import { formatDuration, formatTable, formatUsd, oneLine } from '../terminal/format.js';
+import {
+  formatDuration,
+  formatTable,
+  formatUsd,
+  oneLine,
+  printableLines,
+} from '../terminal/format.js';
 import { AgentTree } from '../usage/agent-tree.js';
 import { runTurn } from './execute-run.js';
 import { sessionOptionsFor } from './run.js';
@@ -173,7 +179,9 @@ class InteractiveSession {
       renderer: SILENT_RENDERER,
       stoppedBy: () => (this.interrupted ? 'interrupted' : undefined),
     });
-    if (result.text && result.exitReason === 'completed') this.screen.print(result.text);
+    // The answer is the model's: an escape sequence in it must not act on the terminal.
+    if (result.text && result.exitReason === 'completed')
+      this.screen.print(printableLines(result.text));
     const total = this.tree.totals();
     const outcome =
       result.exitReason === 'completed'

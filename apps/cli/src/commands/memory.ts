@@ -4,7 +4,7 @@ import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES, type ExitCode, UsageError } from '../exit-codes.js';
 import { homeDirectory } from '../settings/home-directory.js';
 import { findProjectRoot } from '../settings/load-settings.js';
-import { formatTable } from '../terminal/format.js';
+import { formatTable, printableLines } from '../terminal/format.js';
 
 const SCOPES: readonly AgentMemoryScope[] = ['user', 'project', 'local'];
 
@@ -91,7 +91,10 @@ export async function memoryShowCommand(options: AgentMemoryCommandOptions): Pro
   for (const snapshot of present) {
     io.stdout.write(`== ${snapshot.agentType} · ${snapshot.scope} · ${snapshot.directory}\n`);
     io.stdout.write(
-      snapshot.index === undefined ? '(no MEMORY.md)\n' : `${snapshot.index.trimEnd()}\n`,
+      // A project's memory comes with its repository: no escape sequence in it may act.
+      snapshot.index === undefined
+        ? '(no MEMORY.md)\n'
+        : `${printableLines(snapshot.index.trimEnd())}\n`,
     );
     const others = snapshot.files.filter((file) => file.path !== 'MEMORY.md');
     if (others.length > 0)

@@ -40,6 +40,7 @@ export async function createRenderer(options: {
         tree,
         colors: colorsFor(io.stderr, io.env),
         live: io.stderr.isTTY === true && io.env['TERM'] !== 'dumb',
+        stdoutIsTerminal: io.stdout.isTTY === true,
         omitWarnings: options.omitWarnings,
       });
       await renderer.open();

@@ -5,7 +5,7 @@ import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES, type ExitCode, UsageError } from '../exit-codes.js';
 import { resolveConfig } from '../settings/resolve-config.js';
 import { colorsFor } from '../terminal/colors.js';
-import { formatTable, oneLine } from '../terminal/format.js';
+import { formatTable, oneLine, printableLines } from '../terminal/format.js';
 
 /** The transcript folder runs use: the flag, else the environment and the settings files. */
 function transcriptDirectory(io: CliIo, flag: string | undefined): string {
@@ -156,7 +156,8 @@ export async function transcriptsShowCommand(options: {
   io.stdout.write(colors.dim(`${path}\n`));
   if (entries.length === 0) io.stdout.write(colors.dim('(no messages)\n'));
   for (const entry of entries) {
-    for (const line of describeMessage(entry)) io.stdout.write(`${line}\n`);
+    // What a model, a tool or the file wrote: no escape sequence in it may act on a terminal.
+    for (const line of describeMessage(entry)) io.stdout.write(`${printableLines(line)}\n`);
   }
   if (!options.agent) {
     const agents = await store.listAgents();

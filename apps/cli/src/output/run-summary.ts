@@ -5,6 +5,7 @@ import {
   formatTokens,
   formatUsd,
   oneLine,
+  printableLines,
 } from '../terminal/format.js';
 import type { AgentTree } from '../usage/agent-tree.js';
 import type { RunResult } from './run-renderer.js';
@@ -46,7 +47,9 @@ export function formatCacheTable(tree: AgentTree): string[] {
 }
 
 /** How a run that did not complete ended, with what to do where there is something to do. */
-export function describeEnd(result: Pick<RunResult, 'exitReason' | 'error'>): string {
+export function describeEnd(run: Pick<RunResult, 'exitReason' | 'error'>): string {
+  // An error can quote what a server answered: its control characters show as `?`.
+  const result = run.error === undefined ? run : { ...run, error: printableLines(run.error) };
   switch (result.exitReason) {
     case 'interrupted':
       return 'stopped by Ctrl-C';

@@ -68,3 +68,68 @@ describe('TextRenderer in a terminal', () => {
     expect(foreign).not.toMatch(FOREIGN_CONTROL);
   });
 });
+
+describe('TextRenderer, the answer on stdout', () => {
+  const ANSWER =
+    'line one\n\tindented \u001b]52;c;cHduZWQ=\u0007 \u001b[2J\u001b[H fake prompt \u202eevil\nlast';
+
+  async function printed(stdoutIsTerminal: boolean): Promise<string> {
+    const out: string[] = [];
+    const tree = new AgentTree({ mainModel: 'claude-sonnet-4-5' });
+    const renderer = new TextRenderer({
+      stdout: (text) => void out.push(text),
+      stderr: { isTTY: false, write: () => true } as unknown as NodeJS.WriteStream,
+      tree,
+      colors: picocolors.createColors(false),
+      live: false,
+      stdoutIsTerminal,
+    });
+    await renderer.finish({
+      sessionId: 's',
+      text: ANSWER,
+      exitReason: 'completed',
+      durationMs: 1,
+      durationApiMs: 1,
+      numTurns: 1,
+      tree,
+    });
+    return out.join('');
+  }
+
+  it('shows the control characters of a model answer as ? on a terminal, keeping its lines', async () => {
+    // A clipboard write, a screen clear and a cursor move would otherwise act on the terminal.
+    expect(await printed(true)).toBe(
+      'line one\n\tindented ?]52;c;cHduZWQ=? ?[2J?[H fake prompt ?evil\nlast\n',
+    );
+  });
+
+  it('passes the answer byte for byte into a pipe or a file', async () => {
+    expect(await printed(false)).toBe(`${ANSWER}\n`);
+  });
+
+  it('shows the control characters of an error (which can quote a server) as ?', async () => {
+    const errors: string[] = [];
+    const tree = new AgentTree({ mainModel: 'claude-sonnet-4-5' });
+    const renderer = new TextRenderer({
+      stdout: () => undefined,
+      stderr: {
+        isTTY: false,
+        write: (chunk: string) => void errors.push(chunk),
+      } as unknown as NodeJS.WriteStream,
+      tree,
+      colors: picocolors.createColors(false),
+      live: false,
+    });
+    await renderer.finish({
+      sessionId: 's',
+      text: '',
+      exitReason: 'error',
+      error: 'API error 500: \u001b]0;pwned\u0007 \u001b[2J',
+      durationMs: 1,
+      durationApiMs: 1,
+      numTurns: 1,
+      tree,
+    });
+    expect(errors.join('')).toContain('API error 500: ?]0;pwned? ?[2J');
+  });
+});

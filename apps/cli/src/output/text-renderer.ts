@@ -3,7 +3,7 @@ import type { QueryEvent } from '@delegate/runtime';
 import type { LiveView } from '../live/live-view.js';
 import type { Colors } from '../terminal/colors.js';
 import type { AgentTree } from '../usage/agent-tree.js';
-import { oneLine, printable } from '../terminal/format.js';
+import { oneLine, printable, printableLines } from '../terminal/format.js';
 import { formatPlainEventLine } from './plain-event-line.js';
 import type { RunRenderer, RunResult, RunStartInfo } from './run-renderer.js';
 import { formatRunSummary } from './run-summary.js';
@@ -23,6 +23,8 @@ export class TextRenderer implements RunRenderer {
       colors: Colors;
       /** Draw the live tree (stderr is a terminal). */
       live: boolean;
+      /** stdout is a terminal: the answer is printed with its control characters as `?`. */
+      stdoutIsTerminal?: boolean;
       /** Warning codes not printed, because the command reports them itself at the end. */
       omitWarnings?: readonly string[];
     },
@@ -84,7 +86,10 @@ export class TextRenderer implements RunRenderer {
     this.options.stderr.write(
       `${formatRunSummary(result, { colors: this.options.colors, showTree: !this.live }).join('\n')}\n`,
     );
-    if (result.text)
-      this.options.stdout(result.text.endsWith('\n') ? result.text : `${result.text}\n`);
+    if (result.text) {
+      // Into a pipe the answer goes byte for byte; on a terminal an escape in it must not act.
+      const text = this.options.stdoutIsTerminal ? printableLines(result.text) : result.text;
+      this.options.stdout(text.endsWith('\n') ? text : `${text}\n`);
+    }
   }
 }

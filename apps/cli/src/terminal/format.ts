@@ -35,6 +35,17 @@ export function printable(text: string): string {
   return text.replace(CONTROL, '?');
 }
 
+/**
+ * `text` as {@link printable}, but keeping its line breaks and tabs: for a model's answer
+ * printed to a terminal, where an escape sequence (a title, the clipboard, a cursor move
+ * that writes over what was shown) must not act, and the lines must stay.
+ */
+export function printableLines(text: string): string {
+  return text.replace(CONTROL, (character) =>
+    character === '\n' || character === '\t' ? character : '?',
+  );
+}
+
 /** Cuts `text` to one line of at most `width` characters, ending in `…` when cut; control characters show as `?`. */
 export function oneLine(text: string, width: number): string {
   const flat = printable(text.replace(/\s+/g, ' ').trim());
@@ -45,11 +56,14 @@ export function oneLine(text: string, width: number): string {
   return `${characters.slice(0, Math.max(0, width - 1)).join('')}…`;
 }
 
-/** Pads or cuts every cell so the columns line up; the first row is the header. */
+/** Pads or cuts every cell so the columns line up (control characters in a cell show as `?`); the first row is the header. */
 export function formatTable(
   rows: readonly (readonly string[])[],
   options: { rightAlign?: readonly number[] } = {},
 ): string[] {
+  // Cells hold names and paths from files (a folder of a cloned repository's memory, say):
+  // their control characters show as `?`; only color sequences pass.
+  rows = rows.map((row) => row.map(printableKeepingColors));
   const widths: number[] = [];
   for (const row of rows) {
     row.forEach((cell, index) => {
@@ -71,6 +85,17 @@ export function formatTable(
 // ANSI color sequences take no room on screen.
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;]*m/g;
+
+/** `text` as {@link printable}, except for the color sequences (`ESC [ … m`) it holds. */
+function printableKeepingColors(text: string): string {
+  let result = '';
+  let last = 0;
+  for (const match of text.matchAll(ANSI)) {
+    result += printable(text.slice(last, match.index)) + match[0];
+    last = match.index + match[0].length;
+  }
+  return result + printable(text.slice(last));
+}
 
 /** Length of `text` on screen (color escapes excluded). */
 export function visibleLength(text: string): number {

@@ -160,6 +160,18 @@ export function scenarioPolicy(gates: Gates): Policy {
             input: { command: 'env', description: 'print the environment' },
           },
         ];
+      case 'read-notes':
+        // Reads notes.txt of the workspace with Read and with Bash, and reports what it saw.
+        if (hasResults)
+          return `Notes: ${request.toolResults.map((result) => result.content).join('\n')}`;
+        return [
+          { type: 'tool_use', name: 'Read', input: { file_path: 'notes.txt' } },
+          {
+            type: 'tool_use',
+            name: 'Bash',
+            input: { command: 'cat notes.txt', description: 'print the notes' },
+          },
+        ];
       case 'shell':
         if (hasResults) return 'Started the shell.';
         return [

@@ -1,4 +1,4 @@
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadServerToken } from '../config/server-token.js';
@@ -174,6 +174,33 @@ describe('security', () => {
       expect(content, file).not.toContain(TEST_TOKEN);
       expect(content, file).not.toContain(TEST_API_KEY);
       expect(content, file).not.toMatch(/ANTHROPIC_API_KEY=|DELEGATE_SERVER_TOKEN=/);
+    }
+  });
+
+  it('keeps the API key and the token that a file of the workspace holds out of what the model sees and every copy of the transcripts', async () => {
+    await writeFile(
+      join(test.workspace, 'notes.txt'),
+      `ANTHROPIC_API_KEY=${TEST_API_KEY}\nDELEGATE_SERVER_TOKEN=${TEST_TOKEN}\n`,
+    );
+    const created = await test.api('/v1/runs', {
+      json: { prompt: 'scenario:read-notes', permissionMode: 'bypassPermissions' },
+    });
+    const id = ((await created.json()) as { id: string }).id;
+    const run = await waitForRun(test, id, (value) => ENDED.includes(value.status));
+    expect(run.status).toBe('completed');
+    expect(run.result).toContain('ANTHROPIC_API_KEY=[REDACTED]');
+    expect(run.result).toContain('DELEGATE_SERVER_TOKEN=[REDACTED]');
+    const seenByModel = JSON.stringify(test.sim.journal.entries.map((entry) => entry.body));
+    const files = await filesUnder(join(test.dataDir, 'transcripts'));
+    expect(files.length).toBeGreaterThan(0);
+    // The store keeps a copy of each transcript (other workers restore from it).
+    const storeFiles = await filesUnder(test.dataDir);
+    for (const text of [
+      seenByModel,
+      ...(await Promise.all([...files, ...storeFiles].map((file) => readFile(file, 'latin1')))),
+    ]) {
+      expect(text).not.toContain(TEST_API_KEY);
+      expect(text).not.toContain(TEST_TOKEN);
     }
   });
 

@@ -72,6 +72,8 @@ export type SessionDefaults = {
   baseURL?: string;
   homeDir?: string;
   toolEnv: NodeJS.ProcessEnv;
+  /** The server's secrets (token, connection passwords), removed from every tool result. */
+  secrets: string[];
 };
 
 /** What the executor needs to open a run's session and to show its main agent. */
@@ -124,6 +126,7 @@ export async function prepareSession(options: {
         allAgents: definitions.allAgents,
       },
       toolEnv: defaults.toolEnv,
+      secrets: defaults.secrets,
       backgroundOutputDirectory: join(defaults.dataDir, 'task-output', run.id),
     },
   };

@@ -94,6 +94,8 @@ export type SessionRunnerOptions = {
   agentDefinitions: AgentDefinitionsResult;
   /** Environment of shell commands (secrets removed). */
   toolEnv: NodeJS.ProcessEnv;
+  /** Values replaced by `[REDACTED]` in every tool result (the token, connection passwords). */
+  secrets?: string[];
   /** Where background shell output goes. */
   backgroundOutputDirectory: string;
 };
@@ -160,6 +162,7 @@ export class SessionRunner {
       sessionId: options.sessionId,
       ...(options.homeDir ? { homeDir: options.homeDir } : {}),
       env: options.toolEnv,
+      ...(options.secrets ? { secrets: options.secrets } : {}),
       ...(resume ? { resume: true } : {}),
     });
     return new SessionRunner({ session, paths, definitions: options.agentDefinitions });

@@ -9,13 +9,25 @@ export function redactUrl(url: string): string {
   }
 }
 
-/** The password of a connection URL, if any (so a log redactor can remove it). */
-export function urlPassword(url: string | undefined): string | undefined {
-  if (url === undefined) return undefined;
+/**
+ * The password of a connection URL in every spelling it can take (so a log redactor and the
+ * environment filter can remove it): as written in the URL, percent-encoded (`p%40ss`), and
+ * decoded (`p@ss`); none when the URL has no password.
+ */
+export function urlPasswords(url: string | undefined): string[] {
+  if (url === undefined) return [];
+  let encoded: string;
   try {
-    const password = decodeURIComponent(new URL(url).password);
-    return password === '' ? undefined : password;
+    encoded = new URL(url).password;
   } catch {
-    return undefined;
+    return [];
   }
+  if (encoded === '') return [];
+  let decoded = encoded;
+  try {
+    decoded = decodeURIComponent(encoded);
+  } catch {
+    // A malformed escape: the encoded spelling is the only one.
+  }
+  return [...new Set([encoded, decoded])];
 }

@@ -61,6 +61,35 @@ describe('Agent tool input', () => {
     ]);
   });
 
+  it('refuses every character Unicode says to show as nothing, and spaces at either end of a name', () => {
+    // A combining grapheme joiner, a variation selector, Hangul fillers, a Khmer inherent
+    // vowel, a Mongolian variation selector and an invisible operator: each reads as nothing.
+    for (const hidden of [
+      '\u034f',
+      '\ufe0f',
+      '\u3164',
+      '\u115f',
+      '\uffa0',
+      '\u17b4',
+      '\u180b',
+      '\u2065',
+      '\u{e0100}',
+    ]) {
+      const code = `U+${hidden.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+      expect(issuesOf({ name: `wor${hidden}ker` }), code).toEqual([
+        expect.stringMatching(
+          new RegExp(`^name must not contain invisible characters.*${code.replace('+', '\\+')}`),
+        ),
+      ]);
+    }
+    for (const name of ['worker ', ' worker', 'worker\u00a0', '\u3000worker']) {
+      expect(issuesOf({ name }), JSON.stringify(name)).toEqual([
+        expect.stringContaining('name must not begin or end with a space'),
+      ]);
+    }
+    expect(issuesOf({ name: 'code reviewer' })).toEqual([]);
+  });
+
   it('refuses names shaped like agent or task ids', () => {
     for (const name of [createAgentId(), createAgentId('worker'), createTaskId()]) {
       expect(issuesOf({ name })).toEqual([

@@ -8,8 +8,12 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 // Characters that show nothing: a prompt made only of these (and whitespace) is empty.
 const INVISIBLE = /[\s\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff]/gu;
-// Characters that show nothing inside a name: `wor\u200bker` would look like `worker`.
-const HIDDEN_IN_NAME = /[\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff\u{e0000}-\u{e007f}]/u;
+// Characters that show nothing inside a name: `wor\u200bker` would look like `worker`. Unicode's
+// default-ignorable code points are the complete list (zero-width characters, soft hyphen,
+// joiners, variation selectors, Hangul fillers, tag characters, …).
+const HIDDEN_IN_NAME = /\p{Default_Ignorable_Code_Point}/u;
+// A space at either end cannot be seen: `worker ` would look like `worker`.
+const SPACE_AT_END = /^\s|\s$/u;
 // The shapes of agent ids (`a` + 16 hex digits, or `a<label>-<hex>`) and task ids (`t` + 12).
 const ID_SHAPE = /^(?:a(?:[a-z0-9-]+-)?[0-9a-f]{16}|t[0-9a-f]{12})$/;
 
@@ -71,9 +75,21 @@ export const AgentToolInputFields = z.object({
     .optional()
     .describe('Run in the background and be notified when it ends'),
   name: label('name', { max: 64 })
-    .refine((name) => !HIDDEN_IN_NAME.test(name), {
-      message:
-        'name must not contain invisible characters (zero-width spaces and joiners, soft hyphens, tag characters): they make one name look like another',
+    .superRefine((name, context) => {
+      // Control and bidirectional characters (some are default-ignorable too) are reported once, above.
+      if (CONTROL.test(name) || BIDI.test(name)) return;
+      if (HIDDEN_IN_NAME.test(name)) {
+        context.addIssue({
+          code: 'custom',
+          message: `name must not contain invisible characters (zero-width spaces and joiners, soft hyphens, variation selectors, fillers, tag characters): they make one name look like another; it contains ${describeCharacter(name, HIDDEN_IN_NAME)}`,
+        });
+      } else if (SPACE_AT_END.test(name)) {
+        context.addIssue({
+          code: 'custom',
+          message:
+            'name must not begin or end with a space: nobody can see it, so the name would look like another',
+        });
+      }
     })
     .refine((name) => !ID_SHAPE.test(name), {
       message:

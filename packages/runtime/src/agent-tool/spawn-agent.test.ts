@@ -305,6 +305,29 @@ describe('forks and worktrees', () => {
     expect(await readFile(join(worktreePath, 'change.txt'), 'utf8')).toBe('x\n');
     expect(execFileSync('find', [root, '-name', 'PWNED'], { encoding: 'utf8' }).trim()).toBe('');
   });
+
+  it('runs an agent whose type is not ASCII (an HTTP header holds bytes only)', async () => {
+    const type = 'レビュー係 🔍';
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [agentCall({ description: 'review', prompt: 'review', subagent_type: type })],
+        },
+        { match: { when: isMain }, reply: (request) => `main got: ${resultText(request)}` },
+        { match: {}, reply: 'reviewed' },
+      ]),
+      agents: [
+        { ...customAgent('---\nname: placeholder\ndescription: x\n---\nx'), agentType: type },
+      ],
+    });
+    const { text } = await current.session.send('go');
+    expect(text).toContain('reviewed');
+    // Percent-encoded UTF-8 in the header, so a proxy can still tell the agent apart.
+    expect(current.sim.journal.entries.map(agentOf)).toContain(
+      '%E3%83%AC%E3%83%93%E3%83%A5%E3%83%BC%E4%BF%82 %F0%9F%94%8D',
+    );
+  });
 });
 
 describe('effort', () => {

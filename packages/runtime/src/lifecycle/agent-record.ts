@@ -186,7 +186,8 @@ function agentContext(options: CreateAgentRecordOptions, record: AgentRecord): T
 /**
  * The agent's permission check: questions go to the runtime's handler while it runs in the
  * foreground and become denials in the background; a `bubble` agent asks its parent's
- * check, judged by the parent's own mode and rules.
+ * check, judged by the parent's own mode and rules. A tool that needs a person to answer
+ * (`requiresUserInteraction`) is refused while the agent runs in the background.
  */
 function agentCanUseTool(options: CreateAgentRecordOptions, record: AgentRecord): CanUseTool {
   const { runtime, parent } = options;
@@ -209,7 +210,19 @@ function agentCanUseTool(options: CreateAgentRecordOptions, record: AgentRecord)
       : {}),
   });
   const withRules = withAskRules(base, ask ? { ask } : {});
-  return options.wrapCanUseTool ? options.wrapCanUseTool(withRules) : withRules;
+  const check = options.wrapCanUseTool ? options.wrapCanUseTool(withRules) : withRules;
+  // A fork keeps its parent's tools (the prompt cache needs them unchanged), and a
+  // foreground agent moved to the background keeps the ones it had: so the refusal is made
+  // here, on every call, while the agent is in the background, whatever its tool list says.
+  return async (tool, input, context, assistantMessage, toolUseId) => {
+    if (record.isBackground && tool.requiresUserInteraction?.() === true) {
+      return {
+        behavior: 'deny',
+        message: `${tool.name} needs a person to answer, and this agent runs in the background, where nobody can. Go on without asking, or end with a report that says what you would have asked.`,
+      };
+    }
+    return check(tool, input, context, assistantMessage, toolUseId);
+  };
 }
 
 /**

@@ -75,11 +75,13 @@ export function sessionQueryOptions(runtime: AgentRuntime): {
   streamIdleTimeoutMs: number;
   maxConsecutiveStalls: number;
   requestGate: () => Promise<void>;
+  secrets: readonly string[];
 } {
   return {
     streamIdleTimeoutMs: runtime.options.streamIdleTimeoutMs,
     maxConsecutiveStalls: runtime.options.maxConsecutiveStalls,
     requestGate: runtime.requestGate,
+    secrets: runtime.options.secrets,
   };
 }
 

@@ -22,6 +22,7 @@ import {
 import { readTranscript } from '../transcripts/read-transcript.js';
 import { TranscriptStore } from '../transcripts/transcript-store.js';
 import { loadTools } from '../util/load-tools.js';
+import { sessionRedactor } from '../util/redact-secrets.js';
 import { type AgentRecord, createAgentRecord } from './agent-record.js';
 import { type AgentSpec, parseAgentSpec } from './agent-spec.js';
 import { isCompacted } from './agent-directory.js';
@@ -138,6 +139,11 @@ function findDefinition(runtime: AgentRuntime, spec: AgentSpec): AgentDefinition
   );
 }
 
+function redactOption(runtime: AgentRuntime): { redact?: (text: string) => string } {
+  const redact = sessionRedactor(runtime);
+  return redact ? { redact } : {};
+}
+
 /** Its tools: a fork gets the main agent's (forks are spawned by it); others are assembled again. */
 function resumedTools(
   runtime: AgentRuntime,
@@ -161,7 +167,7 @@ async function resumableCwd(runtime: AgentRuntime, cwd: string): Promise<string>
   try {
     const { resolveToolPath } = await loadTools();
     const resolved = await resolveToolPath(cwd, root);
-    if ((await stat(resolved.realPath)).isDirectory()) return resolved.absolutePath;
+    if ((await stat(resolved.realPath)).isDirectory()) return resolved.realPath;
   } catch {
     // A removed worktree or a directory outside this session: work from the session's cwd.
   }
@@ -239,6 +245,7 @@ export async function resumeAgentFromTranscript(
     context: record.context,
     canUseTool: record.canUseTool,
     ...(record.toolHooks ? { hooks: record.toolHooks } : {}),
+    ...redactOption(runtime),
   });
   const note = createUserMessage({
     content: options.message ?? INTERRUPTED_NOTE,

@@ -53,6 +53,8 @@ export type SettleInFlightToolCallsOptions = {
   canUseTool: CanUseTool;
   /** The agent's hooks around tool calls. */
   hooks?: ToolCallHooks;
+  /** Applied to the text of every result of a call run again (removes secrets). */
+  redact?: (text: string) => string;
 };
 
 /** Result text of a call that was in flight: it may or may not have taken effect. */
@@ -156,6 +158,7 @@ export async function settleInFlightToolCalls(
       canUseTool: options.canUseTool,
       maxConcurrency: 4,
       ...(options.hooks ? { hooks: options.hooks } : {}),
+      ...(options.redact ? { redact: options.redact } : {}),
     }))
       if (update.type === 'result') {
         results.set(update.result.tool_use_id, update.result);

@@ -34,6 +34,7 @@ import { userContextReminder } from './user-context.js';
 import { WireConversation } from './wire-conversation.js';
 import type { UsageGuard } from '../usage/usage-guard.js';
 import { checkQueryParams } from './check-query-params.js';
+import { secretRedactor } from '../util/redact-secrets.js';
 
 /** A raw stream event of the Messages API, as yielded by `query`. */
 export type StreamEventMessage = {
@@ -116,6 +117,12 @@ export type QueryParams = {
   /** Hooks run around each approved tool call (a sub-agent's PreToolUse/PostToolUse). */
   toolHooks?: ToolCallHooks;
   /**
+   * Values replaced by `[REDACTED]` in every tool result, besides the client's own API key
+   * and auth token (which always are): a file or a command output holding one never reaches
+   * the model, the transcript or an event.
+   */
+  secrets?: readonly string[];
+  /**
    * Set when `messages` are a fork child's starting conversation (the parent's last request,
    * then the two messages of `buildForkChildMessages` in this layout): the first request
    * places its breakpoints for a fork, so it reads the parent's cached history whatever the
@@ -150,6 +157,8 @@ type Loop = {
   breakpoints: BlockAddress[];
   /** Every token of the last response: the next request's input holds at least this many. */
   contextTokens: number;
+  /** Removes the client's credentials and `params.secrets` from tool results. */
+  redact: ((text: string) => string) | undefined;
 };
 
 async function startLoop(params: QueryParams): Promise<Loop> {
@@ -179,6 +188,11 @@ async function startLoop(params: QueryParams): Promise<Loop> {
     turns: 0,
     breakpoints: [],
     contextTokens: 0,
+    redact: secretRedactor([
+      params.client.apiKey,
+      params.client.authToken,
+      ...(params.secrets ?? []),
+    ]),
   };
 }
 
@@ -261,6 +275,7 @@ async function* runToolTurn(
     canUseTool: params.canUseTool,
     maxConcurrency: params.maxToolConcurrency ?? 10,
     ...(params.toolHooks ? { hooks: params.toolHooks } : {}),
+    ...(loop.redact ? { redact: loop.redact } : {}),
   })) {
     if (update.type === 'progress') {
       yield update.message;

@@ -288,6 +288,11 @@ export async function* runToolUses(options: {
   canUseTool: CanUseTool;
   maxConcurrency: number;
   hooks?: ToolCallHooks;
+  /**
+   * Applied to the text of every result before it is yielded (and so before the model, the
+   * transcript or an event sees it): the query loop removes the API key with it.
+   */
+  redact?: (text: string) => string;
 }): AsyncGenerator<ToolRunUpdate> {
   const { context } = options;
   const calls: Call[] = options.toolUses.map((block) => {
@@ -343,6 +348,23 @@ async function* runBatch(
           ? INTERRUPTED_TOOL_RESULT
           : 'The tool call failed unexpectedly before it returned a result.',
       );
-    yield { type: 'result', ...outcome };
+    yield { type: 'result', ...redacted(outcome, options.redact) };
   }
+}
+
+function redacted(outcome: Outcome, redact: ((text: string) => string) | undefined): Outcome {
+  const content = outcome.result.content;
+  if (redact === undefined || content === undefined) return outcome;
+  return {
+    ...outcome,
+    result: {
+      ...outcome.result,
+      content:
+        typeof content === 'string'
+          ? redact(content)
+          : content.map((block) =>
+              block.type === 'text' ? { ...block, text: redact(block.text) } : block,
+            ),
+    },
+  };
 }

@@ -44,6 +44,20 @@ export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 90_000;
 /** Default of `maxStalls`. */
 export const DEFAULT_MAX_CONSECUTIVE_STALLS = 3;
 
+/**
+ * The agent type as an HTTP header value: printable ASCII stays as it is, anything else (and
+ * `%`) is percent-encoded as UTF-8. A header holds bytes only, so `レビュー係` or an emoji
+ * sent as they are made every request of that agent fail before it left the process.
+ */
+export function agentHeaderValue(agentType: string): string {
+  return agentType.replace(/[^\x20-\x24\x26-\x7e]/gu, (character) =>
+    Buffer.from(character, 'utf8').reduce(
+      (encoded, byte) => `${encoded}%${byte.toString(16).toUpperCase().padStart(2, '0')}`,
+      '',
+    ),
+  );
+}
+
 type StreamEvent = { type: 'stream_event'; event: Anthropic.RawMessageStreamEvent };
 
 type Attempt =
@@ -99,7 +113,9 @@ async function* streamAttempt(
       .create(options.request, {
         signal: AbortSignal.any([signal, watchdog.controller.signal]),
         // Lets a proxy or the simulator tell agents apart; the API ignores it.
-        ...(context.agentType ? { headers: { 'x-delegate-agent': context.agentType } } : {}),
+        ...(context.agentType
+          ? { headers: { 'x-delegate-agent': agentHeaderValue(context.agentType) } }
+          : {}),
       })
       .withResponse();
     streamStarted = true;

@@ -50,6 +50,8 @@ export type AgentRuntimeOptions = {
   streamIdleTimeoutMs: number;
   /** Stalls in a row of one request after which the agent fails. */
   maxConsecutiveStalls: number;
+  /** Values removed from every tool result (besides the client's API key and auth token). */
+  secrets: readonly string[];
 };
 
 /** Everything the Agent, TaskOutput, TaskStop and SendMessage tools share. */

@@ -1,4 +1,4 @@
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rules } from '@delegate/api-sim';
@@ -158,5 +158,79 @@ describe('the API key', () => {
     });
     expect(result.stdout.trim()).toBe('key= token=');
     delete process.env['ANTHROPIC_AUTH_TOKEN'];
+  });
+
+  it('is replaced in what tools return, also from a file or a command that has it, and so are the secrets given to the session', async () => {
+    const serverToken = `server-token-${Math.random().toString(36).slice(2)}`;
+    current = await createTestSession({
+      sim: { apiKeys: [SECRET] },
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            { type: 'tool_use', name: 'Read', input: { file_path: '.env' } },
+            {
+              type: 'tool_use',
+              name: 'Bash',
+              // What a model can do although its environment has no key: read the parent's.
+              input: { command: 'cat .env; echo "$HOST_TOKEN"', description: 'show the keys' },
+            },
+            agentCall({ description: 'look', prompt: 'Read .env', subagent_type: 'Explore' }),
+          ],
+        },
+        {
+          match: { when: isMain },
+          reply: (request) => `Seen: ${request.toolResults.map((r) => r.content).join('\n')}`,
+        },
+        {
+          match: { agent: 'Explore', toolResult: false },
+          reply: [{ type: 'tool_use', name: 'Read', input: { file_path: '.env' } }],
+        },
+        {
+          match: { agent: 'Explore' },
+          reply: (request) => `Explore saw ${request.toolResults[0]?.content}`,
+        },
+      ]),
+    });
+    await writeFile(
+      join(current.cwd, '.env'),
+      `ANTHROPIC_API_KEY=${SECRET}\nOTHER=${serverToken}\n`,
+    );
+    const events: AgentEvent[] = [];
+    const { getBuiltinTools } = await import('@delegate/tools');
+    const session = await DelegateSession.create({
+      cwd: current.cwd,
+      apiKey: SECRET,
+      baseURL: current.sim.url,
+      transcriptDir: current.transcriptDir,
+      homeDir: current.homeDir,
+      agentDefinitions: {
+        activeAgents: (await import('@delegate/agent-defs')).getBuiltInAgents(),
+        allAgents: (await import('@delegate/agent-defs')).getBuiltInAgents(),
+      },
+      permissionMode: 'bypassPermissions',
+      tools: getBuiltinTools({ bash: { env: { ...process.env, HOST_TOKEN: serverToken } } }),
+      secrets: [serverToken],
+    });
+    session.events.on((event) => events.push(event));
+    const { text } = await session.send('go');
+    await session.flush();
+    session.abort();
+    // The tools did read the file: the model sees it with the values replaced.
+    expect(text).toContain('ANTHROPIC_API_KEY=[REDACTED]');
+    expect(text).toContain('OTHER=[REDACTED]');
+    expect(text).toContain('Explore saw');
+    const seenByModel = JSON.stringify(current.sim.journal.entries.map((entry) => entry.body));
+    const transcripts = await filesUnder(current.transcriptDir);
+    expect(transcripts.length).toBeGreaterThan(1);
+    for (const content of [
+      seenByModel,
+      JSON.stringify(events),
+      JSON.stringify(session.messages),
+      ...(await Promise.all(transcripts.map((path) => readFile(path, 'utf8')))),
+    ]) {
+      expect(content).not.toContain(SECRET);
+      expect(content).not.toContain(serverToken);
+    }
   });
 });

@@ -177,6 +177,12 @@ export type DelegateSessionOptions = {
   streamIdleTimeoutMs?: number;
   /** Stalls in a row of one request after which the agent fails with `STREAM_STALLED` (default 3). */
   maxConsecutiveStalls?: number;
+  /**
+   * Values replaced by `[REDACTED]` in every tool result of every agent, before the model, a
+   * transcript or an event sees them (a server's own token, a database password). The API key
+   * and auth token of the session's client always are; values under 8 characters are ignored.
+   */
+  secrets?: string[];
 };
 
 /** The options with every rule turned into a rule object. */
@@ -361,6 +367,7 @@ export const DelegateSessionOptionsSchema = z
     priceTable: PriceTable.optional(),
     streamIdleTimeoutMs: positiveMilliseconds.optional(),
     maxConsecutiveStalls: positiveInteger.optional(),
+    secrets: z.array(z.string()).optional(),
   })
   .strict();
 

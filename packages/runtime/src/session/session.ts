@@ -63,6 +63,7 @@ import { sessionQueryOptions } from '../lifecycle/drive-agent.js';
 import type { AgentRuntime, AgentRuntimeOptions } from './agent-runtime.js';
 import { withAskRules } from './ask-rules.js';
 import { withoutCredentials } from './shell-environment.js';
+import { sessionRedactor } from '../util/redact-secrets.js';
 import { EventBus } from './event-bus.js';
 import { checkCallOptions, checkPrompt } from './call-options.js';
 import {
@@ -191,6 +192,7 @@ function runtimeOptionsOf(
     streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? 90_000,
     maxConsecutiveStalls: options.maxConsecutiveStalls ?? 3,
     maxAgentSummaries: options.maxAgentSummaries ?? 1_000,
+    secrets: options.secrets ?? [],
     ...(options.worktreeRoot ? { worktreeRoot: options.worktreeRoot } : {}),
     ...(options.homeDir ? { homeDir: options.homeDir } : {}),
     forkLayout: options.forkLayout ?? DEFAULT_FORK_LAYOUT,
@@ -821,11 +823,13 @@ export class DelegateSession {
         `settleInFlightToolCalls: options must be an object such as { mode: 'interrupt' }, got ${JSON.stringify(options)}.`,
       );
     checkInFlightToolCalls(options.mode, 'settleInFlightToolCalls: mode');
+    const redact = sessionRedactor(this.runtime);
     const settled = await settleInFlightToolCalls({
       messages: this.messages,
       mode: options.mode ?? 'interrupt',
       context: this.context,
       canUseTool: this.canUseTool,
+      ...(redact ? { redact } : {}),
     });
     if (!settled) return { rerun: [], interrupted: [] };
     this.messages.push(...settled.messages);

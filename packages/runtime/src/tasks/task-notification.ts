@@ -27,9 +27,11 @@ export type TaskNotification = {
 };
 
 // Everything that could begin a tag (`<x`, `</x`, `<!`, `<?`, `< /x`, `< task-notification`),
-// in any case, plus `&` where it would read as one of these entities: unescaping gives the
-// text back. A lone `<` (`a < b`) stays as it is.
-const TAG_START = /<(?=[/!?A-Za-z]|\s*\/|\s+task-notification)/gi;
+// in any case, also with characters that show nothing (`<\u200b/x`) after the `<`, plus `&`
+// where it would read as one of these entities: unescaping gives the text back. A lone `<`
+// (`a < b`) stays as it is.
+const TAG_START =
+  /<(?=\p{Default_Ignorable_Code_Point}*[/!?A-Za-z]|[\s\p{Default_Ignorable_Code_Point}]*\/|[\s\p{Default_Ignorable_Code_Point}]+task-notification)/giu;
 const ENTITY = /&(?=(?:lt|gt|amp|quot);)/g;
 // C0 and C1 controls, and the bidirectional overrides and isolates that reorder what a reader sees.
 const CONTROL_OR_BIDI =
