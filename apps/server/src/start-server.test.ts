@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, realpath, rm, stat } from 'node:fs/promises';
 import { type AddressInfo, type Server, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -211,5 +211,33 @@ describe('startServer on a port in use', () => {
         await rm(directory, { recursive: true, force: true });
       }
     });
+  });
+});
+
+describe('startServer and its data directory', () => {
+  it('makes an existing data directory open to others private, as it creates a new one', async () => {
+    const directory = await realpath(await mkdtemp(join(tmpdir(), 'delegate-data-mode-')));
+    try {
+      const dataDir = join(directory, 'data');
+      const workspace = join(directory, 'workspace');
+      await mkdir(dataDir, { mode: 0o755 });
+      await chmod(dataDir, 0o755);
+      await mkdir(workspace);
+      const server = await startServer(
+        {
+          port: 0,
+          dataDir,
+          workspaceRoots: [workspace],
+          sim: 'echo',
+          token: TEST_TOKEN,
+          homeDir: directory,
+        },
+        { logDestination: quiet() as never },
+      );
+      await server.close({ timeoutMs: 1_000 });
+      expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 });

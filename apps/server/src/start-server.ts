@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { mkdir, realpath } from 'node:fs/promises';
+import { chmod, mkdir, realpath, stat } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type ServerType, createAdaptorServer } from '@hono/node-server';
@@ -117,6 +117,11 @@ async function prepareDataDir(config: ServerConfig, roots: readonly string[]): P
       `--data-dir ${dataDir} overlaps the workspace root ${overlap}: runs could read the server's token and database. Put the data directory outside every workspace root.`,
     );
   }
+  // The database and the transcripts hold every run's prompts and results: a data directory
+  // that already existed open to the group or others (mkdir keeps an existing one's mode) is
+  // made private, as a new one is. One owned by another user is left alone: chmod would fail.
+  const stats = await stat(dataDir);
+  if ((stats.mode & 0o077) !== 0 && stats.uid === process.getuid?.()) await chmod(dataDir, 0o700);
   return dataDir;
 }
 
