@@ -2,6 +2,7 @@ import { AgentSource, invalidArgument } from '@delegate/core';
 import { type ParseAgentResult } from './agent-diagnostic.js';
 import { parseAgentFromMarkdown } from './parse-agent-from-markdown.js';
 import { readConfinedFile } from './read-confined-file.js';
+import { lineOfOffset } from './split-frontmatter.js';
 
 /** Largest agent file read (1 MiB); bigger files get a diagnostic instead. */
 export const MAX_AGENT_FILE_BYTES = 1024 * 1024;
@@ -25,18 +26,6 @@ const lenient = new TextDecoder('utf-8');
 
 function isUtf16(bytes: Uint8Array): boolean {
   return (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
-}
-
-function lineOf(text: string, offset: number): number {
-  let line = 1;
-  for (
-    let index = text.indexOf('\n');
-    index !== -1 && index < offset;
-    index = text.indexOf('\n', index + 1)
-  ) {
-    line += 1;
-  }
-  return line;
 }
 
 /** Reads and parses one agent file synchronously; see {@link readAgentFile}. */
@@ -73,7 +62,7 @@ export function readAgentFileSync(options: ReadAgentFileOptions): ParseAgentResu
     content = strict.decode(read.bytes);
   } catch {
     content = lenient.decode(read.bytes);
-    invalidLine = lineOf(content, content.indexOf('\ufffd'));
+    invalidLine = lineOfOffset(content, content.indexOf('\ufffd'));
   }
   const result = parseAgentFromMarkdown({ ...options, content });
   if (invalidLine === undefined || !result.ok) return result;

@@ -51,7 +51,8 @@ export type FrontmatterParts =
 
 const OPENING_SEARCH_LIMIT = 64 * 1024;
 
-function lineOfOffset(text: string, offset: number): number {
+/** The 1-based line of `text` that holds the character at `offset`. */
+export function lineOfOffset(text: string, offset: number): number {
   let line = 1;
   for (
     let index = text.indexOf('\n');
