@@ -191,6 +191,8 @@ type Engine = {
   queue: RunQueue;
   service: RunService;
   control: RunControl;
+  /** What runs turns; undefined on an API-only node. */
+  executor: RunExecutor | undefined;
   /**
    * Recovers the runs a previous process left and starts taking work (the queue's worker and,
    * on a shared queue, the requeue sweep). Until then the engine touches no run.
@@ -289,6 +291,7 @@ async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
     queue,
     service,
     control,
+    executor,
     start: async () => {
       await service.recover();
       if (executor) queue.start(executor.handle);
@@ -461,6 +464,8 @@ export async function startServer(
       const result = await engine.queue.shutdown({
         timeoutMs: options.timeoutMs ?? config.shutdownTimeoutMs,
       });
+      // Kept for a next message that will now go to another process (or a restart).
+      await engine.executor?.closeIdle();
       await engine.hub.flushAll();
       // Event streams send what is left and end; then the sockets close.
       shutdown.abort();

@@ -271,6 +271,25 @@ describe('run routes', () => {
     }
   });
 
+  it("deletes the log of an idle session's background shell when the server closes", async () => {
+    const local = await startTestServer({ policy: scenarioPolicy(gates) });
+    try {
+      const created = await json<{ id: string }>(
+        await local.api('/v1/runs', {
+          json: { prompt: 'scenario:shell', permissionMode: 'bypassPermissions' },
+        }),
+      );
+      await waitForRun(local, created.id, ended);
+      const directory = join(local.dataDir, 'task-output', created.id);
+      // Kept idle for a next message, which may still read the shell's output.
+      expect(await readdir(directory)).toHaveLength(1);
+      await local.server.close({ timeoutMs: 2_000 });
+      expect(await readdir(directory)).toEqual([]);
+    } finally {
+      await local.close();
+    }
+  });
+
   describe('POST /v1/runs/:id/messages', () => {
     it('continues a finished run with its conversation', async () => {
       const id = await start({ prompt: 'scenario:hello' });

@@ -255,6 +255,24 @@ export class RunExecutor {
     if (runner) this.retire(runId, runner);
   }
 
+  /**
+   * Closes every idle session, at shutdown: their background shells stop and their logs are
+   * deleted (a later turn restores the conversation from its transcripts).
+   */
+  async closeIdle(): Promise<void> {
+    const idle = [...this.idle.values()];
+    this.idle.clear();
+    await Promise.all(
+      idle.map((runner) =>
+        runner
+          .close()
+          .catch((error: unknown) =>
+            this.logger.error({ err: errorMessage(error) }, 'closing an idle session failed'),
+          ),
+      ),
+    );
+  }
+
   /** Closes a session no turn will use again: its background shells' logs are deleted. */
   private retire(runId: string, runner: SessionRunner): void {
     runner
