@@ -84,11 +84,15 @@ function useErrorAnswers(
     }),
   );
   app.onError((error, c) =>
-    errorResponse(c, error, (unexpected) =>
-      logger.error(
-        { requestId: c.get('requestId'), err: security.redact(errorMessage(unexpected)) },
-        'request failed',
-      ),
+    errorResponse(
+      c,
+      error,
+      (unexpected) =>
+        logger.error(
+          { requestId: c.get('requestId'), err: security.redact(errorMessage(unexpected)) },
+          'request failed',
+        ),
+      security.redact,
     ),
   );
 }

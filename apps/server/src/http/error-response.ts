@@ -66,7 +66,14 @@ export function validationError(
 }
 
 /** Maps any thrown value to an error answer; unknown errors become a 500 without details. */
-export function errorResponse(c: Context, error: unknown, log: (error: unknown) => void): Response {
+export function errorResponse(
+  c: Context,
+  error: unknown,
+  log: (error: unknown) => void,
+  // Applied to the whole message of an unexpected error before it is cut: a cut secret would
+  // no longer match.
+  redact: (text: string) => string = (text) => text,
+): Response {
   if (error instanceof ApiError) {
     return sendError(c, {
       status: error.status as ContentfulStatusCode,
@@ -114,7 +121,7 @@ export function errorResponse(c: Context, error: unknown, log: (error: unknown) 
     body: {
       error: {
         code: 'INTERNAL',
-        message: `The server failed while handling this request (${errorMessage(error).slice(0, 200)}). The request id in X-Request-Id finds it in the server log.`,
+        message: `The server failed while handling this request (${redact(errorMessage(error)).slice(0, 200)}). The request id in X-Request-Id finds it in the server log.`,
       },
     },
   });
