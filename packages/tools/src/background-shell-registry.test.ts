@@ -24,6 +24,7 @@ import {
   createLogFile,
   defaultBackgroundOutputDirectory,
   getBackgroundShellOutput,
+  registriesHoldingShells,
   releaseBackgroundShell,
 } from './background-shell-registry.js';
 import { processStartTime, shellRecordDirectory } from './shell-records.js';
@@ -227,6 +228,20 @@ describe('release and dispose', () => {
     expect(await exists(first.outputPath)).toBe(false);
     expect(registry.has(first.taskId)).toBe(false);
     expect((await getBackgroundShellOutput(second.taskId))?.output).toBe('two\n');
+  });
+
+  it('lets go of a registry once its last shell is released, and takes it back at its next start', async () => {
+    const before = registriesHoldingShells();
+    const registry = newRegistry(join(temp, 'out'));
+    expect(registriesHoldingShells()).toBe(before);
+    const shell = await registry.start({ command: 'echo one', cwd: temp, description: 'x' });
+    expect(registriesHoldingShells()).toBe(before + 1);
+    await registry.wait(shell.taskId, 5000);
+    expect(await releaseBackgroundShell(shell.taskId)).toBe(true);
+    expect(registriesHoldingShells()).toBe(before);
+    const again = await registry.start({ command: 'echo two', cwd: temp, description: 'y' });
+    expect((await getBackgroundShellOutput(again.taskId))?.taskId).toBe(again.taskId);
+    expect(registriesHoldingShells()).toBe(before + 1);
   });
 });
 

@@ -130,8 +130,15 @@ export type StartBackgroundShellOptions = {
   onEnd?: (shell: BackgroundShell) => void;
 };
 
-// Every registry, so a task id can be looked up without knowing which tool started it.
+// Every registry that holds a shell, so a task id can be looked up without knowing which tool
+// started it. One leaves when its last shell is released: a server makes one per run, and the
+// set would otherwise keep every run's registry for the life of the process.
 const registries = new Set<BackgroundShellRegistry>();
+
+/** How many registries hold a shell now (for tests). */
+export function registriesHoldingShells(): number {
+  return registries.size;
+}
 
 type Entry = {
   shell: BackgroundShell;
@@ -171,7 +178,6 @@ export class BackgroundShellRegistry {
     this.isDefaultDirectory = options.outputDirectory === undefined;
     this.outputDirectory = options.outputDirectory ?? defaultBackgroundOutputDirectory();
     this.killGraceMs = options.killGraceMs ?? 2000;
-    registries.add(this);
   }
 
   /** True once `dispose` was called: the registry starts no more shells. */
@@ -244,6 +250,7 @@ export class BackgroundShellRegistry {
     });
     child.unref();
     this.entries.set(taskId, entry);
+    registries.add(this);
     if (this.running.size === 0) process.on('exit', this.onProcessExit);
     this.running.add(running);
     // Before any await, so the exit handler above cannot run first.
@@ -303,6 +310,7 @@ export class BackgroundShellRegistry {
     if (entry === undefined) return false;
     this.kill(taskId);
     this.entries.delete(taskId);
+    if (this.entries.size === 0) registries.delete(this);
     // A shell still dying writes on into the unlinked file, which goes away when it ends.
     await removeLog(entry.shell.outputPath);
     return true;
