@@ -22,6 +22,24 @@ beforeEach(async () => {
 });
 afterEach(() => removeTempDirectory(base));
 
+/** A git repository at `path` with one empty commit. */
+function initRepository(path: string): void {
+  execFileSync('git', ['init', '-q', path]);
+  execFileSync('git', [
+    '-C',
+    path,
+    '-c',
+    'user.email=a@b',
+    '-c',
+    'user.name=n',
+    'commit',
+    '-q',
+    '--allow-empty',
+    '-m',
+    'x',
+  ]);
+}
+
 const assess = (command: string) => assessReadOnlyCommand({ command, cwd: root, roots: [root] });
 
 describe('isReadOnlyCommand', () => {
@@ -141,35 +159,9 @@ describe('assessReadOnlyCommand', () => {
 
   it('lets git run in a linked worktree or a submodule of a repository outside the roots (an agent worktree)', async () => {
     const source = join(outside, 'private-src');
-    execFileSync('git', ['init', '-q', source]);
-    execFileSync('git', [
-      '-C',
-      source,
-      '-c',
-      'user.email=a@b',
-      '-c',
-      'user.name=n',
-      'commit',
-      '-q',
-      '--allow-empty',
-      '-m',
-      'x',
-    ]);
+    initRepository(source);
     const main = join(outside, 'main');
-    execFileSync('git', ['init', '-q', main]);
-    execFileSync('git', [
-      '-C',
-      main,
-      '-c',
-      'user.email=a@b',
-      '-c',
-      'user.name=n',
-      'commit',
-      '-q',
-      '--allow-empty',
-      '-m',
-      'x',
-    ]);
+    initRepository(main);
     const worktree = join(base, 'worktree');
     execFileSync('git', ['-C', main, 'worktree', 'add', '-q', worktree]);
     expect(

@@ -7,6 +7,7 @@ import { agentCall, isMain } from '../__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession } from '../__fixtures__/test-session.js';
 import { runCommandHook } from '../hooks/run-command-hook.js';
 import { DelegateSession } from './session.js';
+import type { DelegateSessionOptions } from './session-options.js';
 
 let current: TestSession | undefined;
 
@@ -20,6 +21,27 @@ afterEach(async () => {
 });
 
 const SECRET = `sk-ant-secret-${Math.random().toString(36).slice(2)}-do-not-log`;
+
+/**
+ * A session made from the key, as an application would (the fixture passes its own client),
+ * with the built-in agents, in bypassPermissions mode.
+ */
+async function sessionWithKey(
+  test: TestSession,
+  options: Partial<DelegateSessionOptions> = {},
+): Promise<DelegateSession> {
+  const agents = (await import('@delegate/agent-defs')).getBuiltInAgents();
+  return DelegateSession.create({
+    cwd: test.cwd,
+    apiKey: SECRET,
+    baseURL: test.sim.url,
+    transcriptDir: test.transcriptDir,
+    homeDir: test.homeDir,
+    agentDefinitions: { activeAgents: agents, allAgents: agents },
+    permissionMode: 'bypassPermissions',
+    ...options,
+  });
+}
 
 async function filesUnder(directory: string): Promise<string[]> {
   const found: string[] = [];
@@ -97,19 +119,7 @@ describe('the API key', () => {
           { match: { agent: 'general-purpose' }, reply: 'Job done.' },
         ]),
       });
-      // The fixture passes its own client; make one from the key as an application would.
-      const session = await DelegateSession.create({
-        cwd: current.cwd,
-        apiKey: SECRET,
-        baseURL: current.sim.url,
-        transcriptDir: current.transcriptDir,
-        homeDir: current.homeDir,
-        agentDefinitions: {
-          activeAgents: (await import('@delegate/agent-defs')).getBuiltInAgents(),
-          allAgents: (await import('@delegate/agent-defs')).getBuiltInAgents(),
-        },
-        permissionMode: 'bypassPermissions',
-      });
+      const session = await sessionWithKey(current);
       session.events.on((event) => events.push(event));
       try {
         await session.send('go', { waitForBackground: true });
@@ -198,17 +208,7 @@ describe('the API key', () => {
     );
     const events: AgentEvent[] = [];
     const { getBuiltinTools } = await import('@delegate/tools');
-    const session = await DelegateSession.create({
-      cwd: current.cwd,
-      apiKey: SECRET,
-      baseURL: current.sim.url,
-      transcriptDir: current.transcriptDir,
-      homeDir: current.homeDir,
-      agentDefinitions: {
-        activeAgents: (await import('@delegate/agent-defs')).getBuiltInAgents(),
-        allAgents: (await import('@delegate/agent-defs')).getBuiltInAgents(),
-      },
-      permissionMode: 'bypassPermissions',
+    const session = await sessionWithKey(current, {
       tools: getBuiltinTools({ bash: { env: { ...process.env, HOST_TOKEN: serverToken } } }),
       secrets: [serverToken],
     });
