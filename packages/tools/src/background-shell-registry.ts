@@ -1,7 +1,13 @@
 import { spawn } from 'node:child_process';
-import { type FileHandle, lstat, mkdir, open, readdir, unlink } from 'node:fs/promises';
+import { type FileHandle, lstat, mkdir, open, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createTaskId, DelegateError, type TaskStatus, timerDelay } from '@delegate/core';
+import {
+  createTaskId,
+  DelegateError,
+  invalidArgument,
+  type TaskStatus,
+  timerDelay,
+} from '@delegate/core';
 import { systemErrorCode, toFileSystemError } from './file-system-error.js';
 import {
   EXCLUSIVE_CREATE_FLAGS,
@@ -92,6 +98,8 @@ export type BackgroundShell = {
   startTime: number;
   /** End time, ms since epoch, once finished. */
   endTime?: number;
+  /** Why the registry stopped it, when it did on its own (its output passed `maxLogBytes`). */
+  stopReason?: string;
 };
 
 /** A background shell with (a capped view of) its output so far. */
@@ -112,7 +120,39 @@ export type BackgroundShellRegistryOptions = {
   outputDirectory?: string;
   /** Time between SIGTERM and SIGKILL when a shell is killed (default 2000 ms). */
   killGraceMs?: number;
+  /**
+   * Size a shell's log may reach (default `DEFAULT_MAX_BACKGROUND_LOG_BYTES`, 1 GiB): a
+   * shell whose log passes it is stopped, with `stopReason` saying so. Checked about once a
+   * second, so a fast writer can pass it by what it writes in that second. `Infinity` turns
+   * the check off.
+   */
+  maxLogBytes?: number;
 };
+
+/** Default of `maxLogBytes`: 1 GiB. */
+export const DEFAULT_MAX_BACKGROUND_LOG_BYTES = 2 ** 30;
+
+// How often the size of each running shell's log is looked at.
+const OUTPUT_CHECK_INTERVAL_MS = 1_000;
+
+function checkMaxLogBytes(value: unknown): number {
+  if (value === undefined) return DEFAULT_MAX_BACKGROUND_LOG_BYTES;
+  if (value === Infinity || (typeof value === 'number' && Number.isSafeInteger(value) && value > 0))
+    return value;
+  throw invalidArgument({
+    where: 'new BackgroundShellRegistry()',
+    option: 'maxLogBytes',
+    expected: 'a whole number of bytes above 0, or Infinity',
+    value,
+  });
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes >= 2 ** 30 && bytes % 2 ** 30 === 0) return `${bytes / 2 ** 30} GiB`;
+  if (bytes >= 2 ** 20 && bytes % 2 ** 20 === 0) return `${bytes / 2 ** 20} MiB`;
+  if (bytes >= 2 ** 10 && bytes % 2 ** 10 === 0) return `${bytes / 2 ** 10} KiB`;
+  return `${bytes} bytes`;
+}
 
 /** Options of `BackgroundShellRegistry.start`. */
 export type StartBackgroundShellOptions = {
@@ -162,6 +202,7 @@ export class BackgroundShellRegistry {
   /** Where output files are written. */
   readonly outputDirectory: string;
   private readonly killGraceMs: number;
+  private readonly maxLogBytes: number;
   private readonly isDefaultDirectory: boolean;
   private readonly entries = new Map<string, Entry>();
   private readonly running = new Set<Running>();
@@ -178,6 +219,7 @@ export class BackgroundShellRegistry {
     this.isDefaultDirectory = options.outputDirectory === undefined;
     this.outputDirectory = options.outputDirectory ?? defaultBackgroundOutputDirectory();
     this.killGraceMs = options.killGraceMs ?? 2000;
+    this.maxLogBytes = checkMaxLogBytes(options.maxLogBytes);
   }
 
   /** True once `dispose` was called: the registry starts no more shells. */
@@ -224,9 +266,14 @@ export class BackgroundShellRegistry {
     };
     const entry: Entry = { shell, done: Promise.resolve(), killRequested: false };
     const running: Running = { pid: child.pid };
+    const sizeWatch =
+      this.maxLogBytes === Infinity
+        ? undefined
+        : setInterval(() => void this.checkLogSize(taskId), OUTPUT_CHECK_INTERVAL_MS).unref();
     entry.done = new Promise<void>((resolve) => {
       const end = (status: TaskStatus, exitCode: number | null): void => {
         if (shell.status !== 'running') return;
+        clearInterval(sizeWatch);
         // Processes the command left behind in its group are stopped with it.
         if (
           shell.pid !== undefined &&
@@ -259,6 +306,19 @@ export class BackgroundShellRegistry {
     await handle.close();
     await this.record(taskId, running);
     return { ...shell };
+  }
+
+  /** Stops a running shell whose log has passed `maxLogBytes`. */
+  private async checkLogSize(taskId: string): Promise<void> {
+    const entry = this.entries.get(taskId);
+    if (entry === undefined || entry.shell.status !== 'running') return;
+    const size = await stat(entry.shell.outputPath).then(
+      (stats) => stats.size,
+      () => 0,
+    );
+    if (size <= this.maxLogBytes || entry.shell.status !== 'running') return;
+    entry.shell.stopReason = `its output passed ${formatBytes(this.maxLogBytes)} (maxLogBytes), so it was stopped; the log keeps what it wrote`;
+    this.kill(taskId);
   }
 
   private checkNotDisposed(): void {

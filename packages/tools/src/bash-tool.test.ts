@@ -361,6 +361,51 @@ describe('Bash resource bounds', () => {
     expect(contentText(result)).toMatch(/end\nExit code: 0$/);
   });
 
+  it('stops a background command whose log passes maxLogBytes, and says why in its task', async () => {
+    const capped = new BackgroundShellRegistry({
+      outputDirectory,
+      killGraceMs: 200,
+      maxLogBytes: 64 * 1024,
+    });
+    const store = createAppStateStore();
+    // About 100 KB a second, for a minute unless it is stopped.
+    const result = await createBashTool({ backgroundShells: capped }).call(
+      {
+        command: "for i in $(seq 6000); do printf '%01000d\\n' 0; sleep 0.01; done",
+        run_in_background: true,
+      },
+      createTestContext({ cwd: directory, store }),
+      testExtras,
+    );
+    const taskId = result.data?.taskId ?? '';
+    try {
+      const ended = await capped.wait(taskId, 30_000);
+      expect(ended).toMatchObject({ status: 'killed' });
+      expect(ended?.stopReason).toMatch(/output passed 64 KiB \(maxLogBytes\)/);
+      expect(store.getAppState().tasks[taskId]).toMatchObject({ status: 'killed' });
+      expect(store.getAppState().tasks[taskId]?.error).toMatch(
+        /^Stopped: its output passed 64 KiB/,
+      );
+      // The log keeps what it wrote up to the stop.
+      expect((await getBackgroundShellOutput(taskId, { registry: capped }))?.output).toMatch(
+        /^0{1000}\n/,
+      );
+    } finally {
+      await capped.dispose();
+    }
+  });
+
+  it('refuses a maxLogBytes that is not a positive whole number or Infinity', () => {
+    for (const maxLogBytes of [0, -1, 1.5, Number.NaN, '10']) {
+      expect(
+        () => new BackgroundShellRegistry({ outputDirectory, maxLogBytes: maxLogBytes as number }),
+      ).toThrow(/maxLogBytes must be a whole number of bytes above 0, or Infinity/);
+    }
+    expect(
+      () => new BackgroundShellRegistry({ outputDirectory, maxLogBytes: Infinity }),
+    ).not.toThrow();
+  });
+
   it('fails with a DelegateError when the working directory does not exist', async () => {
     const error = await createBashTool()
       .call({ command: 'true' }, createTestContext({ cwd: join(directory, 'gone') }), testExtras)

@@ -138,6 +138,7 @@ async function startInBackground(options: {
         ...(ended.status === 'failed'
           ? { error: `Command exited with code ${ended.exitCode ?? 'none (killed by a signal)'}` }
           : {}),
+        ...(ended.stopReason !== undefined ? { error: `Stopped: ${ended.stopReason}.` } : {}),
       }));
     },
   });

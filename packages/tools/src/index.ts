@@ -17,6 +17,7 @@ export {
 export type { BashOutput, BashToolOptions } from './bash-tool.js';
 export {
   BackgroundShellRegistry,
+  DEFAULT_MAX_BACKGROUND_LOG_BYTES,
   STALE_BACKGROUND_LOG_MS,
   defaultBackgroundOutputDirectory,
   getBackgroundShellOutput,
