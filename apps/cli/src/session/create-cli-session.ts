@@ -142,7 +142,8 @@ async function checkResume(transcriptDir: string | false, sessionId: string): Pr
   let torn = false;
   let entries;
   try {
-    entries = await readTranscript(path, { onWarning: () => (torn = true) });
+    // Only its first message: the session reads the whole file itself.
+    entries = await readTranscript(path, { onWarning: () => (torn = true), limit: 1 });
   } catch {
     return;
   }

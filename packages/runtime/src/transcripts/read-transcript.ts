@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { DelegateError, Message, errorMessage } from '@delegate/core';
+import { type FileHandle, open } from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
+import { DelegateError, Message, errorMessage, invalidArgument } from '@delegate/core';
 import type { TranscriptEntry } from './transcript-store.js';
 
 /** Options of {@link readTranscript}. */
@@ -10,6 +11,12 @@ export type ReadTranscriptOptions = {
    * process warning with code `DELEGATE_TORN_TRANSCRIPT`.
    */
   onWarning?: (message: string) => void;
+  /**
+   * Read only the first `limit` messages: the file is read from its start only as far as they
+   * go (and to the next line, which tells whether the last of them may be a torn line), so
+   * `limit: 1` tells whether a huge transcript holds a message without loading it.
+   */
+  limit?: number;
 };
 
 function warnByDefault(message: string): void {
@@ -52,11 +59,14 @@ function parseLine(options: {
 }
 
 /**
- * The whole text of a transcript file. Opened without blocking and checked to be a regular
- * file first: a FIFO in the transcript folder would otherwise hang every reader (a
+ * Runs `read` on a transcript file, opened without blocking and checked to be a regular file
+ * first: a FIFO in the transcript folder would otherwise hang every reader (a
  * `transcripts list`, a resume) and a device such as `/dev/zero` would never end.
  */
-async function readTranscriptText(path: string): Promise<string> {
+async function withTranscriptFile<T>(
+  path: string,
+  read: (handle: FileHandle) => Promise<T>,
+): Promise<T> {
   let handle;
   try {
     handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -73,7 +83,7 @@ async function readTranscriptText(path: string): Promise<string> {
         { details: { path } },
       );
     }
-    return await handle.readFile('utf8');
+    return await read(handle);
   } catch (error) {
     if (error instanceof DelegateError) throw error;
     throw new DelegateError('NOT_FOUND', `No transcript at ${path}: ${errorMessage(error)}`, {
@@ -82,6 +92,56 @@ async function readTranscriptText(path: string): Promise<string> {
   } finally {
     await handle.close();
   }
+}
+
+const CHUNK_BYTES = 64 * 1024;
+const NON_BLANK = /\S/;
+
+/**
+ * The first `limit` messages of a transcript, reading from the start only as far as needed:
+ * each line is parsed once the next non-blank character (or the end of the file) shows whether
+ * it is the last one, which alone may be torn.
+ */
+async function readTranscriptHead(
+  path: string,
+  handle: FileHandle,
+  limit: number,
+  onWarning: (message: string) => void,
+): Promise<TranscriptEntry[]> {
+  const decoder = new StringDecoder('utf8');
+  const chunk = Buffer.alloc(CHUNK_BYTES);
+  let text = '';
+  let ended = false;
+  const readMore = async (): Promise<void> => {
+    const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, null);
+    if (bytesRead === 0) {
+      ended = true;
+      text += decoder.end();
+    } else text += decoder.write(chunk.subarray(0, bytesRead));
+  };
+  const entries: TranscriptEntry[] = [];
+  let lineNumber = 0;
+  while (entries.length < limit) {
+    let newline = text.indexOf('\n');
+    while (newline === -1 && !ended) {
+      const searched = text.length;
+      await readMore();
+      newline = text.indexOf('\n', searched);
+    }
+    const line = newline === -1 ? text : text.slice(0, newline);
+    text = newline === -1 ? '' : text.slice(newline + 1);
+    lineNumber += 1;
+    if (line.trim() === '') {
+      if (newline === -1) break;
+      continue;
+    }
+    while (!ended && !NON_BLANK.test(text)) await readMore();
+    const isLast = !NON_BLANK.test(text);
+    const entry = parseLine({ path, line, lineNumber, isLast, onWarning });
+    if (entry) entries.push(entry);
+    if (isLast) break;
+  }
+  return entries;
 }
 
 /**
@@ -93,8 +153,18 @@ export async function readTranscript(
   path: string,
   options: ReadTranscriptOptions = {},
 ): Promise<TranscriptEntry[]> {
-  const text = await readTranscriptText(path);
   const onWarning = options.onWarning ?? warnByDefault;
+  const { limit } = options;
+  if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0))
+    throw invalidArgument({
+      where: 'readTranscript()',
+      option: 'options.limit',
+      expected: 'a whole number above 0 when set',
+      value: limit,
+    });
+  if (limit !== undefined)
+    return withTranscriptFile(path, (handle) => readTranscriptHead(path, handle, limit, onWarning));
+  const text = await withTranscriptFile(path, (handle) => handle.readFile('utf8'));
   const lines = text.split('\n');
   let lastLine = lines.length - 1;
   while (lastLine >= 0 && lines[lastLine]!.trim() === '') lastLine--;
