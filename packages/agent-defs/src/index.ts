@@ -79,3 +79,5 @@ export type {
   AgentDefinitionsLoadResult,
   AgentDefinitionsOptions,
 } from './get-agent-definitions-with-overrides.js';
+export { restrictProjectAgent, restrictProjectAgents } from './restrict-project-agents.js';
+export type { IgnoredAgentField } from './restrict-project-agents.js';

@@ -8,7 +8,6 @@ import { loadTools } from '../load-tools.js';
 import { formatDiagnostic, reportLoadDiagnostics } from '../output/report-diagnostics.js';
 import { readAgentsFlag } from '../session/load-flag-agents.js';
 import { toPermissionRules } from '../session/permission-rules.js';
-import { restrictUntrustedAgent } from '../session/restrict-untrusted-agents.js';
 import { type IgnoredSetting, resolveConfig } from '../settings/resolve-config.js';
 import { colorsFor } from '../terminal/colors.js';
 import { formatTable, oneLine, printableLines } from '../terminal/format.js';
@@ -162,7 +161,8 @@ export async function agentsShowCommand(options: {
   const denied = await deniedBy(agent, denyRules);
   // What a run would not apply from this file while the project is not trusted.
   const untrusted: IgnoredSetting[] = [];
-  if (!projectTrusted) restrictUntrustedAgent(agent, untrusted);
+  if (!projectTrusted)
+    (await import('@delegate/agent-defs')).restrictProjectAgent(agent, untrusted);
   const { getSystemPrompt: _prompt, ...fields } = agent;
   const systemPrompt = agent.getSystemPrompt({ cwd });
   const overrides = overrideNote(agent, loaded);

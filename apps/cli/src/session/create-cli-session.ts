@@ -17,7 +17,6 @@ import { loadTools } from '../load-tools.js';
 import type { EffectiveConfig } from '../settings/resolve-config.js';
 import { defaultSimPolicy } from './default-sim-policy.js';
 import { readAgentsFlag } from './load-flag-agents.js';
-import { restrictUntrustedAgents } from './restrict-untrusted-agents.js';
 import { loadMcpConfig } from './load-mcp-config.js';
 import { loadPolicyModule } from './load-policy-module.js';
 import { toPermissionRules } from './permission-rules.js';
@@ -160,7 +159,8 @@ async function checkResume(transcriptDir: string | false, sessionId: string): Pr
 async function loadDefinitions(options: CliSessionOptions): Promise<AgentDefinitionsLoadResult> {
   const flagAgents =
     options.agents === undefined ? undefined : readAgentsFlag(options.agents, options.processCwd);
-  const { getAgentDefinitionsWithOverrides } = await import('@delegate/agent-defs');
+  const { getAgentDefinitionsWithOverrides, restrictProjectAgents } =
+    await import('@delegate/agent-defs');
   const definitions = await getAgentDefinitionsWithOverrides({
     cwd: options.config.cwd,
     homeDir: options.config.homeDir,
@@ -168,7 +168,7 @@ async function loadDefinitions(options: CliSessionOptions): Promise<AgentDefinit
   });
   options.onDiagnostics?.(definitions.diagnostics);
   if (options.config.projectTrusted) return definitions;
-  const restricted = restrictUntrustedAgents(definitions);
+  const restricted = restrictProjectAgents(definitions);
   for (const entry of restricted.ignored) {
     options.onWarning?.(`ignored ${entry.field} in ${entry.where}: ${entry.reason}.`);
   }

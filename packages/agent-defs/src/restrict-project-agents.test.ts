@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentDefinition } from '@delegate/core';
-import type { IgnoredSetting } from '../settings/resolve-config.js';
-import { restrictUntrustedAgent } from './restrict-untrusted-agents.js';
+import { type IgnoredAgentField, restrictProjectAgent } from './restrict-project-agents.js';
 
 function agent(fields: Partial<AgentDefinition>): AgentDefinition {
   return {
@@ -15,10 +14,10 @@ function agent(fields: Partial<AgentDefinition>): AgentDefinition {
   };
 }
 
-describe('restrictUntrustedAgent', () => {
+describe('restrictProjectAgent', () => {
   it('drops a looser mode, hooks and servers defined in the file; keeps what only restricts and named servers', () => {
-    const ignored: IgnoredSetting[] = [];
-    const kept = restrictUntrustedAgent(
+    const ignored: IgnoredAgentField[] = [];
+    const kept = restrictProjectAgent(
       agent({
         permissionMode: 'acceptEdits',
         hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: 'touch x' }] }] },
@@ -43,16 +42,16 @@ describe('restrictUntrustedAgent', () => {
 
   it('keeps plan and dontAsk, and leaves the user, plugin and --agents definitions alone', () => {
     for (const permissionMode of ['plan', 'dontAsk'] as const) {
-      const ignored: IgnoredSetting[] = [];
-      expect(restrictUntrustedAgent(agent({ permissionMode }), ignored).permissionMode).toBe(
+      const ignored: IgnoredAgentField[] = [];
+      expect(restrictProjectAgent(agent({ permissionMode }), ignored).permissionMode).toBe(
         permissionMode,
       );
       expect(ignored).toEqual([]);
     }
     for (const source of ['userSettings', 'plugin', 'flagSettings'] as const) {
       const own = agent({ source, permissionMode: 'bypassPermissions', mcpServers: [{ x: {} }] });
-      const ignored: IgnoredSetting[] = [];
-      expect(restrictUntrustedAgent(own, ignored)).toBe(own);
+      const ignored: IgnoredAgentField[] = [];
+      expect(restrictProjectAgent(own, ignored)).toBe(own);
       expect(ignored).toEqual([]);
     }
   });

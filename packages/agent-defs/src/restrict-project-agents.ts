@@ -1,14 +1,27 @@
-import type { AgentDefinitionsLoadResult } from '@delegate/agent-defs';
 import type { AgentDefinition } from '@delegate/core';
-import { type IgnoredSetting, LOOSER_MODES } from '../settings/resolve-config.js';
+import type { AgentDefinitionsLoadResult } from './get-agent-definitions-with-overrides.js';
+
+/** A field of an agent file that {@link restrictProjectAgent} did not apply. */
+export type IgnoredAgentField = {
+  /** The agent file (or its folder). */
+  where: string;
+  /** The field: `permissionMode`, `hooks` or `mcpServers`. */
+  field: string;
+  /** Why it was not applied. */
+  reason: string;
+};
+
+// Modes that approve more than `default`; `plan` and `dontAsk` only restrict.
+const LOOSER_MODES: ReadonlySet<string> = new Set(['acceptEdits', 'bypassPermissions']);
 
 /**
  * One definition as a run of an untrusted project gets it (see
- * {@link restrictUntrustedAgents}); what was not applied is pushed to `ignored`.
+ * {@link restrictProjectAgents}); what was not applied is pushed to `ignored`. Returns the
+ * definition itself when it is not a project file.
  */
-export function restrictUntrustedAgent(
+export function restrictProjectAgent(
   agent: AgentDefinition,
-  ignored: IgnoredSetting[],
+  ignored: IgnoredAgentField[],
 ): AgentDefinition {
   if (agent.source !== 'projectSettings') return agent;
   const where = agent.filePath ?? agent.baseDir;
@@ -43,16 +56,16 @@ export function restrictUntrustedAgent(
  * the file. User, plugin, `--agents` and built-in definitions are the user's own and pass
  * unchanged. Returns the definitions and what was not applied, file by file.
  */
-export function restrictUntrustedAgents(definitions: AgentDefinitionsLoadResult): {
+export function restrictProjectAgents(definitions: AgentDefinitionsLoadResult): {
   definitions: AgentDefinitionsLoadResult;
-  ignored: IgnoredSetting[];
+  ignored: IgnoredAgentField[];
 } {
-  const ignored: IgnoredSetting[] = [];
+  const ignored: IgnoredAgentField[] = [];
   const restricted = new Map<AgentDefinition, AgentDefinition>();
   const restrict = (agent: AgentDefinition): AgentDefinition => {
     let kept = restricted.get(agent);
     if (kept === undefined) {
-      kept = restrictUntrustedAgent(agent, ignored);
+      kept = restrictProjectAgent(agent, ignored);
       restricted.set(agent, kept);
     }
     return kept;
