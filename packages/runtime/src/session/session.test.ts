@@ -41,6 +41,58 @@ describe('DelegateSession', () => {
     expect(sim.journal.entries).toHaveLength(requests);
     expect(session.messages.at(-1)?.type).toBe('assistant');
   });
+
+  it('refuses a second send while a turn runs, adding nothing, and the first turn answers alone', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { lastUserText: 'slow' },
+          reply: async () => {
+            await released;
+            return 'slow answer';
+          },
+        },
+        { match: {}, reply: (request) => `answer to ${request.lastUserText}` },
+      ]),
+    });
+    const { session, sim } = current;
+    const first = session.send('slow question');
+    const error = await session.send('second question').catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect((error as Error).message).toContain('send: a turn of this session is still running');
+    // run() and settleInFlightToolCalls() are refused the same way while the turn runs.
+    await expect(session.run('third').next()).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(session.settleInFlightToolCalls()).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
+    release();
+    expect((await first).text).toBe('slow answer');
+    expect(sim.journal.entries).toHaveLength(1);
+    const userTexts = session.messages.flatMap((message) =>
+      message.type === 'user' && typeof message.message.content === 'string'
+        ? [message.message.content]
+        : [],
+    );
+    expect(userTexts).not.toContain('second question');
+    // Once the turn has ended, the next send runs.
+    expect((await session.send('second question')).text).toBe('answer to second question');
+  });
+
+  it("gives '' as the text of a send that got no answer, never the previous turn's text", async () => {
+    current = await createTestSession({ policy: rules([], { fallback: 'the first answer' }) });
+    const { session } = current;
+    expect((await session.send('hello')).text).toBe('the first answer');
+    // Nothing waits for an answer: no request, and no answer to report.
+    expect(await session.send('')).toMatchObject({ text: '', outcome: { turns: 0 } });
+    await session.close();
+    // A closed session sends nothing; its send says so with an aborted outcome and no text.
+    expect(await session.send('after close')).toMatchObject({
+      text: '',
+      outcome: { reason: 'aborted' },
+    });
+  });
 });
 
 describe('loading agents from disk', () => {
