@@ -14,7 +14,7 @@ import {
   mainStartsBackgroundJobs,
   resultText,
 } from '../__fixtures__/sim-helpers.js';
-import { type TestSession, createTestSession } from '../__fixtures__/test-session.js';
+import { type TestSession, createTestSession, waitUntil } from '../__fixtures__/test-session.js';
 
 let current: TestSession | undefined;
 
@@ -78,6 +78,29 @@ describe('DelegateSession', () => {
     expect(userTexts).not.toContain('second question');
     // Once the turn has ended, the next send runs.
     expect((await session.send('second question')).text).toBe('answer to second question');
+  });
+
+  it('cancels the response stream when an onEvent handler throws, and send() rejects with its error', async () => {
+    let requests = 0;
+    current = await createTestSession({
+      // A long answer, streamed slowly, for the first request only.
+      policy: rules([{ match: {}, reply: () => (requests++ === 0 ? 'word '.repeat(400) : 'ok') }]),
+      sim: { pacing: { msPerToken: 5 } },
+    });
+    const { session, sim } = current;
+    const error = await session
+      .send('talk', {
+        onEvent: (event) => {
+          if (event.type === 'stream_event') throw new Error('the renderer failed');
+        },
+      })
+      .catch((caught: unknown) => caught);
+    expect((error as Error).message).toBe('the renderer failed');
+    // The request was left, not streamed to its end unread.
+    expect(await waitUntil(() => sim.journal.entries[0]?.error !== undefined)).toBe(true);
+    expect(sim.journal.entries[0]?.error?.type).toBe('client_disconnected');
+    // The session goes on: the next turn runs.
+    expect((await session.send('again')).outcome.reason).toBe('completed');
   });
 
   it("gives '' as the text of a send that got no answer, never the previous turn's text", async () => {

@@ -670,18 +670,26 @@ export class DelegateSession {
       }),
       ...sessionQueryOptions(this.runtime),
     });
-    for (;;) {
-      const next = await generator.next();
-      if (next.done) {
-        if (next.value.reason === 'completed') this.saveCacheSafeParams();
-        return next.value;
+    let ended = false;
+    try {
+      for (;;) {
+        const next = await generator.next();
+        if (next.done) {
+          ended = true;
+          if (next.value.reason === 'completed') this.saveCacheSafeParams();
+          return next.value;
+        }
+        const event = next.value;
+        if (event.type !== 'stream_event' && event.type !== 'stream_request_start') {
+          this.messages.push(event);
+          if (event.type !== 'system') await this.transcript?.append([event]);
+        }
+        yield event;
       }
-      const event = next.value;
-      if (event.type !== 'stream_event' && event.type !== 'stream_request_start') {
-        this.messages.push(event);
-        if (event.type !== 'system') await this.transcript?.append([event]);
-      }
-      yield event;
+    } finally {
+      // A consumer that stops early (a run() loop that breaks, an onEvent that throws) ends
+      // the loop too: its response stream is cancelled and its timers stop.
+      if (!ended) await generator.return({ reason: 'aborted', turns: 0 });
     }
   }
 
@@ -818,7 +826,13 @@ export class DelegateSession {
     for (;;) {
       const next = await generator.next();
       if (next.done) return next.value;
-      onEvent?.(next.value);
+      try {
+        onEvent?.(next.value);
+      } catch (error) {
+        // The handler's error is send()'s; the turn stops here rather than run on unread.
+        await generator.return({ reason: 'aborted', turns: 0 });
+        throw error;
+      }
     }
   }
 
