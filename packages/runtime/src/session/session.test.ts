@@ -103,6 +103,19 @@ describe('DelegateSession', () => {
     expect((await session.send('again')).outcome.reason).toBe('completed');
   });
 
+  it('cancels the response stream when a run() loop breaks, and the next send runs', async () => {
+    let requests = 0;
+    current = await createTestSession({
+      policy: rules([{ match: {}, reply: () => (requests++ === 0 ? 'word '.repeat(400) : 'ok') }]),
+      sim: { pacing: { msPerToken: 5 } },
+    });
+    const { session, sim } = current;
+    for await (const event of session.run('talk')) if (event.type === 'stream_event') break;
+    expect(await waitUntil(() => sim.journal.entries[0]?.error !== undefined)).toBe(true);
+    expect(sim.journal.entries[0]?.error?.type).toBe('client_disconnected');
+    expect((await session.send('again')).text).toBe('ok');
+  });
+
   it("gives '' as the text of a send that got no answer, never the previous turn's text", async () => {
     current = await createTestSession({ policy: rules([], { fallback: 'the first answer' }) });
     const { session } = current;
