@@ -6,7 +6,7 @@ import type { AgentRuntime } from '../session/agent-runtime.js';
 
 /** A spawn-time warning about a part of a definition. */
 export type DefinitionWarning = {
-  /** `SKILLS_IGNORED`, `MCP_SERVERS_IGNORED`, `HOOKS_IGNORED` or `MEMORY_UNAVAILABLE`. */
+  /** `SKILLS_IGNORED`, `MCP_SERVERS_IGNORED`, `HOOKS_IGNORED`, `TOOLS_UNAVAILABLE` or `MEMORY_UNAVAILABLE`. */
   code: string;
   /** What is not run, and what to do. */
   message: string;

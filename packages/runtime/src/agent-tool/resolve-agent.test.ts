@@ -26,6 +26,24 @@ describe('what a call starts', () => {
     expect(text).toContain('Sub-agents may nest 0 levels deep');
   });
 
+  it('says that forking is off when a call names "fork" in a session without forkEnabled', async () => {
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [agentCall({ description: 'x', prompt: 'x', subagent_type: 'fork' })],
+        },
+        { match: { when: isMain, toolResult: 'Agent' }, reply: (request) => resultText(request) },
+      ]),
+    });
+    const { text } = await current.session.send('fork');
+    expect(text).toContain('Forking is off in this session (the session option forkEnabled)');
+    expect(text).toContain('Available agents: general-purpose, Explore, Plan.');
+    expect(
+      current.sim.journal.filter((entry) => entry.headers['x-delegate-agent'] !== undefined),
+    ).toEqual([]);
+  });
+
   it('refuses bad spawns with clear messages', async () => {
     const needsGithub = customAgent(
       '---\nname: gh-helper\ndescription: Works with GitHub\nrequiredMcpServers: [github]\n---\nYou use GitHub.',

@@ -95,10 +95,16 @@ function checkDepth(runtime: AgentRuntime, context: ToolUseContext): void {
   );
 }
 
-/** A not-found error for a type whose definition file failed to load says which file and why. */
+/**
+ * A not-found error for a type whose definition file failed to load says which file and why;
+ * one for `fork` while forking is off says so.
+ */
 function explainNotFound(runtime: AgentRuntime, agentType: string, error: unknown): unknown {
   if (!DelegateError.isInstance(error) || error.code !== 'AGENT_NOT_FOUND') return error;
-  const explained = runtime.explainUnknownAgentType?.(agentType);
+  const explained =
+    agentType === runtime.forkAgent.agentType && !runtime.options.forkEnabled
+      ? `Forking is off in this session (the session option forkEnabled), so "${agentType}" starts nothing. Name an agent type, or leave subagent_type out for the default one.`
+      : runtime.explainUnknownAgentType?.(agentType);
   if (!explained) return error;
   const available = (error.details?.['available'] as string[] | undefined) ?? [];
   return new DelegateError(

@@ -1,4 +1,5 @@
 import {
+  type AgentDefinition,
   type AssistantMessage,
   type Message,
   type PermissionMode,
@@ -107,9 +108,15 @@ async function planSpawn(options: {
   const parentAssistant = isFork ? callingAssistant(context, options.extras) : undefined;
   // A fork gets the parent's exact pool (cache-identical); a normal agent's pool is
   // assembled afresh, independent of the parent's restrictions.
-  const { tools, allowedAgentTypes } = isFork
-    ? { tools: context.options.tools, allowedAgentTypes: undefined }
+  const { tools, allowedAgentTypes, invalidTools } = isFork
+    ? { tools: context.options.tools, allowedAgentTypes: undefined, invalidTools: [] }
     : assembleWorkerTools(runtime, context, agent, options.isBackground);
+  const extras = readDefinitionExtras({
+    runtime,
+    agent,
+    agentId,
+    mcpClients: context.getAppState().mcp.clients,
+  });
   return {
     target,
     agentId,
@@ -134,12 +141,25 @@ async function planSpawn(options: {
     tools,
     allowedAgentTypes,
     requestedCwd: await resolveAgentCwd(context, input.cwd),
-    extras: readDefinitionExtras({
-      runtime,
-      agent,
-      agentId,
-      mcpClients: context.getAppState().mcp.clients,
-    }),
+    extras:
+      invalidTools.length > 0
+        ? {
+            ...extras,
+            warnings: [...extras.warnings, unavailableToolsWarning(agent, invalidTools)],
+          }
+        : extras,
+  };
+}
+
+/** What an agent whose `tools` name tools it cannot have is told, at spawn time. */
+function unavailableToolsWarning(
+  agent: AgentDefinition,
+  invalidTools: readonly string[],
+): DefinitionWarning {
+  const where = `Agent "${agent.agentType}"${agent.filePath ? ` (${agent.filePath})` : ''}`;
+  return {
+    code: 'TOOLS_UNAVAILABLE',
+    message: `${where} lists tools that match none it can have here (${invalidTools.join(', ')}); it runs without them. Check the names against the tools of the session (an MCP tool needs its server in the session's MCP servers; background agents get no interactive tools, sub-agents no Agent tool).`,
   };
 }
 

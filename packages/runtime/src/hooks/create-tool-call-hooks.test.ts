@@ -226,4 +226,44 @@ describe('spawn-time warnings', () => {
     const started = events.find((event) => event.type === 'agent.started');
     expect(events.indexOf(started!)).toBeLessThan(events.indexOf(warnings[0]!));
   });
+
+  it('names the tools of a tools list that match no tool the agent can have, and runs it with the rest', async () => {
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [agentCall({ description: 'run', prompt: 'run', subagent_type: 'typos' })],
+        },
+        { match: { when: isMain }, reply: 'done' },
+        { match: { agent: 'typos' }, reply: 'ran' },
+      ]),
+      agents: [
+        customAgent(
+          [
+            '---',
+            'name: typos',
+            'description: lists a misspelt tool and an MCP tool of a missing server',
+            'tools: Raed, mcp__github__create_issue, Grep',
+            '---',
+            'You search.',
+          ].join('\n'),
+        ),
+      ],
+    });
+    const events: AgentEvent[] = [];
+    current.session.events.on((event) => events.push(event));
+    await current.session.send('go');
+    const warnings = events.flatMap((event) => (event.type === 'agent.warning' ? [event] : []));
+    expect(warnings.map((warning) => warning.code)).toEqual(['TOOLS_UNAVAILABLE']);
+    expect(warnings[0]!.message).toContain('Agent "typos" (/virtual/agent.md)');
+    expect(warnings[0]!.message).toContain('(Raed, mcp__github__create_issue)');
+    // The agent still runs, with the tool that exists.
+    const request = current.sim.journal.filter(
+      (entry) => entry.headers['x-delegate-agent'] === 'typos',
+    )[0];
+    const toolNames = (request?.body as { tools?: { name: string }[] }).tools?.map(
+      (tool) => tool.name,
+    );
+    expect(toolNames).toEqual(['Grep']);
+  });
 });

@@ -13,6 +13,7 @@ import {
   DelegateError,
   createSystemMessage,
   createUserMessage,
+  getLastAssistantMessage,
   totalTokens,
 } from '@delegate/core';
 import type { BlockAddress, ForkLayout } from '@delegate/fork-cache';
@@ -161,6 +162,12 @@ type Loop = {
   redact: ((text: string) => string) | undefined;
 };
 
+/** Every token of the history's last response (0 for none): what the next request holds at least. */
+function historyContextTokens(conversation: readonly Message[]): number {
+  const usage = getLastAssistantMessage(conversation)?.message.usage;
+  return usage ? totalTokens(usage) : 0;
+}
+
 async function startLoop(params: QueryParams): Promise<Loop> {
   checkQueryParams(params);
   const context = params.toolUseContext;
@@ -187,7 +194,9 @@ async function startLoop(params: QueryParams): Promise<Loop> {
     thinking,
     turns: 0,
     breakpoints: [],
-    contextTokens: 0,
+    // A conversation that goes on (the next send, a resumed or messaged agent, a fork's
+    // inherited history) sends its last response's whole context again: its size is known.
+    contextTokens: historyContextTokens(conversation),
     redact: secretRedactor([
       params.client.apiKey,
       params.client.authToken,

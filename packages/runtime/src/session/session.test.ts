@@ -14,7 +14,7 @@ import {
   mainStartsBackgroundJobs,
   resultText,
 } from '../__fixtures__/sim-helpers.js';
-import { type TestSession, createTestSession } from '../__fixtures__/test-session.js';
+import { type TestSession, createTestSession, waitUntil } from '../__fixtures__/test-session.js';
 
 let current: TestSession | undefined;
 
@@ -40,6 +40,94 @@ describe('DelegateSession', () => {
     expect(yielded).toEqual([]);
     expect(sim.journal.entries).toHaveLength(requests);
     expect(session.messages.at(-1)?.type).toBe('assistant');
+  });
+
+  it('refuses a second send while a turn runs, adding nothing, and the first turn answers alone', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { lastUserText: 'slow' },
+          reply: async () => {
+            await released;
+            return 'slow answer';
+          },
+        },
+        { match: {}, reply: (request) => `answer to ${request.lastUserText}` },
+      ]),
+    });
+    const { session, sim } = current;
+    const first = session.send('slow question');
+    const error = await session.send('second question').catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect((error as Error).message).toContain('send: a turn of this session is still running');
+    // run() and settleInFlightToolCalls() are refused the same way while the turn runs.
+    await expect(session.run('third').next()).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(session.settleInFlightToolCalls()).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
+    release();
+    expect((await first).text).toBe('slow answer');
+    expect(sim.journal.entries).toHaveLength(1);
+    const userTexts = session.messages.flatMap((message) =>
+      message.type === 'user' && typeof message.message.content === 'string'
+        ? [message.message.content]
+        : [],
+    );
+    expect(userTexts).not.toContain('second question');
+    // Once the turn has ended, the next send runs.
+    expect((await session.send('second question')).text).toBe('answer to second question');
+  });
+
+  it('cancels the response stream when an onEvent handler throws, and send() rejects with its error', async () => {
+    let requests = 0;
+    current = await createTestSession({
+      // A long answer, streamed slowly, for the first request only.
+      policy: rules([{ match: {}, reply: () => (requests++ === 0 ? 'word '.repeat(400) : 'ok') }]),
+      sim: { pacing: { msPerToken: 5 } },
+    });
+    const { session, sim } = current;
+    const error = await session
+      .send('talk', {
+        onEvent: (event) => {
+          if (event.type === 'stream_event') throw new Error('the renderer failed');
+        },
+      })
+      .catch((caught: unknown) => caught);
+    expect((error as Error).message).toBe('the renderer failed');
+    // The request was left, not streamed to its end unread.
+    expect(await waitUntil(() => sim.journal.entries[0]?.error !== undefined)).toBe(true);
+    expect(sim.journal.entries[0]?.error?.type).toBe('client_disconnected');
+    // The session goes on: the next turn runs.
+    expect((await session.send('again')).outcome.reason).toBe('completed');
+  });
+
+  it('cancels the response stream when a run() loop breaks, and the next send runs', async () => {
+    let requests = 0;
+    current = await createTestSession({
+      policy: rules([{ match: {}, reply: () => (requests++ === 0 ? 'word '.repeat(400) : 'ok') }]),
+      sim: { pacing: { msPerToken: 5 } },
+    });
+    const { session, sim } = current;
+    for await (const event of session.run('talk')) if (event.type === 'stream_event') break;
+    expect(await waitUntil(() => sim.journal.entries[0]?.error !== undefined)).toBe(true);
+    expect(sim.journal.entries[0]?.error?.type).toBe('client_disconnected');
+    expect((await session.send('again')).text).toBe('ok');
+  });
+
+  it("gives '' as the text of a send that got no answer, never the previous turn's text", async () => {
+    current = await createTestSession({ policy: rules([], { fallback: 'the first answer' }) });
+    const { session } = current;
+    expect((await session.send('hello')).text).toBe('the first answer');
+    // Nothing waits for an answer: no request, and no answer to report.
+    expect(await session.send('')).toMatchObject({ text: '', outcome: { turns: 0 } });
+    await session.close();
+    // A closed session sends nothing; its send says so with an aborted outcome and no text.
+    expect(await session.send('after close')).toMatchObject({
+      text: '',
+      outcome: { reason: 'aborted' },
+    });
   });
 });
 

@@ -363,6 +363,8 @@ export class DelegateSession {
   // Every background shell any agent of the session started, released (log deleted) by close.
   private readonly shellTaskIds = new Set<string>();
   private closing: Promise<void> | undefined;
+  // The call whose turn is running (send, run, settleInFlightToolCalls); one at a time.
+  private turnHolder: 'send' | 'run' | 'settleInFlightToolCalls' | undefined;
 
   private constructor(runtime: AgentRuntime, options: ValidatedSessionOptions) {
     this.runtime = runtime;
@@ -617,7 +619,29 @@ export class DelegateSession {
   ): AsyncGenerator<QueryEvent, QueryOutcome> {
     checkPrompt('run', prompt);
     checkCallOptions('run', options);
-    return yield* this.runTurn(prompt, options.maxTurns);
+    const release = this.holdTurn('run');
+    try {
+      return yield* this.runTurn(prompt, options.maxTurns);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Marks a turn as running for `call` and returns what ends it. Two turns at once would both
+   * append to `messages` (two answers to one conversation, in an order nobody chose), so a
+   * second call while one runs is refused, before it adds anything.
+   */
+  private holdTurn(call: NonNullable<DelegateSession['turnHolder']>): () => void {
+    if (this.turnHolder !== undefined)
+      throw new DelegateError(
+        'INVALID_ARGUMENT',
+        `${call}: a turn of this session is still running (started by ${this.turnHolder}()); await it before starting another, or queue the prompt and send it when the turn ends.`,
+      );
+    this.turnHolder = call;
+    return () => {
+      this.turnHolder = undefined;
+    };
   }
 
   private async *runTurn(
@@ -646,18 +670,26 @@ export class DelegateSession {
       }),
       ...sessionQueryOptions(this.runtime),
     });
-    for (;;) {
-      const next = await generator.next();
-      if (next.done) {
-        if (next.value.reason === 'completed') this.saveCacheSafeParams();
-        return next.value;
+    let ended = false;
+    try {
+      for (;;) {
+        const next = await generator.next();
+        if (next.done) {
+          ended = true;
+          if (next.value.reason === 'completed') this.saveCacheSafeParams();
+          return next.value;
+        }
+        const event = next.value;
+        if (event.type !== 'stream_event' && event.type !== 'stream_request_start') {
+          this.messages.push(event);
+          if (event.type !== 'system') await this.transcript?.append([event]);
+        }
+        yield event;
       }
-      const event = next.value;
-      if (event.type !== 'stream_event' && event.type !== 'stream_request_start') {
-        this.messages.push(event);
-        if (event.type !== 'system') await this.transcript?.append([event]);
-      }
-      yield event;
+    } finally {
+      // A consumer that stops early (a run() loop that breaks, an onEvent that throws) ends
+      // the loop too: its response stream is cancelled and its timers stop.
+      if (!ended) await generator.return({ reason: 'aborted', turns: 0 });
     }
   }
 
@@ -735,12 +767,17 @@ export class DelegateSession {
   async send(prompt: string, options: SendOptions = {}): Promise<SendResult> {
     checkPrompt('send', prompt);
     checkCallOptions('send', options);
-    const before = {
-      main: this.runtime.usage.figures(MAIN_AGENT_ID),
-      agents: new Set(this.runtime.usage.descendants(MAIN_AGENT_ID)),
-    };
-    const { text, outcome } = await this.sendTurns(prompt, options);
-    return { text, outcome, ...this.usageSince(before) };
+    const release = this.holdTurn('send');
+    try {
+      const before = {
+        main: this.runtime.usage.figures(MAIN_AGENT_ID),
+        agents: new Set(this.runtime.usage.descendants(MAIN_AGENT_ID)),
+      };
+      const { text, outcome } = await this.sendTurns(prompt, options);
+      return { text, outcome, ...this.usageSince(before) };
+    } finally {
+      release();
+    }
   }
 
   /** This call's figures: the main agent's growth plus the sub-agents started since `before`. */
@@ -764,6 +801,7 @@ export class DelegateSession {
     options: SendOptions,
   ): Promise<{ text: string; outcome: QueryOutcome }> {
     // run() itself sends nothing when there is nothing to answer.
+    const start = this.messages.length;
     let outcome = await this.consume(this.runTurn(prompt, options.maxTurns), options.onEvent);
     while (options.waitForBackground && !this.context.abortController.signal.aborted) {
       if (this.tasks.pendingNotifications === 0) {
@@ -776,7 +814,8 @@ export class DelegateSession {
       }
       outcome = await this.consume(this.runTurn('', options.maxTurns), options.onEvent);
     }
-    const last = getLastAssistantMessage(this.messages);
+    // This call's answer only: a turn that got none (aborted, or nothing to answer) is ''.
+    const last = getLastAssistantMessage(this.messages.slice(start));
     return { text: last ? getText(last.message.content) : '', outcome };
   }
 
@@ -787,7 +826,13 @@ export class DelegateSession {
     for (;;) {
       const next = await generator.next();
       if (next.done) return next.value;
-      onEvent?.(next.value);
+      try {
+        onEvent?.(next.value);
+      } catch (error) {
+        // The handler's error is send()'s; the turn stops here rather than run on unread.
+        await generator.return({ reason: 'aborted', turns: 0 });
+        throw error;
+      }
     }
   }
 
@@ -823,18 +868,23 @@ export class DelegateSession {
         `settleInFlightToolCalls: options must be an object such as { mode: 'interrupt' }, got ${JSON.stringify(options)}.`,
       );
     checkInFlightToolCalls(options.mode, 'settleInFlightToolCalls: mode');
-    const redact = sessionRedactor(this.runtime);
-    const settled = await settleInFlightToolCalls({
-      messages: this.messages,
-      mode: options.mode ?? 'interrupt',
-      context: this.context,
-      canUseTool: this.canUseTool,
-      ...(redact ? { redact } : {}),
-    });
-    if (!settled) return { rerun: [], interrupted: [] };
-    this.messages.push(...settled.messages);
-    await this.transcript?.append(settled.messages);
-    return { rerun: settled.rerun, interrupted: settled.interrupted };
+    const release = this.holdTurn('settleInFlightToolCalls');
+    try {
+      const redact = sessionRedactor(this.runtime);
+      const settled = await settleInFlightToolCalls({
+        messages: this.messages,
+        mode: options.mode ?? 'interrupt',
+        context: this.context,
+        canUseTool: this.canUseTool,
+        ...(redact ? { redact } : {}),
+      });
+      if (!settled) return { rerun: [], interrupted: [] };
+      this.messages.push(...settled.messages);
+      await this.transcript?.append(settled.messages);
+      return { rerun: settled.rerun, interrupted: settled.interrupted };
+    } finally {
+      release();
+    }
   }
 
   /** Moves a running foreground agent to the background; false when it cannot be. */

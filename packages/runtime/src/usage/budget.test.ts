@@ -193,6 +193,31 @@ describe('budgets', () => {
     expect(current.session.usage().children).toEqual([]);
   });
 
+  it('refuses the next send once the session budget cannot pay for the context it would send again', async () => {
+    const policy = rules([
+      { match: { lastUserText: 'survey' }, reply: glob },
+      { match: {}, reply: 'Nothing more.' },
+    ]);
+    // Measured without a budget: the first response's whole context.
+    current = await createTestSession({ policy });
+    await current.session.send('survey', { maxTurns: 1 }).catch(() => undefined);
+    const first = tokensOf(current.sim.journal.entries);
+    await current.cleanup();
+    // Room for that first request, not for a second one carrying it again.
+    const maxTokens = Math.floor(first * 1.5);
+    current = await createTestSession({ policy, session: { maxTokens } });
+    const { session, sim } = current;
+    const stopped = await session.send('survey').catch((thrown: unknown) => thrown);
+    expect(DelegateError.hasCode(stopped, 'BUDGET_EXCEEDED')).toBe(true);
+    expect(sim.journal.entries).toHaveLength(1);
+    // The next send would send the whole conversation again: it is refused before any request.
+    const again = await session.send('and now?').catch((thrown: unknown) => thrown);
+    expect(DelegateError.hasCode(again, 'BUDGET_EXCEEDED')).toBe(true);
+    expect((again as Error).message).toContain('before its next request');
+    expect(sim.journal.entries).toHaveLength(1);
+    expect(totalTokens(session.usage().treeUsage)).toBeLessThanOrEqual(maxTokens);
+  });
+
   it('reads an Agent call budget written as the definition keys spell it, and shows the model snake_case', async () => {
     current = await createTestSession({
       policy: rules([
