@@ -300,3 +300,34 @@ describe('the stall fault', () => {
     expect(sim.cache.size).toBe(0);
   });
 });
+
+describe('max_tokens inside a tool call', () => {
+  it('streams the call cut where the tokens ran out, as the API does; a non-streamed answer drops it', async () => {
+    const input = { path: 'big.txt', content: 'y'.repeat(2_000) };
+    const { client } = await open({
+      policy: () => [{ type: 'tool_use', name: 'Write', input }],
+    });
+    const request = {
+      model: MODEL,
+      max_tokens: 100,
+      messages: [{ role: 'user' as const, content: 'write it' }],
+    };
+    let json = '';
+    let stopReason: string | null | undefined;
+    const started: string[] = [];
+    for await (const event of await client.messages.create({ ...request, stream: true })) {
+      if (event.type === 'content_block_start') started.push(event.content_block.type);
+      if (event.type === 'content_block_delta' && event.delta.type === 'input_json_delta')
+        json += event.delta.partial_json;
+      if (event.type === 'message_delta') stopReason = event.delta.stop_reason;
+    }
+    expect(started).toEqual(['tool_use']);
+    expect(stopReason).toBe('max_tokens');
+    expect(json.length).toBeGreaterThan(0);
+    expect(JSON.stringify(input).startsWith(json)).toBe(true);
+    expect(() => JSON.parse(json) as unknown).toThrow();
+    const whole = await client.messages.create(request);
+    expect(whole.stop_reason).toBe('max_tokens');
+    expect(whole.content).toEqual([]);
+  });
+});

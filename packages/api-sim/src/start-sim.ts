@@ -331,6 +331,7 @@ export async function startSim(options: SimOptions = {}): Promise<Sim> {
       maxTokens: normalized.maxTokens ?? 1,
       stopSequences: normalized.stopSequences,
       thinkingEnabled: request.thinkingEnabled,
+      cutToolCalls: normalized.stream,
       toolUseId: (blockIndex) => makeId('toolu', prefix.fingerprint.prefix, String(blockIndex)),
       sign: (thinking) =>
         Buffer.from(sha256Hex(String(seed), 'signature', thinking), 'hex').toString('base64'),

@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FaultSpec, type SimRequest, rules } from '@delegate/api-sim';
 import { type AgentEvent, DelegateError } from '@delegate/core';
@@ -264,5 +266,48 @@ describe('fault sweep: resume after a failure', () => {
     const uuids = lines.map((line) => line.uuid);
     expect(new Set(uuids).size).toBe(uuids.length);
     expect(agentOf(test.sim.journal.entries.at(-1)!)).toBeUndefined();
+  });
+});
+
+describe.each(kinds)('fault sweep: max_tokens inside a tool call, %s agent', (kind) => {
+  it('gives the cut call an error result instead of running it, and the agent goes on', async () => {
+    const target = headerOf(kind);
+    const isTarget = (request: SimRequest) => request.agent === target;
+    const wroteAlready = (request: SimRequest) =>
+      request.toolResults.some((result) => result.toolName === 'Write');
+    // Far more than the 16,384 output tokens a request allows.
+    const huge = { file_path: 'big.txt', content: 'z'.repeat(80_000) };
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: (request) => isTarget(request) && !wroteAlready(request) },
+          reply: [{ type: 'tool_use', name: 'Write', input: huge }],
+        },
+        {
+          match: { when: isTarget },
+          reply: (request) => `worker finished after: ${resultText(request)}`,
+        },
+        {
+          match: { when: isMain, lastUserText: '<task-notification>' },
+          reply: (request) => `notified: ${request.lastUserText}`,
+        },
+        { match: { when: isMain, toolResult: false }, reply: [agentCall(spawnInput(kind))] },
+        { match: { when: isMain, toolResult: 'Agent' }, reply: (request) => resultText(request) },
+      ]),
+      session: { forkEnabled: kind === 'fork', permissionMode: 'bypassPermissions' },
+    });
+    const { text, events } = await run(current, kind);
+    expect(text).toContain('worker finished after:');
+    expect(text).toContain('is not complete JSON');
+    const cut = current.sim.journal.entries.find((entry) => entry.stopReason === 'max_tokens');
+    expect(agentOf(cut!)).toBe(target);
+    // Nothing was written.
+    await expect(readFile(join(current.cwd, 'big.txt'), 'utf8')).rejects.toThrow(/ENOENT/);
+    const lines = await transcriptOf(current, kind, events);
+    const results = lines.filter(
+      (line) => line.type === 'user' && JSON.stringify(line).includes('is not complete JSON'),
+    );
+    expect(results).toHaveLength(1);
+    expect(JSON.stringify(results[0])).toContain('"is_error":true');
   });
 });
