@@ -331,3 +331,29 @@ describe('max_tokens inside a tool call', () => {
     expect(whole.content).toEqual([]);
   });
 });
+
+describe('a stream fault a policy answers with', () => {
+  it('fails the stream as the fault says, not with an internal error of the simulator', async () => {
+    const { client, sim } = await open({
+      policy: () => ({
+        fault: { kind: 'stream_error', afterEvents: 1, errorType: 'api_error', message: 'Boom' },
+      }),
+    });
+    const stream = await client.messages.create({
+      model: MODEL,
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+    });
+    const seen: string[] = [];
+    const error = await (async () => {
+      for await (const event of stream) seen.push(event.type);
+    })().then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(seen).toEqual(['message_start']);
+    expect(error).toMatchObject({ type: 'api_error', error: { error: { message: 'Boom' } } });
+    expect(sim.journal.last()).toMatchObject({ status: 200, fault: 'stream_error' });
+  });
+});
