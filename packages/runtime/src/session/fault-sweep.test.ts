@@ -3,7 +3,13 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FaultSpec, type SimRequest, rules } from '@delegate/api-sim';
 import { type AgentEvent, DelegateError } from '@delegate/core';
-import { agentCall, agentOf, isMain, resultText } from '../__fixtures__/sim-helpers.js';
+import {
+  agentCall,
+  agentOf,
+  isMain,
+  requestBody,
+  resultText,
+} from '../__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession } from '../__fixtures__/test-session.js';
 import { readTranscript } from '../transcripts/read-transcript.js';
 import { createApiClient } from './model-config.js';
@@ -311,3 +317,25 @@ describe.each(kinds)('fault sweep: max_tokens inside a tool call, %s agent', (ki
     expect(JSON.stringify(results[0])).toContain('"is_error":true');
   });
 });
+
+describe.each(['foreground', 'fork'] as const)(
+  'fault sweep: a %s agent whose first request keeps failing',
+  (kind) => {
+    it('gives its parent an error tool result naming the agent, and the parent goes on', async () => {
+      const test = await open(kind, [
+        {
+          kind: 'stream_error',
+          afterEvents: 2,
+          errorType: 'api_error',
+          match: targetMatch(kind, false),
+        },
+      ]);
+      const { text } = await test.session.send('go');
+      expect(text).toMatch(new RegExp(`agent ${headerOf(kind)} .*failed: api_error: Overloaded`));
+      const answer = test.sim.journal.entries.filter((entry) => agentOf(entry) === undefined)[1]!;
+      const messages = requestBody(answer).messages;
+      const result = messages.at(-1)!.content.find((block) => block.type === 'tool_result');
+      expect(result?.is_error).toBe(true);
+    });
+  },
+);
