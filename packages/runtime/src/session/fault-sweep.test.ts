@@ -339,3 +339,29 @@ describe.each(['foreground', 'fork'] as const)(
     });
   },
 );
+
+describe('fault sweep: the same session after a failed send', () => {
+  it('answers the next send, with the failed turn’s work still in the conversation', async () => {
+    const test = await open('main', [
+      {
+        kind: 'stream_error',
+        afterEvents: 4,
+        errorType: 'api_error',
+        times: 3,
+        match: targetMatch('main', true),
+      },
+    ]);
+    await expect(test.session.send('go')).rejects.toThrow(/the main agent/);
+    const { text } = await test.session.send('please go on');
+    expect(text).toBe('worker finished');
+    const last = requestBody(test.sim.journal.entries.at(-1)!);
+    // The Glob call and its result were sent again, once, before the new text.
+    const blocks = last.messages.flatMap((message) => message.content.map((block) => block.type));
+    expect(blocks.filter((type) => type === 'tool_use')).toHaveLength(1);
+    expect(blocks.filter((type) => type === 'tool_result')).toHaveLength(1);
+    await test.session.flush();
+    const lines = await readTranscript(test.session.transcript!.sessionPath(), { onWarning: fail });
+    const uuids = lines.map((line) => line.uuid);
+    expect(new Set(uuids).size).toBe(uuids.length);
+  });
+});
