@@ -9,7 +9,10 @@ export type ResponseBlock =
       id: string;
       name: string;
       input: Record<string, unknown>;
-      /** Set on a call cut by `max_tokens` in a stream: the part of its input JSON that was sent. */
+      /**
+       * The input JSON text a stream sends instead of `input` as JSON: the part sent of a call cut
+       * by `max_tokens`, or a reply's `rawInput`.
+       */
       partialJson?: string;
     }
   | { type: 'thinking'; thinking: string; signature: string };
@@ -39,7 +42,8 @@ export type BuildReplyOptions = {
   thinkingEnabled: boolean;
   /**
    * True for a streamed response: a tool call that does not fit is sent cut, its input JSON
-   * ending where the tokens ran out (as the API does); otherwise it is dropped.
+   * ending where the tokens ran out (as the API does), and a reply's `rawInput` is sent as the
+   * input JSON text; otherwise such a call is dropped and `rawInput` is ignored.
    */
   cutToolCalls?: boolean;
   /** Makes the id of the n-th block when the reply names none. */
@@ -102,12 +106,16 @@ export function buildReplyContent(
         id: block.id ?? options.toolUseId(blockIndex),
         name: block.name,
         input: block.input,
+        ...(options.cutToolCalls && block.rawInput !== undefined
+          ? { partialJson: block.rawInput }
+          : {}),
       };
       const cost = outputTokensOf(built);
       if (cost > remaining) {
         stop = { reason: 'max_tokens', sequence: null };
         if (options.cutToolCalls) {
-          const sent = truncateToTokens(`${built.name}${JSON.stringify(built.input)}`, remaining);
+          const json = built.partialJson ?? JSON.stringify(built.input);
+          const sent = truncateToTokens(`${built.name}${json}`, remaining);
           content.push({
             ...built,
             input: {},

@@ -357,3 +357,29 @@ describe('a stream fault a policy answers with', () => {
     expect(sim.journal.last()).toMatchObject({ status: 200, fault: 'stream_error' });
   });
 });
+
+describe('a tool call with raw input JSON', () => {
+  it('streams the raw text, valid JSON or not; a non-streamed answer sends the input', async () => {
+    const { client } = await open({
+      policy: () => [
+        { type: 'tool_use', name: 'Glob', input: { pattern: '*' }, rawInput: '{"pattern": "*",}' },
+      ],
+    });
+    const request = {
+      model: MODEL,
+      max_tokens: 100,
+      messages: [{ role: 'user' as const, content: 'list' }],
+    };
+    let json = '';
+    let stopReason: string | null | undefined;
+    for await (const event of await client.messages.create({ ...request, stream: true })) {
+      if (event.type === 'content_block_delta' && event.delta.type === 'input_json_delta')
+        json += event.delta.partial_json;
+      if (event.type === 'message_delta') stopReason = event.delta.stop_reason;
+    }
+    expect(json).toBe('{"pattern": "*",}');
+    expect(stopReason).toBe('tool_use');
+    const whole = await client.messages.create(request);
+    expect(whole.content).toMatchObject([{ type: 'tool_use', input: { pattern: '*' } }]);
+  });
+});
