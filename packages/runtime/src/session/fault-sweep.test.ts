@@ -48,13 +48,20 @@ const hasGlobResult = (request: SimRequest): boolean =>
  * The agent under test lists the files (a Glob call), then says `worker finished`. The main
  * agent (when it is not the one under test) starts it, then repeats what it was told.
  */
-function policyFor(kind: Kind) {
+function policyFor(kind: Kind, rawGlobInput?: string) {
   const target = headerOf(kind);
   const isTarget = (request: SimRequest) => request.agent === target;
   return rules([
     {
       match: { when: (request) => isTarget(request) && !hasGlobResult(request) },
-      reply: [{ type: 'tool_use', name: 'Glob', input: { pattern: '**/*.txt' } }],
+      reply: [
+        {
+          type: 'tool_use',
+          name: 'Glob',
+          input: { pattern: '**/*.txt' },
+          ...(rawGlobInput === undefined ? {} : { rawInput: rawGlobInput }),
+        },
+      ],
     },
     { match: { when: isTarget, toolResult: 'Glob' }, reply: 'worker finished' },
     {
@@ -75,9 +82,9 @@ function targetMatch(kind: Kind, afterTool: boolean) {
   return (request: SimRequest) => request.agent === target && hasGlobResult(request) === afterTool;
 }
 
-async function open(kind: Kind, faults: FaultSpec[]): Promise<TestSession> {
+async function open(kind: Kind, faults: FaultSpec[], rawGlobInput?: string): Promise<TestSession> {
   current = await createTestSession({
-    policy: policyFor(kind),
+    policy: policyFor(kind, rawGlobInput),
     sim: { faults },
     session: {
       forkEnabled: kind === 'fork',
@@ -363,5 +370,21 @@ describe('fault sweep: the same session after a failed send', () => {
     const lines = await readTranscript(test.session.transcript!.sessionPath(), { onWarning: fail });
     const uuids = lines.map((line) => line.uuid);
     expect(new Set(uuids).size).toBe(uuids.length);
+  });
+});
+
+describe.each(kinds)('fault sweep: malformed JSON in a tool input, %s agent', (kind) => {
+  it('gives the call an error result saying its JSON is not valid, and the agent goes on', async () => {
+    // The Glob call of the agent under test arrives with a trailing comma in its JSON.
+    const test = await open(kind, [], '{"pattern": "**/*.txt",}');
+    const { text, events } = await run(test, kind);
+    expect(text).toContain('worker finished');
+    const lines = await transcriptOf(test, kind, events);
+    const results = lines.filter(
+      (line) => line.type === 'user' && JSON.stringify(line).includes('is not valid JSON'),
+    );
+    expect(results).toHaveLength(1);
+    expect(JSON.stringify(results[0])).toContain('"is_error":true');
+    expect(JSON.stringify(results[0])).not.toContain('output token limit');
   });
 });
