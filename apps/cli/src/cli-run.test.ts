@@ -289,6 +289,33 @@ describe('delegate run', () => {
     expect(api.stderr).toMatch(/overloaded/i);
   });
 
+  it('exits 1 naming the main agent and the API error when a stream keeps failing mid-run, and --resume goes on', async () => {
+    const failed = await run([
+      'run',
+      '--sim',
+      policy('fails-after-tool'),
+      '--output-format',
+      'json',
+      'list the files',
+    ]);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(
+      /The Messages API request of the main agent \(repl_main_thread\) failed: api_error: Internal server error \(request req_\w+\)/,
+    );
+    expect(failed.stderr).not.toContain('{"type":"error"');
+    const { session_id: sessionId } = JSON.parse(failed.stdout) as { session_id: string };
+    const resumed = await run([
+      'run',
+      '--sim',
+      policy('fails-after-tool'),
+      '--resume',
+      sessionId,
+      'go on',
+    ]);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain('picked up where it stopped');
+  });
+
   it('forks by default and starts a fresh agent with --no-fork', async () => {
     const agentType = async (flags: string[]) => {
       const result = await run([

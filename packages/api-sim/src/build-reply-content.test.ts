@@ -38,6 +38,21 @@ describe('buildReplyContent', () => {
     expect(built.stopReason).toBe('max_tokens');
   });
 
+  it('sends a tool call that does not fit cut, when asked to, and stops with max_tokens', () => {
+    const input = { content: 'x'.repeat(400) };
+    const built = buildReplyContent([{ type: 'tool_use', name: 'Write', input }], {
+      ...options,
+      maxTokens: 20,
+      cutToolCalls: true,
+    });
+    expect(built.stopReason).toBe('max_tokens');
+    const [block] = built.content;
+    expect(block?.type === 'tool_use' && block.partialJson).toBe(
+      JSON.stringify(input).slice(0, 20 * 4 - 'Write'.length),
+    );
+    expect(built.outputTokens).toBe(20);
+  });
+
   it('reports tool_use when the content calls a tool, with generated ids and signatures', () => {
     const built = buildReplyContent(
       [

@@ -4,7 +4,17 @@ import type { Reply, ReplyBlock } from './policy.js';
 /** A content block of a response, in the API's shape. */
 export type ResponseBlock =
   | { type: 'text'; text: string; citations: null }
-  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
+  | {
+      type: 'tool_use';
+      id: string;
+      name: string;
+      input: Record<string, unknown>;
+      /**
+       * The input JSON text a stream sends instead of `input` as JSON: the part sent of a call cut
+       * by `max_tokens`, or a reply's `rawInput`.
+       */
+      partialJson?: string;
+    }
   | { type: 'thinking'; thinking: string; signature: string };
 
 /** Why a response ended. */
@@ -30,6 +40,12 @@ export type BuildReplyOptions = {
   stopSequences: readonly string[];
   /** Thinking blocks are kept only when the request enables thinking. */
   thinkingEnabled: boolean;
+  /**
+   * True for a streamed response: a tool call that does not fit is sent cut, its input JSON
+   * ending where the tokens ran out (as the API does), and a reply's `rawInput` is sent as the
+   * input JSON text; otherwise such a call is dropped and `rawInput` is ignored.
+   */
+  cutToolCalls?: boolean;
   /** Makes the id of the n-th block when the reply names none. */
   toolUseId: (blockIndex: number) => string;
   /** Makes the signature of a thinking text. */
@@ -44,7 +60,7 @@ export function outputTokensOf(block: ResponseBlock): number {
     case 'thinking':
       return estimateTextTokens(block.thinking);
     case 'tool_use':
-      return estimateTextTokens(`${block.name}${JSON.stringify(block.input)}`);
+      return estimateTextTokens(`${block.name}${block.partialJson ?? JSON.stringify(block.input)}`);
   }
 }
 
@@ -71,7 +87,8 @@ function replyBlocks(reply: Exclude<Reply, { fault: unknown }>): ReplyBlock[] {
 /**
  * Turns a policy's reply into response content: thinking is dropped unless the request enables it,
  * a stop sequence cuts the text where it starts, and content past `max_tokens` is cut (a text is
- * truncated, a tool call that does not fit is dropped) with stop reason `max_tokens`. Otherwise the
+ * truncated, a tool call that does not fit is sent cut when `cutToolCalls` is set and dropped
+ * otherwise) with stop reason `max_tokens`. Otherwise the
  * stop reason is `tool_use` when the content calls a tool and `end_turn` when it does not.
  */
 export function buildReplyContent(
@@ -89,10 +106,22 @@ export function buildReplyContent(
         id: block.id ?? options.toolUseId(blockIndex),
         name: block.name,
         input: block.input,
+        ...(options.cutToolCalls && block.rawInput !== undefined
+          ? { partialJson: block.rawInput }
+          : {}),
       };
       const cost = outputTokensOf(built);
       if (cost > remaining) {
         stop = { reason: 'max_tokens', sequence: null };
+        if (options.cutToolCalls) {
+          const json = built.partialJson ?? JSON.stringify(built.input);
+          const sent = truncateToTokens(`${built.name}${json}`, remaining);
+          content.push({
+            ...built,
+            input: {},
+            partialJson: sent.slice(Math.min(sent.length, built.name.length)),
+          });
+        }
         break;
       }
       remaining -= cost;

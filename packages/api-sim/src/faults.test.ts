@@ -300,3 +300,86 @@ describe('the stall fault', () => {
     expect(sim.cache.size).toBe(0);
   });
 });
+
+describe('max_tokens inside a tool call', () => {
+  it('streams the call cut where the tokens ran out, as the API does; a non-streamed answer drops it', async () => {
+    const input = { path: 'big.txt', content: 'y'.repeat(2_000) };
+    const { client } = await open({
+      policy: () => [{ type: 'tool_use', name: 'Write', input }],
+    });
+    const request = {
+      model: MODEL,
+      max_tokens: 100,
+      messages: [{ role: 'user' as const, content: 'write it' }],
+    };
+    let json = '';
+    let stopReason: string | null | undefined;
+    const started: string[] = [];
+    for await (const event of await client.messages.create({ ...request, stream: true })) {
+      if (event.type === 'content_block_start') started.push(event.content_block.type);
+      if (event.type === 'content_block_delta' && event.delta.type === 'input_json_delta')
+        json += event.delta.partial_json;
+      if (event.type === 'message_delta') stopReason = event.delta.stop_reason;
+    }
+    expect(started).toEqual(['tool_use']);
+    expect(stopReason).toBe('max_tokens');
+    expect(json.length).toBeGreaterThan(0);
+    expect(JSON.stringify(input).startsWith(json)).toBe(true);
+    expect(() => JSON.parse(json) as unknown).toThrow();
+    const whole = await client.messages.create(request);
+    expect(whole.stop_reason).toBe('max_tokens');
+    expect(whole.content).toEqual([]);
+  });
+});
+
+describe('a stream fault a policy answers with', () => {
+  it('fails the stream as the fault says, not with an internal error of the simulator', async () => {
+    const { client, sim } = await open({
+      policy: () => ({
+        fault: { kind: 'stream_error', afterEvents: 1, errorType: 'api_error', message: 'Boom' },
+      }),
+    });
+    const stream = await client.messages.create({
+      model: MODEL,
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+    });
+    const seen: string[] = [];
+    const error = await (async () => {
+      for await (const event of stream) seen.push(event.type);
+    })().then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(seen).toEqual(['message_start']);
+    expect(error).toMatchObject({ type: 'api_error', error: { error: { message: 'Boom' } } });
+    expect(sim.journal.last()).toMatchObject({ status: 200, fault: 'stream_error' });
+  });
+});
+
+describe('a tool call with raw input JSON', () => {
+  it('streams the raw text, valid JSON or not; a non-streamed answer sends the input', async () => {
+    const { client } = await open({
+      policy: () => [
+        { type: 'tool_use', name: 'Glob', input: { pattern: '*' }, rawInput: '{"pattern": "*",}' },
+      ],
+    });
+    const request = {
+      model: MODEL,
+      max_tokens: 100,
+      messages: [{ role: 'user' as const, content: 'list' }],
+    };
+    let json = '';
+    let stopReason: string | null | undefined;
+    for await (const event of await client.messages.create({ ...request, stream: true })) {
+      if (event.type === 'content_block_delta' && event.delta.type === 'input_json_delta')
+        json += event.delta.partial_json;
+      if (event.type === 'message_delta') stopReason = event.delta.stop_reason;
+    }
+    expect(json).toBe('{"pattern": "*",}');
+    expect(stopReason).toBe('tool_use');
+    const whole = await client.messages.create(request);
+    expect(whole.content).toMatchObject([{ type: 'tool_use', input: { pattern: '*' } }]);
+  });
+});

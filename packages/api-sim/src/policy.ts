@@ -54,7 +54,17 @@ export type SimRequest = {
 /** One block of a scripted answer. */
 export type ReplyBlock =
   | { type: 'text'; text: string }
-  | { type: 'tool_use'; name: string; input: Record<string, unknown>; id?: string }
+  | {
+      type: 'tool_use';
+      name: string;
+      input: Record<string, unknown>;
+      id?: string;
+      /**
+       * The input JSON text a stream sends instead of `input` as JSON, even when it is not valid
+       * JSON (a model's malformed tool input); a non-streamed answer sends `input`.
+       */
+      rawInput?: string;
+    }
   | { type: 'thinking'; thinking: string; signature?: string };
 
 /** A scripted answer: a text, a list of blocks, or a fault to answer with instead. */

@@ -320,6 +320,8 @@ export async function startSim(options: SimOptions = {}): Promise<Sim> {
       fault = typeof reply.fault === 'string' ? { kind: reply.fault } : reply.fault;
       entry.fault = fault.kind;
       if (HTTP_FAULTS[fault.kind]) throw httpFaultError(fault);
+      // A stream fault answered by the policy fails a response without content.
+      reply = [];
     }
     if (fault?.kind === 'stream_error' && !normalized.stream) {
       throw httpFaultError({
@@ -327,10 +329,11 @@ export async function startSim(options: SimOptions = {}): Promise<Sim> {
         ...(fault.message ? { message: fault.message } : {}),
       });
     }
-    const built = buildReplyContent(reply as Exclude<Reply, { fault: unknown }>, {
+    const built = buildReplyContent(reply, {
       maxTokens: normalized.maxTokens ?? 1,
       stopSequences: normalized.stopSequences,
       thinkingEnabled: request.thinkingEnabled,
+      cutToolCalls: normalized.stream,
       toolUseId: (blockIndex) => makeId('toolu', prefix.fingerprint.prefix, String(blockIndex)),
       sign: (thinking) =>
         Buffer.from(sha256Hex(String(seed), 'signature', thinking), 'hex').toString('base64'),

@@ -92,7 +92,7 @@ export function buildStreamEvents(message: ResponseMessage): StreamEvent[] {
         break;
       case 'tool_use':
         start({ type: 'tool_use', id: block.id, name: block.name, input: {} });
-        for (const piece of splitJson(JSON.stringify(block.input))) {
+        for (const piece of splitJson(block.partialJson ?? JSON.stringify(block.input))) {
           events.push(
             delta({ type: 'input_json_delta', partial_json: piece }, estimateTextTokens(piece)),
           );

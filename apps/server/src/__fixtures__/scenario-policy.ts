@@ -185,6 +185,33 @@ export function scenarioPolicy(gates: Gates): Policy {
             },
           },
         ];
+      case 'api-fail':
+        // The main agent lists the files; every later request fails mid-stream.
+        if (!hasResults && request.turnIndex === 0)
+          return [{ type: 'tool_use', name: 'Glob', input: { pattern: '*' } }];
+        return {
+          fault: {
+            kind: 'stream_error',
+            afterEvents: 2,
+            errorType: 'api_error',
+            message: 'Internal server error',
+          },
+        };
+      case 'bg-fail':
+        // A background agent whose every request fails mid-stream; the main agent goes on.
+        if (!main) {
+          return {
+            fault: { kind: 'stream_error', afterEvents: 2, errorType: 'api_error', message: 'Boom' },
+          };
+        }
+        if (notified) return `Main was told: ${request.lastUserText.slice(0, 400)}`;
+        if (hasResults) return 'Started the doomed agent.';
+        return agentCall({
+          description: 'doomed work',
+          prompt: 'scenario:bg-fail work',
+          subagent_type: 'general-purpose',
+          run_in_background: true,
+        });
       case 'reviewer':
         return request.system.includes('You review code for the tests')
           ? 'Running as the reviewer.'

@@ -67,6 +67,32 @@ describe('run routes', () => {
       });
     });
 
+    it('marks a run failed with the API error when its stream keeps failing mid-run', async () => {
+      const id = await start({ prompt: 'scenario:api-fail' });
+      const run = await waitForRun(test, id, ended);
+      expect(run.status).toBe('failed');
+      expect(run.error).toMatchObject({ code: 'API_ERROR' });
+      expect(run.error?.message).toMatch(
+        /The Messages API request of the main agent \(repl_main_thread\) failed: api_error: Internal server error \(request req_\w+\)/,
+      );
+      expect(run.agents.find((agent) => agent.agentId === 'main')?.status).toBe('failed');
+    });
+
+    it('completes a run whose background agent failed, with the failure in its agent tree', async () => {
+      const id = await start({ prompt: 'scenario:bg-fail' });
+      const run = await waitForRun(
+        test,
+        id,
+        (current) => ended(current) && current.result?.startsWith('Main was told') === true,
+      );
+      expect(run.status).toBe('completed');
+      expect(run.result).toContain('status: failed');
+      expect(run.result).toContain('agent general-purpose');
+      const child = run.agents.find((agent) => agent.agentId !== 'main');
+      expect(child).toMatchObject({ status: 'failed' });
+      expect(child?.error).toMatch(/api_error: Boom \(request req_\w+\)/);
+    });
+
     it('runs in a workspace below the root and as a chosen agent', async () => {
       const id = await start({ prompt: 'scenario:reviewer', agent: 'reviewer', workspace: 'sub' });
       const run = await waitForRun(test, id, ended);

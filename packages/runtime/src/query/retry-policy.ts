@@ -12,7 +12,10 @@ export type NormalizedApiError = {
   streamEndedEarly: boolean;
   /** True for an abort (the caller's signal), which is never retried. */
   isAbort: boolean;
-  /** The error's message. */
+  /**
+   * The error's message; for an API error answer, its status, type, message and request id
+   * (`529 overloaded_error: Overloaded (request req_…)`) rather than the SDK's JSON dump.
+   */
   message: string;
 };
 
@@ -65,10 +68,36 @@ function statusOf(error: unknown): number | undefined {
   return typeof type === 'string' ? STATUS_OF_ERROR_TYPE[type] : undefined;
 }
 
+/**
+ * The message of an SDK `APIError` whose body has the API's error shape, as
+ * `529 overloaded_error: Overloaded (request req_…)`. The SDK's own message is the status and
+ * the whole body as JSON (`529 {"type":"error","error":{…},"request_id":…}`), and for an
+ * `error` event inside a stream the JSON alone. Undefined for any other error.
+ */
+function apiErrorMessage(error: unknown, status: number | undefined): string | undefined {
+  const body = (error as { error?: unknown } | undefined)?.error;
+  if (!body || typeof body !== 'object') return undefined;
+  const inner = (body as { error?: unknown }).error;
+  if (!inner || typeof inner !== 'object') return undefined;
+  const { type, message } = inner as { type?: unknown; message?: unknown };
+  if (typeof message !== 'string' || message.length === 0) return undefined;
+  const requestId =
+    (error as { requestID?: unknown }).requestID ?? (body as { request_id?: unknown }).request_id;
+  return [
+    status === undefined ? '' : `${status} `,
+    typeof type === 'string' && type.length > 0 ? `${type}: ` : '',
+    message,
+    typeof requestId === 'string' && requestId.length > 0 ? ` (request ${requestId})` : '',
+  ].join('');
+}
+
 /** Normalizes any error thrown by an SDK call or a stream into {@link NormalizedApiError}. */
 export function normalizeApiError(error: unknown): NormalizedApiError {
   const name = (error as { name?: unknown } | undefined)?.name;
-  const message = errorMessage(error);
+  const httpStatus = (error as { status?: unknown } | undefined)?.status;
+  const message =
+    apiErrorMessage(error, typeof httpStatus === 'number' ? httpStatus : undefined) ??
+    errorMessage(error);
   const status = statusOf(error);
   const streamEndedEarly =
     DelegateError.isInstance(error) && error.details?.['streamEndedEarly'] === true;

@@ -102,7 +102,7 @@ function partition(calls: Call[]): Call[][] {
 }
 
 /** The tool and its parsed input, or the error result that ends the call before it starts. */
-/** True for the input the stream accumulator keeps when a call's JSON never finished. */
+/** True for the input the stream accumulator keeps when a call's JSON does not parse (cut off or malformed). */
 function isCutOffInput(input: unknown): boolean {
   return typeof input === 'object' && input !== null && '__invalid_json__' in input;
 }
@@ -120,9 +120,12 @@ function validateCall(options: RunOneOptions): { tool: Tool; input: unknown } | 
   }
   if (context.abortController.signal.aborted) return errorOutcome(id, INTERRUPTED_TOOL_RESULT);
   if (isCutOffInput(call.block.input)) {
+    // A response that stopped at its output limit cut the call; any other sent malformed JSON.
     return errorOutcome(
       id,
-      `The input of this ${tool.name} call is not complete JSON: the response was cut off (most likely at its output token limit) while writing it, so the call was not run. Write a shorter input, or split the work over several calls.`,
+      options.assistantMessage.message.stop_reason === 'max_tokens'
+        ? `The input of this ${tool.name} call is not complete JSON: the response was cut off at its output token limit while writing it, so the call was not run. Write a shorter input, or split the work over several calls.`
+        : `The input of this ${tool.name} call is not valid JSON, so the call was not run. Call it again with the input as one JSON object.`,
     );
   }
   const parsed = tool.inputSchema.safeParse(call.block.input);
