@@ -189,6 +189,85 @@ describe('resuming a background agent from its transcript', () => {
   });
 });
 
+describe('resuming a one-shot built-in (Explore)', () => {
+  const exploreInBackground = rules([
+    { match: { when: isMain, lastUserText: '<task-notification>' }, reply: 'noted' },
+    {
+      match: { when: isMain, toolResult: false },
+      reply: [
+        agentCall({
+          description: 'look',
+          prompt: 'Find the config',
+          subagent_type: 'Explore',
+          run_in_background: true,
+        }),
+      ],
+    },
+    { match: { when: isMain }, reply: 'ok' },
+    { match: { agent: 'Explore' }, reply: 'found it in config.ts' },
+  ]);
+
+  function reopen(test: TestSession, sessionId: string): Promise<DelegateSession> {
+    return DelegateSession.create({
+      cwd: test.cwd,
+      client: createApiClient({ apiKey: 'k', baseURL: test.sim.url }),
+      agentDefinitions: { activeAgents: getBuiltInAgents(), allAgents: getBuiltInAgents() },
+      transcriptDir: test.transcriptDir,
+      sessionId,
+    });
+  }
+
+  it('refuses one that gave its report, without running the task again', async () => {
+    current = await createTestSession({ policy: exploreInBackground });
+    const { session } = current;
+    const events: AgentEvent[] = [];
+    session.events.on((event) => events.push(event));
+    await session.send('look around', { waitForBackground: true });
+    await session.flush();
+    const agentId = events.find((event) => event.type === 'agent.started')!.agentId;
+    const again = await reopen(current, session.transcript!.sessionId);
+    const error = await again
+      .resumeAgent({ agentId, message: 'and the tests?' })
+      .catch((caught: unknown) => caught);
+    again.abort();
+    expect(DelegateError.hasCode(error, 'INVALID_ARGUMENT')).toBe(true);
+    expect((error as Error).message).toMatch(
+      /one-shot Explore agent that already gave its report\. Start a new Explore agent/,
+    );
+    expect(current.sim.journal.filter((entry) => agentOf(entry) === 'Explore')).toHaveLength(1);
+  });
+
+  it('resumes one that was cut off before its report', async () => {
+    current = await createTestSession({
+      policy: exploreInBackground,
+      sim: {
+        faults: [
+          { kind: 'slow_first_byte', delayMs: 1_500, times: 1, match: { agent: 'Explore' } },
+        ],
+      },
+    });
+    const first = current.session;
+    const events: AgentEvent[] = [];
+    first.events.on((event) => events.push(event));
+    await first.send('look around');
+    expect(await waitUntil(() => events.some((event) => event.type === 'agent.started'))).toBe(
+      true,
+    );
+    const agentId = events.find((event) => event.type === 'agent.started')!.agentId;
+    first.abort();
+    await first.flush();
+
+    const second = await reopen(current, first.transcript!.sessionId);
+    const launched = await second.resumeAgent({ agentId });
+    expect(launched.status).toBe('async_launched');
+    await second.send('', { waitForBackground: true });
+    await second.flush();
+    second.abort();
+    const last = await readTranscript(first.transcript!.agentPath(agentId));
+    expect(JSON.stringify(last.at(-1))).toContain('found it in config.ts');
+  });
+});
+
 describe('resuming an agent whose tool calls were in flight', () => {
   /**
    * A first session whose foreground sub-agent answers with a Read and a Write in one

@@ -127,6 +127,35 @@ function requeueInbox(options: {
   return lines;
 }
 
+/** Whether the conversation ends with a report: an assistant answer that calls no tool. */
+function endsWithReport(history: readonly Message[]): boolean {
+  const last = history.findLast((message) => message.type === 'user' || message.type === 'assistant');
+  if (last?.type !== 'assistant' || last.isApiErrorMessage) return false;
+  const { stop_reason: stop, content } = last.message;
+  return (
+    (stop === 'end_turn' || stop === 'stop_sequence') &&
+    !content.some((block) => block.type === 'tool_use')
+  );
+}
+
+/**
+ * A one-shot built-in (Explore, Plan) that gave its report is done, as `SendMessage` says:
+ * resuming it would run the finished task again. One cut off mid-run may be resumed.
+ */
+function refuseFinishedOneShot(
+  runtime: AgentRuntime,
+  spec: AgentSpec,
+  history: readonly Message[],
+): void {
+  if (!spec.isBuiltIn || !runtime.oneShotAgentTypes.has(spec.agentType)) return;
+  if (!endsWithReport(history)) return;
+  throw new DelegateError(
+    'INVALID_ARGUMENT',
+    `Cannot resume agent ${spec.agentId}: it is a one-shot ${spec.agentType} agent that already gave its report. Start a new ${spec.agentType} agent with the follow-up in its prompt.`,
+    { details: { agentId: spec.agentId, agentType: spec.agentType } },
+  );
+}
+
 function findDefinition(runtime: AgentRuntime, spec: AgentSpec): AgentDefinition | undefined {
   if (spec.isFork) return runtime.forkAgent;
   const definition = runtime
@@ -238,6 +267,7 @@ export async function resumeAgentFromTranscript(
   );
   const restored = await readHistory(runtime, source, options.agentId);
   const history = restored.messages;
+  refuseFinishedOneShot(runtime, spec, history);
   const record = await rebuildRecord(runtime, spec);
   const settled = await settleInFlightToolCalls({
     messages: history,
