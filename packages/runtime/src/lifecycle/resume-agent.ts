@@ -129,7 +129,9 @@ function requeueInbox(options: {
 
 /** Whether the conversation ends with a report: an assistant answer that calls no tool. */
 function endsWithReport(history: readonly Message[]): boolean {
-  const last = history.findLast((message) => message.type === 'user' || message.type === 'assistant');
+  const last = history.findLast(
+    (message) => message.type === 'user' || message.type === 'assistant',
+  );
   if (last?.type !== 'assistant' || last.isApiErrorMessage) return false;
   const { stop_reason: stop, content } = last.message;
   return (

@@ -107,7 +107,7 @@ export type DelegateSessionOptions = {
   mcp?: McpSource;
   /** Environment to read switches from (`DELEGATE_DISABLE_BACKGROUND_TASKS`, API key and URL). */
   env?: NodeJS.ProcessEnv;
-  /** Home directory: user agents, user-scope memory and the default transcript folder (default the OS home). */
+  /** Home directory: user agents, user-scope memory and the default transcript folder (default the OS home; a relative one is taken from the process working directory, a file in the way is refused). */
   homeDir?: string;
   /** Leaving out `subagent_type` forks the caller (default false). */
   forkEnabled?: boolean;
@@ -457,6 +457,37 @@ export async function resolveWorkingDirectory(
 }
 
 /**
+ * Makes `options.homeDir`, when set, absolute (from the process's working directory, as
+ * `cwd`) and checks that it is a folder or does not exist yet (a new user's home holds no
+ * agents; memory and transcripts make their folders when first written). Throws an
+ * `INVALID_ARGUMENT` DelegateError naming `options.homeDir` when a file (or a path through a
+ * file) is in the way.
+ */
+export async function resolveHomeDirectory(
+  options: ValidatedSessionOptions,
+): Promise<ValidatedSessionOptions> {
+  const given = options.homeDir;
+  if (given === undefined) return options;
+  const absolute = given.includes('\0') ? undefined : resolve(given);
+  const reason = absolute ? await folderProblem(absolute) : 'contains a NUL byte';
+  if (reason === undefined) return { ...options, homeDir: absolute! };
+  const message = `options.homeDir: ${JSON.stringify(given)}${absolute && absolute !== given ? ` (${absolute})` : ''} ${reason}; give the home folder (user agents, user memory and the default transcript folder live under it), or leave it out for the OS home`;
+  throw new DelegateError('INVALID_ARGUMENT', `DelegateSession.create: ${message}.`, {
+    details: { issues: [{ path: ['homeDir'], message }] },
+  });
+}
+
+/** Why `path` cannot be (or become) a folder, or undefined when it is one or is missing. */
+async function folderProblem(path: string): Promise<string | undefined> {
+  const stats = await stat(path).catch((error: unknown) =>
+    (error as NodeJS.ErrnoException).code === 'ENOTDIR' ? ('through a file' as const) : undefined,
+  );
+  if (stats === 'through a file') return 'has a file where a folder should be';
+  if (stats && !stats.isDirectory()) return 'is a file, not a folder';
+  return undefined;
+}
+
+/**
  * Checks that `options.worktreeRoot`, when set, is a folder or does not exist yet (it is
  * made when the first worktree agent starts); throws an `INVALID_ARGUMENT` DelegateError
  * naming `options.worktreeRoot` when a file (or a path through a file) is in the way.
@@ -465,15 +496,7 @@ export async function checkWorktreeRoot(options: ValidatedSessionOptions): Promi
   const given = options.worktreeRoot;
   if (given === undefined) return;
   const absolute = given.includes('\0') ? undefined : resolve(options.cwd, given);
-  let reason: string | undefined;
-  if (!absolute) reason = 'contains a NUL byte';
-  else {
-    const stats = await stat(absolute).catch((error: unknown) =>
-      (error as NodeJS.ErrnoException).code === 'ENOTDIR' ? ('through a file' as const) : undefined,
-    );
-    if (stats === 'through a file') reason = 'has a file where a folder should be';
-    else if (stats && !stats.isDirectory()) reason = 'is a file, not a folder';
-  }
+  const reason = absolute ? await folderProblem(absolute) : 'contains a NUL byte';
   if (reason === undefined) return;
   const message = `options.worktreeRoot: ${JSON.stringify(given)}${absolute && absolute !== given ? ` (${absolute})` : ''} ${reason}; give a folder for agent worktrees (made if missing), or leave it out for the default under the temp folder`;
   throw new DelegateError('INVALID_ARGUMENT', `DelegateSession.create: ${message}.`, {

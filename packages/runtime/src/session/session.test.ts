@@ -222,6 +222,31 @@ describe('permission rules given as strings', () => {
     expect(current.sim.journal.entries).toHaveLength(0);
   });
 
+  it('refuses a homeDir with a file in the way, naming options.homeDir; a missing one is a new home', async () => {
+    current = await createTestSession({ policy: rules([], { fallback: 'ok' }) });
+    const file = join(current.cwd, 'notes.txt');
+    await writeFile(file, 'notes\n');
+    const create = (homeDir: string) =>
+      DelegateSession.create({
+        cwd: current!.cwd,
+        homeDir,
+        apiKey: 'k',
+        baseURL: current!.sim.url,
+        transcriptDir: false,
+      });
+    await expect(create(file)).rejects.toThrow(
+      /DelegateSession\.create: options\.homeDir: ".*notes\.txt" is a file, not a folder/,
+    );
+    await expect(create(join(file, 'home'))).rejects.toThrow(
+      /options\.homeDir: ".*notes\.txt\/home" has a file where a folder should be/,
+    );
+    await expect(create('/tmp/\0x')).rejects.toThrow(/options\.homeDir: .* contains a NUL byte/);
+    (await create(join(current.cwd, 'new-home'))).abort();
+    // A relative one is taken from the process working directory.
+    (await create(relative(process.cwd(), current.homeDir))).abort();
+    expect(current.sim.journal.entries).toHaveLength(0);
+  });
+
   it('takes a relative cwd from the process working directory, once: its files can be read', async () => {
     current = await createTestSession({
       policy: rules([

@@ -78,6 +78,7 @@ import {
   type McpSource,
   type ValidatedSessionOptions,
   checkWorktreeRoot,
+  resolveHomeDirectory,
   resolveWorkingDirectory,
   validateSessionOptions,
 } from './session-options.js';
@@ -389,7 +390,9 @@ export class DelegateSession {
    * notifications queued for the main agent that no request carried (queued again, once).
    */
   static async create(options: DelegateSessionOptions): Promise<DelegateSession> {
-    const validated = await resolveWorkingDirectory(validateSessionOptions(options));
+    const validated = await resolveHomeDirectory(
+      await resolveWorkingDirectory(validateSessionOptions(options)),
+    );
     await checkWorktreeRoot(validated);
     const env = validated.env ?? process.env;
     const client = await clientOf(validated, env);
