@@ -23,7 +23,11 @@ import { openRedis } from './queue/bull-run-queue.js';
 import { LocalRunControl, RedisRunControl, type RunControl } from './runner/run-control.js';
 import { RunExecutor } from './runner/run-executor.js';
 import { RunService } from './runner/run-service.js';
-import { createRedactor } from './security/create-redactor.js';
+import {
+  MIN_SECRET_LENGTH,
+  createRedactor,
+  redactableSecrets,
+} from './security/create-redactor.js';
 import { startInProcessSim } from './sim/start-in-process-sim.js';
 import type { RunStore } from './store/run-store.js';
 import { openPostgresRunStore } from './store/postgres-run-store.js';
@@ -83,10 +87,7 @@ function toolEnvironment(secrets: readonly (string | undefined)[]): NodeJS.Proce
   const environment: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (SECRET_VARIABLES.includes(name) || value === undefined) continue;
-    if (
-      secrets.some((secret) => secret !== undefined && secret.length >= 8 && value.includes(secret))
-    )
-      continue;
+    if (redactableSecrets(secrets).some((secret) => value.includes(secret))) continue;
     environment[name] = value;
   }
   return environment;
@@ -181,6 +182,16 @@ async function lay(input: ServerConfigInput, parts: ServerParts): Promise<Founda
     secrets,
     ...(parts.logDestination ? { destination: parts.logDestination } : {}),
   });
+  for (const [setting, url] of [
+    ['store', config.store],
+    ['queue', config.queue],
+  ] as const) {
+    if (urlPasswords(url).some((password) => password.length < MIN_SECRET_LENGTH))
+      logger.warn(
+        { setting },
+        `the ${setting} URL's password is under 8 characters: it is too short to redact, so logs and tool results may show it; use a longer password`,
+      );
+  }
   return { config, roots, dataDir, token, sim, secrets, redact: createRedactor(secrets), logger };
 }
 
@@ -258,8 +269,9 @@ async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
             apiKey: config.apiKey ?? 'sim-key',
             ...(baseURL ? { baseURL } : {}),
             ...(config.homeDir ? { homeDir: config.homeDir } : {}),
+            trustWorkspaceAgents: config.trustWorkspaceAgents,
             toolEnv: toolEnvironment(base.secrets),
-            secrets: base.secrets.filter((secret): secret is string => secret !== undefined),
+            secrets: redactableSecrets(base.secrets),
           },
         });
   const stopWatching = store.watchAppends
@@ -401,6 +413,7 @@ export async function startServer(
     logger,
     workspaceRoots: base.roots,
     homeDir: config.homeDir,
+    trustWorkspaceAgents: config.trustWorkspaceAgents,
     keepAliveMs: config.keepAliveMs,
     shutdownSignal: shutdown.signal,
     streams,

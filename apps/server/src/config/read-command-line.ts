@@ -23,6 +23,18 @@ function pacing(text: string | undefined): ServerConfigInput['simPacing'] {
   return { timeToFirstTokenMs: first ?? '', msPerToken: perToken ?? '0' };
 }
 
+/** A switch variable: `1`, `true` or `yes` turn it on; unset, empty, `0`, `false` or `no` leave it off. */
+function trueVariable(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const word = value.trim().toLowerCase();
+  if (['', '0', 'false', 'no'].includes(word)) return false;
+  if (['1', 'true', 'yes'].includes(word)) return true;
+  throw new DelegateError(
+    'INVALID_ARGUMENT',
+    `delegate-server: DELEGATE_TRUST_WORKSPACE_AGENTS: ${JSON.stringify(value.slice(0, 40))} is not a switch; use 1 or 0.`,
+  );
+}
+
 /** The command's definition (also its `--help`). */
 export function createCommand(): Command {
   return new Command('delegate-server')
@@ -63,6 +75,10 @@ export function createCommand(): Command {
     .option('--keep-alive-ms <ms>', 'SSE keep-alive interval (default 15000)')
     .option('--shutdown-timeout-ms <ms>', 'grace time for running turns on SIGTERM (default 30000)')
     .option('--idle-sessions <n>', 'finished sessions kept in memory (default 32)')
+    .option(
+      '--trust-workspace-agents',
+      "apply workspace agent files' permissionMode, hooks and MCP servers as written (DELEGATE_TRUST_WORKSPACE_AGENTS=1; default: left out, with a warning)",
+    )
     .option(
       '--store <url>',
       'shared PostgreSQL store, postgres://… (DELEGATE_STORE_URL; default SQLite in the data dir)',
@@ -150,6 +166,12 @@ export function readCommandLine(
   set('keepAliveMs', text('keepAliveMs'));
   set('shutdownTimeoutMs', text('shutdownTimeoutMs'));
   set('idleSessions', text('idleSessions'));
+  set(
+    'trustWorkspaceAgents',
+    flags.trustWorkspaceAgents === true || trueVariable(env.DELEGATE_TRUST_WORKSPACE_AGENTS)
+      ? true
+      : undefined,
+  );
   set(
     'logLevel',
     (text('logLevel') ?? env.DELEGATE_SERVER_LOG_LEVEL) as ServerConfigInput['logLevel'],

@@ -89,6 +89,12 @@ export const ServerConfig = z
     logLevel: z.enum(LOG_LEVELS).default('info'),
     /** Home directory for user agents and memory (default the OS home). */
     homeDir: z.string().trim().min(1).optional(),
+    /**
+     * Apply the agent files of workspaces (`.claude/agents`, `.delegate/agents`) as written:
+     * a looser `permissionMode`, `hooks` and MCP servers defined in the file. Off by default:
+     * whatever a clone or a branch holds would otherwise run programs on the server.
+     */
+    trustWorkspaceAgents: z.boolean().default(false),
     /** A shared PostgreSQL store (`postgres://…`); default the embedded SQLite file in `dataDir`. */
     store: z
       .string()
@@ -162,6 +168,7 @@ export const CONFIG_FLAGS: Readonly<Record<string, string>> = {
   idleSessions: '--idle-sessions',
   logLevel: '--log-level',
   homeDir: 'HOME',
+  trustWorkspaceAgents: '--trust-workspace-agents',
   store: '--store',
   queue: '--queue',
   queuePrefix: '--queue-prefix',

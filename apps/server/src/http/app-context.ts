@@ -22,6 +22,8 @@ export type AppDependencies = {
   logger: Logger;
   workspaceRoots: readonly string[];
   homeDir: string | undefined;
+  /** Apply workspace agent files as written (`--trust-workspace-agents`). */
+  trustWorkspaceAgents: boolean;
   keepAliveMs: number;
   /** Aborts when the server shuts down (ends every event stream). */
   shutdownSignal: AbortSignal;

@@ -129,9 +129,13 @@ export function describeRunQueueContract(name: string, factory: RunQueueFactory)
     it('on shutdown lets short jobs finish, aborts long ones, and refuses new jobs', async () => {
       const queue = await make(3);
       const hold = gate();
+      // The short job ends once the shutdown has begun: ended before, it would free its slot
+      // for 'waiting-2' and not count as finished by the shutdown (a loaded machine did that).
+      const shuttingDown = gate();
       const abortedWith: unknown[] = [];
       queue.start(async (item, signal) => {
         if (item.runId === 'quick') {
+          await shuttingDown.promise;
           await new Promise((resolve) => setTimeout(resolve, 10));
           return;
         }
@@ -148,7 +152,9 @@ export function describeRunQueueContract(name: string, factory: RunQueueFactory)
       await queue.enqueue(job('waiting-1'));
       await queue.enqueue(job('waiting-2'));
       await until(async () => (await queue.stats()).active === 3, 'three active jobs');
-      const result = await queue.shutdown({ timeoutMs: 300 });
+      const stopping = queue.shutdown({ timeoutMs: 300 });
+      shuttingDown.open();
+      const result = await stopping;
       expect(result.finished).toEqual(['quick']);
       expect(result.aborted.sort()).toEqual(['slow', 'waiting-1']);
       if (queue.shared) {

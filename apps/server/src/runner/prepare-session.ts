@@ -7,24 +7,63 @@ import {
 } from '@delegate/core';
 import {
   type AgentDefinitionsLoadResult,
+  type IgnoredAgentField,
   clearAgentDefinitionsCache,
   getAgentDefinitionsWithOverrides,
+  restrictProjectAgents,
 } from '@delegate/agent-defs';
 import { permissionRuleValueFromString } from '@delegate/tool-filter';
 import type { RunOptions } from '../http/schemas.js';
 import type { RunRecord } from '../store/run-store.js';
 import type { SessionRunnerOptions } from './session-runner.js';
 
-/** Loads the agent definitions of a workspace afresh (files may have changed). */
+/** What the server did not apply of a workspace's agent files, and why. */
+export type WorkspaceAgents = AgentDefinitionsLoadResult & {
+  /** Fields of the workspace's own agent files left out (the server does not trust them). */
+  ignored: IgnoredAgentField[];
+};
+
+/** The hint that ends every note about an agent file field the server left out. */
+export const TRUST_HINT =
+  'start the server with --trust-workspace-agents (DELEGATE_TRUST_WORKSPACE_AGENTS=1) to apply it';
+
+/**
+ * Loads the agent definitions of a workspace afresh (files may have changed). Unless
+ * `trustAgentFiles`, the workspace's own agent files (`.claude/agents`, `.delegate/agents`:
+ * what any clone or branch holds) keep what only restricts and lose what would loosen
+ * permissions or run programs on the server, as in the CLI for an untrusted project: each
+ * field left out is in `ignored` and, as a warning, in `diagnostics`.
+ */
 export async function loadWorkspaceAgents(options: {
   workspace: string;
   homeDir?: string;
-}): Promise<AgentDefinitionsLoadResult> {
+  /** Apply the workspace's agent files as written (default false). */
+  trustAgentFiles?: boolean;
+}): Promise<WorkspaceAgents> {
   clearAgentDefinitionsCache(options.workspace);
-  return getAgentDefinitionsWithOverrides({
+  const loaded = await getAgentDefinitionsWithOverrides({
     cwd: options.workspace,
     ...(options.homeDir ? { homeDir: options.homeDir } : {}),
   });
+  if (options.trustAgentFiles === true) return { ...loaded, ignored: [] };
+  const { definitions, ignored } = restrictProjectAgents(loaded);
+  return {
+    ...definitions,
+    diagnostics: [
+      ...definitions.diagnostics,
+      ...ignored.map((entry) => ({
+        filePath: entry.where,
+        reason: ignoredFieldNote(entry),
+        severity: 'warning' as const,
+      })),
+    ],
+    ignored,
+  };
+}
+
+/** One line about a field the server left out: what, why, and how to apply it. */
+export function ignoredFieldNote(entry: IgnoredAgentField): string {
+  return `${entry.field} not applied: ${entry.reason}, and this server does not trust workspace agent files (${TRUST_HINT})`;
 }
 
 /** The definition a run's main agent runs as, or a NOT_FOUND error listing the choices. */
@@ -71,6 +110,8 @@ export type SessionDefaults = {
   apiKey: string;
   baseURL?: string;
   homeDir?: string;
+  /** Apply workspace agent files as written (`--trust-workspace-agents`). */
+  trustWorkspaceAgents: boolean;
   toolEnv: NodeJS.ProcessEnv;
   /** The server's secrets (token, connection passwords), removed from every tool result. */
   secrets: string[];
@@ -83,6 +124,8 @@ export type PreparedSession = {
   mainAgentType: string;
   /** Color of the chosen agent, if any. */
   mainColor: string | null;
+  /** Fields of the workspace's agent files the server left out, each as a note for the run. */
+  ignoredFields: string[];
 };
 
 /** Builds a run's session options from its stored options and the workspace's agents. */
@@ -95,6 +138,7 @@ export async function prepareSession(options: {
   const definitions = await loadWorkspaceAgents({
     workspace: run.workspace,
     ...(defaults.homeDir ? { homeDir: defaults.homeDir } : {}),
+    trustAgentFiles: defaults.trustWorkspaceAgents,
   });
   const main = runOptions.agent ? findMainAgent(definitions, runOptions.agent) : undefined;
   const model =
@@ -106,6 +150,9 @@ export async function prepareSession(options: {
   return {
     mainAgentType: main?.agentType ?? 'main',
     mainColor: main?.color ?? null,
+    ignoredFields: definitions.ignored.map(
+      (entry) => `${entry.where}: ${ignoredFieldNote(entry)}.`,
+    ),
     options: {
       sessionId: run.sessionId,
       cwd: run.workspace,

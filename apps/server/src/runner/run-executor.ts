@@ -329,6 +329,23 @@ export class RunExecutor {
             transcriptPath: runner.mainTranscriptPath(),
           }),
         );
+        // What the server left out of the workspace's agent files, told once, when the run starts.
+        if (input.kind === 'start')
+          for (const note of prepared.ignoredFields)
+            this.record(
+              run.id,
+              active,
+              tree.apply({
+                kind: 'agent',
+                event: {
+                  type: 'agent.warning',
+                  agentId: MAIN_AGENT_ID,
+                  timestamp: new Date().toISOString(),
+                  code: 'AGENT_FIELD_IGNORED',
+                  message: note,
+                },
+              }),
+            );
         // A stop requested while the session was opening takes effect now.
         if (active.stopping) runner.abort(new DelegateError('ABORTED', 'Stopped before it began.'));
         // A takeover or a handoff (the run's worker stopped): in-flight read-only calls of

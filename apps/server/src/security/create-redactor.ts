@@ -2,18 +2,21 @@
 export const REDACTED = '[REDACTED]';
 
 /** Secrets shorter than this are not redacted (a placeholder key like `sim` is no secret). */
-const MIN_SECRET_LENGTH = 8;
+export const MIN_SECRET_LENGTH = 8;
+
+/** The secrets long enough to be redacted (the others would match ordinary text). */
+export function redactableSecrets(secrets: readonly (string | undefined)[]): string[] {
+  return secrets.filter(
+    (secret): secret is string => secret !== undefined && secret.length >= MIN_SECRET_LENGTH,
+  );
+}
 
 /**
  * Returns a function that copies a JSON-like value with every occurrence of each secret
  * (the API key, the server token) in its strings, keys included, replaced by `[REDACTED]`.
  */
 export function createRedactor(secrets: readonly (string | undefined)[]): <T>(value: T) => T {
-  const list = [...new Set(secrets)]
-    .filter(
-      (secret): secret is string => secret !== undefined && secret.length >= MIN_SECRET_LENGTH,
-    )
-    .sort((a, b) => b.length - a.length);
+  const list = [...new Set(redactableSecrets(secrets))].sort((a, b) => b.length - a.length);
   if (list.length === 0) return (value) => value;
   const redactText = (text: string): string => {
     let result = text;

@@ -55,3 +55,27 @@ describe.skipIf(!services.postgres)('a store password that the URL percent-encod
     }
   });
 });
+
+describe.skipIf(!services.postgres)('a store password too short to redact', () => {
+  it('is named in a warning at start, without the password, and the server still serves', async () => {
+    const database = await createTestDatabase();
+    const withPassword = new URL(database.url);
+    withPassword.password = 'pw7x';
+    const test = await startTestServer({
+      policy: scenarioPolicy(new Gates()),
+      config: { store: withPassword.toString() },
+    }).catch(async (error: unknown) => {
+      await database.drop();
+      throw error;
+    });
+    try {
+      const logs = test.logs.join('');
+      expect(logs).toContain("the store URL's password is under 8 characters");
+      expect(logs).not.toContain('pw7x');
+      expect((await test.api('/v1/runs')).status).toBe(200);
+    } finally {
+      await test.close();
+      await database.drop();
+    }
+  });
+});

@@ -234,3 +234,19 @@ describe('the API key', () => {
     }
   });
 });
+
+describe('the secrets option', () => {
+  it('refuses a secret too short to redact, naming its place and never its value', async () => {
+    const error = await DelegateSession.create({
+      cwd: '/tmp',
+      apiKey: 'k',
+      transcriptDir: false,
+      secrets: ['long-enough-value', 'hunter2'],
+    }).catch((caught: unknown) => caught);
+    expect((error as Error).message).toMatch(
+      /options\.secrets\[1\]: is under 8 characters: a value that short cannot be redacted/,
+    );
+    expect(JSON.stringify(error)).not.toContain('hunter2');
+    expect(String((error as Error).stack)).not.toContain('hunter2');
+  });
+});

@@ -22,6 +22,7 @@ import { type CacheBreakDiagnosis, type ForkLayout, FORK_LAYOUTS } from '@delega
 import { permissionRuleValueFromString } from '@delegate/tool-filter';
 import { z } from 'zod';
 import type { AskHandler } from '../permissions.js';
+import { MIN_SECRET_LENGTH } from '../util/redact-secrets.js';
 
 /** MCP servers as the session sees them (the `@delegate/tools` MCP manager fits). */
 export type McpSource = {
@@ -180,7 +181,8 @@ export type DelegateSessionOptions = {
   /**
    * Values replaced by `[REDACTED]` in every tool result of every agent, before the model, a
    * transcript or an event sees them (a server's own token, a database password). The API key
-   * and auth token of the session's client always are; values under 8 characters are ignored.
+   * and auth token of the session's client always are (when 8 characters or longer). A value
+   * under 8 characters is refused: it could not be redacted without mangling ordinary text.
    */
   secrets?: string[];
 };
@@ -367,7 +369,13 @@ export const DelegateSessionOptionsSchema = z
     priceTable: PriceTable.optional(),
     streamIdleTimeoutMs: positiveMilliseconds.optional(),
     maxConsecutiveStalls: positiveInteger.optional(),
-    secrets: z.array(z.string()).optional(),
+    secrets: z
+      .array(
+        z.string().min(MIN_SECRET_LENGTH, {
+          message: `is under ${MIN_SECRET_LENGTH} characters: a value that short cannot be redacted without mangling ordinary text, so it would not be protected (use a longer secret, or leave it out)`,
+        }),
+      )
+      .optional(),
   })
   .strict();
 

@@ -2,7 +2,7 @@
 export const REDACTED = '[REDACTED]';
 
 /** Shorter values are not treated as secrets (a placeholder key like `sim` is none). */
-const MIN_SECRET_LENGTH = 8;
+export const MIN_SECRET_LENGTH = 8;
 
 /**
  * Returns a function that replaces every occurrence of each secret in a text by

@@ -29,6 +29,7 @@ export function registerAgentRoutes(app: App, dependencies: AppDependencies): vo
     const loaded = await loadWorkspaceAgents({
       workspace,
       ...(dependencies.homeDir ? { homeDir: dependencies.homeDir } : {}),
+      trustAgentFiles: dependencies.trustWorkspaceAgents,
     });
     const active = new Set(loaded.activeAgents);
     const winner = new Map(loaded.activeAgents.map((agent) => [agent.agentType, agent]));
