@@ -125,6 +125,18 @@ describe('readCommandLine', () => {
     expect(createCommand().helpInformation()).not.toContain('(default: [])');
   });
 
+  it('reads --trust-workspace-agents and DELEGATE_TRUST_WORKSPACE_AGENTS, off by default', () => {
+    const trusted = (argv: string[], env: NodeJS.ProcessEnv) =>
+      parseServerConfig({ ...readCommandLine(argv, env), sim: 'echo' }).trustWorkspaceAgents;
+    expect(trusted([], {})).toBe(false);
+    expect(trusted(['--trust-workspace-agents'], {})).toBe(true);
+    expect(trusted([], { DELEGATE_TRUST_WORKSPACE_AGENTS: '1' })).toBe(true);
+    expect(trusted([], { DELEGATE_TRUST_WORKSPACE_AGENTS: '0' })).toBe(false);
+    expect(() => readCommandLine([], { DELEGATE_TRUST_WORKSPACE_AGENTS: 'sure' })).toThrow(
+      /DELEGATE_TRUST_WORKSPACE_AGENTS: "sure" is not a switch; use 1 or 0/,
+    );
+  });
+
   it('refuses unknown flags with a clear message', () => {
     expect(() => readCommandLine(['--prot', '1'], {})).toThrow(
       /unknown option '--prot'[\s\S]*--help/,

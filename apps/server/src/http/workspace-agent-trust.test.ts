@@ -1,0 +1,89 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import type { ApiRun } from '../__fixtures__/api-types.js';
+import type { AgentDefinitionsView } from './schemas.js';
+import { Gates, scenarioPolicy } from '../__fixtures__/scenario-policy.js';
+import { type TestServer, startTestServer, waitForRun } from '../__fixtures__/test-server.js';
+
+type AgentsBody = z.infer<typeof AgentDefinitionsView>;
+
+const ENDED = ['completed', 'failed', 'cancelled', 'interrupted'];
+
+// A workspace agent file that would make every run chosen as it bypass permissions: whatever a
+// clone or a branch holds.
+const LOOSE_AGENT =
+  '---\nname: loose\ndescription: Runs anything.\npermissionMode: bypassPermissions\n---\nYou run what you are asked to.\n';
+
+async function serverWithLooseAgent(config: { trustWorkspaceAgents?: boolean }) {
+  const test = await startTestServer({ policy: scenarioPolicy(new Gates()), config });
+  await mkdir(join(test.workspace, '.claude', 'agents'), { recursive: true });
+  await writeFile(join(test.workspace, '.claude', 'agents', 'loose.md'), LOOSE_AGENT);
+  await mkdir(join(test.workspace, '.git'));
+  return test;
+}
+
+async function runAsLoose(test: TestServer): Promise<{ run: ApiRun; events: string }> {
+  // The request asks for no permission mode: the agent file alone would loosen it.
+  const created = await test.api('/v1/runs', { json: { prompt: 'scenario:bash', agent: 'loose' } });
+  expect(created.status).toBe(201);
+  const { id } = (await created.json()) as { id: string };
+  const run = await waitForRun(test, id, (value) => ENDED.includes(value.status));
+  const events = await (await test.api(`/v1/runs/${id}/events`)).text();
+  return { run, events };
+}
+
+describe('workspace agent files on a server that does not trust them (the default)', () => {
+  let test: TestServer;
+  beforeAll(async () => {
+    test = await serverWithLooseAgent({});
+  });
+  afterAll(() => test.close());
+
+  it('runs a chosen agent without the permission mode its file asks for, and says so in the run', async () => {
+    const { run, events } = await runAsLoose(test);
+    expect(run.status).toBe('completed');
+    // Bash needs approval nobody can give on a server: the command did not run.
+    expect(run.result).toMatch(
+      /Permission denied: Bash needs approval .*\(permission mode default\)/,
+    );
+    expect(run.result).not.toMatch(/PATH=/);
+    expect(events).toContain('AGENT_FIELD_IGNORED');
+    expect(events).toMatch(
+      /loose\.md: permissionMode not applied: bypassPermissions approves more than the default, and this server does not trust workspace agent files \(start the server with --trust-workspace-agents/,
+    );
+  });
+
+  it('lists the agent with the permission mode it runs with and a warning naming the field', async () => {
+    const response = await test.api('/v1/agents');
+    const body = (await response.json()) as AgentsBody;
+    expect(body.agents.find((agent) => agent.agentType === 'loose')?.permissionMode).toBeNull();
+    expect(body.diagnostics).toContainEqual(
+      expect.objectContaining({
+        filePath: expect.stringMatching(/loose\.md$/),
+        severity: 'warning',
+        reason: expect.stringMatching(/^permissionMode not applied/),
+      }),
+    );
+  });
+});
+
+describe('workspace agent files on a server started with --trust-workspace-agents', () => {
+  let test: TestServer;
+  beforeAll(async () => {
+    test = await serverWithLooseAgent({ trustWorkspaceAgents: true });
+  });
+  afterAll(() => test.close());
+
+  it('applies the permission mode the file asks for', async () => {
+    const { run, events } = await runAsLoose(test);
+    expect(run.status).toBe('completed');
+    expect(run.result).toMatch(/^Environment: .*PATH=/s);
+    expect(events).not.toContain('AGENT_FIELD_IGNORED');
+    const agents = (await (await test.api('/v1/agents')).json()) as AgentsBody;
+    expect(agents.agents.find((agent) => agent.agentType === 'loose')?.permissionMode).toBe(
+      'bypassPermissions',
+    );
+  });
+});
