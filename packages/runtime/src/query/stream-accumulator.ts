@@ -23,12 +23,25 @@ export function createStreamAccumulator(): StreamAccumulator {
   return { message: undefined, blocks: [], stopped: false };
 }
 
+/**
+ * Characters of a tool input that is not JSON kept in the conversation. A call cut by
+ * `max_tokens` can hold the whole output budget (a long Write): kept whole, it would be resent,
+ * and fill the context, on every later turn, though the call never runs.
+ */
+const KEPT_INVALID_INPUT_CHARS = 2_000;
+
 function parseToolInput(text: string): unknown {
   if (text.length === 0) return {};
   try {
     return JSON.parse(text);
   } catch {
-    return { __invalid_json__: text };
+    const cut = text.length - KEPT_INVALID_INPUT_CHARS;
+    return {
+      __invalid_json__:
+        cut > 0
+          ? `${text.slice(0, KEPT_INVALID_INPUT_CHARS)}…[${cut} more characters not kept]`
+          : text,
+    };
   }
 }
 

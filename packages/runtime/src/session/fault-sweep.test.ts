@@ -322,6 +322,11 @@ describe.each(kinds)('fault sweep: max_tokens inside a tool call, %s agent', (ki
     );
     expect(results).toHaveLength(1);
     expect(JSON.stringify(results[0])).toContain('"is_error":true');
+    // The cut input is not resent whole: the next request holds only its head.
+    const next = current.sim.journal.entries.filter((entry) => agentOf(entry) === target).at(-1)!;
+    const resent = JSON.stringify(requestBody(next).messages);
+    expect(resent).toMatch(/more characters not kept\]/);
+    expect(resent.length).toBeLessThan(20_000);
   });
 });
 
