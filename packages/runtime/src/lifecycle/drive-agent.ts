@@ -44,6 +44,11 @@ export type DriveAgentOptions = {
   forkLayout?: ForkLayout;
   /** With cache debugging on: what the run's first request should read from. */
   cacheBaseline?: Anthropic.MessageCreateParamsStreaming;
+  /**
+   * The starting conversation already ends with the agent's report (a finished one-shot agent
+   * resumed after its notification was lost): the run ends on it without a request.
+   */
+  endsWithReport?: boolean;
 };
 
 function describeActivity(message: AssistantMessage): string | undefined {
@@ -173,6 +178,7 @@ export async function* driveAgent(
   options: DriveAgentOptions,
 ): AsyncGenerator<Message, 'completed' | 'aborted'> {
   await recordStart(runtime, record, options);
+  if (options.endsWithReport) return 'completed';
   let firstResponse = false;
   const notifyFirst = (): void => {
     if (firstResponse) return;

@@ -217,7 +217,7 @@ describe('resuming a one-shot built-in (Explore)', () => {
     });
   }
 
-  it('refuses one that gave its report, without running the task again', async () => {
+  it('refuses a follow-up message to one that gave its report, without running the task again', async () => {
     current = await createTestSession({ policy: exploreInBackground });
     const { session } = current;
     const events: AgentEvent[] = [];
@@ -235,6 +235,42 @@ describe('resuming a one-shot built-in (Explore)', () => {
       /one-shot Explore agent that already gave its report\. Start a new Explore agent/,
     );
     expect(current.sim.journal.filter((entry) => agentOf(entry) === 'Explore')).toHaveLength(1);
+  });
+
+  it('settles one that gave its report on that report when resumed without a message, with no request', async () => {
+    current = await createTestSession({ policy: exploreInBackground });
+    const { session } = current;
+    const events: AgentEvent[] = [];
+    session.events.on((event) => events.push(event));
+    await session.send('look around', { waitForBackground: true });
+    await session.flush();
+    const agentId = events.find((event) => event.type === 'agent.started')!.agentId;
+    // Its notification never reached the main agent (the process died first): a host resumes it.
+    const before = current.sim.journal.entries.length;
+    const again = await reopen(current, session.transcript!.sessionId);
+    const againEvents: AgentEvent[] = [];
+    again.events.on((event) => againEvents.push(event));
+    const launched = await again.resumeAgent({ agentId });
+    expect(launched.status).toBe('async_launched');
+    const { text } = await again.send('', { waitForBackground: true });
+    await again.flush();
+    again.abort();
+    expect(text).toBe('noted');
+    // The second session made one request, the main agent's, told of the completed report.
+    const later = current.sim.journal.entries.slice(before);
+    expect(later).toHaveLength(1);
+    expect(agentOf(later[0]!)).toBeUndefined();
+    expect(JSON.stringify(later[0]!.body)).toMatch(
+      /<task-notification>.*status: completed.*result:\\nfound it in config\.ts/s,
+    );
+    expect(againEvents.find((event) => event.type === 'agent.completed')).toMatchObject({
+      agentId,
+    });
+    // Its transcript gained nothing: the same file, one report.
+    const lines = await readTranscript(session.transcript!.agentPath(agentId));
+    expect(
+      lines.filter((line) => JSON.stringify(line).includes('found it in config.ts')),
+    ).toHaveLength(1);
   });
 
   it('resumes one that was cut off before its report', async () => {

@@ -133,27 +133,28 @@ function endsWithReport(history: readonly Message[]): boolean {
     (message) => message.type === 'user' || message.type === 'assistant',
   );
   if (last?.type !== 'assistant' || last.isApiErrorMessage) return false;
-  const { stop_reason: stop, content } = last.message;
-  return (
-    (stop === 'end_turn' || stop === 'stop_sequence') &&
-    !content.some((block) => block.type === 'tool_use')
-  );
+  // The loop ends an agent on any answer without a tool call, whatever its stop reason.
+  return !last.message.content.some((block) => block.type === 'tool_use');
 }
 
 /**
- * A one-shot built-in (Explore, Plan) that gave its report is done, as `SendMessage` says:
- * resuming it would run the finished task again. One cut off mid-run may be resumed.
+ * Whether the agent is a one-shot built-in (Explore, Plan) that already gave its report. It is
+ * done, as `SendMessage` says: a follow-up `message` is refused, and resuming it without one
+ * (its notification was lost in a crash) settles it on the report it gave, without a request.
+ * One cut off before its report resumes as any agent does.
  */
-function refuseFinishedOneShot(
+function finishedOneShot(
   runtime: AgentRuntime,
   spec: AgentSpec,
   history: readonly Message[],
-): void {
-  if (!spec.isBuiltIn || !runtime.oneShotAgentTypes.has(spec.agentType)) return;
-  if (!endsWithReport(history)) return;
+  message: string | undefined,
+): boolean {
+  if (!spec.isBuiltIn || !runtime.oneShotAgentTypes.has(spec.agentType)) return false;
+  if (!endsWithReport(history)) return false;
+  if (message === undefined) return true;
   throw new DelegateError(
     'INVALID_ARGUMENT',
-    `Cannot resume agent ${spec.agentId}: it is a one-shot ${spec.agentType} agent that already gave its report. Start a new ${spec.agentType} agent with the follow-up in its prompt.`,
+    `Cannot continue agent ${spec.agentId}: it is a one-shot ${spec.agentType} agent that already gave its report. Start a new ${spec.agentType} agent with the follow-up in its prompt.`,
     { details: { agentId: spec.agentId, agentType: spec.agentType } },
   );
 }
@@ -269,8 +270,16 @@ export async function resumeAgentFromTranscript(
   );
   const restored = await readHistory(runtime, source, options.agentId);
   const history = restored.messages;
-  refuseFinishedOneShot(runtime, spec, history);
+  const finished = finishedOneShot(runtime, spec, history, options.message);
   const record = await rebuildRecord(runtime, spec);
+  if (finished) {
+    if (sameFile && restored.lastUuid) store.continueAfter(options.agentId, restored.lastUuid);
+    return startAgentRun(runtime, record, {
+      newMessages: history,
+      endsWithReport: true,
+      ...(sameFile ? { alreadyRecorded: history.length } : {}),
+    });
+  }
   const settled = await settleInFlightToolCalls({
     messages: history,
     mode: options.inFlightToolCalls ?? 'interrupt',

@@ -28,6 +28,11 @@ export type RunOptions = {
   forkLayout?: ForkLayout;
   /** With cache debugging on: the request the run's first request should read from (a fork's parent's). */
   cacheBaseline?: Anthropic.MessageCreateParamsStreaming;
+  /**
+   * `newMessages` are a finished run: the run settles on their report without a request, and
+   * its result, tool count and usage are theirs.
+   */
+  endsWithReport?: boolean;
 };
 
 type Step = IteratorResult<Message, 'completed' | 'aborted'>;
@@ -64,7 +69,7 @@ function beginAgentRun(runtime: AgentRuntime, record: AgentRecord, options: RunO
     record,
     taskId: task.id,
     startTime: Date.now(),
-    runStart: record.messages.length + options.newMessages.length,
+    runStart: record.messages.length + (options.endsWithReport ? 0 : options.newMessages.length),
   };
   beginRun(record, task.id);
   runtime.agents.runStarted(record);
@@ -93,6 +98,7 @@ function startLoop(runtime: AgentRuntime, run: AgentRun, options: RunOptions): L
     ...(options.transcriptOnly ? { transcriptOnly: options.transcriptOnly } : {}),
     ...(options.forkLayout ? { forkLayout: options.forkLayout } : {}),
     ...(options.cacheBaseline ? { cacheBaseline: options.cacheBaseline } : {}),
+    ...(options.endsWithReport ? { endsWithReport: true } : {}),
     onProgress: (progress) =>
       runtime.tasks.update(run.taskId, {
         usage: progress.usage,

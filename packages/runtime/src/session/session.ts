@@ -845,8 +845,9 @@ export class DelegateSession {
    * settled (`inFlightToolCalls`, default `interrupt`), and it runs on in the background with
    * `message` (or a note that it was interrupted). Its transcript continues under this
    * session; in the session that recorded it, the same file continues without the history
-   * written again. Refuses an agent still running here, and a one-shot built-in (Explore,
-   * Plan) that already gave its report.
+   * written again. Refuses an agent still running here, and a follow-up `message` to a
+   * one-shot built-in (Explore, Plan) that already gave its report; resumed without one, such
+   * an agent settles on that report (its notification is sent again) without a request.
    */
   async resumeAgent(options: ResumeAgentOptions): Promise<AgentToolOutput> {
     checkCallOptions('resumeAgent', options);
