@@ -80,7 +80,15 @@ export type ServerParts = {
   onBusy?: () => void;
 };
 
-const SECRET_VARIABLES = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'DELEGATE_SERVER_TOKEN'];
+// The connection URLs hold the store's and the queue's passwords, which may be too short to
+// be found by value.
+const SECRET_VARIABLES = [
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_AUTH_TOKEN',
+  'DELEGATE_SERVER_TOKEN',
+  'DELEGATE_STORE_URL',
+  'DELEGATE_QUEUE_URL',
+];
 
 /** This process's environment without the credentials, for the commands runs execute. */
 function toolEnvironment(secrets: readonly (string | undefined)[]): NodeJS.ProcessEnv {
@@ -189,7 +197,7 @@ async function lay(input: ServerConfigInput, parts: ServerParts): Promise<Founda
     if (urlPasswords(url).some((password) => password.length < MIN_SECRET_LENGTH))
       logger.warn(
         { setting },
-        `the ${setting} URL's password is under 8 characters: it is too short to redact, so logs and tool results may show it; use a longer password`,
+        `the ${setting} URL's password is under 8 characters: too short to redact, so a tool result that shows it (a file that holds it, say) is not cleaned; use a longer password`,
       );
   }
   return { config, roots, dataDir, token, sim, secrets, redact: createRedactor(secrets), logger };

@@ -187,9 +187,12 @@ export class BullRunQueue implements RunQueue {
     const wasAccepting = this.accepting;
     this.accepting = false;
     if (!wasAccepting && !this.worker) return { finished: [], aborted: [], notStarted: [] };
+    // The jobs running as the shutdown begins: one that ends while the worker pauses still
+    // counts as finished by it.
+    const running = [...this.active.values()];
     await this.worker?.pause(true).catch(() => undefined);
     const { finished, aborted } = await drainRunningJobs({
-      running: [...this.active.values()],
+      running,
       timeoutMs: options.timeoutMs,
       abortMessage: (runId) =>
         `The worker shut down before run ${runId} finished its turn (grace time ${options.timeoutMs} ms); another worker continues it.`,

@@ -90,6 +90,7 @@ export class RunService {
       roots: this.workspaceRoots,
     });
     if (body.agent !== undefined) {
+      // Only whether the agent exists is checked here: trust changes fields, never the list.
       const definitions = await loadWorkspaceAgents({
         workspace,
         ...(this.homeDir ? { homeDir: this.homeDir } : {}),

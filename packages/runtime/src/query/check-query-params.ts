@@ -1,4 +1,5 @@
-import { MAX_TIMER_MS, invalidArgument, isObject } from '@delegate/core';
+import { DelegateError, MAX_TIMER_MS, invalidArgument, isObject } from '@delegate/core';
+import { MIN_SECRET_LENGTH } from '../util/redact-secrets.js';
 
 const OPTIONAL_FUNCTIONS = ['drainQueuedMessages', 'requestGate'] as const;
 const OPTIONAL_COUNTS = [
@@ -68,6 +69,7 @@ export function checkQueryParams(params: unknown): void {
       throw invalid(`params.${name}`, 'a number of 0 or more', value);
     }
   }
+  checkSecrets(params['secrets']);
   // The stall watchdog's timer: Node runs a longer one (or Infinity) after 1 ms.
   const idle = params['streamIdleTimeoutMs'];
   if (typeof idle === 'number' && !(idle <= MAX_TIMER_MS)) {
@@ -77,4 +79,23 @@ export function checkQueryParams(params: unknown): void {
       idle,
     );
   }
+}
+
+/** `secrets`: strings long enough to redact. Never shows a value: it is a secret. */
+function checkSecrets(secrets: unknown): void {
+  if (secrets === undefined) return;
+  const refuse = (option: string, problem: string): never => {
+    throw new DelegateError('INVALID_ARGUMENT', `query(): ${option} ${problem}.`, {
+      details: { option },
+    });
+  };
+  if (!Array.isArray(secrets)) refuse('params.secrets', 'must be an array of strings');
+  (secrets as unknown[]).forEach((secret, index) => {
+    if (typeof secret !== 'string') refuse(`params.secrets[${index}]`, 'must be a string');
+    else if (secret.length < MIN_SECRET_LENGTH)
+      refuse(
+        `params.secrets[${index}]`,
+        `must be ${MIN_SECRET_LENGTH} characters or longer: a value that short cannot be redacted without mangling ordinary text (use a longer secret, or leave it out)`,
+      );
+  });
 }

@@ -122,6 +122,16 @@ describe('query', () => {
       'params.streamIdleTimeoutMs',
     ],
     [
+      'a secret too short to redact',
+      (params: Record<string, unknown>) => ({ ...params, secrets: ['sekret'] }),
+      'params.secrets[0]',
+    ],
+    [
+      'secrets as one string',
+      (params: Record<string, unknown>) => ({ ...params, secrets: 'sekret-value' }),
+      'params.secrets',
+    ],
+    [
       'an API key where the client goes',
       (params: Record<string, unknown>) => ({ ...params, client: 'sk-ant-sekret-key' }),
       'params.client',

@@ -85,6 +85,43 @@ describe('the stream accumulator', () => {
     });
   });
 
+  it('keeps the first 2,000 characters of an input that is not JSON, never half a surrogate pair', () => {
+    const inputOf = (partial: string): unknown => {
+      const accumulator = createStreamAccumulator();
+      for (const event of events([
+        start,
+        {
+          type: 'content_block_start',
+          index: 0,
+          content_block: { type: 'tool_use', id: 't1', name: 'Write', input: {} },
+        },
+        {
+          type: 'content_block_delta',
+          index: 0,
+          delta: { type: 'input_json_delta', partial_json: partial },
+        },
+        { type: 'content_block_stop', index: 0 },
+        { type: 'message_stop' },
+      ]))
+        applyStreamEvent(accumulator, event);
+      const block = finishStreamAccumulator(accumulator).content[0];
+      return block?.type === 'tool_use'
+        ? (block.input as { __invalid_json__: string }).__invalid_json__
+        : undefined;
+    };
+    const exact = `{"c": "${'x'.repeat(1_993)}`;
+    expect(exact).toHaveLength(2_000);
+    expect(inputOf(exact)).toBe(exact);
+    expect(inputOf(`${exact}y`)).toBe(
+      `${exact}[… 1 more characters of this unusable input were removed from the conversation]`,
+    );
+    // An emoji (two UTF-16 units) across the limit is left out whole.
+    const emoji = `{"c": "${'x'.repeat(1_992)}😀😀`;
+    const kept = inputOf(emoji) as string;
+    expect(kept.startsWith(`{"c": "${'x'.repeat(1_992)}[… 4 more`)).toBe(true);
+    expect(kept).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
+  });
+
   it('refuses a stream that ended before message_stop, as a retryable cut', () => {
     const accumulator = createStreamAccumulator();
     applyStreamEvent(accumulator, start);

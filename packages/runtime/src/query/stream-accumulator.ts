@@ -30,17 +30,22 @@ export function createStreamAccumulator(): StreamAccumulator {
  */
 const KEPT_INVALID_INPUT_CHARS = 2_000;
 
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
 function parseToolInput(text: string): unknown {
   if (text.length === 0) return {};
   try {
     return JSON.parse(text);
   } catch {
-    const cut = text.length - KEPT_INVALID_INPUT_CHARS;
+    if (text.length <= KEPT_INVALID_INPUT_CHARS) return { __invalid_json__: text };
+    // Never half of a surrogate pair: the API refuses a string that ends in one.
+    const end = isHighSurrogate(text.charCodeAt(KEPT_INVALID_INPUT_CHARS - 1))
+      ? KEPT_INVALID_INPUT_CHARS - 1
+      : KEPT_INVALID_INPUT_CHARS;
     return {
-      __invalid_json__:
-        cut > 0
-          ? `${text.slice(0, KEPT_INVALID_INPUT_CHARS)}…[${cut} more characters not kept]`
-          : text,
+      __invalid_json__: `${text.slice(0, end)}[… ${text.length - end} more characters of this unusable input were removed from the conversation]`,
     };
   }
 }

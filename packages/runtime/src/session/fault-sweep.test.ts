@@ -325,7 +325,9 @@ describe.each(kinds)('fault sweep: max_tokens inside a tool call, %s agent', (ki
     // The cut input is not resent whole: the next request holds only its head.
     const next = current.sim.journal.entries.filter((entry) => agentOf(entry) === target).at(-1)!;
     const resent = JSON.stringify(requestBody(next).messages);
-    expect(resent).toMatch(/more characters not kept\]/);
+    expect(resent).toMatch(
+      /more characters of this unusable input were removed from the conversation\]/,
+    );
     expect(resent.length).toBeLessThan(20_000);
   });
 });

@@ -487,10 +487,12 @@ export async function resolveHomeDirectory(
 
 /** Why `path` cannot be (or become) a folder, or undefined when it is one or is missing. */
 async function folderProblem(path: string): Promise<string | undefined> {
-  const stats = await stat(path).catch((error: unknown) =>
-    (error as NodeJS.ErrnoException).code === 'ENOTDIR' ? ('through a file' as const) : undefined,
-  );
-  if (stats === 'through a file') return 'has a file where a folder should be';
+  const stats = await stat(path).catch((error: unknown) => {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? undefined : (code ?? 'an error');
+  });
+  if (stats === 'ENOTDIR') return 'has a file where a folder should be';
+  if (typeof stats === 'string') return `cannot be read (${stats})`;
   if (stats && !stats.isDirectory()) return 'is a file, not a folder';
   return undefined;
 }
