@@ -1,6 +1,8 @@
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Policy } from '@delegate/api-sim';
 import type { z } from 'zod';
 import type { ApiRun } from '../__fixtures__/api-types.js';
 import type { AgentDefinitionsView } from './schemas.js';
@@ -16,12 +18,57 @@ const ENDED = ['completed', 'failed', 'cancelled', 'interrupted'];
 const LOOSE_AGENT =
   '---\nname: loose\ndescription: Runs anything.\npermissionMode: bypassPermissions\n---\nYou run what you are asked to.\n';
 
+// A workspace sub-agent whose hook would run a program on the server before each Read.
+const HOOKED_AGENT = [
+  '---',
+  'name: hooked',
+  'description: Reads files.',
+  'tools: Read',
+  'hooks:',
+  '  PreToolUse:',
+  '    - matcher: Read',
+  '      hooks:',
+  '        - type: command',
+  "          command: node -e \"require('fs').writeFileSync('hook-ran.txt', 'yes')\"",
+  '---',
+  'You read files.',
+  '',
+].join('\n');
+
+// The main agent hands `hooked` a Read; the sub-agent reads notes.txt and reports.
+const scenarios = scenarioPolicy(new Gates());
+const hookPolicy: Policy = (request) => {
+  if (request.agent === 'hooked')
+    return request.toolResults.length > 0
+      ? `read: ${request.toolResults[0]?.content}`
+      : [{ type: 'tool_use', name: 'Read', input: { file_path: 'notes.txt' } }];
+  if (!JSON.stringify(request.messages).includes('scenario:hooked')) return scenarios(request);
+  if (request.toolResults.length > 0) return `done: ${request.toolResults[0]?.content}`;
+  return [
+    {
+      type: 'tool_use',
+      name: 'Agent',
+      input: { description: 'read notes', prompt: 'Read notes.txt', subagent_type: 'hooked' },
+    },
+  ];
+};
+
 async function serverWithLooseAgent(config: { trustWorkspaceAgents?: boolean }) {
-  const test = await startTestServer({ policy: scenarioPolicy(new Gates()), config });
+  const test = await startTestServer({ policy: hookPolicy, config });
   await mkdir(join(test.workspace, '.claude', 'agents'), { recursive: true });
   await writeFile(join(test.workspace, '.claude', 'agents', 'loose.md'), LOOSE_AGENT);
+  await writeFile(join(test.workspace, '.claude', 'agents', 'hooked.md'), HOOKED_AGENT);
+  await writeFile(join(test.workspace, 'notes.txt'), 'the notes\n');
   await mkdir(join(test.workspace, '.git'));
   return test;
+}
+
+async function runHooked(test: TestServer): Promise<{ run: ApiRun; events: string }> {
+  const created = await test.api('/v1/runs', { json: { prompt: 'scenario:hooked' } });
+  const { id } = (await created.json()) as { id: string };
+  const run = await waitForRun(test, id, (value) => ENDED.includes(value.status));
+  const events = await (await test.api(`/v1/runs/${id}/events`)).text();
+  return { run, events };
 }
 
 async function runAsLoose(test: TestServer): Promise<{ run: ApiRun; events: string }> {
@@ -55,6 +102,15 @@ describe('workspace agent files on a server that does not trust them (the defaul
     );
   });
 
+  it("does not run a workspace sub-agent's hook, and says so in the run", async () => {
+    const { run, events } = await runHooked(test);
+    expect(run.status).toBe('completed');
+    expect(run.result).toContain('read: ');
+    expect(run.result).toContain('the notes');
+    expect(existsSync(join(test.workspace, 'hook-ran.txt'))).toBe(false);
+    expect(events).toMatch(/hooked\.md: hooks not applied: hook commands are programs/);
+  });
+
   it('lists the agent with the permission mode it runs with and a warning naming the field', async () => {
     const response = await test.api('/v1/agents');
     const body = (await response.json()) as AgentsBody;
@@ -75,6 +131,13 @@ describe('workspace agent files on a server started with --trust-workspace-agent
     test = await serverWithLooseAgent({ trustWorkspaceAgents: true });
   });
   afterAll(() => test.close());
+
+  it("runs a workspace sub-agent's hook", async () => {
+    const { run } = await runHooked(test);
+    expect(run.status).toBe('completed');
+    expect(run.result).toContain('the notes');
+    expect(existsSync(join(test.workspace, 'hook-ran.txt'))).toBe(true);
+  });
 
   it('applies the permission mode the file asks for', async () => {
     const { run, events } = await runAsLoose(test);

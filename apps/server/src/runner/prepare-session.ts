@@ -128,6 +128,12 @@ export type PreparedSession = {
   ignoredFields: string[];
 };
 
+/** The fields left out of the agents a run can use (an overridden file's are in `GET /v1/agents`). */
+function activeIgnored(definitions: WorkspaceAgents): IgnoredAgentField[] {
+  const active = new Set(definitions.activeAgents.map((agent) => agent.filePath ?? agent.baseDir));
+  return definitions.ignored.filter((entry) => active.has(entry.where));
+}
+
 /** Builds a run's session options from its stored options and the workspace's agents. */
 export async function prepareSession(options: {
   run: RunRecord;
@@ -150,7 +156,7 @@ export async function prepareSession(options: {
   return {
     mainAgentType: main?.agentType ?? 'main',
     mainColor: main?.color ?? null,
-    ignoredFields: definitions.ignored.map(
+    ignoredFields: activeIgnored(definitions).map(
       (entry) => `${entry.where}: ${ignoredFieldNote(entry)}.`,
     ),
     options: {
