@@ -25,6 +25,22 @@ afterEach(async () => {
   current = undefined;
 });
 
+/** A new session over the same transcript folder and simulator: the process restarted. */
+function reopen(
+  test: TestSession,
+  sessionId: string,
+  options: Partial<DelegateSessionOptions> = {},
+): Promise<DelegateSession> {
+  return DelegateSession.create({
+    cwd: test.cwd,
+    client: createApiClient({ apiKey: 'k', baseURL: test.sim.url }),
+    agentDefinitions: { activeAgents: getBuiltInAgents(), allAgents: getBuiltInAgents() },
+    transcriptDir: test.transcriptDir,
+    sessionId,
+    ...options,
+  });
+}
+
 describe('resuming in the same session', () => {
   it('resumes an agent in the same session (after a restart) without writing its history twice', async () => {
     current = await createTestSession({
@@ -53,13 +69,7 @@ describe('resuming in the same session', () => {
     const agentId = events.find((event) => event.type === 'agent.started')!.agentId;
     await session.flush();
     // The process restarts and picks the same session up again.
-    const again = await DelegateSession.create({
-      cwd: current.cwd,
-      client: createApiClient({ apiKey: 'k', baseURL: current.sim.url }),
-      agentDefinitions: { activeAgents: getBuiltInAgents(), allAgents: getBuiltInAgents() },
-      transcriptDir: current.transcriptDir,
-      sessionId: session.transcript!.sessionId,
-    });
+    const again = await reopen(current, session.transcript!.sessionId);
     await again.resumeAgent({ agentId, message: 'And the rest' });
     await again.send('', { waitForBackground: true });
     await again.flush();
@@ -157,12 +167,7 @@ describe('resuming a background agent from its transcript', () => {
     first.abort();
     await first.flush();
 
-    const second = await DelegateSession.create({
-      cwd: current.cwd,
-      client: createApiClient({ apiKey: 'k', baseURL: current.sim.url }),
-      agentDefinitions: { activeAgents: getBuiltInAgents(), allAgents: getBuiltInAgents() },
-      transcriptDir: current.transcriptDir,
-      sessionId: 'second-session',
+    const second = await reopen(current, 'second-session', {
       permissionMode: 'bypassPermissions',
     });
     const launched = await second.resumeAgent({
@@ -206,16 +211,6 @@ describe('resuming a one-shot built-in (Explore)', () => {
     { match: { when: isMain }, reply: 'ok' },
     { match: { agent: 'Explore' }, reply: 'found it in config.ts' },
   ]);
-
-  function reopen(test: TestSession, sessionId: string): Promise<DelegateSession> {
-    return DelegateSession.create({
-      cwd: test.cwd,
-      client: createApiClient({ apiKey: 'k', baseURL: test.sim.url }),
-      agentDefinitions: { activeAgents: getBuiltInAgents(), allAgents: getBuiltInAgents() },
-      transcriptDir: test.transcriptDir,
-      sessionId,
-    });
-  }
 
   it('refuses a follow-up message to one that gave its report, without running the task again', async () => {
     current = await createTestSession({ policy: exploreInBackground });
@@ -362,14 +357,7 @@ describe('resuming an agent whose tool calls were in flight', () => {
     // The first session is gone as far as the transcript knows; the file changed since.
     await writeFile(join(current.cwd, 'notes.txt'), 'second version');
 
-    const second = await DelegateSession.create({
-      cwd: current.cwd,
-      client: createApiClient({ apiKey: 'k', baseURL: current.sim.url }),
-      agentDefinitions: { activeAgents: getBuiltInAgents(), allAgents: getBuiltInAgents() },
-      transcriptDir: current.transcriptDir,
-      sessionId: 'second-session',
-      ...secondSession,
-    });
+    const second = await reopen(current, 'second-session', secondSession);
     await second.resumeAgent({
       agentId,
       sessionId: 'first-session',

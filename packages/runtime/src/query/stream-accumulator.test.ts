@@ -62,53 +62,36 @@ describe('the stream accumulator', () => {
     expect(message.usage).toMatchObject({ input_tokens: 10, output_tokens: 7 });
   });
 
-  it('keeps tool input that is not JSON instead of throwing', () => {
+  /** The input a streamed tool call ends with when its JSON text is `partial`. */
+  const toolInputOf = (partial: string): unknown => {
     const accumulator = createStreamAccumulator();
     for (const event of events([
       start,
       {
         type: 'content_block_start',
         index: 0,
-        content_block: { type: 'tool_use', id: 't1', name: 'Read', input: {} },
+        content_block: { type: 'tool_use', id: 't1', name: 'Write', input: {} },
       },
       {
         type: 'content_block_delta',
         index: 0,
-        delta: { type: 'input_json_delta', partial_json: '{"cut' },
+        delta: { type: 'input_json_delta', partial_json: partial },
       },
       { type: 'content_block_stop', index: 0 },
       { type: 'message_stop' },
     ]))
       applyStreamEvent(accumulator, event);
-    expect(finishStreamAccumulator(accumulator).content[0]).toMatchObject({
-      input: { __invalid_json__: '{"cut' },
-    });
+    const block = finishStreamAccumulator(accumulator).content[0];
+    return block?.type === 'tool_use' ? block.input : undefined;
+  };
+
+  it('keeps tool input that is not JSON instead of throwing', () => {
+    expect(toolInputOf('{"cut')).toEqual({ __invalid_json__: '{"cut' });
   });
 
   it('keeps the first 2,000 characters of an input that is not JSON, never half a surrogate pair', () => {
-    const inputOf = (partial: string): unknown => {
-      const accumulator = createStreamAccumulator();
-      for (const event of events([
-        start,
-        {
-          type: 'content_block_start',
-          index: 0,
-          content_block: { type: 'tool_use', id: 't1', name: 'Write', input: {} },
-        },
-        {
-          type: 'content_block_delta',
-          index: 0,
-          delta: { type: 'input_json_delta', partial_json: partial },
-        },
-        { type: 'content_block_stop', index: 0 },
-        { type: 'message_stop' },
-      ]))
-        applyStreamEvent(accumulator, event);
-      const block = finishStreamAccumulator(accumulator).content[0];
-      return block?.type === 'tool_use'
-        ? (block.input as { __invalid_json__: string }).__invalid_json__
-        : undefined;
-    };
+    const inputOf = (partial: string): unknown =>
+      (toolInputOf(partial) as { __invalid_json__: string }).__invalid_json__;
     const exact = `{"c": "${'x'.repeat(1_993)}`;
     expect(exact).toHaveLength(2_000);
     expect(inputOf(exact)).toBe(exact);
