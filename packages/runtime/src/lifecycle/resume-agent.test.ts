@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { rules } from '@delegate/api-sim';
+import { type Rule, rules } from '@delegate/api-sim';
 import { getBuiltInAgents } from '@delegate/agent-defs';
 import { type AgentEvent, type PermissionDecision, DelegateError } from '@delegate/core';
 import type { InFlightToolCalls } from './settle-in-flight-calls.js';
@@ -25,6 +25,14 @@ afterEach(async () => {
   current = undefined;
 });
 
+/** The main agent's first answer: one background agent of `type`. */
+function launchInBackground(type: string, description: string, prompt: string): Rule {
+  return {
+    match: { when: isMain, toolResult: false },
+    reply: [agentCall({ description, prompt, subagent_type: type, run_in_background: true })],
+  };
+}
+
 /** A new session over the same transcript folder and simulator: the process restarted. */
 function reopen(
   test: TestSession,
@@ -46,17 +54,7 @@ describe('resuming in the same session', () => {
     current = await createTestSession({
       policy: rules([
         { match: { when: isMain, lastUserText: '<task-notification>' }, reply: 'noted' },
-        {
-          match: { when: isMain, toolResult: false },
-          reply: [
-            agentCall({
-              description: 'job',
-              prompt: 'Do the job',
-              subagent_type: 'general-purpose',
-              run_in_background: true,
-            }),
-          ],
-        },
+        launchInBackground('general-purpose', 'job', 'Do the job'),
         { match: { when: isMain }, reply: 'ok' },
         { match: { agent: 'general-purpose', lastUserText: 'And the rest' }, reply: 'Rest done.' },
         { match: { agent: 'general-purpose' }, reply: 'Job done.' },
@@ -89,17 +87,7 @@ describe('resuming in the same session', () => {
   it('refuses to resume an agent that is still running in the session', async () => {
     current = await createTestSession({
       policy: rules([
-        {
-          match: { when: isMain, toolResult: false },
-          reply: [
-            agentCall({
-              description: 'slow',
-              prompt: 'Wait',
-              subagent_type: 'general-purpose',
-              run_in_background: true,
-            }),
-          ],
-        },
+        launchInBackground('general-purpose', 'slow', 'Wait'),
         { match: { when: isMain }, reply: 'ok' },
         { match: { agent: 'general-purpose' }, reply: 'late' },
       ]),
@@ -132,17 +120,7 @@ describe('resuming a background agent from its transcript', () => {
           match: { when: isMain, lastUserText: '<task-notification>' },
           reply: (request) => `resumed result: ${request.lastUserText}`,
         },
-        {
-          match: { when: isMain, toolResult: false },
-          reply: [
-            agentCall({
-              description: 'long job',
-              prompt: 'Do the long job',
-              subagent_type: 'general-purpose',
-              run_in_background: true,
-            }),
-          ],
-        },
+        launchInBackground('general-purpose', 'long job', 'Do the long job'),
         { match: { when: isMain, toolResult: 'Agent' }, reply: 'started' },
         {
           match: { agent: 'general-purpose', lastUserText: 'Continue the task' },
@@ -197,17 +175,7 @@ describe('resuming a background agent from its transcript', () => {
 describe('resuming a one-shot built-in (Explore)', () => {
   const exploreInBackground = rules([
     { match: { when: isMain, lastUserText: '<task-notification>' }, reply: 'noted' },
-    {
-      match: { when: isMain, toolResult: false },
-      reply: [
-        agentCall({
-          description: 'look',
-          prompt: 'Find the config',
-          subagent_type: 'Explore',
-          run_in_background: true,
-        }),
-      ],
-    },
+    launchInBackground('Explore', 'look', 'Find the config'),
     { match: { when: isMain }, reply: 'ok' },
     { match: { agent: 'Explore' }, reply: 'found it in config.ts' },
   ]);
