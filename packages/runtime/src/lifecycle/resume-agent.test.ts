@@ -180,15 +180,26 @@ describe('resuming a one-shot built-in (Explore)', () => {
     { match: { agent: 'Explore' }, reply: 'found it in config.ts' },
   ]);
 
-  it('refuses a follow-up message to one that gave its report, without running the task again', async () => {
-    current = await createTestSession({ policy: exploreInBackground });
-    const { session } = current;
+  /** A session whose background Explore agent gave its report; and that agent's id. */
+  async function exploreThatReported(): Promise<{
+    test: TestSession;
+    session: DelegateSession;
+    agentId: string;
+  }> {
+    const test = await createTestSession({ policy: exploreInBackground });
+    current = test;
+    const { session } = test;
     const events: AgentEvent[] = [];
     session.events.on((event) => events.push(event));
     await session.send('look around', { waitForBackground: true });
     await session.flush();
     const agentId = events.find((event) => event.type === 'agent.started')!.agentId;
-    const again = await reopen(current, session.transcript!.sessionId);
+    return { test, session, agentId };
+  }
+
+  it('refuses a follow-up message to one that gave its report, without running the task again', async () => {
+    const { test, session, agentId } = await exploreThatReported();
+    const again = await reopen(test, session.transcript!.sessionId);
     const error = await again
       .resumeAgent({ agentId, message: 'and the tests?' })
       .catch((caught: unknown) => caught);
@@ -197,20 +208,14 @@ describe('resuming a one-shot built-in (Explore)', () => {
     expect((error as Error).message).toMatch(
       /one-shot Explore agent that already gave its report\. Start a new Explore agent/,
     );
-    expect(current.sim.journal.filter((entry) => agentOf(entry) === 'Explore')).toHaveLength(1);
+    expect(test.sim.journal.filter((entry) => agentOf(entry) === 'Explore')).toHaveLength(1);
   });
 
   it('settles one that gave its report on that report when resumed without a message, with no request', async () => {
-    current = await createTestSession({ policy: exploreInBackground });
-    const { session } = current;
-    const events: AgentEvent[] = [];
-    session.events.on((event) => events.push(event));
-    await session.send('look around', { waitForBackground: true });
-    await session.flush();
-    const agentId = events.find((event) => event.type === 'agent.started')!.agentId;
+    const { test, session, agentId } = await exploreThatReported();
     // Its notification never reached the main agent (the process died first): a host resumes it.
-    const before = current.sim.journal.entries.length;
-    const again = await reopen(current, session.transcript!.sessionId);
+    const before = test.sim.journal.entries.length;
+    const again = await reopen(test, session.transcript!.sessionId);
     const againEvents: AgentEvent[] = [];
     again.events.on((event) => againEvents.push(event));
     const launched = await again.resumeAgent({ agentId });
@@ -220,7 +225,7 @@ describe('resuming a one-shot built-in (Explore)', () => {
     again.abort();
     expect(text).toBe('noted');
     // The second session made one request, the main agent's, told of the completed report.
-    const later = current.sim.journal.entries.slice(before);
+    const later = test.sim.journal.entries.slice(before);
     expect(later).toHaveLength(1);
     expect(agentOf(later[0]!)).toBeUndefined();
     expect(JSON.stringify(later[0]!.body)).toMatch(
