@@ -24,7 +24,7 @@ export type WorkspaceAgents = AgentDefinitionsLoadResult & {
 };
 
 /** The hint that ends every note about an agent file field the server left out. */
-export const TRUST_HINT =
+const TRUST_HINT =
   'start the server with --trust-workspace-agents (DELEGATE_TRUST_WORKSPACE_AGENTS=1) to apply it';
 
 /**
@@ -62,7 +62,7 @@ export async function loadWorkspaceAgents(options: {
 }
 
 /** One line about a field the server left out: what, why, and how to apply it. */
-export function ignoredFieldNote(entry: IgnoredAgentField): string {
+function ignoredFieldNote(entry: IgnoredAgentField): string {
   return `${entry.field} not applied: ${entry.reason}, and this server does not trust workspace agent files (${TRUST_HINT})`;
 }
 

@@ -469,7 +469,7 @@ export async function resolveWorkingDirectory(
  * `cwd`) and checks that it is a folder or does not exist yet (a new user's home holds no
  * agents; memory and transcripts make their folders when first written). Throws an
  * `INVALID_ARGUMENT` DelegateError naming `options.homeDir` when a file (or a path through a
- * file) is in the way.
+ * file) is in the way, or the path cannot be read.
  */
 export async function resolveHomeDirectory(
   options: ValidatedSessionOptions,
