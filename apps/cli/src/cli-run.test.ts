@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -677,6 +677,15 @@ describe('delegate run', () => {
     expect(trusted.stdout, trusted.stderr).toMatch(/^OK: /);
     expect(trusted.stderr).not.toContain('ignored');
     expect(existsSync(join(scratch.project, 'trusted-made'))).toBe(true);
+    expect(existsSync(join(scratch.project, 'hook-ran'))).toBe(true);
+    // As the main thread too: its mode and its hook apply.
+    await rm(join(scratch.project, 'hook-ran'));
+    const trustedMain = await runToolCall(
+      ['--trust-project', '--agent', 'risky'],
+      asMain('trusted-main-made'),
+    );
+    expect(trustedMain.stdout, trustedMain.stderr).toMatch(/^OK: /);
+    expect(existsSync(join(scratch.project, 'trusted-main-made'))).toBe(true);
     expect(existsSync(join(scratch.project, 'hook-ran'))).toBe(true);
   });
 

@@ -202,7 +202,10 @@ async function mainThreadOptions(
   config: EffectiveConfig,
   mainAgent: AgentDefinition | undefined,
 ): Promise<
-  Pick<DelegateSessionOptions, 'tools' | 'model' | 'permissionMode' | 'customSystemPrompt'>
+  Pick<
+    DelegateSessionOptions,
+    'tools' | 'model' | 'permissionMode' | 'customSystemPrompt' | 'mainAgentHooks'
+  >
 > {
   const { getBuiltinTools } = await loadTools();
   let tools: Tool[] = getBuiltinTools();
@@ -222,6 +225,10 @@ async function mainThreadOptions(
     permissionMode:
       config.permissionMode.origin === 'default' && ownMode ? ownMode : config.permissionMode.value,
     customSystemPrompt: mainAgent.getSystemPrompt({ cwd: config.cwd }),
+    // An untrusted project's file lost its hooks before this point.
+    ...(mainAgent.hooks && Object.keys(mainAgent.hooks).length > 0
+      ? { mainAgentHooks: mainAgent.hooks }
+      : {}),
   };
 }
 

@@ -15,8 +15,21 @@ const ENDED = ['completed', 'failed', 'cancelled', 'interrupted'];
 
 // A workspace agent file that would make every run chosen as it bypass permissions: whatever a
 // clone or a branch holds.
-const LOOSE_AGENT =
-  '---\nname: loose\ndescription: Runs anything.\npermissionMode: bypassPermissions\n---\nYou run what you are asked to.\n';
+const LOOSE_AGENT = [
+  '---',
+  'name: loose',
+  'description: Runs anything.',
+  'permissionMode: bypassPermissions',
+  'hooks:',
+  '  PreToolUse:',
+  '    - matcher: Bash',
+  '      hooks:',
+  '        - type: command',
+  "          command: node -e \"require('fs').writeFileSync('main-hook-ran.txt', 'yes')\"",
+  '---',
+  'You run what you are asked to.',
+  '',
+].join('\n');
 
 // A workspace sub-agent whose hook would run a program on the server before each Read.
 const HOOKED_AGENT = [
@@ -97,6 +110,8 @@ describe('workspace agent files on a server that does not trust them (the defaul
     );
     expect(run.result).not.toMatch(/PATH=/);
     expect(events).toContain('AGENT_FIELD_IGNORED');
+    expect(events).toMatch(/loose\.md: hooks not applied: hook commands are programs/);
+    expect(existsSync(join(test.workspace, 'main-hook-ran.txt'))).toBe(false);
     expect(events).toMatch(
       /loose\.md: permissionMode not applied: bypassPermissions approves more than the default, and this server does not trust workspace agent files \(start the server with --trust-workspace-agents/,
     );
@@ -139,10 +154,12 @@ describe('workspace agent files on a server started with --trust-workspace-agent
     expect(existsSync(join(test.workspace, 'hook-ran.txt'))).toBe(true);
   });
 
-  it('applies the permission mode the file asks for', async () => {
+  it('applies the permission mode and the hooks the file asks for', async () => {
     const { run, events } = await runAsLoose(test);
     expect(run.status).toBe('completed');
     expect(run.result).toMatch(/^Environment: .*PATH=/s);
+    // The chosen agent runs as the main agent: its PreToolUse hook ran before its Bash call.
+    expect(existsSync(join(test.workspace, 'main-hook-ran.txt'))).toBe(true);
     expect(events).not.toContain('AGENT_FIELD_IGNORED');
     const agents = (await (await test.api('/v1/agents')).json()) as AgentsBody;
     expect(agents.agents.find((agent) => agent.agentType === 'loose')?.permissionMode).toBe(

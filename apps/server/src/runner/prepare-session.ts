@@ -173,6 +173,8 @@ export async function prepareSession(options: {
       denyRules: rules(runOptions.disallowedTools, 'deny'),
       forkEnabled: runOptions.fork ?? false,
       ...(main ? { customSystemPrompt: main.getSystemPrompt({ cwd: run.workspace }) } : {}),
+      // Left out by the trust rule above when the workspace's files are not trusted.
+      ...(main?.hooks && Object.keys(main.hooks).length > 0 ? { mainAgentHooks: main.hooks } : {}),
       ...(toolFilter ? { toolFilter } : {}),
       agentDefinitions: {
         activeAgents: definitions.activeAgents,

@@ -88,6 +88,8 @@ export type SessionRunnerOptions = {
   forkEnabled: boolean;
   /** Replaces the main system prompt's introduction (the chosen agent's prompt). */
   customSystemPrompt?: string;
+  /** The chosen agent's hooks: its PreToolUse/PostToolUse hooks run for the main agent. */
+  mainAgentHooks?: Record<string, unknown>;
   /** Keeps only these base tools (by name), when given. */
   toolFilter?: (tool: Tool) => boolean;
   /** Agent definitions of the workspace. */
@@ -156,6 +158,7 @@ export class SessionRunner {
       denyRules: options.denyRules,
       forkEnabled: options.forkEnabled,
       ...(options.customSystemPrompt ? { customSystemPrompt: options.customSystemPrompt } : {}),
+      ...(options.mainAgentHooks ? { mainAgentHooks: options.mainAgentHooks } : {}),
       tools,
       agentDefinitions: options.agentDefinitions,
       transcriptDir: options.transcriptDir,

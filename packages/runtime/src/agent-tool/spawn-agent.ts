@@ -19,6 +19,7 @@ import {
   getLastRequest,
   getRenderedRequestParts,
 } from '../query/rendered-request.js';
+import type { ToolCallHooks } from '../query/run-tools.js';
 import type { AgentRuntime } from '../session/agent-runtime.js';
 import { resolveAgentModel } from '../session/model-config.js';
 import {
@@ -325,6 +326,12 @@ function cacheBaseline(
   return request ? { cacheBaseline: request } : {};
 }
 
+/** A fork runs its parent's hooks (the main agent's); any other agent its definition's. */
+function toolHooksOf(runtime: AgentRuntime, plan: SpawnPlan): { toolHooks?: ToolCallHooks } {
+  const hooks = plan.target.isFork ? runtime.mainToolHooks : plan.extras.toolHooks;
+  return hooks ? { toolHooks: hooks } : {};
+}
+
 /** Creates the worktree, memory, prompts, messages and record of a planned spawn, and starts it. */
 async function launch(options: {
   runtime: AgentRuntime;
@@ -365,7 +372,7 @@ async function launch(options: {
     ...(memoryDirectory
       ? { memoryDirectory, wrapCanUseTool: (check) => allowMemoryWrites(check, memoryDirectory) }
       : {}),
-    ...(plan.extras.toolHooks ? { toolHooks: plan.extras.toolHooks } : {}),
+    ...toolHooksOf(runtime, plan),
     ...(plan.target.agent.color ? { color: plan.target.agent.color } : {}),
   });
   const onFirstResponse = await forkGate(runtime, plan, newMessages, context);

@@ -41,7 +41,10 @@ export type ParsedAgentHooks = {
 
 const RUN_EVENTS = ['PreToolUse', 'PostToolUse'] as const;
 
-function invalidHooks(agent: AgentDefinition, where: string, reason: string): DelegateError {
+/** What hook parsing reads of a definition (the main thread's hooks come without a file). */
+type HookOwner = Pick<AgentDefinition, 'agentType' | 'filePath' | 'hooks'>;
+
+function invalidHooks(agent: HookOwner, where: string, reason: string): DelegateError {
   const file = agent.filePath ? ` (${agent.filePath})` : '';
   return new DelegateError(
     'INVALID_AGENT_DEFINITION',
@@ -50,7 +53,7 @@ function invalidHooks(agent: AgentDefinition, where: string, reason: string): De
   );
 }
 
-function checkMatcher(agent: AgentDefinition, where: string, matcher: string | undefined): void {
+function checkMatcher(agent: HookOwner, where: string, matcher: string | undefined): void {
   if (matcher === undefined || isPlainMatcher(matcher)) return;
   try {
     new RegExp(`^(?:${matcher})$`);
@@ -80,7 +83,7 @@ export function hookMatches(matcher: string | undefined, toolName: string): bool
  * PreToolUse or PostToolUse entry that cannot run (another hook type, a bad matcher, a
  * missing command) throws `INVALID_AGENT_DEFINITION`, so the agent does not start unguarded.
  */
-export function parseAgentHooks(agent: AgentDefinition): ParsedAgentHooks {
+export function parseAgentHooks(agent: HookOwner): ParsedAgentHooks {
   const hooks: AgentToolHooks = { PreToolUse: [], PostToolUse: [] };
   const raw = agent.hooks ?? {};
   const ignoredEvents = Object.keys(raw).filter(

@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rules } from '@delegate/api-sim';
 import type { AgentEvent } from '@delegate/core';
-import { agentCall, customAgent, isMain, resultText } from '../__fixtures__/sim-helpers.js';
+import {
+  agentCall,
+  agentOf,
+  customAgent,
+  isMain,
+  resultText,
+} from '../__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession } from '../__fixtures__/test-session.js';
 
 let current: TestSession | undefined;
@@ -172,6 +178,69 @@ describe('PreToolUse and PostToolUse hooks of a sub-agent', () => {
     expect(
       current.sim.journal.filter((entry) => entry.headers['x-delegate-agent'] !== undefined),
     ).toHaveLength(0);
+  });
+});
+
+describe('hooks of the main agent (mainAgentHooks)', () => {
+  const guardHooks = {
+    PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node guard.cjs' }] }],
+  };
+
+  it("run around the main agent's calls and its forks' calls", async () => {
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [{ type: 'tool_use', name: 'Bash', input: { command: 'rm main-file.txt' } }],
+        },
+        {
+          match: { when: isMain, toolResult: 'Bash' },
+          reply: [agentCall({ description: 'fork work', prompt: 'clean up too' })],
+        },
+        {
+          match: { when: isMain, toolResult: 'Agent' },
+          reply: (request) => `main saw: ${resultText(request)}`,
+        },
+        // The fork's first request ends with the Agent call's placeholder; then its own Bash.
+        {
+          match: { agent: 'fork', toolResult: 'Bash' },
+          reply: (request) => `fork saw: ${resultText(request)}`,
+        },
+        {
+          match: { agent: 'fork' },
+          reply: [{ type: 'tool_use', name: 'Bash', input: { command: 'rm fork-file.txt' } }],
+        },
+      ]),
+      session: {
+        permissionMode: 'bypassPermissions',
+        forkEnabled: true,
+        mainAgentHooks: guardHooks,
+      },
+    });
+    const { cwd, session } = current;
+    await writeFile(join(cwd, 'guard.cjs'), GUARD);
+    await writeFile(join(cwd, 'main-file.txt'), 'keep');
+    await writeFile(join(cwd, 'fork-file.txt'), 'keep');
+    const { text } = await session.send('go');
+    const afterBash = current.sim.journal.entries.find(
+      (entry) => agentOf(entry) === undefined && JSON.stringify(entry.body).includes('tool_result'),
+    );
+    expect(JSON.stringify(afterBash?.body)).toContain(
+      'A PreToolUse hook blocked this Bash call: deleting files is not allowed here',
+    );
+    expect(text).toMatch(/main saw: fork saw: A PreToolUse hook blocked this Bash call/);
+    expect(existsSync(join(cwd, 'main-file.txt'))).toBe(true);
+    expect(existsSync(join(cwd, 'fork-file.txt'))).toBe(true);
+  });
+
+  it('refuses a session whose main-agent hook cannot run, naming it', async () => {
+    const error = await createTestSession({
+      policy: rules([], { fallback: 'ok' }),
+      session: {
+        mainAgentHooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'prompt' }] }] },
+      },
+    }).catch((caught: unknown) => caught);
+    expect((error as Error).message).toMatch(/Agent "main": hooks\.PreToolUse\[0\]\.hooks\[0\]/);
   });
 });
 

@@ -239,6 +239,7 @@ async function rebuildRecord(runtime: AgentRuntime, spec: AgentSpec): Promise<Ag
     ...(memoryDirectory
       ? { memoryDirectory, wrapCanUseTool: (check) => allowMemoryWrites(check, memoryDirectory) }
       : {}),
+    ...(spec.isFork && runtime.mainToolHooks ? { toolHooks: runtime.mainToolHooks } : {}),
     ...(extras?.toolHooks ? { toolHooks: extras.toolHooks } : {}),
     ...(definition?.color && !spec.isFork ? { color: definition.color } : {}),
   });

@@ -2,6 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { AgentDefinition, AgentDefinitionsResult, Tool, ToolUseContext } from '@delegate/core';
 import type { ForkLayout } from '@delegate/fork-cache';
 import type { AbortHub } from '../lifecycle/abort-hub.js';
+import type { ToolCallHooks } from '../query/run-tools.js';
 import type { AgentDirectory } from '../lifecycle/agent-directory.js';
 import type { AskHandler } from '../permissions.js';
 import type { TaskRegistry } from '../tasks/task-registry.js';
@@ -113,6 +114,8 @@ export type AgentRuntime = {
   backgroundAbort: AbortHub;
   /** The session's working directory: new worktrees and project memory resolve against it. */
   rootCwd: string;
+  /** The main agent's tool-call hooks (`mainAgentHooks`), also run for its forks. */
+  mainToolHooks?: ToolCallHooks;
   /** Pulls the current MCP clients and tools into the root state (when the session has a source). */
   refreshMcp?: () => void;
 };

@@ -110,6 +110,13 @@ export type DelegateSessionOptions = {
   env?: NodeJS.ProcessEnv;
   /** Home directory: user agents, user-scope memory and the default transcript folder (default the OS home; a relative one is taken from the process working directory, a file in the way is refused). */
   homeDir?: string;
+  /**
+   * Hooks of the main agent, in the shape of an agent file's `hooks` (a CLI's `--agent`
+   * definition's): its `PreToolUse` and `PostToolUse` command hooks run around each tool call of
+   * the main agent and of its forks; other events are not run (a process warning says so). An
+   * entry that cannot run is refused at `create`.
+   */
+  mainAgentHooks?: Record<string, unknown>;
   /** Leaving out `subagent_type` forks the caller (default false). */
   forkEnabled?: boolean;
   /** While forking is on, every spawn (fork or named type) runs in the background (default false). */
@@ -369,6 +376,7 @@ export const DelegateSessionOptionsSchema = z
     priceTable: PriceTable.optional(),
     streamIdleTimeoutMs: positiveMilliseconds.optional(),
     maxConsecutiveStalls: positiveInteger.optional(),
+    mainAgentHooks: z.record(z.string(), z.unknown()).optional(),
     secrets: z
       .array(
         z.string().min(MIN_SECRET_LENGTH, {

@@ -44,6 +44,9 @@ import {
   settleInFlightToolCalls,
 } from '../lifecycle/settle-in-flight-calls.js';
 import { createCanUseTool } from '../permissions.js';
+import { parseAgentHooks } from '../hooks/agent-hooks.js';
+import { createToolCallHooks } from '../hooks/create-tool-call-hooks.js';
+import type { ToolCallHooks } from '../query/run-tools.js';
 import { type QueryEvent, type QueryOutcome, query } from '../query/query.js';
 import { createSendMessageTool } from '../tasks/send-message-tool.js';
 import { createTaskOutputTool, createTaskStopTool } from '../tasks/task-tools.js';
@@ -303,6 +306,32 @@ function rootContextOf(options: {
 }
 
 /**
+ * The main agent's tool-call hooks from `mainAgentHooks`: PreToolUse and PostToolUse run; other
+ * events get a process warning (nobody listens to the session's events yet); an entry that
+ * cannot run throws, so the session does not start unguarded.
+ */
+function mainHooksOf(
+  validated: ValidatedSessionOptions,
+  runtime: AgentRuntime,
+): ToolCallHooks | undefined {
+  if (!validated.mainAgentHooks) return undefined;
+  const parsed = parseAgentHooks({ agentType: 'main', hooks: validated.mainAgentHooks });
+  if (parsed.ignoredEvents.length > 0)
+    process.emitWarning(
+      `mainAgentHooks has hooks for ${parsed.ignoredEvents.join(', ')}; Delegate runs only PreToolUse and PostToolUse hooks, so those do not run.`,
+      { code: 'DELEGATE_HOOKS_IGNORED' },
+    );
+  const transcriptPath = runtime.transcript?.sessionPath();
+  return createToolCallHooks({
+    hooks: parsed.hooks,
+    sessionId: runtime.sessionId,
+    projectDir: runtime.rootCwd,
+    ...(transcriptPath ? { transcriptPath } : {}),
+    emit: runtime.events.emit,
+  });
+}
+
+/**
  * Records every notification queued for the main agent in its transcript, so a resumed
  * session can queue again the ones no request carried.
  */
@@ -465,6 +494,8 @@ export class DelegateSession {
       // Only a tool call starts a shell: never before the session below exists.
       onNewShell: (taskId) => session.rememberShell(taskId),
     });
+    const mainToolHooks = mainHooksOf(validated, runtime);
+    if (mainToolHooks) runtime.mainToolHooks = mainToolHooks;
     recordQueuedNotifications(runtime);
     const session = new DelegateSession(runtime, validated);
     const mcp = validated.mcp;
@@ -664,6 +695,7 @@ export class DelegateSession {
       toolUseContext: this.context,
       canUseTool: this.canUseTool,
       querySource: 'repl_main_thread',
+      ...(this.runtime.mainToolHooks ? { toolHooks: this.runtime.mainToolHooks } : {}),
       ...(maxTurns !== undefined ? { maxTurns } : {}),
       drainQueuedMessages: this.tasks.drainNotifications,
       usageGuard: createUsageGuard({
@@ -881,6 +913,7 @@ export class DelegateSession {
         mode: options.mode ?? 'interrupt',
         context: this.context,
         canUseTool: this.canUseTool,
+        ...(this.runtime.mainToolHooks ? { hooks: this.runtime.mainToolHooks } : {}),
         ...(redact ? { redact } : {}),
       });
       if (!settled) return { rerun: [], interrupted: [] };
