@@ -21,6 +21,7 @@ import type { ApiToolDefinition } from '../query/build-messages-request.js';
 import { type QueryParams, query } from '../query/query.js';
 import { getRenderedRequestParts } from '../query/rendered-request.js';
 import type { TranscriptStore } from '../transcripts/transcript-store.js';
+import type { ToolCallHooks } from '../query/run-tools.js';
 
 /** Facts about a finished forked run, for logs and metrics. */
 export type ForkedAgentCompletion = {
@@ -74,6 +75,10 @@ export type ForkedAgentParams = {
   toolDefinitions?: readonly ApiToolDefinition[];
   /** Called once the run has finished. */
   onComplete?: (completion: ForkedAgentCompletion) => void;
+  /** Hooks around each approved tool call (`forkAfterTurn`: the main agent's). */
+  toolHooks?: ToolCallHooks;
+  /** Values replaced by `[REDACTED]` in tool results, besides the client's credentials. */
+  secrets?: readonly string[];
   /**
    * Records the fork's responses and checks a budget before each request (`forkAfterTurn`
    * counts the work under the session's main agent and its budget).
@@ -121,6 +126,8 @@ async function driveFork(options: {
     ...(params.skipCacheWrite ? { skipCacheWrite: true } : {}),
     ...(toolDefinitions ? { toolDefinitions } : {}),
     ...(params.usageGuard ? { usageGuard: params.usageGuard } : {}),
+    ...(params.toolHooks ? { toolHooks: params.toolHooks } : {}),
+    ...(params.secrets ? { secrets: params.secrets } : {}),
   })) {
     // Usage comes from the finished responses, not the stream: a stream that failed
     // mid-way is retried, and its events (message_stop included) were already yielded.

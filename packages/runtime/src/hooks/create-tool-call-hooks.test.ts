@@ -233,6 +233,45 @@ describe('hooks of the main agent (mainAgentHooks)', () => {
     expect(existsSync(join(cwd, 'fork-file.txt'))).toBe(true);
   });
 
+  it("run around a forkAfterTurn fork's calls, whose results keep the session's secrets out", async () => {
+    const secret = 'db-password-0123456789';
+    current = await createTestSession({
+      policy: rules([
+        // The fork (its directive is the last user text) deletes, then reads the .env file.
+        {
+          match: { lastUserText: 'clean up after the turn' },
+          reply: [
+            { type: 'tool_use', name: 'Bash', input: { command: 'rm keep.txt' } },
+            { type: 'tool_use', name: 'Read', input: { file_path: '.env' } },
+          ],
+        },
+        {
+          match: { when: (request) => request.toolResults.length === 2 },
+          reply: (request) => `fork saw: ${resultText(request)}`,
+        },
+        { match: {}, reply: 'turn done' },
+      ]),
+      session: {
+        permissionMode: 'bypassPermissions',
+        mainAgentHooks: guardHooks,
+        secrets: [secret],
+      },
+    });
+    const { cwd, session } = current;
+    await writeFile(join(cwd, 'guard.cjs'), GUARD);
+    await writeFile(join(cwd, 'keep.txt'), 'keep');
+    await writeFile(join(cwd, '.env'), `DB_PASSWORD=${secret}\n`);
+    await session.send('first');
+    const result = await session.forkAfterTurn({ prompt: 'clean up after the turn' });
+    const answer = result.messages.filter((message) => message.type === 'assistant').at(-1);
+    expect(JSON.stringify(answer)).toContain('A PreToolUse hook blocked this Bash call');
+    expect(JSON.stringify(answer)).toContain('DB_PASSWORD=[REDACTED]');
+    expect(existsSync(join(cwd, 'keep.txt'))).toBe(true);
+    expect(JSON.stringify(current.sim.journal.entries.map((entry) => entry.body))).not.toContain(
+      secret,
+    );
+  });
+
   it('refuses a session whose main-agent hook cannot run, naming it', async () => {
     const error = await createTestSession({
       policy: rules([], { fallback: 'ok' }),

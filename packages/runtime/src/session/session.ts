@@ -775,6 +775,9 @@ export class DelegateSession {
       ...(options.skipCacheWrite ? { skipCacheWrite: true } : {}),
       ...(options.onMessage ? { onMessage: options.onMessage } : {}),
       ...(options.onComplete ? { onComplete: options.onComplete } : {}),
+      // It runs tools as the main agent does: with its hooks, its secrets kept out.
+      ...(this.runtime.mainToolHooks ? { toolHooks: this.runtime.mainToolHooks } : {}),
+      secrets: this.runtime.options.secrets,
       // Work after a turn is the main agent's: its usage and its budget.
       usageGuard: createUsageGuard({
         runtime: this.runtime,
