@@ -49,7 +49,7 @@ function invalidHooks(agent: HookOwner, where: string, reason: string): Delegate
   return new DelegateError(
     'INVALID_AGENT_DEFINITION',
     `Agent "${agent.agentType}"${file}: hooks.${where}: ${reason}. Delegate runs PreToolUse and PostToolUse command hooks ({ matcher, hooks: [{ type: "command", command }] }); fix the hook or remove it, since a guard that cannot run would guard nothing.`,
-    { details: { agentType: agent.agentType, where } },
+    { details: { agentType: agent.agentType, where, reason } },
   );
 }
 

@@ -279,7 +279,10 @@ describe('hooks of the main agent (mainAgentHooks)', () => {
         mainAgentHooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'prompt' }] }] },
       },
     }).catch((caught: unknown) => caught);
-    expect((error as Error).message).toMatch(/Agent "main": hooks\.PreToolUse\[0\]\.hooks\[0\]/);
+    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect((error as Error).message).toMatch(
+      /^DelegateSession\.create: options\.mainAgentHooks\.PreToolUse\[0\]\.hooks\[0\]\.type \(a hook of the definition the main thread runs as\): Invalid input: expected "command"/,
+    );
   });
 });
 

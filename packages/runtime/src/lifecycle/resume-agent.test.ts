@@ -199,6 +199,10 @@ describe('resuming a one-shot built-in (Explore)', () => {
 
   it('refuses a follow-up message to one that gave its report, without running the task again', async () => {
     const { test, session, agentId } = await exploreThatReported();
+    // In the session it reported to, there is nothing to resume either.
+    await expect(session.resumeAgent({ agentId })).rejects.toThrow(
+      /already gave its report in this session; there is nothing to resume/,
+    );
     const again = await reopen(test, session.transcript!.sessionId);
     const error = await again
       .resumeAgent({ agentId, message: 'and the tests?' })
@@ -231,7 +235,12 @@ describe('resuming a one-shot built-in (Explore)', () => {
     expect(JSON.stringify(later[0]!.body)).toMatch(
       /<task-notification>.*status: completed.*result:\\nfound it in config\.ts/s,
     );
+    // No request was made: the settled run counts nothing spent (the notification above
+    // still describes the run that made the report).
     expect(againEvents.find((event) => event.type === 'agent.completed')).toMatchObject({
+      usage: { input_tokens: 0, output_tokens: 0 },
+      costUsd: 0,
+      toolUseCount: 0,
       agentId,
     });
     // Its transcript gained nothing: the same file, one report.

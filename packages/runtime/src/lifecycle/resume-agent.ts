@@ -151,6 +151,14 @@ function finishedOneShot(
 ): boolean {
   if (!spec.isBuiltIn || !runtime.oneShotAgentTypes.has(spec.agentType)) return false;
   if (!endsWithReport(history)) return false;
+  // Its report already reached its parent through this session: settled again, it would
+  // arrive twice.
+  if (message === undefined && runtime.tasks.list().some((task) => task.agentId === spec.agentId))
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `Agent ${spec.agentId} is a one-shot ${spec.agentType} agent that already gave its report in this session; there is nothing to resume.`,
+      { details: { agentId: spec.agentId, agentType: spec.agentType } },
+    );
   if (message === undefined) return true;
   throw new DelegateError(
     'INVALID_ARGUMENT',

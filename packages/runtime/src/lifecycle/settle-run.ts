@@ -2,6 +2,7 @@ import {
   type CompleteUsage,
   type UserMessage,
   DelegateError,
+  emptyUsage,
   errorMessage,
   getText,
 } from '@delegate/core';
@@ -39,6 +40,12 @@ export type AgentRun = {
   startTime: number;
   /** Index in `record.messages` of the run's first own message. */
   runStart: number;
+  /**
+   * The run settles on a report an earlier process recorded (a finished one-shot agent
+   * resumed): it made no request, so its task and events count no usage, cost or tool calls;
+   * the parent's notification still describes the run that made the report.
+   */
+  replayed?: boolean;
 };
 
 function now(): string {
@@ -67,6 +74,7 @@ async function finishWorktree(
 type RunCost = { usage: CompleteUsage; costUsd: number };
 
 function runCost(runtime: AgentRuntime, run: AgentRun): RunCost {
+  if (run.replayed) return { usage: emptyUsage(), costUsd: 0 };
   const usage = sumUsage(run.record.messages.slice(run.runStart));
   return { usage, costUsd: runtime.usage.costOf(usage, run.record.model).costUsd };
 }
@@ -85,10 +93,10 @@ function emitOutcome(
       timestamp: now(),
       taskId,
       result: texts.resultText ?? '',
-      usage: finished.output.usage,
+      usage: run.replayed ? texts.cost.usage : finished.output.usage,
       costUsd: texts.cost.costUsd,
       durationMs: finished.output.totalDurationMs,
-      toolUseCount: finished.output.totalToolUseCount,
+      toolUseCount: run.replayed ? 0 : finished.output.totalToolUseCount,
     });
   } else {
     const code =

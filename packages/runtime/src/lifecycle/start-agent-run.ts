@@ -29,8 +29,8 @@ export type RunOptions = {
   /** With cache debugging on: the request the run's first request should read from (a fork's parent's). */
   cacheBaseline?: Anthropic.MessageCreateParamsStreaming;
   /**
-   * `newMessages` are a finished run: the run settles on their report without a request, and
-   * its result, tool count and usage are theirs.
+   * `newMessages` are a finished run: the run settles on their report without a request; the
+   * parent's notification describes that run, its task and events count nothing spent.
    */
   endsWithReport?: boolean;
 };
@@ -70,6 +70,7 @@ function beginAgentRun(runtime: AgentRuntime, record: AgentRecord, options: RunO
     taskId: task.id,
     startTime: Date.now(),
     runStart: record.messages.length + (options.endsWithReport ? 0 : options.newMessages.length),
+    ...(options.endsWithReport ? { replayed: true } : {}),
   };
   beginRun(record, task.id);
   runtime.agents.runStarted(record);

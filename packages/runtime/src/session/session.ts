@@ -315,7 +315,19 @@ function mainHooksOf(
   runtime: AgentRuntime,
 ): ToolCallHooks | undefined {
   if (!validated.mainAgentHooks) return undefined;
-  const parsed = parseAgentHooks({ agentType: 'main', hooks: validated.mainAgentHooks });
+  let parsed: ReturnType<typeof parseAgentHooks>;
+  try {
+    parsed = parseAgentHooks({ agentType: 'main', hooks: validated.mainAgentHooks });
+  } catch (error) {
+    if (!DelegateError.hasCode(error, 'INVALID_AGENT_DEFINITION')) throw error;
+    const { where, reason } = error.details as { where: string; reason: string };
+    const message = `options.mainAgentHooks.${where} (a hook of the definition the main thread runs as): ${reason}; Delegate runs PreToolUse and PostToolUse command hooks ({ matcher, hooks: [{ type: "command", command }] }), and a guard that cannot run would guard nothing`;
+    throw new DelegateError('INVALID_ARGUMENT', `DelegateSession.create: ${message}.`, {
+      details: {
+        issues: [{ path: ['mainAgentHooks', ...where.split(/[.[\]]+/).filter(Boolean)], message }],
+      },
+    });
+  }
   if (parsed.ignoredEvents.length > 0)
     process.emitWarning(
       `mainAgentHooks has hooks for ${parsed.ignoredEvents.join(', ')}; Delegate runs only PreToolUse and PostToolUse hooks, so those do not run.`,
