@@ -689,6 +689,34 @@ describe('delegate run', () => {
     expect(existsSync(join(scratch.project, 'hook-ran'))).toBe(true);
   });
 
+  it('refuses an --agent whose hook cannot run, naming the flag and the file', async () => {
+    const agents = join(scratch.project, '.claude', 'agents');
+    await mkdir(agents, { recursive: true });
+    const file = join(agents, 'badhook.md');
+    await writeFile(
+      file,
+      [
+        '---',
+        'name: badhook',
+        'description: Has a hook of a kind Delegate does not run',
+        'hooks:',
+        '  PreToolUse:',
+        '    - matcher: Bash',
+        '      hooks:',
+        '        - type: prompt',
+        '          prompt: Is this call safe?',
+        '---',
+        'You work.',
+      ].join('\n'),
+    );
+    const result = await run(['run', '--sim', 'hi', '--trust-project', '--agent', 'badhook']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `--agent badhook (${file}): hooks.PreToolUse[0].hooks[0].type:`,
+    );
+    expect(result.stderr).not.toContain('options.mainAgentHooks');
+  });
+
   it('refuses a malformed rule instead of silently denying nothing, naming the flag or the file', async () => {
     // A missing parenthesis used to make the rule name a tool called "Bash(mkdir:*": it matched
     // nothing, and the command it was meant to stop ran.

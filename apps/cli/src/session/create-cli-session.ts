@@ -255,10 +255,21 @@ async function createSession(
   delegateSession: typeof DelegateSession,
   resume: string | undefined,
   options: DelegateSessionOptions,
+  mainAgent: AgentDefinition | undefined,
 ): Promise<DelegateSession> {
   try {
     return await delegateSession.create(options);
   } catch (error) {
+    // A hook of the --agent file that cannot run: named by the flag and the file.
+    const prefix = 'DelegateSession.create: options.mainAgentHooks.';
+    if (
+      mainAgent &&
+      DelegateError.hasCode(error, 'INVALID_ARGUMENT') &&
+      error.message.startsWith(prefix)
+    )
+      throw new UsageError(
+        `--agent ${mainAgent.agentType} (${mainAgent.filePath ?? mainAgent.source}): hooks.${error.message.slice(prefix.length).replace(' (a hook of the definition the main thread runs as)', '')}`,
+      );
     if (resume === undefined) throw error;
     // Only the transcript of the session asked for being missing, or not a regular file (a
     // FIFO, a directory), is a usage error.
@@ -320,27 +331,32 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
   try {
     mcp = await connectMcpServers(options);
     const { DelegateSession } = await import('@delegate/runtime');
-    const session = await createSession(DelegateSession, continued ? undefined : resume, {
-      cwd: config.cwd,
-      apiKey: api.apiKey,
-      ...(api.baseURL ? { baseURL: api.baseURL } : {}),
-      ...(await mainThreadOptions(config, mainAgent)),
-      agentDefinitions: definitions,
-      allowRules: await toPermissionRules(config.allowRules, 'allow'),
-      denyRules: await toPermissionRules(config.denyRules, 'deny'),
-      askRules: await toPermissionRules(config.askRules, 'ask'),
-      transcriptDir: config.transcriptDir.value,
-      homeDir: config.homeDir,
-      forkEnabled: config.fork.value,
-      // The runtime prices each agent with the same table the CLI shows costs with.
-      priceTable: config.prices.value,
-      ...(config.subagentModel.value ? { defaultSubagentModel: config.subagentModel.value } : {}),
-      sessionId,
-      ...(options.ask ? { ask: options.ask } : {}),
-      ...(mcp ? { mcp } : {}),
-      ...options.session,
-      ...(resume !== undefined ? { resume: true } : {}),
-    });
+    const session = await createSession(
+      DelegateSession,
+      continued ? undefined : resume,
+      {
+        cwd: config.cwd,
+        apiKey: api.apiKey,
+        ...(api.baseURL ? { baseURL: api.baseURL } : {}),
+        ...(await mainThreadOptions(config, mainAgent)),
+        agentDefinitions: definitions,
+        allowRules: await toPermissionRules(config.allowRules, 'allow'),
+        denyRules: await toPermissionRules(config.denyRules, 'deny'),
+        askRules: await toPermissionRules(config.askRules, 'ask'),
+        transcriptDir: config.transcriptDir.value,
+        homeDir: config.homeDir,
+        forkEnabled: config.fork.value,
+        // The runtime prices each agent with the same table the CLI shows costs with.
+        priceTable: config.prices.value,
+        ...(config.subagentModel.value ? { defaultSubagentModel: config.subagentModel.value } : {}),
+        sessionId,
+        ...(options.ask ? { ask: options.ask } : {}),
+        ...(mcp ? { mcp } : {}),
+        ...options.session,
+        ...(resume !== undefined ? { resume: true } : {}),
+      },
+      mainAgent,
+    );
     addWorkingDirectories(
       session,
       config.additionalDirectories.map((directory) => directory.value),
