@@ -301,26 +301,36 @@ describe('the stall fault', () => {
   });
 });
 
+/** A 100-token request with one user message. */
+function toolRequest(content: string) {
+  return { model: MODEL, max_tokens: 100, messages: [{ role: 'user' as const, content }] };
+}
+
+/** Streams `request`: the tool input JSON text sent, the stop reason, the block types started. */
+async function streamToolJson(
+  client: Anthropic,
+  request: ReturnType<typeof toolRequest>,
+): Promise<{ json: string; stopReason: string | null | undefined; started: string[] }> {
+  let json = '';
+  let stopReason: string | null | undefined;
+  const started: string[] = [];
+  for await (const event of await client.messages.create({ ...request, stream: true })) {
+    if (event.type === 'content_block_start') started.push(event.content_block.type);
+    if (event.type === 'content_block_delta' && event.delta.type === 'input_json_delta')
+      json += event.delta.partial_json;
+    if (event.type === 'message_delta') stopReason = event.delta.stop_reason;
+  }
+  return { json, stopReason, started };
+}
+
 describe('max_tokens inside a tool call', () => {
   it('streams the call cut where the tokens ran out, as the API does; a non-streamed answer drops it', async () => {
     const input = { path: 'big.txt', content: 'y'.repeat(2_000) };
     const { client } = await open({
       policy: () => [{ type: 'tool_use', name: 'Write', input }],
     });
-    const request = {
-      model: MODEL,
-      max_tokens: 100,
-      messages: [{ role: 'user' as const, content: 'write it' }],
-    };
-    let json = '';
-    let stopReason: string | null | undefined;
-    const started: string[] = [];
-    for await (const event of await client.messages.create({ ...request, stream: true })) {
-      if (event.type === 'content_block_start') started.push(event.content_block.type);
-      if (event.type === 'content_block_delta' && event.delta.type === 'input_json_delta')
-        json += event.delta.partial_json;
-      if (event.type === 'message_delta') stopReason = event.delta.stop_reason;
-    }
+    const request = toolRequest('write it');
+    const { json, stopReason, started } = await streamToolJson(client, request);
     expect(started).toEqual(['tool_use']);
     expect(stopReason).toBe('max_tokens');
     expect(json.length).toBeGreaterThan(0);
@@ -365,18 +375,8 @@ describe('a tool call with raw input JSON', () => {
         { type: 'tool_use', name: 'Glob', input: { pattern: '*' }, rawInput: '{"pattern": "*",}' },
       ],
     });
-    const request = {
-      model: MODEL,
-      max_tokens: 100,
-      messages: [{ role: 'user' as const, content: 'list' }],
-    };
-    let json = '';
-    let stopReason: string | null | undefined;
-    for await (const event of await client.messages.create({ ...request, stream: true })) {
-      if (event.type === 'content_block_delta' && event.delta.type === 'input_json_delta')
-        json += event.delta.partial_json;
-      if (event.type === 'message_delta') stopReason = event.delta.stop_reason;
-    }
+    const request = toolRequest('list');
+    const { json, stopReason } = await streamToolJson(client, request);
     expect(json).toBe('{"pattern": "*",}');
     expect(stopReason).toBe('tool_use');
     const whole = await client.messages.create(request);

@@ -261,14 +261,12 @@ async function createSession(
     return await delegateSession.create(options);
   } catch (error) {
     // A hook of the --agent file that cannot run: named by the flag and the file.
-    const prefix = 'DelegateSession.create: options.mainAgentHooks.';
-    if (
-      mainAgent &&
-      DelegateError.hasCode(error, 'INVALID_ARGUMENT') &&
-      error.message.startsWith(prefix)
-    )
+    const hook = DelegateError.hasCode(error, 'INVALID_ARGUMENT')
+      ? (error.details?.['hook'] as { where: string; reason: string } | undefined)
+      : undefined;
+    if (mainAgent && hook)
       throw new UsageError(
-        `--agent ${mainAgent.agentType} (${mainAgent.filePath ?? mainAgent.source}): hooks.${error.message.slice(prefix.length).replace(' (a hook of the definition the main thread runs as)', '')}`,
+        `--agent ${mainAgent.agentType} (${mainAgent.filePath ?? mainAgent.source}): hooks.${hook.where}: ${hook.reason}; Delegate runs PreToolUse and PostToolUse command hooks ({ matcher, hooks: [{ type: "command", command }] }), and a guard that cannot run would guard nothing.`,
       );
     if (resume === undefined) throw error;
     // Only the transcript of the session asked for being missing, or not a regular file (a

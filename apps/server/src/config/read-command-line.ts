@@ -1,6 +1,7 @@
 import { delimiter } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { DelegateError } from '@delegate/core';
+import { isEnvTruthy } from '@delegate/tool-filter';
 import type { ServerConfigInput } from './server-config.js';
 
 // No default list is given to commander: it would print `(default: [])` after the defaults the
@@ -23,12 +24,14 @@ function pacing(text: string | undefined): ServerConfigInput['simPacing'] {
   return { timeToFirstTokenMs: first ?? '', msPerToken: perToken ?? '0' };
 }
 
-/** A switch variable: `1`, `true` or `yes` turn it on; unset, empty, `0`, `false` or `no` leave it off. */
+/**
+ * A switch variable: on as `isEnvTruthy` reads it (1, true, yes, on); unset, empty, 0, false,
+ * no or off leave it off; anything else is refused rather than guessed.
+ */
 function trueVariable(value: string | undefined): boolean {
-  if (value === undefined) return false;
-  const word = value.trim().toLowerCase();
-  if (['', '0', 'false', 'no'].includes(word)) return false;
-  if (['1', 'true', 'yes'].includes(word)) return true;
+  if (isEnvTruthy(value)) return true;
+  if (value === undefined || ['', '0', 'false', 'no', 'off'].includes(value.trim().toLowerCase()))
+    return false;
   throw new DelegateError(
     'INVALID_ARGUMENT',
     `delegate-server: DELEGATE_TRUST_WORKSPACE_AGENTS: ${JSON.stringify(value.slice(0, 40))} is not a switch; use 1 or 0.`,

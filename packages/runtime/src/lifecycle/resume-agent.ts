@@ -281,8 +281,8 @@ export async function resumeAgentFromTranscript(
   const history = restored.messages;
   const finished = finishedOneShot(runtime, spec, history, options.message);
   const record = await rebuildRecord(runtime, spec);
+  if (sameFile && restored.lastUuid) store.continueAfter(options.agentId, restored.lastUuid);
   if (finished) {
-    if (sameFile && restored.lastUuid) store.continueAfter(options.agentId, restored.lastUuid);
     return startAgentRun(runtime, record, {
       newMessages: history,
       endsWithReport: true,
@@ -301,7 +301,6 @@ export async function resumeAgentFromTranscript(
     content: options.message ?? INTERRUPTED_NOTE,
     agentId: spec.agentId,
   });
-  if (sameFile && restored.lastUuid) store.continueAfter(options.agentId, restored.lastUuid);
   const recordLines = requeueInbox({
     runtime,
     record,

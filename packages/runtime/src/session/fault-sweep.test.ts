@@ -250,18 +250,24 @@ describe.each(kinds)('fault sweep: %s agent', (kind) => {
   );
 });
 
+/** A session whose `send('go')` failed: the main agent's second request kept failing mid-stream. */
+async function failedMainTurn(): Promise<TestSession> {
+  const test = await open('main', [
+    {
+      kind: 'stream_error',
+      afterEvents: 4,
+      errorType: 'api_error',
+      times: 3,
+      match: targetMatch('main', true),
+    },
+  ]);
+  await expect(test.session.send('go')).rejects.toThrow(/the main agent/);
+  return test;
+}
+
 describe('fault sweep: resume after a failure', () => {
   it('resumes a session whose main agent failed mid-run, and the conversation goes on', async () => {
-    const test = await open('main', [
-      {
-        kind: 'stream_error',
-        afterEvents: 4,
-        errorType: 'api_error',
-        times: 3,
-        match: targetMatch('main', true),
-      },
-    ]);
-    await expect(test.session.send('go')).rejects.toThrow(/the main agent/);
+    const test = await failedMainTurn();
     await test.session.flush();
     const resumed = await DelegateSession.create({
       cwd: test.cwd,
@@ -356,16 +362,7 @@ describe.each(['foreground', 'fork'] as const)(
 
 describe('fault sweep: the same session after a failed send', () => {
   it('answers the next send, with the failed turn’s work still in the conversation', async () => {
-    const test = await open('main', [
-      {
-        kind: 'stream_error',
-        afterEvents: 4,
-        errorType: 'api_error',
-        times: 3,
-        match: targetMatch('main', true),
-      },
-    ]);
-    await expect(test.session.send('go')).rejects.toThrow(/the main agent/);
+    const test = await failedMainTurn();
     const { text } = await test.session.send('please go on');
     expect(text).toBe('worker finished');
     const last = requestBody(test.sim.journal.entries.at(-1)!);

@@ -325,6 +325,8 @@ function mainHooksOf(
     throw new DelegateError('INVALID_ARGUMENT', `DelegateSession.create: ${message}.`, {
       details: {
         issues: [{ path: ['mainAgentHooks', ...where.split(/[.[\]]+/).filter(Boolean)], message }],
+        // For a host that names the hook's file itself (the CLI's --agent).
+        hook: { where, reason },
       },
     });
   }
