@@ -771,6 +771,76 @@ describe('delegate run', () => {
     expect(refused.stderr).toContain('transport "http" is not supported');
   });
 
+  it('starts the MCP servers an --agent file defines and refuses to run without the ones it requires', async () => {
+    const server = fileURLToPath(
+      new URL('../../../packages/tools/src/__fixtures__/mcp-test-server.mjs', import.meta.url),
+    );
+    const agents = join(scratch.project, '.claude', 'agents');
+    await mkdir(agents, { recursive: true });
+    const file = join(agents, 'calculator.md');
+    await writeFile(
+      file,
+      [
+        '---',
+        'name: calculator',
+        'description: Adds numbers with its own MCP server',
+        'mcpServers:',
+        '  - github',
+        '  - calc:',
+        `      command: ${JSON.stringify(process.execPath)}`,
+        `      args: [${JSON.stringify(server)}]`,
+        'requiredMcpServers: [calc]',
+        'skills: [arithmetic]',
+        'hooks:',
+        '  Stop:',
+        '    - hooks: [{ type: command, command: "true" }]',
+        '---',
+        'You add numbers.',
+      ].join('\n'),
+    );
+    const where = `--agent calculator (${file})`;
+    const prompt = `mcp__calc__add ${JSON.stringify({ a: 2, b: 40 })}`;
+    const trusted = await runToolCall(
+      ['--trust-project', '--agent', 'calculator', '--allowed-tools', 'mcp__calc__add'],
+      prompt,
+    );
+    expect(trusted.code, trusted.stderr).toBe(0);
+    expect(trusted.stdout).toMatch(/^OK: 42/);
+    // What the file asks for that this run does not have is said, naming the flag and the file.
+    expect(trusted.stderr).toContain(
+      `${where}: mcpServers names "github", which this run does not start`,
+    );
+    expect(trusted.stderr).toContain(`${where}: preloads skills (arithmetic)`);
+    expect(trusted.stderr).toContain(`${where}: has hooks for Stop;`);
+    expect(trusted.stderr).not.toContain('mainAgentHooks');
+    // An untrusted project's file does not start its server, so the agent it requires is missing.
+    const untrusted = await runToolCall(['--agent', 'calculator'], prompt);
+    expect(untrusted.code).toBe(2);
+    expect(untrusted.stderr).toContain('ignored mcpServers in');
+    expect(untrusted.stderr).toContain(
+      `${where}: requires MCP servers matching calc; MCP servers with tools: none.`,
+    );
+    expect(untrusted.stdout).toBe('');
+    // A server the file defines that Delegate cannot start is refused before the run.
+    await writeFile(
+      file,
+      [
+        '---',
+        'name: calculator',
+        'description: Adds numbers with a server of another transport',
+        'mcpServers:',
+        '  - web: { type: http, url: "http://example.invalid" }',
+        '---',
+        'You add numbers.',
+      ].join('\n'),
+    );
+    const refused = await run(['run', '--sim', '--trust-project', '--agent', 'calculator', 'hi']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      `${where}: mcpServers[0].web: transport "http" is not supported`,
+    );
+  });
+
   it('leaves denied agent types out of the init line', async () => {
     const result = await run([
       'run',

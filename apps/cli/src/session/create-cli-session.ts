@@ -17,7 +17,14 @@ import { loadTools } from '../load-tools.js';
 import type { EffectiveConfig } from '../settings/resolve-config.js';
 import { defaultSimPolicy } from './default-sim-policy.js';
 import { readAgentsFlag } from './load-flag-agents.js';
-import { loadMcpConfig } from './load-mcp-config.js';
+import { type StdioServer, loadMcpConfig } from './load-mcp-config.js';
+import {
+  type MainAgentMcp,
+  checkMainAgentMcp,
+  describeMainAgent,
+  mainAgentToolHooks,
+  readMainAgentMcp,
+} from './main-agent-extras.js';
 import { loadPolicyModule } from './load-policy-module.js';
 import { toPermissionRules } from './permission-rules.js';
 import { settleEarlierAgents } from './settle-earlier-agents.js';
@@ -180,10 +187,26 @@ async function loadDefinitions(options: CliSessionOptions): Promise<AgentDefinit
   return restricted.definitions;
 }
 
-/** Starts the configured MCP servers and waits until each has connected or failed. */
-async function connectMcpServers(options: CliSessionOptions): Promise<McpManager | undefined> {
+/**
+ * Starts the MCP servers of `--mcp-config` and those the `--agent` file defines, and waits
+ * until each has connected or failed. A name in both runs the `--mcp-config` server.
+ */
+async function connectMcpServers(
+  options: CliSessionOptions,
+  mainAgent: { where: string; mcp: MainAgentMcp } | undefined,
+): Promise<McpManager | undefined> {
   const path = options.config.mcpConfig.value;
-  const servers = path ? loadMcpConfig(path) : {};
+  const servers: Record<string, StdioServer> = path ? loadMcpConfig(path) : {};
+  const where = mainAgent?.where ?? '--agent';
+  for (const [name, server] of Object.entries(mainAgent?.mcp.inline ?? {})) {
+    if (name in servers) {
+      options.onWarning?.(
+        `${where}: mcpServers defines "${name}", which --mcp-config also has; the --mcp-config server runs.`,
+      );
+      continue;
+    }
+    servers[name] = server;
+  }
   if (Object.keys(servers).length === 0) return undefined;
   const { createMcpManager } = await loadTools();
   const manager = createMcpManager({ servers });
@@ -201,6 +224,7 @@ async function connectMcpServers(options: CliSessionOptions): Promise<McpManager
 async function mainThreadOptions(
   config: EffectiveConfig,
   mainAgent: AgentDefinition | undefined,
+  onWarning: (message: string) => void,
 ): Promise<
   Pick<
     DelegateSessionOptions,
@@ -219,16 +243,16 @@ async function mainThreadOptions(
     mainAgent.permissionMode && mainAgent.permissionMode !== 'bubble'
       ? mainAgent.permissionMode
       : undefined;
+  // An untrusted project's file lost its hooks before this point.
+  const hooks = mainAgentToolHooks(mainAgent);
+  if (hooks.warning) onWarning(hooks.warning);
   return {
     tools,
     model: config.model.origin === 'default' && ownModel ? ownModel : config.model.value,
     permissionMode:
       config.permissionMode.origin === 'default' && ownMode ? ownMode : config.permissionMode.value,
     customSystemPrompt: mainAgent.getSystemPrompt({ cwd: config.cwd }),
-    // An untrusted project's file lost its hooks before this point.
-    ...(mainAgent.hooks && Object.keys(mainAgent.hooks).length > 0
-      ? { mainAgentHooks: mainAgent.hooks }
-      : {}),
+    ...(hooks.hooks ? { mainAgentHooks: hooks.hooks } : {}),
   };
 }
 
@@ -266,7 +290,7 @@ async function createSession(
       : undefined;
     if (mainAgent && hook)
       throw new UsageError(
-        `--agent ${mainAgent.agentType} (${mainAgent.filePath ?? mainAgent.source}): hooks.${hook.where}: ${hook.reason}; Delegate runs PreToolUse and PostToolUse command hooks ({ matcher, hooks: [{ type: "command", command }] }), and a guard that cannot run would guard nothing.`,
+        `${describeMainAgent(mainAgent)}: hooks.${hook.where}: ${hook.reason}; Delegate runs PreToolUse and PostToolUse command hooks ({ matcher, hooks: [{ type: "command", command }] }), and a guard that cannot run would guard nothing.`,
       );
     if (resume === undefined) throw error;
     // Only the transcript of the session asked for being missing, or not a regular file (a
@@ -304,6 +328,8 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
     options.agent === undefined
       ? undefined
       : findMainAgent(options.agent, definitions.activeAgents);
+  // Its MCP servers are read (and refused when malformed) before anything starts.
+  const mainAgentMcp = mainAgent ? readMainAgentMcp(mainAgent, config.cwd) : undefined;
   // A resumed session reads its conversation and its undelivered notifications back itself.
   // So does the fresh session that goes on after Ctrl-C stopped a turn, when its transcript
   // exists: notifications the stop left undelivered are owed to it too.
@@ -327,7 +353,21 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
     await api.sim?.close();
   };
   try {
-    mcp = await connectMcpServers(options);
+    mcp = await connectMcpServers(
+      options,
+      mainAgent && mainAgentMcp
+        ? { where: describeMainAgent(mainAgent), mcp: mainAgentMcp }
+        : undefined,
+    );
+    if (mainAgent && mainAgentMcp) {
+      const warnings = await checkMainAgentMcp({
+        agent: mainAgent,
+        named: mainAgentMcp.named,
+        configured: (mcp?.getClients() ?? []).map((client) => client.name),
+        tools: mcp?.getTools() ?? [],
+      });
+      for (const warning of warnings) options.onWarning?.(warning);
+    }
     const { DelegateSession } = await import('@delegate/runtime');
     const session = await createSession(
       DelegateSession,
@@ -336,7 +376,7 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
         cwd: config.cwd,
         apiKey: api.apiKey,
         ...(api.baseURL ? { baseURL: api.baseURL } : {}),
-        ...(await mainThreadOptions(config, mainAgent)),
+        ...(await mainThreadOptions(config, mainAgent, options.onWarning ?? (() => undefined))),
         agentDefinitions: definitions,
         allowRules: await toPermissionRules(config.allowRules, 'allow'),
         denyRules: await toPermissionRules(config.denyRules, 'deny'),

@@ -50,26 +50,42 @@ export function loadMcpConfig(path: string): Record<string, StdioServer> {
   }
   const servers: Record<string, StdioServer> = {};
   for (const [name, raw] of Object.entries(parsed.data.mcpServers)) {
-    // The transport first: an HTTP server has no command, and the error should say so.
-    if (raw['type'] !== undefined && raw['type'] !== 'stdio') {
-      throw new UsageError(
-        `--mcp-config ${path}: mcpServers.${name}: transport "${String(raw['type'])}" is not supported; delegate runs stdio servers (a "command" to start).`,
-      );
-    }
-    const entry = StdioServerEntry.safeParse(raw);
-    if (!entry.success) {
-      const issue = entry.error.issues[0];
-      throw new UsageError(
-        `--mcp-config ${path}: mcpServers.${name}.${issue?.path.join('.') || 'command'}: ${issue?.message ?? 'invalid'}. A stdio server needs a "command".`,
-      );
-    }
-    const { command, args, env, cwd } = entry.data;
-    servers[name] = {
-      command,
-      ...(args ? { args } : {}),
-      ...(env ? { env } : {}),
-      ...(cwd ? { cwd: resolve(dirname(path), cwd) } : {}),
-    };
+    servers[name] = readStdioServer(raw, {
+      where: `--mcp-config ${path}: mcpServers.${name}`,
+      baseDir: dirname(path),
+    });
   }
   return servers;
+}
+
+/**
+ * One stdio server entry (`{ command, args?, env?, cwd? }`) as `createMcpManager` takes it, or
+ * a `UsageError` starting with `where` (the flag, the file and the entry); a relative `cwd` is
+ * taken from `baseDir`.
+ */
+export function readStdioServer(
+  raw: Record<string, unknown>,
+  options: { where: string; baseDir: string },
+): StdioServer {
+  const { where } = options;
+  // The transport first: an HTTP server has no command, and the error should say so.
+  if (raw['type'] !== undefined && raw['type'] !== 'stdio') {
+    throw new UsageError(
+      `${where}: transport "${String(raw['type'])}" is not supported; delegate runs stdio servers (a "command" to start).`,
+    );
+  }
+  const entry = StdioServerEntry.safeParse(raw);
+  if (!entry.success) {
+    const issue = entry.error.issues[0];
+    throw new UsageError(
+      `${where}.${issue?.path.join('.') || 'command'}: ${issue?.message ?? 'invalid'}. A stdio server needs a "command".`,
+    );
+  }
+  const { command, args, env, cwd } = entry.data;
+  return {
+    command,
+    ...(args ? { args } : {}),
+    ...(env ? { env } : {}),
+    ...(cwd ? { cwd: resolve(options.baseDir, cwd) } : {}),
+  };
 }
