@@ -19,6 +19,7 @@ const STATUS_OF_CODE: Readonly<Record<string, ContentfulStatusCode>> = {
   INVALID_ARGUMENT: 400,
   PATH_ESCAPE: 400,
   AGENT_NOT_FOUND: 400,
+  MCP_SERVERS_MISSING: 400,
   NOT_FOUND: 404,
   LIMIT_EXCEEDED: 503,
 };

@@ -166,4 +166,86 @@ describe('workspace agent files on a server started with --trust-workspace-agent
       'bypassPermissions',
     );
   });
+
+  it('names the agent file when a hook of the chosen agent cannot run', async () => {
+    const file = join(test.workspace, '.claude', 'agents', 'badhook.md');
+    await writeFile(
+      file,
+      [
+        '---',
+        'name: badhook',
+        'description: Has a hook of a kind Delegate does not run.',
+        'hooks:',
+        '  PreToolUse:',
+        '    - matcher: Bash',
+        '      hooks:',
+        '        - type: prompt',
+        '          prompt: Is this call safe?',
+        '---',
+        'You work.',
+      ].join('\n'),
+    );
+    const created = await test.api('/v1/runs', { json: { prompt: 'hi', agent: 'badhook' } });
+    const { id } = (await created.json()) as { id: string };
+    const run = await waitForRun(test, id, (value) => ENDED.includes(value.status));
+    expect(run.status).toBe('failed');
+    expect(run.error?.code).toBe('INVALID_AGENT_DEFINITION');
+    expect(run.error?.message).toContain(
+      `agent "badhook" (${file}): hooks.PreToolUse[0].hooks[0].type:`,
+    );
+    expect(run.error?.message).not.toContain('mainAgentHooks');
+  });
+
+  it('refuses a chosen agent that requires MCP servers, and says which parts of a chosen agent do not run', async () => {
+    const agents = join(test.workspace, '.claude', 'agents');
+    await writeFile(
+      join(agents, 'needs-jira.md'),
+      [
+        '---',
+        'name: needs-jira',
+        'description: Files tickets.',
+        'requiredMcpServers: [jira]',
+        '---',
+        'You file tickets.',
+      ].join('\n'),
+    );
+    const refused = await test.api('/v1/runs', { json: { prompt: 'hi', agent: 'needs-jira' } });
+    expect(refused.status).toBe(400);
+    const body = (await refused.json()) as {
+      error: { code: string; message: string; field?: string };
+    };
+    expect(body.error.code).toBe('MCP_SERVERS_MISSING');
+    expect(body.error.field).toBe('agent');
+    expect(body.error.message).toMatch(
+      /needs-jira\.md\) requires MCP servers matching jira; this server starts no MCP servers/,
+    );
+    const extras = join(agents, 'extras.md');
+    await writeFile(
+      extras,
+      [
+        '---',
+        'name: extras',
+        'description: Asks for parts the server does not run.',
+        'mcpServers: [github]',
+        'skills: [triage]',
+        'hooks:',
+        '  Stop:',
+        '    - hooks: [{ type: command, command: "true" }]',
+        '---',
+        'You work.',
+      ].join('\n'),
+    );
+    const created = await test.api('/v1/runs', { json: { prompt: 'hi', agent: 'extras' } });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const run = await waitForRun(test, id, (value) => ENDED.includes(value.status));
+    expect(run.status).toBe('completed');
+    const events = await (await test.api(`/v1/runs/${id}/events`)).text();
+    const where = `agent \\"extras\\" (${extras})`;
+    expect(events).toContain(`${where}: mcpServers not applied: this server starts no MCP servers`);
+    expect(events).toContain(
+      `${where}: skills not applied: Delegate does not load skills (triage)`,
+    );
+    expect(events).toContain(`${where}: hooks for Stop not applied`);
+  });
 });

@@ -81,6 +81,78 @@ export function findMainAgent(
   );
 }
 
+/** How messages name the definition a run's main thread runs as: its type and its file. */
+function describeMainAgent(agent: AgentDefinition): string {
+  return `agent "${agent.agentType}" (${agent.filePath ?? agent.source})`;
+}
+
+/**
+ * Refuses a main agent that requires MCP servers (`requiredMcpServers`): the server starts
+ * none, so the agent would run without what it was written to need, as a sub-agent of that
+ * type is refused. An MCP_SERVERS_MISSING error naming the field `agent`.
+ */
+export function checkMainAgentRuns(agent: AgentDefinition): AgentDefinition {
+  const required = agent.requiredMcpServers ?? [];
+  if (required.length === 0) return agent;
+  throw new DelegateError(
+    'MCP_SERVERS_MISSING',
+    `agent: ${describeMainAgent(agent)} requires MCP servers matching ${required.join(', ')}; this server starts no MCP servers, so it cannot run this agent as the main thread.`,
+    { details: { field: 'agent' } },
+  );
+}
+
+/** Hook events the runtime runs for the main thread. */
+const TOOL_HOOK_EVENTS = ['PreToolUse', 'PostToolUse'];
+
+/** The main agent's PreToolUse/PostToolUse hooks, which its session runs. */
+function toolHooksOf(agent: AgentDefinition): Record<string, unknown> | undefined {
+  const run = Object.entries(agent.hooks ?? {}).filter(([event]) =>
+    TOOL_HOOK_EVENTS.includes(event),
+  );
+  return run.length > 0 ? Object.fromEntries(run) : undefined;
+}
+
+/** A note for each part of the main agent's definition the server does not run. */
+function mainAgentNotes(agent: AgentDefinition): string[] {
+  const where = describeMainAgent(agent);
+  const notes: string[] = [];
+  if (agent.mcpServers?.length)
+    notes.push(
+      `${where}: mcpServers not applied: this server starts no MCP servers, so the main agent runs without their tools.`,
+    );
+  if (agent.skills?.length)
+    notes.push(
+      `${where}: skills not applied: Delegate does not load skills (${agent.skills.join(', ')}).`,
+    );
+  const otherEvents = Object.keys(agent.hooks ?? {}).filter(
+    (event) => !TOOL_HOOK_EVENTS.includes(event),
+  );
+  if (otherEvents.length > 0)
+    notes.push(
+      `${where}: hooks for ${otherEvents.join(', ')} not applied: Delegate runs only PreToolUse and PostToolUse hooks.`,
+    );
+  return notes;
+}
+
+/**
+ * The error a run's turn fails with when its session could not open: a hook of the main
+ * agent's file that cannot run is named by the agent and the file rather than by the
+ * session option it was passed as. Other errors are returned as they are.
+ */
+export function explainSessionError(
+  error: unknown,
+  prepared: PreparedSession | undefined,
+): unknown {
+  if (!prepared?.mainAgentWhere || !DelegateError.hasCode(error, 'INVALID_ARGUMENT')) return error;
+  const hook = error.details?.['hook'] as { where: string; reason: string } | undefined;
+  if (!hook) return error;
+  return new DelegateError(
+    'INVALID_AGENT_DEFINITION',
+    `${prepared.mainAgentWhere}: hooks.${hook.where}: ${hook.reason}; Delegate runs PreToolUse and PostToolUse command hooks ({ matcher, hooks: [{ type: "command", command }] }), and a guard that cannot run would guard nothing.`,
+    { details: { field: 'agent', hook } },
+  );
+}
+
 function toolName(spec: string): string {
   const open = spec.indexOf('(');
   return (open === -1 ? spec : spec.slice(0, open)).trim();
@@ -124,8 +196,13 @@ export type PreparedSession = {
   mainAgentType: string;
   /** Color of the chosen agent, if any. */
   mainColor: string | null;
-  /** Fields of the workspace's agent files the server left out, each as a note for the run. */
+  /**
+   * Fields of the workspace's agent files the server left out, and parts of the main agent's
+   * definition it does not run, each as a note for the run.
+   */
   ignoredFields: string[];
+  /** How errors name the chosen main agent (`agent "type" (file)`), when there is one. */
+  mainAgentWhere?: string;
 };
 
 /** The fields left out of the agents a run can use (an overridden file's are in `GET /v1/agents`). */
@@ -146,7 +223,10 @@ export async function prepareSession(options: {
     ...(defaults.homeDir ? { homeDir: defaults.homeDir } : {}),
     trustAgentFiles: defaults.trustWorkspaceAgents,
   });
-  const main = runOptions.agent ? findMainAgent(definitions, runOptions.agent) : undefined;
+  const main = runOptions.agent
+    ? checkMainAgentRuns(findMainAgent(definitions, runOptions.agent))
+    : undefined;
+  const mainHooks = main ? toolHooksOf(main) : undefined;
   const model =
     runOptions.model ?? (main?.model && main.model !== 'inherit' ? main.model : undefined);
   const permissionMode =
@@ -156,9 +236,11 @@ export async function prepareSession(options: {
   return {
     mainAgentType: main?.agentType ?? 'main',
     mainColor: main?.color ?? null,
-    ignoredFields: activeIgnored(definitions).map(
-      (entry) => `${entry.where}: ${ignoredFieldNote(entry)}.`,
-    ),
+    ignoredFields: [
+      ...activeIgnored(definitions).map((entry) => `${entry.where}: ${ignoredFieldNote(entry)}.`),
+      ...(main ? mainAgentNotes(main) : []),
+    ],
+    ...(main ? { mainAgentWhere: describeMainAgent(main) } : {}),
     options: {
       sessionId: run.sessionId,
       cwd: run.workspace,
@@ -174,7 +256,7 @@ export async function prepareSession(options: {
       forkEnabled: runOptions.fork ?? false,
       ...(main ? { customSystemPrompt: main.getSystemPrompt({ cwd: run.workspace }) } : {}),
       // Left out by the trust rule above when the workspace's files are not trusted.
-      ...(main?.hooks && Object.keys(main.hooks).length > 0 ? { mainAgentHooks: main.hooks } : {}),
+      ...(mainHooks ? { mainAgentHooks: mainHooks } : {}),
       ...(toolFilter ? { toolFilter } : {}),
       agentDefinitions: {
         activeAgents: definitions.activeAgents,

@@ -6,7 +6,12 @@ import type { RunEventData } from '../http/schemas.js';
 import type { RunJob } from '../queue/run-queue.js';
 import type { AgentStatus, RunError, RunInput, RunRecord, RunStore } from '../store/run-store.js';
 import { AgentTree, MAIN_AGENT_ID, type TreeChange } from './agent-tree.js';
-import { type SessionDefaults, prepareSession } from './prepare-session.js';
+import {
+  type PreparedSession,
+  type SessionDefaults,
+  explainSessionError,
+  prepareSession,
+} from './prepare-session.js';
 import { SessionRunner, type SessionRunnerOptions } from './session-runner.js';
 import { takeOverRun } from './take-over-run.js';
 import { TranscriptSync } from './transcript-sync.js';
@@ -294,8 +299,9 @@ export class RunExecutor {
     active: ActiveRun;
   }): Promise<TurnEnd> {
     const { run, input, active } = options;
+    let prepared: PreparedSession | undefined;
     try {
-      const prepared = await prepareSession({ run, defaults: this.defaults });
+      prepared = await prepareSession({ run, defaults: this.defaults });
       // The store holds the last finished turn of every agent, whichever worker ran it.
       if (input.kind !== 'start') await active.transcripts.restore();
       const runner = await this.acquireRunner({ run, input, options: prepared.options });
@@ -365,9 +371,10 @@ export class RunExecutor {
       } finally {
         off();
       }
-    } catch (error) {
-      if (active.stopping || isAbortError(error))
+    } catch (caught) {
+      if (active.stopping || isAbortError(caught))
         return this.endOf(active, { outcome: 'aborted', text: '' });
+      const error = explainSessionError(caught, prepared);
       this.logger.warn({ runId: run.id, err: errorMessage(error) }, 'run turn failed');
       return {
         status: 'failed',

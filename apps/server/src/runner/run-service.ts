@@ -17,7 +17,7 @@ import type {
 } from '../store/run-store.js';
 import { resolveWorkspace } from '../workspace/resolve-workspace.js';
 import { MAIN_AGENT_ID } from './agent-tree.js';
-import { findMainAgent, loadWorkspaceAgents } from './prepare-session.js';
+import { checkMainAgentRuns, findMainAgent, loadWorkspaceAgents } from './prepare-session.js';
 import type { RunExecutor } from './run-executor.js';
 import { LocalRunControl, type RunControl } from './run-control.js';
 
@@ -90,12 +90,13 @@ export class RunService {
       roots: this.workspaceRoots,
     });
     if (body.agent !== undefined) {
-      // Only whether the agent exists is checked here: trust changes fields, never the list.
+      // Only whether the agent exists and can run here is checked: trust changes fields, never
+      // the list or an agent's requirements.
       const definitions = await loadWorkspaceAgents({
         workspace,
         ...(this.homeDir ? { homeDir: this.homeDir } : {}),
       });
-      findMainAgent(definitions, body.agent);
+      checkMainAgentRuns(findMainAgent(definitions, body.agent));
     }
     const { prompt, workspace: _requested, ...options } = body;
     const id = `run_${randomBytes(12).toString('hex')}`;
