@@ -20,6 +20,7 @@ import {
 } from '@delegate/core';
 import type * as AgentDefs from '@delegate/agent-defs';
 import { createRootToolUseContext } from '@delegate/context-isolation';
+import { isEnvTruthy } from '@delegate/tool-filter';
 import {
   type CacheSafeParams,
   DEFAULT_FORK_LAYOUT,
@@ -170,11 +171,6 @@ function subtractUsage(after: CompleteUsage, before: CompleteUsage): CompleteUsa
   };
 }
 
-function envFlag(env: NodeJS.ProcessEnv, name: string): boolean {
-  const value = env[name]?.trim().toLowerCase();
-  return value === '1' || value === 'true' || value === 'yes' || value === 'on';
-}
-
 function runtimeOptionsOf(
   options: ValidatedSessionOptions,
   env: NodeJS.ProcessEnv,
@@ -184,7 +180,7 @@ function runtimeOptionsOf(
     forkForceAsync: options.forkForceAsync ?? false,
     coordinatorMode: options.coordinatorMode ?? false,
     backgroundTasksDisabled:
-      options.backgroundTasksDisabled ?? envFlag(env, 'DELEGATE_DISABLE_BACKGROUND_TASKS'),
+      options.backgroundTasksDisabled ?? isEnvTruthy(env['DELEGATE_DISABLE_BACKGROUND_TASKS']),
     agentListInMessages: options.agentListInMessages ?? true,
     maxBackgroundAgents: options.maxBackgroundAgents ?? 8,
     maxDepth: options.maxDepth ?? 3,
@@ -209,7 +205,7 @@ function debugCacheOption(
   options: ValidatedSessionOptions,
   env: NodeJS.ProcessEnv,
 ): Pick<AgentRuntimeOptions, 'debugCacheDiagnosis'> {
-  const option = options.debugCacheDiagnosis ?? envFlag(env, 'DELEGATE_DEBUG_CACHE');
+  const option = options.debugCacheDiagnosis ?? isEnvTruthy(env['DELEGATE_DEBUG_CACHE']);
   if (typeof option === 'function') return { debugCacheDiagnosis: option };
   if (!option) return {};
   return {
