@@ -19,6 +19,21 @@ export function pathInDescriptor(handle: FileHandle, name?: string): string {
   return name === undefined ? base : `${base}/${name}`;
 }
 
+const DELETED_MARK = ' (deleted)';
+
+/**
+ * The kernel adds ` (deleted)` to the link of a descriptor whose file lost its name. A file
+ * can also be named `… (deleted)`: stripping the mark from a live file's link would make an
+ * outside `/w/root (deleted)` read as the root `/w/root` itself. So the mark is taken off
+ * only when the file has no name left (no links): its last name is where it was.
+ */
+async function withoutDeletedMark(link: string, handle: FileHandle): Promise<string | undefined> {
+  if (!link.endsWith(DELETED_MARK)) return link;
+  const stats = await handle.stat().catch(() => undefined);
+  if (stats === undefined) return undefined;
+  return stats.nlink === 0 ? link.slice(0, -DELETED_MARK.length) : link;
+}
+
 /**
  * Where an open descriptor really points: `/proc/self/fd` on Linux, else a fresh
  * realpath of `path` accepted only when it is the same file (device and inode).
@@ -29,7 +44,7 @@ export async function descriptorLocation(
 ): Promise<string | undefined> {
   if (hasProcDescriptors()) {
     const viaProc = await readlink(pathInDescriptor(handle)).catch(() => undefined);
-    if (viaProc !== undefined) return viaProc.replace(/ \(deleted\)$/, '');
+    if (viaProc !== undefined) return withoutDeletedMark(viaProc, handle);
   }
   const [opened, again] = await Promise.all([
     handle.stat(),

@@ -61,7 +61,11 @@ let task;
 
 function locationOf(fd, path) {
   try {
-    return fs.readlinkSync('/proc/self/fd/' + fd).replace(/ \\(deleted\\)$/, '');
+    const link = fs.readlinkSync('/proc/self/fd/' + fd);
+    // A live file can be named "x (deleted)": the kernel's mark is taken off only when the
+    // file has no name left (see descriptor-location.ts).
+    if (!link.endsWith(' (deleted)')) return link;
+    return fs.fstatSync(fd).nlink === 0 ? link.slice(0, -' (deleted)'.length) : link;
   } catch {}
   try {
     const real = fs.realpathSync(path);
