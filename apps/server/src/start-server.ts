@@ -278,6 +278,7 @@ async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
             ...(baseURL ? { baseURL } : {}),
             ...(config.homeDir ? { homeDir: config.homeDir } : {}),
             trustWorkspaceAgents: config.trustWorkspaceAgents,
+            workspaceRoots: base.roots,
             toolEnv: toolEnvironment(base.secrets),
             secrets: redactableSecrets(base.secrets),
           },

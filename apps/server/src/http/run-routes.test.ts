@@ -1,4 +1,4 @@
-import { mkdir, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { costOfUsage } from '@delegate/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -350,6 +350,29 @@ describe('run routes', () => {
       } finally {
         await local.close();
       }
+    });
+
+    it('runs no more turns in a workspace whose directory a symbolic link replaced', async () => {
+      const moved = join(test.workspace, 'moved');
+      const outside = join(test.workspace, '..', 'outside');
+      await mkdir(moved);
+      await mkdir(outside, { recursive: true });
+      const id = await start({ prompt: 'scenario:hello', workspace: 'moved' });
+      await waitForRun(test, id, ended);
+      // A pull or a script swaps the directory for a link out of the roots.
+      await rename(moved, `${moved}.real`);
+      await symlink(outside, moved);
+      const response = await test.api(`/v1/runs/${id}/messages`, { json: { text: 'And now?' } });
+      expect(response.status).toBe(202);
+      const run = await waitForRun(
+        test,
+        id,
+        (value) => ended(value) && value.status !== 'completed',
+      );
+      expect(run.status).toBe('failed');
+      expect(run.error?.code).toBe('PATH_ESCAPE');
+      expect(run.error?.message).toContain(`the run's workspace ${moved} now leads to`);
+      expect(run.result).toBeNull();
     });
 
     it('refuses while the run works, for unknown runs and with a bad body', async () => {

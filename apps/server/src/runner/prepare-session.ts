@@ -14,6 +14,7 @@ import {
 } from '@delegate/agent-defs';
 import { permissionRuleValueFromString } from '@delegate/tool-filter';
 import type { RunOptions } from '../http/schemas.js';
+import { checkRunWorkspace } from '../workspace/resolve-workspace.js';
 import type { RunRecord } from '../store/run-store.js';
 import type { SessionRunnerOptions } from './session-runner.js';
 
@@ -184,6 +185,8 @@ export type SessionDefaults = {
   homeDir?: string;
   /** Apply workspace agent files as written (`--trust-workspace-agents`). */
   trustWorkspaceAgents: boolean;
+  /** The workspace roots (real paths): every turn checks its run's workspace is still inside. */
+  workspaceRoots: readonly string[];
   toolEnv: NodeJS.ProcessEnv;
   /** The server's secrets (token, connection passwords), removed from every tool result. */
   secrets: string[];
@@ -218,6 +221,7 @@ export async function prepareSession(options: {
 }): Promise<PreparedSession> {
   const { run, defaults } = options;
   const runOptions: RunOptions = run.options;
+  await checkRunWorkspace(run.workspace, defaults.workspaceRoots);
   const definitions = await loadWorkspaceAgents({
     workspace: run.workspace,
     ...(defaults.homeDir ? { homeDir: defaults.homeDir } : {}),
