@@ -56,6 +56,12 @@ export {
 } from './session/model-config.js';
 export type { ApiClientOptions } from './session/model-config.js';
 export { checkApiBaseUrl } from './session/check-api-base-url.js';
+export {
+  MIN_CUT_FRAGMENT_LENGTH,
+  MIN_SECRET_LENGTH,
+  REDACTED,
+  secretRedactor,
+} from './util/redact-secrets.js';
 export { createAgentTool } from './agent-tool/agent-tool.js';
 export type {
   AgentToolOutput,

@@ -1,8 +1,6 @@
-/** The text that replaces a secret. */
-export const REDACTED = '[REDACTED]';
+import { MIN_SECRET_LENGTH, REDACTED, secretRedactor } from '@delegate/runtime';
 
-/** Secrets shorter than this are not redacted (a placeholder key like `sim` is no secret). */
-export const MIN_SECRET_LENGTH = 8;
+export { MIN_SECRET_LENGTH, REDACTED };
 
 /** The secrets long enough to be redacted (the others would match ordinary text). */
 export function redactableSecrets(secrets: readonly (string | undefined)[]): string[] {
@@ -13,23 +11,19 @@ export function redactableSecrets(secrets: readonly (string | undefined)[]): str
 
 /**
  * Returns a function that copies a JSON-like value with every occurrence of each secret
- * (the API key, the server token) in its strings, keys included, replaced by `[REDACTED]`.
+ * (the API key, the server token) in its strings, keys included, replaced by `[REDACTED]`,
+ * as the runtime redacts tool results (overlapping secrets and pieces next to a cut mark
+ * included).
  */
 export function createRedactor(secrets: readonly (string | undefined)[]): <T>(value: T) => T {
-  const list = [...new Set(redactableSecrets(secrets))].sort((a, b) => b.length - a.length);
-  if (list.length === 0) return (value) => value;
-  const redactText = (text: string): string => {
-    let result = text;
-    for (const secret of list)
-      if (result.includes(secret)) result = result.split(secret).join(REDACTED);
-    return result;
-  };
+  const redact = secretRedactor(redactableSecrets(secrets));
+  if (redact === undefined) return (value) => value;
   const visit = (value: unknown): unknown => {
-    if (typeof value === 'string') return redactText(value);
+    if (typeof value === 'string') return redact(value);
     if (Array.isArray(value)) return value.map(visit);
     if (value !== null && typeof value === 'object') {
       const copy: Record<string, unknown> = {};
-      for (const [key, inner] of Object.entries(value)) copy[redactText(key)] = visit(inner);
+      for (const [key, inner] of Object.entries(value)) copy[redact(key)] = visit(inner);
       return copy;
     }
     return value;

@@ -249,4 +249,54 @@ describe('the secrets option', () => {
     expect(JSON.stringify(error)).not.toContain('hunter2');
     expect(String((error as Error).stack)).not.toContain('hunter2');
   });
+
+  it('leaves no piece of a secret in a tool result: overlapping secrets, and a secret a tool cut through', async () => {
+    const first = 'Xk3pQ9vLmZ7r';
+    const second = 'mZ7rT2wY-second';
+    const cut = 'Zq8SecretTokenValue42';
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            { type: 'tool_use', name: 'Read', input: { file_path: 'overlap.txt' } },
+            // Bash keeps the head and tail of a long output: the secret straddles the cut.
+            { type: 'tool_use', name: 'Bash', input: { command: 'cat big.txt' } },
+            // Read cuts a line past 2,000 characters, Grep past its own limit.
+            { type: 'tool_use', name: 'Read', input: { file_path: 'long-line.txt' } },
+            { type: 'tool_use', name: 'Grep', input: { pattern: 'MARK', output_mode: 'content' } },
+          ],
+        },
+        {
+          match: { when: isMain },
+          reply: (request) => request.toolResults.map((r) => r.content).join('\n'),
+        },
+      ]),
+    });
+    await writeFile(join(current.cwd, 'overlap.txt'), `A=${first.slice(0, 8)}${second}\n`);
+    await writeFile(
+      join(current.cwd, 'big.txt'),
+      `${'a'.repeat(14_990)}${cut}${'b'.repeat(40_000)}`,
+    );
+    await writeFile(join(current.cwd, 'long-line.txt'), `${'c'.repeat(1_990)}${cut}\n`);
+    await writeFile(join(current.cwd, 'grep.txt'), `MARK ${'d'.repeat(490)}${cut}\n`);
+    const { getBuiltinTools } = await import('@delegate/tools');
+    const session = await sessionWithKey(current, {
+      tools: getBuiltinTools(),
+      secrets: [first, second, cut],
+    });
+    const { text } = await session.send('go');
+    session.abort();
+    // Each tool did cut: the marks are there.
+    expect(text).toMatch(/bytes of output cut from the middle/);
+    expect(text).toMatch(/line truncated/);
+    expect(text).toMatch(/d\[REDACTED\]… \[\d+ more characters\]/);
+    for (const piece of [first, second, cut].flatMap((secret) => [
+      secret.slice(0, 4),
+      secret.slice(-4),
+    ])) {
+      expect(text, piece).not.toContain(piece);
+    }
+    expect(text).toContain('A=[REDACTED]');
+  });
 });
