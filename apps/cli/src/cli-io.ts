@@ -12,7 +12,9 @@ export type CliIo = {
 
 /**
  * The real process's streams, environment and directory. A write to a closed pipe (as in
- * `delegate run … | head -1`) aborts `outputClosed` instead of crashing the process.
+ * `delegate run … | head -1`) aborts `outputClosed` instead of crashing the process; so does
+ * one to a terminal that closed. Errors writing stderr (a closed terminal) are dropped: there
+ * is nowhere left to say them, and the run must still stop its agents.
  */
 export function processIo(): CliIo {
   const closed = new AbortController();
@@ -24,6 +26,7 @@ export function processIo(): CliIo {
     process.stderr.write(`delegate: cannot write the output: ${error.message}\n`);
     closed.abort();
   });
+  process.stderr.on('error', () => undefined);
   return {
     stdout: process.stdout,
     stderr: process.stderr,

@@ -1,4 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
+import { setTimeout as delay } from 'node:timers/promises';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -876,10 +877,11 @@ describe('delegate run', () => {
     expect(stderr).not.toMatch(/EPIPE|Unhandled|at .*\.js:\d+/);
   });
 
-  it('stops every agent on SIGINT (exit 130) and on SIGTERM (exit 143) outside a terminal', async () => {
-    for (const [signal, expected] of [
-      ['SIGINT', 130],
-      ['SIGTERM', 143],
+  it('stops every agent on SIGINT (exit 130), SIGTERM (exit 143) and SIGHUP (exit 129) outside a terminal', async () => {
+    for (const [signal, expected, reason] of [
+      ['SIGINT', 130, 'interrupted'],
+      ['SIGTERM', 143, 'terminated'],
+      ['SIGHUP', 129, 'hangup'],
     ] as const) {
       const child = spawn(
         process.execPath,
@@ -907,9 +909,56 @@ describe('delegate run', () => {
       expect(code, `${signal}: ${stderr}`).toBe(expected);
       expect(parseLines(stdout).at(-1)).toMatchObject({
         type: 'result',
-        exit_reason: signal === 'SIGINT' ? 'interrupted' : 'terminated',
+        exit_reason: reason,
         is_error: true,
       });
     }
+  });
+
+  it('stops the shell commands it started when the terminal closes (SIGHUP)', async () => {
+    const prompt = `Bash ${JSON.stringify({ command: 'echo $$ > shell.pid; sleep 30' })}`;
+    const child = spawn(
+      process.execPath,
+      [
+        CLI_BIN,
+        'run',
+        '--sim',
+        policy('tool-from-prompt'),
+        '--permission-mode',
+        'bypassPermissions',
+        prompt,
+      ],
+      {
+        cwd: scratch.project,
+        env: { ...process.env, HOME: scratch.home },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const pidFile = join(scratch.project, 'shell.pid');
+    const pid = await new Promise<number>((resolve) => {
+      const check = async (): Promise<void> => {
+        const text = await readFile(pidFile, 'utf8').catch(() => '');
+        if (text.trim() !== '') resolve(Number(text.trim()));
+        else setTimeout(() => void check(), 20);
+      };
+      void check();
+    });
+    child.kill('SIGHUP');
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code, stderr).toBe(129);
+    expect(stderr).toContain('the terminal closed (SIGHUP)');
+    // The shell (and its sleep, in its process group) is gone, not left running under init.
+    const alive = (): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (let tries = 0; tries < 50 && alive(); tries++) await delay(20);
+    expect(alive()).toBe(false);
   });
 });

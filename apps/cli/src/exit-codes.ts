@@ -6,6 +6,8 @@ export const EXIT_CODES = {
   runFailed: 1,
   /** The command line or a settings file is wrong; nothing ran. */
   usage: 2,
+  /** The terminal closed (SIGHUP): every agent was stopped. */
+  hangup: 129,
   /** The person pressed Ctrl-C (SIGINT). */
   interrupted: 130,
   /** The program reading the output went away (a closed pipe, as in `| head -1`). */

@@ -169,6 +169,37 @@ describe('the interactive session in a terminal', () => {
   });
 });
 
+describe('the interactive session when its terminal closes', () => {
+  it('stops every agent and the shell commands they started (SIGHUP), leaving nothing running', async () => {
+    expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
+    const seconds = `28.${String(process.pid).padStart(5, '0')}`;
+    const { screen } = startInPane(
+      `--sim ${JSON.stringify(policy('live'))} --allowed-tools 'Bash(sleep:*)'`,
+      40,
+    );
+    await waitFor('the prompt', () =>
+      screen().includes('/help lists commands') ? true : undefined,
+    );
+    tmux('send-keys', '-t', session, `go sleep-for ${seconds}`, 'Enter');
+    await waitFor(
+      'the sleeping Bash command',
+      () => processesWith(`sleep ${seconds}`).length > 0 || undefined,
+    );
+    // Closing the window hangs up the terminal: the CLI gets SIGHUP.
+    tmux('kill-session', '-t', session);
+    await waitFor(
+      'no sleeping child left',
+      () => processesWith(`sleep ${seconds}`).length === 0 || undefined,
+      5_000,
+    );
+    await waitFor(
+      'the CLI to exit',
+      () => processesWith(`${process.execPath} ${CLI_BIN} --sim`).length === 0 || undefined,
+      5_000,
+    );
+  });
+});
+
 describe('the interactive session and approvals', () => {
   it('asks on the prompt line before a call that needs approval, and keeps the conversation after Ctrl-C stops a turn', async () => {
     expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);

@@ -16,6 +16,8 @@ export function exitCodeFor(reason: RunExitReason): ExitCode {
       return EXIT_CODES.interrupted;
     case 'terminated':
       return EXIT_CODES.terminated;
+    case 'hangup':
+      return EXIT_CODES.hangup;
     case 'output_closed':
       return EXIT_CODES.outputClosed;
     case 'max_turns':
@@ -35,6 +37,7 @@ function classifyFailure(error: unknown, stoppedBy: StopReason | undefined): Run
 const STOP_MESSAGES: Record<StopReason, string> = {
   interrupted: 'Stopped by Ctrl-C.',
   terminated: 'Stopped by SIGTERM.',
+  hangup: 'Stopped: the terminal closed (SIGHUP).',
   output_closed: 'Stopped: the program reading the output went away.',
 };
 
@@ -143,7 +146,7 @@ export async function executeRun(options: {
     {
       onInterrupt: (signal) => {
         liveView?.note('Stopping every agent… (Ctrl-C again to quit at once)');
-        stop(signal === 'SIGTERM' ? 'terminated' : 'interrupted');
+        stop(signal === 'SIGTERM' ? 'terminated' : signal === 'SIGHUP' ? 'hangup' : 'interrupted');
       },
       onForce: options.forceExit ?? (() => process.exit(EXIT_CODES.interrupted)),
       onBackground: () => {

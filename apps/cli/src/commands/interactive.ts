@@ -56,6 +56,7 @@ class InteractiveSession {
   private busy = false;
   private interrupted = false;
   private lastIdleInterrupt = 0;
+  private exiting = false;
   private readonly queue: string[] = [];
   private finish!: (code: ExitCode) => void;
   readonly done = new Promise<ExitCode>((resolve) => (this.finish = resolve));
@@ -284,7 +285,19 @@ class InteractiveSession {
     await this.cli.close();
   }
 
+  /**
+   * SIGTERM, or SIGHUP (the terminal closed): every agent and shell command stops, then the
+   * session exits with the signal's code, rather than leaving them running without it.
+   */
+  stopBySignal(code: ExitCode): void {
+    const why = code === EXIT_CODES.hangup ? 'the terminal closed (SIGHUP)' : 'SIGTERM';
+    this.cli.session.abort(new DelegateError('ABORTED', `Stopped: ${why}.`));
+    void this.exit(code);
+  }
+
   private async exit(code: ExitCode): Promise<void> {
+    if (this.exiting) return;
+    this.exiting = true;
     this.screen.stop();
     await this.close();
     this.finish(code);
@@ -314,7 +327,16 @@ export async function interactiveCommand(options: {
     `${colors.bold('delegate')} · ${config.cwd}${flags.sim !== undefined ? ' · simulator' : ''} · session ${session.sessionId}\n${colors.dim('Type a task and press Enter. /help lists commands; Ctrl-B backgrounds the running agent; Ctrl-C stops.')}\n`,
   );
   await session.screen.start();
-  return session.done;
+  const onTerminate = (): void => session.stopBySignal(EXIT_CODES.terminated);
+  const onHangup = (): void => session.stopBySignal(EXIT_CODES.hangup);
+  process.on('SIGTERM', onTerminate);
+  process.on('SIGHUP', onHangup);
+  try {
+    return await session.done;
+  } finally {
+    process.off('SIGTERM', onTerminate);
+    process.off('SIGHUP', onHangup);
+  }
 }
 
 /** How a background agent's end reads in the session: finished, stopped, or failed and why. */

@@ -1,20 +1,24 @@
 /** What the keys do during a run. */
 export type InterruptHandlers = {
-  /** Ctrl-C, SIGINT or SIGTERM (the first time; `signal` says which). */
-  onInterrupt: (signal: 'SIGINT' | 'SIGTERM') => void;
+  /** Ctrl-C, SIGINT, SIGTERM or SIGHUP (the first time; `signal` says which). */
+  onInterrupt: (signal: StopSignal) => void;
   /** A second Ctrl-C within `forceWindowMs` of the first. */
   onForce: () => void;
   /** Ctrl-B: move the running foreground sub-agent to the background. */
   onBackground?: () => void;
 };
 
+/** The signals that stop a run. */
+export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
+
 /** How soon a second Ctrl-C forces the exit. */
 export const FORCE_WINDOW_MS = 2_000;
 
 /**
  * Listens for Ctrl-C and Ctrl-B: in a terminal through raw keyboard input (so Ctrl-B
- * reaches the program), otherwise through SIGINT. SIGTERM counts as Ctrl-C. Returns a
- * function that stops listening and restores the terminal.
+ * reaches the program), otherwise through SIGINT. SIGTERM and SIGHUP (the terminal closed)
+ * count as Ctrl-C, so every agent and shell command is stopped rather than left running.
+ * Returns a function that stops listening and restores the terminal.
  */
 export function listenForInterrupts(
   stdin: NodeJS.ReadStream,
@@ -23,7 +27,7 @@ export function listenForInterrupts(
 ): () => void {
   const now = options.now ?? Date.now;
   let firstAt: number | undefined;
-  const interrupt = (signal: 'SIGINT' | 'SIGTERM'): void => {
+  const interrupt = (signal: StopSignal): void => {
     const time = now();
     if (firstAt !== undefined && time - firstAt <= FORCE_WINDOW_MS) {
       handlers.onForce();
@@ -34,6 +38,7 @@ export function listenForInterrupts(
   };
   const onSigint = (): void => interrupt('SIGINT');
   const onSigterm = (): void => interrupt('SIGTERM');
+  const onSighup = (): void => interrupt('SIGHUP');
   const onData = (chunk: Buffer | string): void => {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     for (const byte of bytes) {
@@ -49,9 +54,11 @@ export function listenForInterrupts(
   }
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigterm);
+  process.on('SIGHUP', onSighup);
   return () => {
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigterm);
+    process.off('SIGHUP', onSighup);
     if (raw) {
       stdin.off('data', onData);
       stdin.setRawMode(false);

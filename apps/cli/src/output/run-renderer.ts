@@ -22,8 +22,11 @@ export type RunStartInfo = {
   apiKeySource: string;
 };
 
-/** What stopped a run from outside: Ctrl-C or SIGINT, SIGTERM, or the output's reader leaving. */
-export type StopReason = 'interrupted' | 'terminated' | 'output_closed';
+/**
+ * What stopped a run from outside: Ctrl-C or SIGINT, SIGTERM, the terminal closing (SIGHUP),
+ * or the output's reader leaving.
+ */
+export type StopReason = 'interrupted' | 'terminated' | 'hangup' | 'output_closed';
 
 /** How a run ended, for exit codes and result lines. */
 export type RunExitReason = 'completed' | 'max_turns' | 'aborted' | 'error' | StopReason;

@@ -55,6 +55,8 @@ export function describeEnd(run: Pick<RunResult, 'exitReason' | 'error'>): strin
       return 'stopped by Ctrl-C';
     case 'terminated':
       return 'stopped by SIGTERM';
+    case 'hangup':
+      return 'stopped: the terminal closed (SIGHUP)';
     case 'output_closed':
       return 'stopped: the output was closed';
     case 'max_turns':
