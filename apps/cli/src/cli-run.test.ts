@@ -506,6 +506,41 @@ describe('delegate run', () => {
     );
   });
 
+  it('refuses to --resume a transcript with a corrupt line in the middle as a usage error naming the file and line', async () => {
+    const transcripts = join(scratch.root, 'transcripts');
+    const first = await run([
+      'run',
+      '--sim',
+      policy('echo-history'),
+      '--transcript-dir',
+      transcripts,
+      '--output-format',
+      'json',
+      'hi',
+    ]);
+    const sessionId = (JSON.parse(first.stdout) as { session_id: string }).session_id;
+    const path = join(transcripts, `${sessionId}.jsonl`);
+    const lines = (await readFile(path, 'utf8')).split('\n');
+    await writeFile(path, [lines[0], 'garbage', ...lines.slice(1)].join('\n'));
+    const result = await run([
+      'run',
+      '--sim',
+      policy('echo-history'),
+      '--transcript-dir',
+      transcripts,
+      '--resume',
+      sessionId,
+      'continue',
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(
+      `delegate: --resume ${sessionId}: ${path}:2: torn or corrupt transcript line`,
+    );
+    expect(result.stderr).toContain('remove that one line');
+    expect(result.stderr).not.toMatch(/at .*\.js:\d+/);
+  });
+
   it('--resume delivers, once, the notification of a background agent the previous process never delivered', async () => {
     const transcripts = join(scratch.root, 'transcripts');
     // A library session whose background agent finished while the main agent was idle, dropped

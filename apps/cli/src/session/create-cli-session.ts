@@ -303,6 +303,17 @@ async function createSession(
     }
     const details = DelegateError.hasCode(error, 'INVALID_ARGUMENT') ? error.details : undefined;
     const path = details?.['path'];
+    // A transcript that cannot be read, or holds a line that is no message: nothing ran, and
+    // the message names the file and the line.
+    const unreadable =
+      DelegateError.hasCode(error, 'FILE_SYSTEM_ERROR') &&
+      typeof error.details?.['path'] === 'string' &&
+      basename(error.details['path']) === `${resume}.jsonl`;
+    const badLine =
+      typeof path === 'string' &&
+      basename(path) === `${resume}.jsonl` &&
+      typeof details?.['line'] === 'number';
+    if (unreadable || badLine) throw new UsageError(`--resume ${resume}: ${errorMessage(error)}`);
     if (
       typeof path === 'string' &&
       basename(path) === `${resume}.jsonl` &&

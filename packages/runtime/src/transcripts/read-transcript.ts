@@ -43,15 +43,17 @@ function parseLine(options: {
     }
     throw new DelegateError(
       'INVALID_ARGUMENT',
-      `${path}:${lineNumber}: torn or corrupt transcript line (not valid JSON: ${errorMessage(error)}). Only the last line of a transcript may be torn by a crash; this one has lines after it, so the file was changed by something else. Restore the file, or remove line ${lineNumber} and what follows it.`,
+      `${path}:${lineNumber}: torn or corrupt transcript line (not valid JSON: ${errorMessage(error)}). Only the last line of a transcript may be torn by a crash; this one has lines after it, so the file was changed by something else. Restore the file, or remove that one line (the lines after it are read as they are).`,
       { details: { path, line: lineNumber } },
     );
   }
   const parsed = Message.safeParse(value);
   if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.length ? `${issue.path.join('.')}: ` : '';
     throw new DelegateError(
       'INVALID_ARGUMENT',
-      `${path}:${lineNumber}: not a transcript message (${parsed.error.issues[0]?.message ?? 'invalid'}). Restore the file, or remove line ${lineNumber}.`,
+      `${path}:${lineNumber}: not a transcript message (${field}${issue?.message ?? 'invalid'}). Restore the file, or remove line ${lineNumber}.`,
       { details: { path, line: lineNumber } },
     );
   }
@@ -71,9 +73,18 @@ async function withTranscriptFile<T>(
   try {
     handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
-    throw new DelegateError('NOT_FOUND', `No transcript at ${path}: ${errorMessage(error)}`, {
-      cause: error,
-    });
+    // Only a missing file (or folder) is no transcript; one that cannot be opened says why.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      throw new DelegateError('NOT_FOUND', `No transcript at ${path}: ${errorMessage(error)}`, {
+        cause: error,
+        details: { path },
+      });
+    throw new DelegateError(
+      'FILE_SYSTEM_ERROR',
+      `Cannot open the transcript at ${path}: ${errorMessage(error)}. Check its permissions.`,
+      { cause: error, details: { path } },
+    );
   }
   try {
     if (!(await handle.stat()).isFile()) {
@@ -86,9 +97,11 @@ async function withTranscriptFile<T>(
     return await read(handle);
   } catch (error) {
     if (error instanceof DelegateError) throw error;
-    throw new DelegateError('NOT_FOUND', `No transcript at ${path}: ${errorMessage(error)}`, {
-      cause: error,
-    });
+    throw new DelegateError(
+      'FILE_SYSTEM_ERROR',
+      `Cannot read the transcript at ${path}: ${errorMessage(error)}.`,
+      { cause: error, details: { path } },
+    );
   } finally {
     await handle.close();
   }

@@ -1,4 +1,5 @@
-import { appendFile, readFile, truncate, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, symlink, truncate, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rules } from '@delegate/api-sim';
 import { getBuiltInAgents } from '@delegate/agent-defs';
@@ -100,6 +101,42 @@ describe('readTranscript on files torn by a crash', () => {
       `${path}:1: torn or corrupt transcript line`,
     );
     expect((error as DelegateError).details).toMatchObject({ path, line: 1 });
+    // Only that line is the problem: the lines after it stay readable once it is gone.
+    expect((error as DelegateError).message).toContain('remove that one line');
+    await writeFile(path, lines.slice(1).join('\n'));
+    expect((await readTranscript(path)).length).toBe(
+      lines.filter((line) => line !== '').length - 1,
+    );
+  });
+
+  it('names the field of a line that is JSON but no message', async () => {
+    const { path } = await recordAgent();
+    const lines = (await readFile(path, 'utf8')).split('\n');
+    const first = JSON.parse(lines[0]!) as Record<string, unknown>;
+    delete first['uuid'];
+    await writeFile(path, [JSON.stringify(first), ...lines.slice(1)].join('\n'));
+    const error = await readTranscript(path).catch((caught: unknown) => caught);
+    expect((error as DelegateError).message).toMatch(
+      new RegExp(
+        `^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:1: not a transcript message \\(uuid: `,
+      ),
+    );
+  });
+
+  it('tells a transcript it cannot open from a missing one', async () => {
+    const { path } = await recordAgent();
+    const missing = await readTranscript(`${path}.gone`).catch((caught: unknown) => caught);
+    expect(DelegateError.hasCode(missing, 'NOT_FOUND')).toBe(true);
+    // A path through a file: the open fails with ENOTDIR, still "no transcript".
+    const through = await readTranscript(join(path, 'x.jsonl')).catch((caught: unknown) => caught);
+    expect(DelegateError.hasCode(through, 'NOT_FOUND')).toBe(true);
+    // A file that is there but cannot be opened (a link to itself: ELOOP, for root too, as
+    // EACCES is for anyone else) says why instead of "no transcript".
+    const loop = `${path}.loop`;
+    await symlink(loop, loop);
+    const unopenable = await readTranscript(loop).catch((caught: unknown) => caught);
+    expect(DelegateError.hasCode(unopenable, 'FILE_SYSTEM_ERROR')).toBe(true);
+    expect((unopenable as DelegateError).message).toMatch(/^Cannot open the transcript at .*ELOOP/);
   });
 });
 
