@@ -541,6 +541,49 @@ describe('delegate run', () => {
     expect(result.stderr).not.toMatch(/at .*\.js:\d+/);
   });
 
+  it('--resume gives an Agent call the crash left in flight the report its finished agent recorded', async () => {
+    const transcripts = join(scratch.root, 'transcripts');
+    const first = await run([
+      'run',
+      '--sim',
+      policy('spawn-general'),
+      '--transcript-dir',
+      transcripts,
+      '--output-format',
+      'json',
+      'go',
+    ]);
+    expect(first.code, first.stderr).toBe(0);
+    const sessionId = (JSON.parse(first.stdout) as { session_id: string }).session_id;
+    const path = join(transcripts, `${sessionId}.jsonl`);
+    // The process died after the sub-agent reported, before the Agent call's result was written.
+    const lines = (await readFile(path, 'utf8')).split('\n').filter((line) => line !== '');
+    const cut = lines.findIndex((line) => line.includes('"tool_result"'));
+    expect(cut).toBeGreaterThan(0);
+    await writeFile(path, `${lines.slice(0, cut).join('\n')}\n`);
+    const callId = /"type":"tool_use","id":"([^"]+)"/.exec(lines.slice(0, cut).join('\n'))?.[1];
+    expect(callId).toBeDefined();
+    const resumed = await run([
+      'run',
+      '--sim',
+      policy('echo-history'),
+      '--transcript-dir',
+      transcripts,
+      '--resume',
+      sessionId,
+      'continue',
+    ]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const after = (await readFile(path, 'utf8'))
+      .split('\n')
+      .filter((line) => line.includes(`"tool_use_id":"${callId}"`));
+    // One result, recorded in the transcript: the agent's report, not "did not complete".
+    expect(after).toHaveLength(1);
+    expect(after[0]).toContain('The agent finished before the run stopped');
+    expect(after[0]).toContain('hi from the sub-agent');
+    expect(after[0]).not.toContain('Interrupted');
+  });
+
   it('--resume delivers, once, the notification of a background agent the previous process never delivered', async () => {
     const transcripts = join(scratch.root, 'transcripts');
     // A library session whose background agent finished while the main agent was idle, dropped

@@ -15,6 +15,8 @@ type EarlierAgent = {
   worktree?: string;
   /** Its report, when its transcript ends with a final answer; undefined when it stopped mid-work. */
   report?: string;
+  /** The id of the Agent call that started it (recorded since this field exists). */
+  parentToolUseId?: string;
 };
 
 /** Why a background agent of the earlier run failed, as its notification says. */
@@ -79,6 +81,9 @@ async function readEarlierAgents(
           ? { worktree: meta['cwd'] }
           : {}),
         ...(report !== undefined ? { report } : {}),
+        ...(typeof meta['parentToolUseId'] === 'string'
+          ? { parentToolUseId: meta['parentToolUseId'] }
+          : {}),
       });
     } catch (error) {
       onWarning(
@@ -89,8 +94,32 @@ async function readEarlierAgents(
   return agents;
 }
 
+/** Text of an in-flight Agent call whose agent finished before the earlier run stopped. */
+function recoveredReport(report: string): string {
+  return `The agent finished before the run stopped; its report, read back from its transcript:\n\n${report}`;
+}
+
 /**
- * After `--resume`: tells the person about the earlier run's sub-agents that had not
+ * The ids of the main agent's Agent calls left in flight, when its conversation ends with
+ * the assistant message that made them.
+ */
+function inFlightAgentCalls(messages: readonly Message[]): Set<string> {
+  const last = messages.findLast(
+    (message) => message.type === 'user' || message.type === 'assistant',
+  );
+  if (last?.type !== 'assistant') return new Set();
+  return new Set(
+    blocksOf(last)
+      .filter((block) => block['type'] === 'tool_use' && typeof block['id'] === 'string')
+      .map((block) => block['id'] as string),
+  );
+}
+
+/**
+ * After `--resume`: settles the main agent's tool calls the earlier run left in flight (its
+ * read-only ones run again; an Agent call whose foreground agent finished gets that agent's
+ * report; the others a result saying whether they took effect is unknown), tells the person
+ * about the earlier run's sub-agents that had not
  * finished when its process stopped (they are not restarted; a worktree one's worktree is
  * kept), and owes the main agent the `<task-notification>` of every background agent it
  * started and never heard from: the report of one that finished but whose notification the
@@ -109,6 +138,16 @@ export async function settleEarlierAgents(options: {
   );
   const launched = session.backgroundLaunches();
   const taskOf = new Map(launched.map((task) => [task.agentId, task.taskId]));
+  // First the calls in flight: their results must follow the message that made them.
+  const inFlight = inFlightAgentCalls(session.messages);
+  const results: Record<string, string> = {};
+  for (const agent of agents.values()) {
+    if (agent.report === undefined || agent.parentToolUseId === undefined) continue;
+    // A background agent's report comes as its notification, below.
+    if (taskOf.has(agent.agentId) || !inFlight.has(agent.parentToolUseId)) continue;
+    results[agent.parentToolUseId] = recoveredReport(agent.report);
+  }
+  await session.settleInFlightToolCalls({ mode: 'rerun-read-only', results });
   for (const agent of agents.values()) {
     if (agent.report !== undefined) continue;
     // Told at an earlier --resume already: its notification is in the transcript.

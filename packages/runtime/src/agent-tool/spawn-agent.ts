@@ -226,6 +226,7 @@ function buildSpec(options: {
   prompts: AgentPrompts;
   cwd: string;
   worktree: AgentWorktree | undefined;
+  toolUseId: string | undefined;
 }): AgentSpec {
   const { plan, input, context, prompts } = options;
   const { agent, isFork } = plan.target;
@@ -254,6 +255,7 @@ function buildSpec(options: {
     ...(agent.maxTurns !== undefined ? { maxTurns: agent.maxTurns } : {}),
     ...ownBudget(agent, input),
     ...(context.agentId ? { parentAgentId: context.agentId } : {}),
+    ...(options.toolUseId ? { parentToolUseId: options.toolUseId } : {}),
     ...(options.worktree ? { isolation: 'worktree' as const } : {}),
   };
 }
@@ -360,7 +362,15 @@ async function launch(options: {
   const record = createAgentRecord({
     runtime,
     parent: context,
-    spec: buildSpec({ plan, input, context, prompts, cwd, worktree }),
+    spec: buildSpec({
+      plan,
+      input,
+      context,
+      prompts,
+      cwd,
+      worktree,
+      toolUseId: options.extras.toolUseId,
+    }),
     tools: plan.tools,
     definitions: {
       ...plan.target.definitions,

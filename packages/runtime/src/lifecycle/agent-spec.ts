@@ -43,6 +43,8 @@ export const AgentSpecSchema = z.object({
   effort: z.enum(['low', 'medium', 'high', 'xhigh', 'max']).optional(),
   /** The agent that spawned it. */
   parentAgentId: z.string().optional(),
+  /** The id of the Agent call that started it (a host settling that call after a crash finds it by this). */
+  parentToolUseId: z.string().optional(),
   /** Runs in a git worktree (recreated when a finished agent whose worktree was removed is continued). */
   isolation: z.literal('worktree').optional(),
   /** The agent's own token budget (the least of its definition's and its Agent call's). */

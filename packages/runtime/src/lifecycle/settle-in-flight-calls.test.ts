@@ -56,6 +56,35 @@ function textOf(result: ToolResultBlock | undefined): string {
 }
 
 describe('settleInFlightToolCalls', () => {
+  it('gives a call with a known result that text (redacted), neither running nor interrupting it', async () => {
+    current = await createTestSession({ policy: rules([], { fallback: 'ok' }) });
+    await writeFile(join(current.cwd, 'seen.txt'), 'x');
+    const messages: Message[] = [
+      createUserMessage({ content: 'look around' }),
+      assistantWith([
+        { name: 'Agent', input: { description: 'd', prompt: 'p', subagent_type: 'Explore' } },
+        { name: 'Glob', input: { pattern: '*.txt' } },
+        { name: 'Agent', input: { description: 'e', prompt: 'q', subagent_type: 'Explore' } },
+      ]),
+    ];
+    const settled = await settleInFlightToolCalls({
+      messages,
+      mode: 'rerun-read-only',
+      context: current.session.context,
+      canUseTool: createCanUseTool(),
+      results: { toolu_0: 'the report, key sk-secret-value' },
+      redact: (text) => text.replace('sk-secret-value', '[REDACTED]'),
+    });
+    expect(settled?.recovered).toEqual(['Agent']);
+    expect(settled?.rerun).toEqual(['Glob']);
+    expect(settled?.interrupted).toEqual(['Agent']);
+    const results = settled!.messages[0].message.content as ToolResultBlock[];
+    expect(results.map((result) => result.tool_use_id)).toEqual(['toolu_0', 'toolu_1', 'toolu_2']);
+    expect(textOf(results[0])).toContain('the report, key [REDACTED]');
+    expect(results[0]?.is_error).toBeUndefined();
+    expect(textOf(results[2])).toContain(JSON.stringify(IN_FLIGHT_AGENT_CALL_TEXT).slice(1, -1));
+  });
+
   it('runs only valid read-only calls again: never an Agent call, never a call whose input does not parse', async () => {
     current = await createTestSession({ policy: rules([], { fallback: 'ok' }) });
     await writeFile(join(current.cwd, 'seen.txt'), 'x');
@@ -120,7 +149,12 @@ describe('settleInFlightToolCalls', () => {
     await expect(current.session.settleInFlightToolCalls()).resolves.toEqual({
       rerun: [],
       interrupted: [],
+      recovered: [],
     });
+    // Results must be texts by call id.
+    await expect(
+      current.session.settleInFlightToolCalls({ results: { toolu_1: 42 } as never }),
+    ).rejects.toThrow(/settleInFlightToolCalls: results must map tool call ids to result texts/);
   });
 });
 
@@ -197,7 +231,7 @@ describe('session.settleInFlightToolCalls', () => {
     const { cwd, again, transcriptPath, finish } = await cutMidTurn();
     try {
       const settled = await again.settleInFlightToolCalls({ mode: 'rerun-read-only' });
-      expect(settled).toEqual({ rerun: ['Read'], interrupted: ['Write'] });
+      expect(settled).toEqual({ rerun: ['Read'], interrupted: ['Write'], recovered: [] });
       const { text } = await again.send('');
       await again.flush();
       expect(text).toBe('Read it.');
@@ -219,6 +253,7 @@ describe('session.settleInFlightToolCalls', () => {
       expect(await again.settleInFlightToolCalls()).toEqual({
         rerun: [],
         interrupted: ['Read', 'Write'],
+        recovered: [],
       });
       await again.send('');
       await again.flush();

@@ -39,6 +39,8 @@ export type SettledToolCalls = {
   rerun: string[];
   /** Names of the calls given the interrupted result. */
   interrupted: string[];
+  /** Names of the calls given a result known from elsewhere (`results`). */
+  recovered: string[];
 };
 
 /** Options of {@link settleInFlightToolCalls}. */
@@ -53,8 +55,14 @@ export type SettleInFlightToolCallsOptions = {
   canUseTool: CanUseTool;
   /** The agent's hooks around tool calls. */
   hooks?: ToolCallHooks;
-  /** Applied to the text of every result of a call run again (removes secrets). */
+  /** Applied to the text of every result of a call run again or recovered (removes secrets). */
   redact?: (text: string) => string;
+  /**
+   * Results known from elsewhere, by tool call id: an Agent call whose agent finished before
+   * the cut, its report read back from the agent's transcript. Such a call gets that text as
+   * its result instead of being run again or interrupted.
+   */
+  results?: Readonly<Record<string, string>>;
 };
 
 /** Result text of a call that was in flight: it may or may not have taken effect. */
@@ -144,11 +152,21 @@ export async function settleInFlightToolCalls(
   const inFlight = findInFlightToolCalls(options.messages);
   if (!inFlight) return undefined;
   const { context } = options;
+  const known = options.results ?? {};
+  const recovered = inFlight.calls.filter((call) => Object.hasOwn(known, call.id));
   const rerun =
     options.mode === 'rerun-read-only'
-      ? inFlight.calls.filter((call) => isRerunnable(call, context))
+      ? inFlight.calls.filter((call) => !recovered.includes(call) && isRerunnable(call, context))
       : [];
   const results = new Map<string, ToolResultBlock>();
+  for (const call of recovered) {
+    const text = known[call.id] ?? '';
+    results.set(call.id, {
+      type: 'tool_result',
+      tool_use_id: call.id,
+      content: [{ type: 'text', text: options.redact ? options.redact(text) : text }],
+    });
+  }
   const extraMessages: Message[] = [];
   if (rerun.length > 0) {
     for await (const update of runToolUses({
@@ -165,7 +183,9 @@ export async function settleInFlightToolCalls(
         extraMessages.push(...update.newMessages);
       }
   }
-  const interrupted = inFlight.calls.filter((call) => !rerun.includes(call));
+  const interrupted = inFlight.calls.filter(
+    (call) => !rerun.includes(call) && !recovered.includes(call),
+  );
   for (const call of interrupted) results.set(call.id, interruptedResult(call));
   const message = createUserMessage({
     content: inFlight.calls.map((call) => results.get(call.id) ?? interruptedResult(call)),
@@ -175,5 +195,6 @@ export async function settleInFlightToolCalls(
     messages: [message, ...extraMessages],
     rerun: rerun.map((call) => call.name),
     interrupted: interrupted.map((call) => call.name),
+    recovered: recovered.map((call) => call.name),
   };
 }

@@ -904,13 +904,16 @@ export class DelegateSession {
    * (restored into `messages`, it ends with an assistant message whose calls have no
    * results), as `resumeAgent` does for a sub-agent: with `interrupt` (default) every call
    * gets a result saying it was interrupted; with `rerun-read-only` the read-only calls run
-   * again with the main agent's tools and permissions and the others get that result. The
-   * results are added to `messages` and the transcript. Returns the names of the calls run
-   * again and of those interrupted (both empty when nothing was in flight). Throws
-   * `INVALID_ARGUMENT` for options that are not an object or a `mode` that is neither.
+   * again with the main agent's tools and permissions and the others get that result. A call
+   * whose id is in `results` (an Agent call whose agent finished, its report read back from
+   * its transcript, whose meta records the call as `parentToolUseId`) gets that text instead.
+   * The results are added to `messages` and the transcript. Returns the names of the calls
+   * run again, interrupted and recovered (all empty when nothing was in flight). Throws
+   * `INVALID_ARGUMENT` for options that are not an object, a `mode` that is neither, or
+   * `results` that are not texts by call id.
    */
   async settleInFlightToolCalls(
-    options: { mode?: InFlightToolCalls } = {},
+    options: { mode?: InFlightToolCalls; results?: Readonly<Record<string, string>> } = {},
   ): Promise<SettledToolCalls> {
     if (typeof options !== 'object' || options === null)
       throw new DelegateError(
@@ -918,6 +921,18 @@ export class DelegateSession {
         `settleInFlightToolCalls: options must be an object such as { mode: 'interrupt' }, got ${JSON.stringify(options)}.`,
       );
     checkInFlightToolCalls(options.mode, 'settleInFlightToolCalls: mode');
+    const known = options.results;
+    if (
+      known !== undefined &&
+      (typeof known !== 'object' ||
+        known === null ||
+        Array.isArray(known) ||
+        Object.values(known).some((text) => typeof text !== 'string'))
+    )
+      throw new DelegateError(
+        'INVALID_ARGUMENT',
+        'settleInFlightToolCalls: results must map tool call ids to result texts, such as { "toolu_…": "the report" }.',
+      );
     const release = this.holdTurn('settleInFlightToolCalls');
     try {
       const redact = sessionRedactor(this.runtime);
@@ -928,11 +943,16 @@ export class DelegateSession {
         canUseTool: this.canUseTool,
         ...(this.runtime.mainToolHooks ? { hooks: this.runtime.mainToolHooks } : {}),
         ...(redact ? { redact } : {}),
+        ...(options.results ? { results: options.results } : {}),
       });
-      if (!settled) return { rerun: [], interrupted: [] };
+      if (!settled) return { rerun: [], interrupted: [], recovered: [] };
       this.messages.push(...settled.messages);
       await this.transcript?.append(settled.messages);
-      return { rerun: settled.rerun, interrupted: settled.interrupted };
+      return {
+        rerun: settled.rerun,
+        interrupted: settled.interrupted,
+        recovered: settled.recovered,
+      };
     } finally {
       release();
     }
