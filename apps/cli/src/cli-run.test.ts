@@ -541,6 +541,55 @@ describe('delegate run', () => {
     expect(result.stderr).not.toMatch(/at .*\.js:\d+/);
   });
 
+  it('refuses to --resume a session another running process holds, and takes over the lock of one that is gone', async () => {
+    const transcripts = join(scratch.root, 'transcripts');
+    const first = await run([
+      'run',
+      '--sim',
+      policy('echo-history'),
+      '--transcript-dir',
+      transcripts,
+      '--output-format',
+      'json',
+      'hi',
+    ]);
+    const sessionId = (JSON.parse(first.stdout) as { session_id: string }).session_id;
+    const lock = join(transcripts, `${sessionId}.lock`);
+    // A run that ended released its lock.
+    expect(existsSync(lock)).toBe(false);
+    const holder = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      await writeFile(lock, `${holder.pid}\n`);
+      const resume = () =>
+        run([
+          'run',
+          '--sim',
+          policy('echo-history'),
+          '--transcript-dir',
+          transcripts,
+          '--resume',
+          sessionId,
+          'again',
+        ]);
+      const refused = await resume();
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(
+        `--resume ${sessionId}: the session is in use by process ${holder.pid}, which is still running`,
+      );
+      expect(await readFile(join(transcripts, `${sessionId}.jsonl`), 'utf8')).not.toContain(
+        'again',
+      );
+      holder.kill();
+      await new Promise((resolve) => holder.on('close', resolve));
+      const resumed = await resume();
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stdout).toContain('seen: hi | again');
+      expect(existsSync(lock)).toBe(false);
+    } finally {
+      holder.kill();
+    }
+  });
+
   it('--resume gives an Agent call the crash left in flight the report its finished agent recorded', async () => {
     const transcripts = join(scratch.root, 'transcripts');
     const first = await run([

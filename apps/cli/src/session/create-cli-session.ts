@@ -27,6 +27,7 @@ import {
 } from './main-agent-extras.js';
 import { loadPolicyModule } from './load-policy-module.js';
 import { toPermissionRules } from './permission-rules.js';
+import { lockSession } from './session-lock.js';
 import { settleEarlierAgents } from './settle-earlier-agents.js';
 
 /** Options of `createCliSession` that are not settings. */
@@ -357,11 +358,23 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
     : options.resume;
   if (resume !== undefined && !continued) await checkResume(config.transcriptDir.value, resume);
   const sessionId = options.continueFrom?.sessionId ?? options.resume ?? createUuid();
-  const api = await connectApi(options);
+  // Refused before anything starts when another process runs this session.
+  const unlock =
+    config.transcriptDir.value === false
+      ? async () => undefined
+      : await lockSession({ transcriptDir: config.transcriptDir.value, sessionId });
+  let api: Awaited<ReturnType<typeof connectApi>>;
+  try {
+    api = await connectApi(options);
+  } catch (error) {
+    await unlock();
+    throw error;
+  }
   let mcp: McpManager | undefined;
   const close = async (): Promise<void> => {
     await mcp?.close();
     await api.sim?.close();
+    await unlock();
   };
   try {
     mcp = await connectMcpServers(

@@ -1,0 +1,55 @@
+import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { UsageError } from '../exit-codes.js';
+
+/** True when a process with this id runs (one of another user counts: it exists). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The process id a lock file names, or undefined when it names none. */
+async function holderOf(path: string): Promise<number | undefined> {
+  const text = await readFile(path, 'utf8').catch(() => '');
+  const pid = Number.parseInt(text.trim(), 10);
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+/**
+ * Marks a session as in use by this process (`<transcriptDir>/<sessionId>.lock`, holding the
+ * process id), so a `--resume` of it from another process while this one runs is refused
+ * rather than both appending to one transcript. A lock left by a process that is gone (a
+ * crash, a kill) is taken over; one this process holds already (the interactive session
+ * reopening after Ctrl-C) is kept. Returns the function that releases it.
+ */
+export async function lockSession(options: {
+  transcriptDir: string;
+  sessionId: string;
+}): Promise<() => Promise<void>> {
+  const path = join(options.transcriptDir, `${options.sessionId}.lock`);
+  await mkdir(options.transcriptDir, { recursive: true });
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      await writeFile(path, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const holder = await holderOf(path);
+    if (holder === process.pid) break;
+    if (holder !== undefined && isRunning(holder)) {
+      throw new UsageError(
+        `--resume ${options.sessionId}: the session is in use by process ${holder}, which is still running; two processes would write one transcript. Wait for it to end (or stop it), then resume.`,
+      );
+    }
+    // Left by a process that is gone: taken over.
+    await unlink(path).catch(() => undefined);
+  }
+  return async () => {
+    if ((await holderOf(path)) === process.pid) await unlink(path).catch(() => undefined);
+  };
+}
