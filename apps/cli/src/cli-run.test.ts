@@ -633,10 +633,13 @@ describe('delegate run', () => {
     expect(after[0]).not.toContain('Interrupted');
   });
 
-  it('--resume delivers, once, the notification of a background agent the previous process never delivered', async () => {
-    const transcripts = join(scratch.root, 'transcripts');
-    // A library session whose background agent finished while the main agent was idle, dropped
-    // before its next turn: the notification is queued, recorded, and never delivered.
+  /**
+   * A library session whose background agent finished while the main agent was idle, dropped
+   * before its next turn: the notification is queued, recorded, and never delivered.
+   */
+  async function recordUndeliveredNotification(
+    transcripts: string,
+  ): Promise<{ sessionId: string; taskId: string; agentId: string }> {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     const sim = await startSim({
@@ -692,6 +695,12 @@ describe('delegate run', () => {
     }
     expect(task?.notification?.status).toBe('undeliverable');
 
+    return { sessionId: first!.sessionId, taskId: task!.id, agentId: task!.agentId! };
+  }
+
+  it('--resume delivers, once, the notification of a background agent the previous process never delivered', async () => {
+    const transcripts = join(scratch.root, 'transcripts');
+    const first = await recordUndeliveredNotification(transcripts);
     const resume = (prompt: string) =>
       run([
         'run',
@@ -700,12 +709,12 @@ describe('delegate run', () => {
         '--transcript-dir',
         transcripts,
         '--resume',
-        first!.sessionId,
+        first.sessionId,
         '--output-format',
         'json',
         prompt,
       ]);
-    const times = (text: string) => text.split(`task-id: ${task!.id}`).length - 1;
+    const times = (text: string) => text.split(`task-id: ${first.taskId}`).length - 1;
     const delivered = await resume('what happened?');
     expect(delivered.code).toBe(0);
     const result = (JSON.parse(delivered.stdout) as { result: string }).result;
@@ -714,6 +723,49 @@ describe('delegate run', () => {
     // Delivered once: the next resume sees it in the history only.
     const later = await resume('anything else?');
     expect(times((JSON.parse(later.stdout) as { result: string }).result)).toBe(1);
+  });
+
+  it('--resume holds back the outcome of a background agent whose transcript it cannot read, and tells it once the file is mended', async () => {
+    const transcripts = join(scratch.root, 'transcripts');
+    const first = await recordUndeliveredNotification(transcripts);
+    // The process died before it queued the notification: only the agent's transcript knows.
+    const main = join(transcripts, `${first.sessionId}.jsonl`);
+    const mainLines = (await readFile(main, 'utf8')).split('\n').filter((line) => line !== '');
+    await writeFile(
+      main,
+      `${mainLines.filter((line) => !line.includes('task_notification_queued')).join('\n')}\n`,
+    );
+    const agentFile = join(transcripts, first.sessionId, 'agents', `${first.agentId}.jsonl`);
+    const good = await readFile(agentFile, 'utf8');
+    const lines = good.split('\n');
+    await writeFile(agentFile, [lines[0], 'garbage', ...lines.slice(1)].join('\n'));
+    const resume = (prompt: string) =>
+      run([
+        'run',
+        '--sim',
+        policy('echo-history'),
+        '--transcript-dir',
+        transcripts,
+        '--resume',
+        first.sessionId,
+        '--output-format',
+        'json',
+        prompt,
+      ]);
+    const held = await resume('what happened?');
+    expect(held.code, held.stderr).toBe(0);
+    expect(held.stderr).toContain(`could not read sub-agent ${first.agentId}`);
+    expect(held.stderr).toContain('told nothing about it until its files can be read');
+    // No "failed" for an agent whose report may be in the unreadable file.
+    expect((JSON.parse(held.stdout) as { result: string }).result).not.toContain(
+      `task-id: ${first.taskId}`,
+    );
+    await writeFile(agentFile, good);
+    const told = await resume('and now?');
+    const result = (JSON.parse(told.stdout) as { result: string }).result;
+    expect(result).toContain(`task-id: ${first.taskId}`);
+    expect(result).toContain('job done');
+    expect(result).not.toContain('status: failed');
   });
 
   it('confines file tools to the working directory unless --add-dir adds one', async () => {

@@ -24,20 +24,27 @@ async function holderOf(path: string): Promise<number | undefined> {
  * process id), so a `--resume` of it from another process while this one runs is refused
  * rather than both appending to one transcript. A lock left by a process that is gone (a
  * crash, a kill) is taken over; one this process holds already (the interactive session
- * reopening after Ctrl-C) is kept. Returns the function that releases it.
+ * reopening after Ctrl-C) is kept. A folder where no lock can be written (a file in the way,
+ * no permission) gets none: the transcript cannot be written there either, and the run says so.
+ * Returns the function that releases it.
  */
 export async function lockSession(options: {
   transcriptDir: string;
   sessionId: string;
 }): Promise<() => Promise<void>> {
   const path = join(options.transcriptDir, `${options.sessionId}.lock`);
-  await mkdir(options.transcriptDir, { recursive: true });
+  const none = async (): Promise<void> => undefined;
+  try {
+    await mkdir(options.transcriptDir, { recursive: true });
+  } catch {
+    return none;
+  }
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       await writeFile(path, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
       break;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return none;
     }
     const holder = await holderOf(path);
     if (holder === process.pid) break;

@@ -48,18 +48,23 @@ function finalReport(messages: readonly Message[]): string | undefined {
   return textOf(blocks);
 }
 
+/**
+ * The earlier run's sub-agents, and the ids of those whose files could not be read (a corrupt
+ * line): what became of those is unknown, so nothing is reported for them.
+ */
 async function readEarlierAgents(
   folder: string,
   onWarning: (message: string) => void,
-): Promise<EarlierAgent[]> {
+): Promise<{ agents: EarlierAgent[]; unreadable: Set<string> }> {
   let names: string[];
   try {
     names = await readdir(folder);
   } catch {
-    return [];
+    return { agents: [], unreadable: new Set() };
   }
   const { readTranscript } = await import('@delegate/runtime');
   const agents: EarlierAgent[] = [];
+  const unreadable = new Set<string>();
   for (const name of names.filter((entry) => entry.endsWith('.meta.json')).sort()) {
     const agentId = name.slice(0, -'.meta.json'.length);
     const transcriptPath = join(folder, `${agentId}.jsonl`);
@@ -86,12 +91,13 @@ async function readEarlierAgents(
           : {}),
       });
     } catch (error) {
+      unreadable.add(agentId);
       onWarning(
-        `could not read sub-agent ${agentId} of the earlier run (${error instanceof Error ? error.message : String(error)}); it is left as it is.`,
+        `could not read sub-agent ${agentId} of the earlier run (${error instanceof Error ? error.message : String(error)}); it is left as it is, and the main agent is told nothing about it until its files can be read (a later --resume tells it then).`,
       );
     }
   }
-  return agents;
+  return { agents, unreadable };
 }
 
 /** Text of an in-flight Agent call whose agent finished before the earlier run stopped. */
@@ -133,9 +139,8 @@ export async function settleEarlierAgents(options: {
 }): Promise<void> {
   const { session, onWarning } = options;
   const folder = join(options.transcriptDir, session.sessionId, 'agents');
-  const agents = new Map(
-    (await readEarlierAgents(folder, onWarning)).map((agent) => [agent.agentId, agent]),
-  );
+  const earlier = await readEarlierAgents(folder, onWarning);
+  const agents = new Map(earlier.agents.map((agent) => [agent.agentId, agent]));
   const launched = session.backgroundLaunches();
   const taskOf = new Map(launched.map((task) => [task.agentId, task.taskId]));
   // First the calls in flight: their results must follow the message that made them.
@@ -165,6 +170,8 @@ export async function settleEarlierAgents(options: {
   for (const task of launched) {
     // Resumed since (by a host's resumeAgent, under a new task), it has reported on its own.
     if (session.heardFromAgent(task.agentId)) continue;
+    // Its report may be in the file that could not be read: a "failed" now would be final.
+    if (earlier.unreadable.has(task.agentId)) continue;
     const agent = agents.get(task.agentId);
     const report = agent?.report;
     session.reportLostAgent({
