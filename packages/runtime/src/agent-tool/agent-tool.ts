@@ -44,6 +44,9 @@ export function createAgentTool(runtime: AgentRuntime): Tool<AgentToolInput, Age
       const output = await spawnAgent(runtime, input, context, extras);
       return {
         content: formatAgentToolResult(output, { oneShotAgentTypes: runtime.oneShotAgentTypes }),
+        // An agent that failed or was stopped after some work: its partial report comes as an
+        // error, as one that failed on its first request does, so the model sees it failed.
+        ...(output.status !== 'async_launched' && output.partial ? { isError: true } : {}),
         data: output,
       };
     },

@@ -209,6 +209,12 @@ describe('what a finished run gives back', () => {
     expect(text).toMatch(
       /^The agent stopped early \(.*500.*\)\. Its last report:\nFound the bug in parser\.ts line 40\./,
     );
+    // The main agent gets it as an error result: the agent did not finish.
+    const mainLast = current.sim.journal.filter((entry) => agentOf(entry) === undefined).at(-1)!;
+    const result = (lastUserBlocks(mainLast) as Array<{ type: string; is_error?: boolean }>).find(
+      (block) => block.type === 'tool_result',
+    );
+    expect(result?.is_error).toBe(true);
   });
 
   it('emits agent.cache_evictable with the request id of the last response when an agent ends', async () => {
