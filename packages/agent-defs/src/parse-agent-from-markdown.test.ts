@@ -476,6 +476,15 @@ describe('parseAgentFromMarkdown', () => {
       /`description` must be text/,
     );
     expect(diagnosticOf('---\n---\nBody').reason).toMatch(/missing `name`/);
+    // A name line YAML reads as no value says so, rather than "missing".
+    for (const value of ['null', '~', '']) {
+      expect(diagnosticOf(`---\nname: ${value}\ndescription: x\n---\n`), value).toMatchObject({
+        line: 2,
+        reason: expect.stringMatching(
+          /^`name` has no value: YAML reads .* write the name in quotes/,
+        ),
+      });
+    }
   });
 
   it('accepts the names Claude Code accepts, path-unsafe ones included, and refuses the others', () => {

@@ -91,9 +91,11 @@ function readName(
         reason:
           cased !== undefined && (name === undefined || name === null)
             ? `missing \`name\`: the frontmatter has \`${cased}\`, but keys are case-sensitive, so Claude Code does not read it as the name either; write \`name\``
-            : name === undefined || name === null || name === ''
-              ? `missing \`name\`; add \`name: ${example}\` to the frontmatter`
-              : `\`name\` must be text, not ${Array.isArray(name) ? 'a list' : typeof name}; put it in quotes`,
+            : name === null && 'name' in record
+              ? `\`name\` has no value: YAML reads an empty value, \`null\` or \`~\` as none, so Claude Code sees no name either; write the name in quotes (\`name: "null"\`) or pick another, such as \`name: ${example}\``
+              : name === undefined || name === null || name === ''
+                ? `missing \`name\`; add \`name: ${example}\` to the frontmatter`
+                : `\`name\` must be text, not ${Array.isArray(name) ? 'a list' : typeof name}; put it in quotes`,
       },
     };
   }

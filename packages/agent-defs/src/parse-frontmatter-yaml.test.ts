@@ -154,6 +154,17 @@ describe('parseFrontmatterYaml limits', () => {
     });
   });
 
+  it('reads a description of hundreds of <example> blocks (over 64k characters), as Claude Code does', () => {
+    const examples = Array.from(
+      { length: 500 },
+      (_, index) =>
+        `  <example>\n  Context: case ${index} of a long list of cases the agent handles.\n  user: "Please handle case ${index} for me now"\n  assistant: "I will use the agent for case ${index}."\n  </example>`,
+    ).join('\n');
+    const record = read(`name: a\ndescription: |\n${examples}\ntools: Read`);
+    expect(String(record['description']).length).toBeGreaterThan(65_536);
+    expect(record['tools']).toBe('Read');
+  });
+
   it('keeps a __proto__ key as plain data, never as the prototype', () => {
     const record = read('name: a\n__proto__:\n  polluted: true');
     expect(Object.getPrototypeOf(record)).toBe(Object.prototype);

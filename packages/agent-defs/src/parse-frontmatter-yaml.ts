@@ -3,8 +3,12 @@ import { YAML_LIMIT_CODES, parseFullYaml, type YamlFailure } from './parse-full-
 import { parseSimpleYaml, type DuplicateKeys } from './parse-simple-yaml.js';
 import { repairLikeClaudeCode, type QuotedLine } from './repair-like-claude-code.js';
 
-/** Longest frontmatter read, in characters; a longer one is refused before any parsing. */
-export const MAX_FRONTMATTER_LENGTH = 64 * 1024;
+/**
+ * Longest frontmatter read, in characters; a longer one is refused before any parsing. Room
+ * for descriptions with hundreds of `<example>` blocks (real files reach ~90k characters),
+ * while a hostile file of many small keys still parses in about a tenth of a second.
+ */
+export const MAX_FRONTMATTER_LENGTH = 256 * 1024;
 
 /** Deepest nesting a frontmatter may have (indentation levels, list markers, brackets). */
 export const MAX_FRONTMATTER_DEPTH = 32;

@@ -22,4 +22,27 @@ describe('readToolList', () => {
       notes: [],
     });
   });
+
+  it('notes a name that differs from a tool only in case, and a list in which no name is a tool', () => {
+    const lower = readToolList('read, grep, bash', 'tools');
+    expect(lower.tools).toEqual(['read', 'grep', 'bash']);
+    expect(lower.notes).toEqual([
+      expect.stringContaining(
+        '`tools` names "read", which is no tool: tool names are case-sensitive, so it allows nothing (as in Claude Code); write "Read"',
+      ),
+      expect.stringContaining('write "Grep"'),
+      expect.stringContaining('write "Bash"'),
+    ]);
+    expect(readToolList(['Bash(git:*)', 'bash'], 'disallowedTools').notes).toEqual([
+      expect.stringContaining('so it removes nothing (as in Claude Code); write "Bash"'),
+    ]);
+    const prose = readToolList('All tools', 'tools');
+    expect(prose.notes).toContainEqual(
+      expect.stringContaining('no name in `tools` (All, tools) is a built-in tool'),
+    );
+    // Claude Code's tool names, MCP tools and `*` are never noted.
+    for (const value of ['Read, WebSearch, WebFetch, TodoWrite', 'mcp__github__search', '*']) {
+      expect(readToolList(value, 'tools').notes, value).toEqual([]);
+    }
+  });
 });

@@ -1,3 +1,4 @@
+import { TOOL_NAMES } from '@delegate/core';
 import { splitListValue } from './split-list-value.js';
 import { truncateForDiagnostic } from './truncate-for-diagnostic.js';
 
@@ -164,5 +165,44 @@ export function readToolList(value: unknown, field: ToolListField): ToolListRead
   if (value === undefined) return { tools: undefined, notes: [] };
   const notes: string[] = [];
   const tools = field === 'tools' ? readTools(value, notes) : readDisallowedTools(value, notes);
+  checkToolNames(tools, field, notes);
   return { tools, notes };
+}
+
+// The tool names of Claude Code (Delegate's built-ins among them), by their lower case.
+const KNOWN_TOOLS: ReadonlyMap<string, string> = new Map(
+  Object.values(TOOL_NAMES).map((name) => [name.toLowerCase(), name]),
+);
+
+/**
+ * Notes for names that match no tool: one that differs from a tool's only in case (`read`:
+ * names are case-sensitive, so it matches nothing), and a `tools` list in which no name is a
+ * tool at all (`tools: All tools`), which leaves the agent with no tools. MCP tools
+ * (`mcp__…`) cannot be known here and are never noted.
+ */
+function checkToolNames(tools: readonly string[], field: ToolListField, notes: string[]): void {
+  const names = tools.map((spec) => {
+    const open = spec.indexOf('(');
+    return (open === -1 ? spec : spec.slice(0, open)).trim();
+  });
+  const unknown = names.filter(
+    (name) =>
+      name !== '*' && !name.startsWith('mcp__') && KNOWN_TOOLS.get(name.toLowerCase()) !== name,
+  );
+  const misCased = unknown.filter((name) => KNOWN_TOOLS.has(name.toLowerCase()));
+  for (const name of misCased) {
+    notes.push(
+      `\`${field}\` names ${quote(name)}, which is no tool: tool names are case-sensitive, so it ${field === 'tools' ? 'allows' : 'removes'} nothing (as in Claude Code); write ${quote(KNOWN_TOOLS.get(name.toLowerCase()) ?? name)}`,
+    );
+  }
+  if (
+    field === 'tools' &&
+    names.length > 0 &&
+    unknown.length === names.length &&
+    misCased.length === 0
+  ) {
+    notes.push(
+      `no name in \`tools\` (${truncateForDiagnostic(names.join(', '))}) is a built-in tool, so unless the session adds tools by those names the agent gets none; list tool names such as Read, Grep, Bash`,
+    );
+  }
 }

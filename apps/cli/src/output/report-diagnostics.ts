@@ -20,9 +20,14 @@ export function reportLoadDiagnostics(
   const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
   const warnings = diagnostics.filter((diagnostic) => diagnostic.severity === 'warning');
   for (const error of errors) write(formatDiagnostic(error));
-  if (errors.length > 0 || warnings.length > 0) {
+  const warned = `${warnings.length} warning${warnings.length === 1 ? '' : 's'}`;
+  if (errors.length > 0) {
     write(
-      `${errors.length} agent file${errors.length === 1 ? '' : 's'} not loaded, ${warnings.length} warning${warnings.length === 1 ? '' : 's'}; \`delegate agents validate\` lists every problem.`,
+      `${errors.length} agent file${errors.length === 1 ? '' : 's'} not loaded${warnings.length > 0 ? `, ${warned}` : ''}; \`delegate agents validate\` lists every problem.`,
+    );
+  } else if (warnings.length > 0) {
+    write(
+      `Agent files loaded with ${warned}; \`delegate agents validate\` lists every problem.`,
     );
   }
 }
