@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDirs } from './__fixtures__/temp-dirs.js';
@@ -10,6 +10,7 @@ import { clearMemory } from './clear-memory.js';
 import { getAgentMemoryDir } from './get-agent-memory-dir.js';
 import { getAgentMemoryRoot } from './get-agent-memory-root.js';
 import { listMemory } from './list-memory.js';
+import { loadAgentMemoryPrompt } from './load-agent-memory-prompt.js';
 import { prepareAgentMemory } from './prepare-agent-memory.js';
 import { readMemory } from './read-memory.js';
 import { writeMemoryIndex } from './write-memory-index.js';
@@ -156,6 +157,24 @@ describe('reading a whole MEMORY.md', () => {
     await expect(readMemory('reviewer', 'project', paths)).rejects.toMatchObject({
       message: expect.stringMatching(/symbolic link/),
     });
+  });
+
+  it('never reads a MEMORY.md hard-linked to a file outside, into the prompt or otherwise', async () => {
+    const { paths, outside } = await setup();
+    const directory = getAgentMemoryDir('reviewer', 'project', paths);
+    await mkdir(directory, { recursive: true });
+    await writeFile(join(outside, 'secret.txt'), 'OUTSIDE-SECRET\n');
+    await link(join(outside, 'secret.txt'), join(directory, 'MEMORY.md'));
+    await expect(readMemory('reviewer', 'project', paths)).rejects.toMatchObject({
+      message: expect.stringMatching(/hard links/),
+    });
+    const prompt = loadAgentMemoryPrompt('reviewer', 'project', paths);
+    expect(prompt).not.toContain('OUTSIDE-SECRET');
+    // Appending replaces the memory file; the outside file is left as it was.
+    await expect(appendMemoryEntry('reviewer', 'project', 'new', paths)).rejects.toMatchObject({
+      message: expect.stringMatching(/hard links/),
+    });
+    expect(await readFile(join(outside, 'secret.txt'), 'utf8')).toBe('OUTSIDE-SECRET\n');
   });
 
   it('refuses a FIFO instead of waiting forever', { timeout: 5_000 }, async () => {

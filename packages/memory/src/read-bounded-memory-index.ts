@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { errorMessage } from '@delegate/core';
 import { systemErrorCode } from './file-system-error.js';
-import { SAFE_READ_FLAGS, describeOpenError } from './read-regular-file.js';
+import { SAFE_READ_FLAGS, describeOpenError, hardLinkProblem } from './read-regular-file.js';
 
 /** The default number of MEMORY.md lines put into the prompt. */
 export const DEFAULT_MEMORY_INDEX_MAX_LINES = 200;
@@ -73,6 +73,8 @@ export function readBoundedMemoryIndex(
     if (!stats.isFile()) {
       return { status: 'unreadable', reason: 'it is not a regular file', error: undefined };
     }
+    const linked = hardLinkProblem(stats);
+    if (linked !== undefined) return { status: 'unreadable', reason: linked, error: undefined };
     const wanted = Math.min(stats.size, limits.maxBytes);
     const buffer = Buffer.alloc(wanted);
     let read = 0;

@@ -19,9 +19,21 @@ export function describeOpenError(error: unknown): string | undefined {
 }
 
 /**
+ * Why a memory file with more than one hard link is not read: another of its names can lie
+ * outside the memory folder (a link made by anyone who can write there), and its text would
+ * reach the agent's prompt. Undefined for a file with one name.
+ */
+export function hardLinkProblem(stats: { nlink: number }): string | undefined {
+  return stats.nlink > 1
+    ? `it has ${stats.nlink} hard links, and another of its names may lie outside the memory folder, so memory never reads it (copy the file instead of linking it)`
+    : undefined;
+}
+
+/**
  * Reads a whole memory file as UTF-8, or returns undefined when it does not exist. Throws when
- * the path is a symbolic link, a FIFO, a device or a folder, or is over `maxBytes`; it never
- * blocks on a FIFO and never reads through a link to a file outside the memory folder.
+ * the path is a symbolic link, a file with other hard links, a FIFO, a device or a folder, or
+ * is over `maxBytes`; it never blocks on a FIFO and never reads through a link to a file
+ * outside the memory folder.
  */
 export async function readRegularFile(
   file: string,
@@ -38,6 +50,8 @@ export async function readRegularFile(
   try {
     const stats = await handle.stat();
     if (!stats.isFile()) throw new Error('it is not a regular file');
+    const linked = hardLinkProblem(stats);
+    if (linked !== undefined) throw new Error(linked);
     if (stats.size > maxBytes) {
       throw new Error(`it is ${stats.size} bytes, over the ${maxBytes}-byte limit; shorten it`);
     }
