@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -1113,31 +1113,34 @@ describe('delegate run', () => {
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const pidFile = join(scratch.project, 'shell.pid');
-    const pid = await new Promise<number>((resolve) => {
-      const check = async (): Promise<void> => {
-        const text = await readFile(pidFile, 'utf8').catch(() => '');
-        if (text.trim() !== '') resolve(Number(text.trim()));
-        else setTimeout(() => void check(), 20);
-      };
-      void check();
-    });
-    child.kill('SIGHUP');
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    expect(code, stderr).toBe(129);
-    expect(stderr).toContain('the terminal closed (SIGHUP)');
-    // The shell (and its sleep, in its process group) is gone, not left running under init.
-    const alive = (): boolean => {
+    // A process counts as gone once it has exited, reaped or not (a zombie runs nothing).
+    const alive = (pid: number): boolean => {
       try {
-        process.kill(pid, 0);
-        return true;
+        return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
       } catch {
         return false;
       }
     };
-    for (let tries = 0; tries < 50 && alive(); tries++) await delay(20);
-    expect(alive()).toBe(false);
+    try {
+      const pidFile = join(scratch.project, 'shell.pid');
+      let pid: number | undefined;
+      for (let tries = 0; tries < 500 && pid === undefined; tries++) {
+        const text = await readFile(pidFile, 'utf8').catch(() => '');
+        if (text.trim() !== '') pid = Number(text.trim());
+        else await delay(20);
+      }
+      expect(pid, `the Bash command never started: ${stderr}`).toBeDefined();
+      child.kill('SIGHUP');
+      expect(await closed, stderr).toBe(129);
+      expect(stderr).toContain('the terminal closed (SIGHUP)');
+      // The shell (and its sleep, in its process group) is gone, not left running under init.
+      for (let tries = 0; tries < 100 && alive(pid!); tries++) await delay(50);
+      expect(alive(pid!)).toBe(false);
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 });

@@ -170,9 +170,33 @@ describe('the interactive session in a terminal', () => {
 });
 
 describe('the interactive session when its terminal closes', () => {
+  it('stops a `delegate run` with its live view, and the shell commands, when the terminal closes', async () => {
+    expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
+    const seconds = `24.${String(process.pid).padStart(5, '0')}`;
+    startInPane(
+      `run --sim ${JSON.stringify(policy('live'))} --allowed-tools 'Bash(sleep:*)' 'go sleep-for ${seconds}'`,
+      40,
+    );
+    await waitFor(
+      'the sleeping Bash command',
+      () => processesWith(`sleep ${seconds}`).length > 0 || undefined,
+    );
+    tmux('kill-session', '-t', session);
+    await waitFor(
+      'no sleeping child left',
+      () => processesWith(`sleep ${seconds}`).length === 0 || undefined,
+      10_000,
+    );
+    await waitFor(
+      'the CLI to exit',
+      () => processesWith(`${process.execPath} ${CLI_BIN} run`).length === 0 || undefined,
+      5_000,
+    );
+  });
+
   it('stops every agent and the shell commands they started (SIGHUP), leaving nothing running', async () => {
     expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
-    const seconds = `28.${String(process.pid).padStart(5, '0')}`;
+    const seconds = `25.${String(process.pid).padStart(5, '0')}`;
     const { screen } = startInPane(
       `--sim ${JSON.stringify(policy('live'))} --allowed-tools 'Bash(sleep:*)'`,
       40,
@@ -190,7 +214,7 @@ describe('the interactive session when its terminal closes', () => {
     await waitFor(
       'no sleeping child left',
       () => processesWith(`sleep ${seconds}`).length === 0 || undefined,
-      5_000,
+      10_000,
     );
     await waitFor(
       'the CLI to exit',

@@ -38,10 +38,15 @@ describe('readToolList', () => {
     ]);
     const prose = readToolList('All tools', 'tools');
     expect(prose.notes).toContainEqual(
-      expect.stringContaining('no name in `tools` (All, tools) is a built-in tool'),
+      expect.stringContaining('none of the names in `tools` (All, tools) is a known tool'),
     );
     // Claude Code's tool names, MCP tools and `*` are never noted.
-    for (const value of ['Read, WebSearch, WebFetch, TodoWrite', 'mcp__github__search', '*']) {
+    for (const value of [
+      'Read, WebSearch, WebFetch, TodoWrite',
+      'MultiEdit, LS, BashOutput',
+      'mcp__github__search',
+      '*',
+    ]) {
       expect(readToolList(value, 'tools').notes, value).toEqual([]);
     }
   });

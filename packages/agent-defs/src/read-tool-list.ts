@@ -169,9 +169,26 @@ export function readToolList(value: unknown, field: ToolListField): ToolListRead
   return { tools, notes };
 }
 
-// The tool names of Claude Code (Delegate's built-ins among them), by their lower case.
+// Tools of Claude Code that Delegate does not name in TOOL_NAMES, which agent files still list.
+const OTHER_CLAUDE_CODE_TOOLS = [
+  'MultiEdit',
+  'LS',
+  'NotebookRead',
+  'BashOutput',
+  'KillShell',
+  'KillBash',
+  'ListMcpResourcesTool',
+  'ReadMcpResourceTool',
+  'SlashCommand',
+  'EnterPlanMode',
+];
+
+// Tool names agent files use (Delegate's and Claude Code's), by their lower case.
 const KNOWN_TOOLS: ReadonlyMap<string, string> = new Map(
-  Object.values(TOOL_NAMES).map((name) => [name.toLowerCase(), name]),
+  [...Object.values(TOOL_NAMES), ...OTHER_CLAUDE_CODE_TOOLS].map((name) => [
+    name.toLowerCase(),
+    name,
+  ]),
 );
 
 /**
@@ -202,7 +219,7 @@ function checkToolNames(tools: readonly string[], field: ToolListField, notes: s
     misCased.length === 0
   ) {
     notes.push(
-      `no name in \`tools\` (${truncateForDiagnostic(names.join(', '))}) is a built-in tool, so unless the session adds tools by those names the agent gets none; list tool names such as Read, Grep, Bash`,
+      `none of the names in \`tools\` (${truncateForDiagnostic(names.join(', '))}) is a known tool, so unless the session adds tools by those names the agent gets none; list tool names such as Read, Grep, Bash`,
     );
   }
 }

@@ -168,6 +168,7 @@ class InteractiveSession {
   }
 
   private async turn(prompt: string): Promise<void> {
+    if (this.exiting) return;
     this.busy = true;
     this.interrupted = false;
     if (prompt !== '') this.screen.print(`${this.colors.cyan('›')} ${prompt}`);
@@ -208,7 +209,8 @@ class InteractiveSession {
 
   /** Starts the next turn: a queued prompt, else waiting notifications. */
   private next(): void {
-    if (this.busy) return;
+    // Nothing new starts once the session is exiting (a signal stopped it).
+    if (this.busy || this.exiting) return;
     const queued = this.queue.shift();
     if (queued !== undefined) void this.turn(queued);
     else if (this.cli.session.tasks.pendingNotifications > 0) void this.turn('');
@@ -298,7 +300,11 @@ class InteractiveSession {
   private async exit(code: ExitCode): Promise<void> {
     if (this.exiting) return;
     this.exiting = true;
-    this.screen.stop();
+    try {
+      this.screen.stop();
+    } catch {
+      // The terminal is gone (SIGHUP): restoring it fails, and the agents must still stop.
+    }
     await this.close();
     this.finish(code);
   }

@@ -101,7 +101,11 @@ export class InteractiveScreen {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.options.stdin.off('keypress', this.onKeypress);
-    this.options.stdin.setRawMode(false);
+    try {
+      this.options.stdin.setRawMode(false);
+    } catch {
+      // The terminal closed (SIGHUP): there is no mode left to restore.
+    }
     this.options.stdin.pause();
     this.draw.clear();
     this.draw.done();

@@ -31,4 +31,25 @@ describe('listenForInterrupts', () => {
       stop();
     }
   });
+
+  it('stops once on SIGHUP or SIGTERM and never forces on a repeated one', () => {
+    const calls: string[] = [];
+    const stdin = new PassThrough() as unknown as NodeJS.ReadStream;
+    const stop = listenForInterrupts(stdin, {
+      onInterrupt: (signal) => calls.push(`interrupt ${signal}`),
+      onForce: () => calls.push('force'),
+    });
+    try {
+      // A closing terminal: the kernel's SIGHUP, the shell's, then a SIGTERM.
+      process.emit('SIGHUP');
+      process.emit('SIGHUP');
+      process.emit('SIGTERM');
+      expect(calls).toEqual(['interrupt SIGHUP']);
+      // Ctrl-C still forces.
+      process.emit('SIGINT');
+      expect(calls).toEqual(['interrupt SIGHUP', 'force']);
+    } finally {
+      stop();
+    }
+  });
 });

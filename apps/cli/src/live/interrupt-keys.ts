@@ -17,7 +17,9 @@ export const FORCE_WINDOW_MS = 2_000;
 /**
  * Listens for Ctrl-C and Ctrl-B: in a terminal through raw keyboard input (so Ctrl-B
  * reaches the program), otherwise through SIGINT. SIGTERM and SIGHUP (the terminal closed)
- * count as Ctrl-C, so every agent and shell command is stopped rather than left running.
+ * count as Ctrl-C, so every agent and shell command is stopped rather than left running;
+ * only Ctrl-C (SIGINT) again within `FORCE_WINDOW_MS` forces the exit, a repeated SIGTERM or
+ * SIGHUP is ignored.
  * Returns a function that stops listening and restores the terminal.
  */
 export function listenForInterrupts(
@@ -28,6 +30,9 @@ export function listenForInterrupts(
   const now = options.now ?? Date.now;
   let firstAt: number | undefined;
   const interrupt = (signal: StopSignal): void => {
+    // Only a second Ctrl-C forces the exit: a closing terminal can send SIGHUP twice (or
+    // SIGHUP then SIGTERM), and that must not skip stopping the agents and their shells.
+    if (signal !== 'SIGINT' && firstAt !== undefined) return;
     const time = now();
     if (firstAt !== undefined && time - firstAt <= FORCE_WINDOW_MS) {
       handlers.onForce();
@@ -61,7 +66,11 @@ export function listenForInterrupts(
     process.off('SIGHUP', onSighup);
     if (raw) {
       stdin.off('data', onData);
-      stdin.setRawMode(false);
+      try {
+        stdin.setRawMode(false);
+      } catch {
+        // The terminal closed (SIGHUP): there is no mode left to restore.
+      }
       stdin.pause();
     }
   };

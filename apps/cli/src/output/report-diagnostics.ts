@@ -26,8 +26,6 @@ export function reportLoadDiagnostics(
       `${errors.length} agent file${errors.length === 1 ? '' : 's'} not loaded${warnings.length > 0 ? `, ${warned}` : ''}; \`delegate agents validate\` lists every problem.`,
     );
   } else if (warnings.length > 0) {
-    write(
-      `Agent files loaded with ${warned}; \`delegate agents validate\` lists every problem.`,
-    );
+    write(`Agent files loaded with ${warned}; \`delegate agents validate\` lists every problem.`);
   }
 }

@@ -245,7 +245,7 @@ async function mainThreadOptions(
       ? mainAgent.permissionMode
       : undefined;
   // An untrusted project's file lost its hooks before this point.
-  const hooks = mainAgentToolHooks(mainAgent);
+  const hooks = await mainAgentToolHooks(mainAgent);
   if (hooks.warning) onWarning(hooks.warning);
   return {
     tools,
@@ -289,10 +289,12 @@ async function createSession(
     const hook = DelegateError.hasCode(error, 'INVALID_ARGUMENT')
       ? (error.details?.['hook'] as { where: string; reason: string } | undefined)
       : undefined;
-    if (mainAgent && hook)
+    if (mainAgent && hook) {
+      const { RUNNABLE_HOOKS_HINT } = await import('@delegate/runtime');
       throw new UsageError(
-        `${describeMainAgent(mainAgent)}: hooks.${hook.where}: ${hook.reason}; Delegate runs PreToolUse and PostToolUse command hooks ({ matcher, hooks: [{ type: "command", command }] }), and a guard that cannot run would guard nothing.`,
+        `${describeMainAgent(mainAgent)}: hooks.${hook.where}: ${hook.reason}; ${RUNNABLE_HOOKS_HINT}.`,
       );
+    }
     if (resume === undefined) throw error;
     // Only the transcript of the session asked for being missing, or not a regular file (a
     // FIFO, a directory), is a usage error.

@@ -21,9 +21,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /**
  * Reads the `mcpServers` of the definition the main thread runs as. A server the file defines
- * is a stdio server (`command`, `args`, `env`, `cwd`, a relative `cwd` taken from the project's
- * directory); one that is not, or a name defined twice, is a `UsageError` naming the flag, the
- * file and the entry. An untrusted project's file has lost its own servers before this point.
+ * is a stdio server (`command`, `args`, `env`, `cwd`; a relative `cwd` is taken from `cwd`,
+ * the main agent's working directory); one that is not, or a name defined twice, is a
+ * `UsageError` naming the flag, the file and the entry. An untrusted project's file has lost
+ * its own servers before this point.
  */
 export function readMainAgentMcp(agent: AgentDefinition, cwd: string): MainAgentMcp {
   const inline: Record<string, StdioServer> = {};
@@ -84,25 +85,21 @@ export async function checkMainAgentMcp(options: {
   return warnings;
 }
 
-/** Hook events the runtime runs for the main thread. */
-const TOOL_HOOK_EVENTS = ['PreToolUse', 'PostToolUse'];
-
 /**
  * The hooks of the `--agent` definition the session runs (PreToolUse and PostToolUse, as
  * `mainAgentHooks`), and a warning naming the file's other hook events, which do not run.
  */
-export function mainAgentToolHooks(agent: AgentDefinition): {
+export async function mainAgentToolHooks(agent: AgentDefinition): Promise<{
   hooks?: Record<string, unknown>;
   warning?: string;
-} {
-  const entries = Object.entries(agent.hooks ?? {});
-  const run = entries.filter(([event]) => TOOL_HOOK_EVENTS.includes(event));
-  const ignored = entries.filter(([event]) => !TOOL_HOOK_EVENTS.includes(event));
+}> {
+  const { splitToolHooks } = await import('@delegate/runtime');
+  const { toolHooks, otherEvents } = splitToolHooks(agent.hooks);
   return {
-    ...(run.length > 0 ? { hooks: Object.fromEntries(run) } : {}),
-    ...(ignored.length > 0
+    ...(toolHooks ? { hooks: toolHooks } : {}),
+    ...(otherEvents.length > 0
       ? {
-          warning: `${describeMainAgent(agent)}: has hooks for ${ignored.map(([event]) => event).join(', ')}; Delegate runs only PreToolUse and PostToolUse hooks, so those do not run.`,
+          warning: `${describeMainAgent(agent)}: has hooks for ${otherEvents.join(', ')}; Delegate runs only PreToolUse and PostToolUse hooks, so those do not run.`,
         }
       : {}),
   };

@@ -1,4 +1,4 @@
-import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../exit-codes.js';
 
@@ -12,7 +12,7 @@ function isRunning(pid: number): boolean {
   }
 }
 
-/** The process id a lock file names, or undefined when it names none. */
+/** The process id a lock file names, or undefined when it names none (or is gone). */
 async function holderOf(path: string): Promise<number | undefined> {
   const text = await readFile(path, 'utf8').catch(() => '');
   const pid = Number.parseInt(text.trim(), 10);
@@ -20,13 +20,33 @@ async function holderOf(path: string): Promise<number | undefined> {
 }
 
 /**
+ * Creates `path` holding this process's id, in one step: the id is written to a file of its
+ * own, then linked to `path` (a link fails if `path` exists), so no reader ever sees the lock
+ * without its id. False when `path` exists already.
+ */
+async function createLock(path: string): Promise<boolean> {
+  const own = `${path}.${process.pid}`;
+  await writeFile(own, `${process.pid}\n`, { mode: 0o600 });
+  try {
+    await link(own, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    await unlink(own).catch(() => undefined);
+  }
+}
+
+/**
  * Marks a session as in use by this process (`<transcriptDir>/<sessionId>.lock`, holding the
  * process id), so a `--resume` of it from another process while this one runs is refused
  * rather than both appending to one transcript. A lock left by a process that is gone (a
- * crash, a kill) is taken over; one this process holds already (the interactive session
- * reopening after Ctrl-C) is kept. A folder where no lock can be written (a file in the way,
- * no permission) gets none: the transcript cannot be written there either, and the run says so.
- * Returns the function that releases it.
+ * crash, a kill) is taken over; one this process holds already is kept. A folder where no
+ * lock can be written (a file in the way, no permission) gets none: the transcript cannot be
+ * written there either, and the run says so. This guards against a person resuming a running
+ * session by mistake, not against a process racing for the lock on purpose. Returns the
+ * function that releases it.
  */
 export async function lockSession(options: {
   transcriptDir: string;
@@ -34,6 +54,9 @@ export async function lockSession(options: {
 }): Promise<() => Promise<void>> {
   const path = join(options.transcriptDir, `${options.sessionId}.lock`);
   const none = async (): Promise<void> => undefined;
+  const release = async (): Promise<void> => {
+    if ((await holderOf(path)) === process.pid) await unlink(path).catch(() => undefined);
+  };
   try {
     await mkdir(options.transcriptDir, { recursive: true });
   } catch {
@@ -41,22 +64,21 @@ export async function lockSession(options: {
   }
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      await writeFile(path, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return none;
+      if (await createLock(path)) return release;
+    } catch {
+      return none;
     }
     const holder = await holderOf(path);
-    if (holder === process.pid) break;
+    if (holder === process.pid) return release;
     if (holder !== undefined && isRunning(holder)) {
       throw new UsageError(
         `--resume ${options.sessionId}: the session is in use by process ${holder}, which is still running; two processes would write one transcript. Wait for it to end (or stop it), then resume.`,
       );
     }
-    // Left by a process that is gone: taken over.
+    // Left by a process that is gone (or unreadable): taken over.
     await unlink(path).catch(() => undefined);
   }
-  return async () => {
-    if ((await holderOf(path)) === process.pid) await unlink(path).catch(() => undefined);
-  };
+  throw new UsageError(
+    `--resume ${options.sessionId}: could not take the session's lock (${path}); another process keeps taking it. Try again once it has ended.`,
+  );
 }

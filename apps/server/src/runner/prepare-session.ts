@@ -12,6 +12,7 @@ import {
   getAgentDefinitionsWithOverrides,
   restrictProjectAgents,
 } from '@delegate/agent-defs';
+import { RUNNABLE_HOOKS_HINT, splitToolHooks } from '@delegate/runtime';
 import { permissionRuleValueFromString } from '@delegate/tool-filter';
 import type { RunOptions } from '../http/schemas.js';
 import { checkRunWorkspace } from '../workspace/resolve-workspace.js';
@@ -102,17 +103,6 @@ export function checkMainAgentRuns(agent: AgentDefinition): AgentDefinition {
   );
 }
 
-/** Hook events the runtime runs for the main thread. */
-const TOOL_HOOK_EVENTS = ['PreToolUse', 'PostToolUse'];
-
-/** The main agent's PreToolUse/PostToolUse hooks, which its session runs. */
-function toolHooksOf(agent: AgentDefinition): Record<string, unknown> | undefined {
-  const run = Object.entries(agent.hooks ?? {}).filter(([event]) =>
-    TOOL_HOOK_EVENTS.includes(event),
-  );
-  return run.length > 0 ? Object.fromEntries(run) : undefined;
-}
-
 /** A note for each part of the main agent's definition the server does not run. */
 function mainAgentNotes(agent: AgentDefinition): string[] {
   const where = describeMainAgent(agent);
@@ -125,9 +115,7 @@ function mainAgentNotes(agent: AgentDefinition): string[] {
     notes.push(
       `${where}: skills not applied: Delegate does not load skills (${agent.skills.join(', ')}).`,
     );
-  const otherEvents = Object.keys(agent.hooks ?? {}).filter(
-    (event) => !TOOL_HOOK_EVENTS.includes(event),
-  );
+  const { otherEvents } = splitToolHooks(agent.hooks);
   if (otherEvents.length > 0)
     notes.push(
       `${where}: hooks for ${otherEvents.join(', ')} not applied: Delegate runs only PreToolUse and PostToolUse hooks.`,
@@ -149,7 +137,7 @@ export function explainSessionError(
   if (!hook) return error;
   return new DelegateError(
     'INVALID_AGENT_DEFINITION',
-    `${prepared.mainAgentWhere}: hooks.${hook.where}: ${hook.reason}; Delegate runs PreToolUse and PostToolUse command hooks ({ matcher, hooks: [{ type: "command", command }] }), and a guard that cannot run would guard nothing.`,
+    `${prepared.mainAgentWhere}: hooks.${hook.where}: ${hook.reason}; ${RUNNABLE_HOOKS_HINT}.`,
     { details: { field: 'agent', hook } },
   );
 }
@@ -230,7 +218,7 @@ export async function prepareSession(options: {
   const main = runOptions.agent
     ? checkMainAgentRuns(findMainAgent(definitions, runOptions.agent))
     : undefined;
-  const mainHooks = main ? toolHooksOf(main) : undefined;
+  const mainHooks = main ? splitToolHooks(main.hooks).toolHooks : undefined;
   const model =
     runOptions.model ?? (main?.model && main.model !== 'inherit' ? main.model : undefined);
   const permissionMode =

@@ -77,6 +77,28 @@ export function hookMatches(matcher: string | undefined, toolName: string): bool
   return new RegExp(`^(?:${matcher})$`).test(toolName);
 }
 
+/** The end of every message about a hook that cannot run: what Delegate runs, and why it refuses. */
+export const RUNNABLE_HOOKS_HINT =
+  'Delegate runs PreToolUse and PostToolUse command hooks ({ matcher, hooks: [{ type: "command", command }] }), and a guard that cannot run would guard nothing';
+
+/**
+ * Splits a definition's `hooks` by event: the PreToolUse and PostToolUse entries (which run;
+ * `undefined` when there are none) and the names of the other events, which do not. A host
+ * that passes a definition's hooks as `mainAgentHooks` keeps the first and reports the
+ * second in its own words. Nothing is validated here ({@link parseAgentHooks} does that).
+ */
+export function splitToolHooks(hooks: Readonly<Record<string, unknown>> | undefined): {
+  toolHooks?: Record<string, unknown>;
+  otherEvents: string[];
+} {
+  const entries = Object.entries(hooks ?? {});
+  const run = entries.filter(([event]) => (RUN_EVENTS as readonly string[]).includes(event));
+  const otherEvents = entries
+    .filter(([event]) => !(RUN_EVENTS as readonly string[]).includes(event))
+    .map(([event]) => event);
+  return { ...(run.length > 0 ? { toolHooks: Object.fromEntries(run) } : {}), otherEvents };
+}
+
 /**
  * Reads a definition's `hooks` in the shape Claude Code settings use. PreToolUse and
  * PostToolUse command hooks are returned to run; other events are listed as ignored; a
@@ -86,9 +108,7 @@ export function hookMatches(matcher: string | undefined, toolName: string): bool
 export function parseAgentHooks(agent: HookOwner): ParsedAgentHooks {
   const hooks: AgentToolHooks = { PreToolUse: [], PostToolUse: [] };
   const raw = agent.hooks ?? {};
-  const ignoredEvents = Object.keys(raw).filter(
-    (event) => !(RUN_EVENTS as readonly string[]).includes(event),
-  );
+  const ignoredEvents = splitToolHooks(raw).otherEvents;
   for (const event of RUN_EVENTS) {
     if (raw[event] === undefined) continue;
     const parsed = z.array(HookMatcherSchema).safeParse(raw[event]);

@@ -45,7 +45,7 @@ import {
   settleInFlightToolCalls,
 } from '../lifecycle/settle-in-flight-calls.js';
 import { createCanUseTool } from '../permissions.js';
-import { parseAgentHooks } from '../hooks/agent-hooks.js';
+import { RUNNABLE_HOOKS_HINT, parseAgentHooks } from '../hooks/agent-hooks.js';
 import { createToolCallHooks } from '../hooks/create-tool-call-hooks.js';
 import type { ToolCallHooks } from '../query/run-tools.js';
 import { type QueryEvent, type QueryOutcome, query } from '../query/query.js';
@@ -317,7 +317,7 @@ function mainHooksOf(
   } catch (error) {
     if (!DelegateError.hasCode(error, 'INVALID_AGENT_DEFINITION')) throw error;
     const { where, reason } = error.details as { where: string; reason: string };
-    const message = `options.mainAgentHooks.${where} (a hook of the definition the main thread runs as): ${reason}; Delegate runs PreToolUse and PostToolUse command hooks ({ matcher, hooks: [{ type: "command", command }] }), and a guard that cannot run would guard nothing`;
+    const message = `options.mainAgentHooks.${where} (a hook of the definition the main thread runs as): ${reason}; ${RUNNABLE_HOOKS_HINT}`;
     throw new DelegateError('INVALID_ARGUMENT', `DelegateSession.create: ${message}.`, {
       details: {
         issues: [{ path: ['mainAgentHooks', ...where.split(/[.[\]]+/).filter(Boolean)], message }],
