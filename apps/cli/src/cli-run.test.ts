@@ -27,6 +27,21 @@ const run = (
 const runToolCall = (flags: string[], prompt: string) =>
   run(['run', '--sim', policy('tool-from-prompt'), ...flags, prompt]);
 
+/** `delegate run --sim <policy>` that records transcripts in `transcripts`, with `args` after. */
+const runRecorded = (transcripts: string, policyName: string, args: string[]) =>
+  run(['run', '--sim', policy(policyName), '--transcript-dir', transcripts, ...args]);
+
+/** A one-prompt run that records its transcript in `transcripts`; its session id. */
+async function recordSession(
+  transcripts: string,
+  policyName: string,
+  prompt: string,
+): Promise<string> {
+  const result = await runRecorded(transcripts, policyName, ['--output-format', 'json', prompt]);
+  expect(result.code, result.stderr).toBe(0);
+  return (JSON.parse(result.stdout) as { session_id: string }).session_id;
+}
+
 type Line = Record<string, unknown> & { type: string };
 
 function parseLines(stdout: string): Line[] {
@@ -508,26 +523,11 @@ describe('delegate run', () => {
 
   it('refuses to --resume a transcript with a corrupt line in the middle as a usage error naming the file and line', async () => {
     const transcripts = join(scratch.root, 'transcripts');
-    const first = await run([
-      'run',
-      '--sim',
-      policy('echo-history'),
-      '--transcript-dir',
-      transcripts,
-      '--output-format',
-      'json',
-      'hi',
-    ]);
-    const sessionId = (JSON.parse(first.stdout) as { session_id: string }).session_id;
+    const sessionId = await recordSession(transcripts, 'echo-history', 'hi');
     const path = join(transcripts, `${sessionId}.jsonl`);
     const lines = (await readFile(path, 'utf8')).split('\n');
     await writeFile(path, [lines[0], 'garbage', ...lines.slice(1)].join('\n'));
-    const result = await run([
-      'run',
-      '--sim',
-      policy('echo-history'),
-      '--transcript-dir',
-      transcripts,
+    const result = await runRecorded(transcripts, 'echo-history', [
       '--resume',
       sessionId,
       'continue',
@@ -543,17 +543,7 @@ describe('delegate run', () => {
 
   it('refuses to --resume a session another running process holds, and takes over the lock of one that is gone', async () => {
     const transcripts = join(scratch.root, 'transcripts');
-    const first = await run([
-      'run',
-      '--sim',
-      policy('echo-history'),
-      '--transcript-dir',
-      transcripts,
-      '--output-format',
-      'json',
-      'hi',
-    ]);
-    const sessionId = (JSON.parse(first.stdout) as { session_id: string }).session_id;
+    const sessionId = await recordSession(transcripts, 'echo-history', 'hi');
     const lock = join(transcripts, `${sessionId}.lock`);
     // A run that ended released its lock.
     expect(existsSync(lock)).toBe(false);
@@ -561,16 +551,7 @@ describe('delegate run', () => {
     try {
       await writeFile(lock, `${holder.pid}\n`);
       const resume = () =>
-        run([
-          'run',
-          '--sim',
-          policy('echo-history'),
-          '--transcript-dir',
-          transcripts,
-          '--resume',
-          sessionId,
-          'again',
-        ]);
+        runRecorded(transcripts, 'echo-history', ['--resume', sessionId, 'again']);
       const refused = await resume();
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain(
@@ -592,18 +573,7 @@ describe('delegate run', () => {
 
   it('--resume gives an Agent call the crash left in flight the report its finished agent recorded', async () => {
     const transcripts = join(scratch.root, 'transcripts');
-    const first = await run([
-      'run',
-      '--sim',
-      policy('spawn-general'),
-      '--transcript-dir',
-      transcripts,
-      '--output-format',
-      'json',
-      'go',
-    ]);
-    expect(first.code, first.stderr).toBe(0);
-    const sessionId = (JSON.parse(first.stdout) as { session_id: string }).session_id;
+    const sessionId = await recordSession(transcripts, 'spawn-general', 'go');
     const path = join(transcripts, `${sessionId}.jsonl`);
     // The process died after the sub-agent reported, before the Agent call's result was written.
     const lines = (await readFile(path, 'utf8')).split('\n').filter((line) => line !== '');
@@ -612,12 +582,7 @@ describe('delegate run', () => {
     await writeFile(path, `${lines.slice(0, cut).join('\n')}\n`);
     const callId = /"type":"tool_use","id":"([^"]+)"/.exec(lines.slice(0, cut).join('\n'))?.[1];
     expect(callId).toBeDefined();
-    const resumed = await run([
-      'run',
-      '--sim',
-      policy('echo-history'),
-      '--transcript-dir',
-      transcripts,
+    const resumed = await runRecorded(transcripts, 'echo-history', [
       '--resume',
       sessionId,
       'continue',
@@ -702,12 +667,7 @@ describe('delegate run', () => {
     const transcripts = join(scratch.root, 'transcripts');
     const first = await recordUndeliveredNotification(transcripts);
     const resume = (prompt: string) =>
-      run([
-        'run',
-        '--sim',
-        policy('echo-history'),
-        '--transcript-dir',
-        transcripts,
+      runRecorded(transcripts, 'echo-history', [
         '--resume',
         first.sessionId,
         '--output-format',
@@ -740,12 +700,7 @@ describe('delegate run', () => {
     const lines = good.split('\n');
     await writeFile(agentFile, [lines[0], 'garbage', ...lines.slice(1)].join('\n'));
     const resume = (prompt: string) =>
-      run([
-        'run',
-        '--sim',
-        policy('echo-history'),
-        '--transcript-dir',
-        transcripts,
+      runRecorded(transcripts, 'echo-history', [
         '--resume',
         first.sessionId,
         '--output-format',

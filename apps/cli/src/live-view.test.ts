@@ -169,14 +169,13 @@ describe('the interactive session in a terminal', () => {
   });
 });
 
-describe('the interactive session when its terminal closes', () => {
-  it('stops a `delegate run` with its live view, and the shell commands, when the terminal closes', async () => {
-    expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
-    const seconds = `24.${String(process.pid).padStart(5, '0')}`;
-    startInPane(
-      `run --sim ${JSON.stringify(policy('live'))} --allowed-tools 'Bash(sleep:*)' 'go sleep-for ${seconds}'`,
-      40,
-    );
+describe('the CLI when its terminal closes (SIGHUP)', () => {
+  /**
+   * Waits for the Bash `sleep <seconds>` an agent runs, closes the window (tmux hangs up the
+   * terminal: the CLI gets SIGHUP), and expects the sleep and the CLI (`cliArgs`, how its
+   * command line starts) to be gone, not left running under init.
+   */
+  async function closeWhileSleeping(seconds: string, cliArgs: string): Promise<void> {
     await waitFor(
       'the sleeping Bash command',
       () => processesWith(`sleep ${seconds}`).length > 0 || undefined,
@@ -189,12 +188,22 @@ describe('the interactive session when its terminal closes', () => {
     );
     await waitFor(
       'the CLI to exit',
-      () => processesWith(`${process.execPath} ${CLI_BIN} run`).length === 0 || undefined,
+      () => processesWith(`${process.execPath} ${CLI_BIN} ${cliArgs}`).length === 0 || undefined,
       5_000,
     );
+  }
+
+  it('stops a `delegate run` with its live view and the shell commands its agents started', async () => {
+    expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
+    const seconds = `24.${String(process.pid).padStart(5, '0')}`;
+    startInPane(
+      `run --sim ${JSON.stringify(policy('live'))} --allowed-tools 'Bash(sleep:*)' 'go sleep-for ${seconds}'`,
+      40,
+    );
+    await closeWhileSleeping(seconds, 'run');
   });
 
-  it('stops every agent and the shell commands they started (SIGHUP), leaving nothing running', async () => {
+  it('stops the interactive session, every agent and the shell commands they started', async () => {
     expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
     const seconds = `25.${String(process.pid).padStart(5, '0')}`;
     const { screen } = startInPane(
@@ -205,22 +214,7 @@ describe('the interactive session when its terminal closes', () => {
       screen().includes('/help lists commands') ? true : undefined,
     );
     tmux('send-keys', '-t', session, `go sleep-for ${seconds}`, 'Enter');
-    await waitFor(
-      'the sleeping Bash command',
-      () => processesWith(`sleep ${seconds}`).length > 0 || undefined,
-    );
-    // Closing the window hangs up the terminal: the CLI gets SIGHUP.
-    tmux('kill-session', '-t', session);
-    await waitFor(
-      'no sleeping child left',
-      () => processesWith(`sleep ${seconds}`).length === 0 || undefined,
-      10_000,
-    );
-    await waitFor(
-      'the CLI to exit',
-      () => processesWith(`${process.execPath} ${CLI_BIN} --sim`).length === 0 || undefined,
-      5_000,
-    );
+    await closeWhileSleeping(seconds, '--sim');
   });
 });
 
