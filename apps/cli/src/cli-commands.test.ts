@@ -276,6 +276,48 @@ describe('delegate transcripts', () => {
   });
 });
 
+describe('delegate transcripts list on damaged transcripts', () => {
+  it('lists the first prompt of a transcript damaged further on, and names one it cannot read', async () => {
+    const transcripts = join(scratch.root, 'transcripts');
+    const result = await runCli(
+      [
+        'run',
+        '--sim',
+        policy('echo-history'),
+        '--transcript-dir',
+        transcripts,
+        '--output-format',
+        'json',
+        'the first prompt',
+      ],
+      { cwd: scratch.project, home: scratch.home },
+    );
+    const { session_id: sessionId } = JSON.parse(result.stdout) as { session_id: string };
+    const path = join(transcripts, `${sessionId}.jsonl`);
+    const lines = (await readFile(path, 'utf8')).split('\n').filter((line) => line !== '');
+    // Garbage after the prompt: the start of the file still reads.
+    await writeFile(path, `${[...lines, 'garbage', lines.at(-1)].join('\n')}\n`);
+    // Garbage first: nothing of it reads.
+    await writeFile(join(transcripts, 'broken.jsonl'), `garbage\n${lines.join('\n')}\n`);
+    const listed = await run(['transcripts', 'list', '--transcript-dir', transcripts, '--json']);
+    const sessions = (
+      JSON.parse(listed.stdout) as {
+        sessions: Array<{ sessionId: string; firstPrompt?: string; problem?: string }>;
+      }
+    ).sessions;
+    expect(sessions.find((session) => session.sessionId === sessionId)).toMatchObject({
+      firstPrompt: 'the first prompt',
+    });
+    expect(sessions.find((session) => session.sessionId === 'broken')?.problem).toMatch(
+      /broken\.jsonl:1: torn or corrupt transcript line/,
+    );
+    const text = await run(['transcripts', 'list', '--transcript-dir', transcripts]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/broken\s.*\(unreadable: see below\)/);
+    expect(text.stderr).toMatch(/^delegate: warning: .*broken\.jsonl:1: torn or corrupt/m);
+  });
+});
+
 describe('delegate transcripts show on a damaged transcript', () => {
   it('says what is wrong in its own words: a torn last line, an empty file, a folder', async () => {
     const transcripts = join(scratch.root, 'transcripts');

@@ -1,11 +1,11 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Message, getText } from '@delegate/core';
+import { type Message, errorMessage, getText } from '@delegate/core';
 import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES, type ExitCode, UsageError } from '../exit-codes.js';
 import { resolveConfig } from '../settings/resolve-config.js';
 import { colorsFor } from '../terminal/colors.js';
-import { formatTable, oneLine, printableLines } from '../terminal/format.js';
+import { formatTable, oneLine, printable, printableLines } from '../terminal/format.js';
 
 /** The transcript folder runs use: the flag, else the environment and the settings files. */
 function transcriptDirectory(io: CliIo, flag: string | undefined): string {
@@ -20,6 +20,9 @@ function transcriptDirectory(io: CliIo, flag: string | undefined): string {
 
 const SESSION_FILE = /^([A-Za-z0-9][A-Za-z0-9_-]{0,127})\.jsonl$/;
 
+/** Messages read from the start of a transcript to find its first prompt: two, then more. */
+const FIRST_MESSAGES = [2, 16];
+
 /** Sessions in a transcript folder: id, last change, size and number of sub-agents, newest first. */
 async function listSessions(directory: string): Promise<
   Array<{
@@ -28,6 +31,7 @@ async function listSessions(directory: string): Promise<
     bytes: number;
     agents: number;
     firstPrompt?: string;
+    problem?: string;
   }>
 > {
   let names: string[];
@@ -47,14 +51,27 @@ async function listSessions(directory: string): Promise<
       (files) => files.filter((file) => file.endsWith('.jsonl')).length,
       () => 0,
     );
-    const entries = await readTranscript(join(directory, name)).catch(() => []);
-    const prompt = entries.find((entry) => entry.type === 'user' && !entry.isMeta);
+    // Only the start of each file: the first prompt is there (after the agent list note), so
+    // a long transcript is not read whole, and damage further on does not hide the prompt.
+    let problem: string | undefined;
+    let prompt;
+    for (const limit of FIRST_MESSAGES) {
+      const entries = await readTranscript(join(directory, name), { limit }).catch(
+        (error: unknown) => {
+          problem = errorMessage(error);
+          return undefined;
+        },
+      );
+      prompt = entries?.find((entry) => entry.type === 'user' && !entry.isMeta);
+      if (entries === undefined || prompt !== undefined || entries.length < limit) break;
+    }
     sessions.push({
       sessionId,
       modified: stats.mtime.toISOString(),
       bytes: stats.size,
       agents,
       ...(prompt?.type === 'user' ? { firstPrompt: getText(prompt.message.content) } : {}),
+      ...(problem !== undefined ? { problem } : {}),
     });
   }
   return sessions.sort((a, b) => b.modified.localeCompare(a.modified));
@@ -81,11 +98,13 @@ export async function transcriptsListCommand(options: {
     session.sessionId,
     session.modified.slice(0, 19).replace('T', ' '),
     String(session.agents),
-    oneLine(session.firstPrompt ?? '', 50),
+    oneLine(session.firstPrompt ?? (session.problem ? '(unreadable: see below)' : ''), 50),
   ]);
   io.stdout.write(
     `${formatTable([['session', 'modified (UTC)', 'sub-agents', 'first prompt'], ...rows]).join('\n')}\n`,
   );
+  for (const session of sessions)
+    if (session.problem) io.stderr.write(`delegate: warning: ${printable(session.problem)}\n`);
   return EXIT_CODES.success;
 }
 
