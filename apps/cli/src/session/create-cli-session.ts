@@ -246,7 +246,7 @@ async function mainThreadOptions(
       : undefined;
   // An untrusted project's file lost its hooks before this point.
   const hooks = await mainAgentToolHooks(mainAgent);
-  if (hooks.warning) onWarning(hooks.warning);
+  for (const warning of hooks.warnings) onWarning(warning);
   return {
     tools,
     model: config.model.origin === 'default' && ownModel ? ownModel : config.model.value,

@@ -53,7 +53,7 @@ export function readMainAgentMcp(agent: AgentDefinition, cwd: string): MainAgent
  * Checks, once the MCP servers have settled, what the `--agent` definition expects of them: a
  * `requiredMcpServers` pattern no connected server with tools matches is a `UsageError` (the
  * agent was written to need it, as a sub-agent of that type is refused); a server it names that
- * the session does not have, and skills (Delegate loads none), are returned as warnings.
+ * the session does not have is returned as a warning.
  */
 export async function checkMainAgentMcp(options: {
   agent: AgentDefinition;
@@ -78,29 +78,29 @@ export async function checkMainAgentMcp(options: {
     warnings.push(
       `${where}: mcpServers names ${unknown.map((name) => `"${name}"`).join(', ')}, which this run does not start; the main agent runs without their tools. Configure them with --mcp-config.`,
     );
-  if (agent.skills?.length)
-    warnings.push(
-      `${where}: preloads skills (${agent.skills.join(', ')}); Delegate does not load skills, so the main agent runs without them.`,
-    );
   return warnings;
 }
 
 /**
  * The hooks of the `--agent` definition the session runs (PreToolUse and PostToolUse, as
- * `mainAgentHooks`), and a warning naming the file's other hook events, which do not run.
+ * `mainAgentHooks`), and a warning for each part of the file that does not run: its other
+ * hook events, and its skills (Delegate loads none).
  */
 export async function mainAgentToolHooks(agent: AgentDefinition): Promise<{
   hooks?: Record<string, unknown>;
-  warning?: string;
+  warnings: string[];
 }> {
   const { splitToolHooks } = await import('@delegate/runtime');
   const { toolHooks, otherEvents } = splitToolHooks(agent.hooks);
-  return {
-    ...(toolHooks ? { hooks: toolHooks } : {}),
-    ...(otherEvents.length > 0
-      ? {
-          warning: `${describeMainAgent(agent)}: has hooks for ${otherEvents.join(', ')}; Delegate runs only PreToolUse and PostToolUse hooks, so those do not run.`,
-        }
-      : {}),
-  };
+  const where = describeMainAgent(agent);
+  const warnings: string[] = [];
+  if (otherEvents.length > 0)
+    warnings.push(
+      `${where}: has hooks for ${otherEvents.join(', ')}; Delegate runs only PreToolUse and PostToolUse hooks, so those do not run.`,
+    );
+  if (agent.skills?.length)
+    warnings.push(
+      `${where}: preloads skills (${agent.skills.join(', ')}); Delegate does not load skills, so the main agent runs without them.`,
+    );
+  return { ...(toolHooks ? { hooks: toolHooks } : {}), warnings };
 }

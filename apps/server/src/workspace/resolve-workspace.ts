@@ -64,37 +64,18 @@ export async function resolveWorkspace(options: {
  * Checks, before each turn of a run, that its workspace (the real path `POST /v1/runs`
  * resolved) is still that real directory inside `roots`: a directory on its path replaced
  * by a symbolic link since (a pull, a checkout, a hostile script) would move the turn
- * outside. A PATH_ESCAPE naming the run's workspace when it moved or left the roots, a
- * NOT_FOUND when it is gone.
+ * elsewhere. A PATH_ESCAPE naming the run's workspace when it leads somewhere else now;
+ * otherwise the refusals of {@link resolveWorkspace} (gone, outside the roots, not a folder).
  */
 export async function checkRunWorkspace(
   workspace: string,
   roots: readonly string[],
 ): Promise<void> {
-  let real: string;
-  try {
-    real = await realpath(workspace);
-  } catch (error) {
-    throw new DelegateError(
-      'NOT_FOUND',
-      `workspace: the run's workspace ${workspace} no longer exists (${errorMessage(error)}). Start a new run in an existing workspace.`,
-      { details: { field: 'workspace' } },
-    );
-  }
-  if (real !== workspace)
+  const real = await realpath(workspace).catch(() => undefined);
+  if (real !== undefined && real !== workspace)
     refuse(
       'workspace',
       `the run's workspace ${workspace} now leads to ${real} (a directory on its path was replaced, by a symbolic link or a move), so no more turns run in it. Start a new run.`,
     );
-  if (!roots.some((root) => isInside(root, real)))
-    refuse(
-      'workspace',
-      `the run's workspace ${workspace} is outside the workspace roots this server has now (${roots.join(', ')}), so no more turns run in it.`,
-    );
-  if (!(await stat(real)).isDirectory())
-    throw new DelegateError(
-      'INVALID_ARGUMENT',
-      `workspace: the run's workspace ${workspace} is not a directory any more.`,
-      { details: { field: 'workspace' } },
-    );
+  await resolveWorkspace({ requested: workspace, roots });
 }

@@ -41,6 +41,10 @@ export type ParsedAgentHooks = {
 
 const RUN_EVENTS = ['PreToolUse', 'PostToolUse'] as const;
 
+/** The sentence every message about a hook that cannot run carries: what Delegate runs, and why it refuses. */
+export const RUNNABLE_HOOKS_HINT =
+  'Delegate runs PreToolUse and PostToolUse command hooks ({ matcher, hooks: [{ type: "command", command }] }), and a guard that cannot run would guard nothing';
+
 /** What hook parsing reads of a definition (the main thread's hooks come without a file). */
 type HookOwner = Pick<AgentDefinition, 'agentType' | 'filePath' | 'hooks'>;
 
@@ -48,7 +52,7 @@ function invalidHooks(agent: HookOwner, where: string, reason: string): Delegate
   const file = agent.filePath ? ` (${agent.filePath})` : '';
   return new DelegateError(
     'INVALID_AGENT_DEFINITION',
-    `Agent "${agent.agentType}"${file}: hooks.${where}: ${reason}. Delegate runs PreToolUse and PostToolUse command hooks ({ matcher, hooks: [{ type: "command", command }] }); fix the hook or remove it, since a guard that cannot run would guard nothing.`,
+    `Agent "${agent.agentType}"${file}: hooks.${where}: ${reason}; ${RUNNABLE_HOOKS_HINT}. Fix the hook or remove it.`,
     { details: { agentType: agent.agentType, where, reason } },
   );
 }
@@ -76,10 +80,6 @@ export function hookMatches(matcher: string | undefined, toolName: string): bool
   if (isPlainMatcher(matcher)) return matcher.split('|').includes(toolName);
   return new RegExp(`^(?:${matcher})$`).test(toolName);
 }
-
-/** The end of every message about a hook that cannot run: what Delegate runs, and why it refuses. */
-export const RUNNABLE_HOOKS_HINT =
-  'Delegate runs PreToolUse and PostToolUse command hooks ({ matcher, hooks: [{ type: "command", command }] }), and a guard that cannot run would guard nothing';
 
 /**
  * Splits a definition's `hooks` by event: the PreToolUse and PostToolUse entries (which run;

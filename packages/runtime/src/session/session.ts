@@ -946,13 +946,10 @@ export class DelegateSession {
         ...(options.results ? { results: options.results } : {}),
       });
       if (!settled) return { rerun: [], interrupted: [], recovered: [] };
-      this.messages.push(...settled.messages);
-      await this.transcript?.append(settled.messages);
-      return {
-        rerun: settled.rerun,
-        interrupted: settled.interrupted,
-        recovered: settled.recovered,
-      };
+      const { messages, ...names } = settled;
+      this.messages.push(...messages);
+      await this.transcript?.append(messages);
+      return names;
     } finally {
       release();
     }
