@@ -45,8 +45,15 @@ async function crashDuringBackgroundBash(): Promise<{
   return { transcripts, common, sessionId, stderr };
 }
 
-/** Starts `delegate` with `args` and SIGKILLs it once its stderr shows `until`; resolves then. */
-function killWhen(args: readonly string[], until: RegExp): Promise<string> {
+/**
+ * Starts `delegate` with `args` and sends it `signal` (SIGKILL unless told) once its stderr
+ * shows `until`; resolves with its stderr when it has exited.
+ */
+function killWhen(
+  args: readonly string[],
+  until: RegExp,
+  signal: 'SIGKILL' | 'SIGINT' = 'SIGKILL',
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI_BIN, ...args], {
       cwd: scratch.project,
@@ -58,14 +65,16 @@ function killWhen(args: readonly string[], until: RegExp): Promise<string> {
       child.kill('SIGKILL');
       reject(new Error(`never saw ${String(until)}; stderr:\n${stderr}`));
     }, 20_000);
+    let sent = false;
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
-      if (until.test(stderr)) child.kill('SIGKILL');
+      if (!sent && until.test(stderr)) sent = child.kill(signal);
     });
-    child.on('exit', (_code, signal) => {
+    // Not 'exit': what it wrote to stderr while stopping is read to the end.
+    child.on('close', (code, killedBy) => {
       clearTimeout(timer);
-      if (signal === 'SIGKILL') resolve(stderr);
-      else reject(new Error(`exited on its own (${String(signal)}); stderr:\n${stderr}`));
+      if (sent && (killedBy === 'SIGKILL' || signal !== 'SIGKILL')) resolve(stderr);
+      else reject(new Error(`exited on its own (${String(code ?? killedBy)}); stderr:\n${stderr}`));
     });
   });
 }
@@ -85,7 +94,7 @@ function git(args: string[]): string {
 }
 
 describe('delegate run --resume after the earlier process was SIGKILLed', () => {
-  it('tells the main agent, once, that its background agent was stopped, and names the worktree it left', async () => {
+  it('tells the main agent, once, that its background agent was lost with the process, and names the worktree it left', async () => {
     git(['init', '-q']);
     await writeFile(join(scratch.project, 'a.txt'), 'a\n');
     git(['add', '.']);
@@ -148,6 +157,32 @@ describe('delegate run --resume after the earlier process was SIGKILLed', () => 
       git(['worktree', 'remove', '--force', worktree.cwd]);
       await rm(worktree.cwd, { recursive: true, force: true });
     }
+  }, 60_000);
+
+  it('tells the main agent that a background agent stopped by Ctrl-C was stopped, with when, not that it failed', async () => {
+    const transcripts = join(scratch.root, 'transcripts');
+    const common = ['--sim', policy('background'), '--transcript-dir', transcripts];
+    const stderr = await killWhen(
+      ['run', ...common, '--permission-mode', 'bypassPermissions', 'bg 5'],
+      / (a[0-9a-f]+) tool Bash/,
+      'SIGINT',
+    );
+    expect(stderr).toContain('stopped by Ctrl-C');
+    const agentId = / (a[0-9a-f]+) started general-purpose/.exec(stderr)![1]!;
+    const sessionId = /session ([0-9a-f-]{36})/.exec(stderr)![1]!;
+    const resumed = await runCli(
+      ['run', ...common, '--resume', sessionId, '--output-format', 'json', 'what happened?'],
+      { cwd: scratch.project, home: scratch.home },
+    );
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain(
+      `sub-agent ${agentId} (general-purpose "bg job") was stopped before it finished`,
+    );
+    expect((JSON.parse(resumed.stdout) as { result: string }).result).toBe('notified: killed');
+    const main = await readFile(join(transcripts, `${sessionId}.jsonl`), 'utf8');
+    expect(main).toContain('summary: Background agent \\"bg job\\" was stopped.');
+    expect(main).toMatch(/error: Stopped by Ctrl-C at \d\d:\d\d:\d\d UTC, before it finished\./);
+    expect(main).not.toContain('status: failed');
   }, 60_000);
 
   it('owes the notification also when the crash came before the agent files were written', async () => {

@@ -367,13 +367,56 @@ describe('the interactive session and background work', () => {
     expect(screen()).not.toContain('notified: completed');
     tmux('send-keys', '-t', session, 'C-c');
     await waitFor('the stopped turn', () => (screen().includes('interrupted') ? true : undefined));
-    // The session that goes on picks the notification up from the transcript: it starts a turn.
-    await waitFor('the turn the owed notification started', () =>
+    // The person stopped everything: no turn starts on its own after that.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(screen()).not.toContain('notified: completed');
+    // The session that goes on read the notification back from the transcript: the person's
+    // next prompt carries it.
+    tmux('send-keys', '-t', session, 'go on', 'Enter');
+    await waitFor('the turn that carried the owed notification', () =>
       screen().includes('notified: completed') ? true : undefined,
     );
     expect(screen().split('notified: completed')).toHaveLength(2);
     tmux('send-keys', '-t', session, '/exit', 'Enter');
     const code = await exitCode();
     expect(code).toBe('0');
+  });
+
+  it('tells the main agent, with the next prompt, that Ctrl-C stopped its background agent', async () => {
+    expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
+    const background = `23.${String(process.pid).padStart(5, '0')}`;
+    const foreground = `22.${String(process.pid).padStart(5, '0')}`;
+    const { screen, exitCode } = startInPane(
+      `--sim ${JSON.stringify(policy('background'))} --allowed-tools 'Bash(sleep:*)'`,
+      50,
+    );
+    await waitFor('the prompt', () =>
+      screen().includes('/help lists commands') ? true : undefined,
+    );
+    tmux('send-keys', '-t', session, `bg ${background}`, 'Enter');
+    await waitFor(
+      'the sleeping background agent',
+      () => processesWith(`sleep ${background}`).length > 0 || undefined,
+    );
+    // Ctrl-C stops everything while a turn runs: the foreground agent and the background one.
+    tmux('send-keys', '-t', session, `fg ${foreground}`, 'Enter');
+    await waitFor(
+      'the sleeping foreground agent',
+      () => processesWith(`sleep ${foreground}`).length > 0 || undefined,
+    );
+    tmux('send-keys', '-t', session, 'C-c');
+    await waitFor('the stopped turn', () => (screen().includes('interrupted') ? true : undefined));
+    await waitFor(
+      'no sleeping child left',
+      () => processesWith(`sleep ${background}`).length === 0 || undefined,
+      5_000,
+    );
+    expect(screen()).not.toContain('notified:');
+    tmux('send-keys', '-t', session, 'what now?', 'Enter');
+    await waitFor('the turn that carried the notification', () =>
+      screen().includes('notified: killed') ? true : undefined,
+    );
+    tmux('send-keys', '-t', session, '/exit', 'Enter');
+    expect(await exitCode()).toBe('0');
   });
 });

@@ -5,6 +5,7 @@ import { listenForInterrupts } from '../live/interrupt-keys.js';
 import type { LiveView } from '../live/live-view.js';
 import type { RunExitReason, RunRenderer, RunResult, StopReason } from '../output/run-renderer.js';
 import type { CliSession } from '../session/create-cli-session.js';
+import { noteStop } from '../session/stopped-agents.js';
 import type { AgentTree } from '../usage/agent-tree.js';
 
 /** Exit code of a run that ended for `reason`. */
@@ -134,8 +135,14 @@ export async function executeRun(options: {
     tree.handleEvent(event);
     renderer.onAgentEvent(event);
   });
+  const warn = (message: string): void =>
+    liveView
+      ? liveView.note(`delegate: ${message}`)
+      : void options.io.stderr.write(`delegate: ${message}\n`);
   let stoppedBy: StopReason | undefined;
   const stop = (reason: StopReason): void => {
+    // Recorded before the abort ends them, so a later --resume says they were stopped.
+    if (stoppedBy === undefined) noteStop(session, STOP_MESSAGES[reason], warn);
     stoppedBy ??= reason;
     session.abort(new DelegateError('ABORTED', STOP_MESSAGES[reason]));
   };
@@ -158,6 +165,7 @@ export async function executeRun(options: {
     },
     { raw: liveView !== undefined },
   );
+  let exitReason: RunExitReason = 'error';
   try {
     const result = await runTurn({
       cli,
@@ -168,8 +176,13 @@ export async function executeRun(options: {
       renderer,
       stoppedBy: () => stoppedBy,
     });
+    exitReason = result.exitReason;
     return { ...result, sessionId: cli.sessionId, tree };
   } finally {
+    // A run that ended before its background agents (its main agent failed) stops them: a
+    // later --resume says so, rather than that they were lost.
+    if (stoppedBy === undefined)
+      noteStop(session, `Stopped because the run ended (${exitReason.replace('_', ' ')})`, warn);
     stopKeys();
     options.io.outputClosed?.removeEventListener('abort', onOutputClosed);
     // Whatever still runs (a background shell, an agent a failed turn left) stops with the run,

@@ -12,6 +12,7 @@ import {
   type CliSessionOptions,
   createCliSession,
 } from '../session/create-cli-session.js';
+import { type StoppedAgents, noteStop, reportStoppedAgents } from '../session/stopped-agents.js';
 import { resolveConfig } from '../settings/resolve-config.js';
 import { type Colors, colorsFor } from '../terminal/colors.js';
 import {
@@ -55,6 +56,10 @@ class InteractiveSession {
   private stopEvents: (() => void) | undefined;
   private busy = false;
   private interrupted = false;
+  // The background agents the last Ctrl-C stopped: the session that goes on tells its main agent.
+  private stopped: StoppedAgents = new Map();
+  // After Ctrl-C, waiting notifications wait for the person's next prompt: no turn starts alone.
+  private holdNotifications = false;
   private lastIdleInterrupt = 0;
   private exiting = false;
   private readonly queue: string[] = [];
@@ -145,12 +150,16 @@ class InteractiveSession {
         return;
       }
       case 'eof':
-        return void this.exit(EXIT_CODES.success);
+        return void this.exit(
+          EXIT_CODES.success,
+          'Stopped: the interactive session ended (Ctrl-D).',
+        );
     }
   }
 
   private interrupt(): void {
     if (this.busy) {
+      if (!this.interrupted) this.stopped = this.noteStop('Stopped by Ctrl-C.');
       this.interrupted = true;
       this.screen.setStatus('Stopping every agent…');
       this.cli.session.abort(new DelegateError('ABORTED', 'Stopped by Ctrl-C.'));
@@ -162,7 +171,7 @@ class InteractiveSession {
     }
     const now = Date.now();
     if (now - this.lastIdleInterrupt <= FORCE_WINDOW_MS)
-      return void this.exit(EXIT_CODES.interrupted);
+      return void this.exit(EXIT_CODES.interrupted, 'Stopped by Ctrl-C.');
     this.lastIdleInterrupt = now;
     this.screen.setStatus('Press Ctrl-C again to exit, or type /exit.');
   }
@@ -171,6 +180,7 @@ class InteractiveSession {
     if (this.exiting) return;
     this.busy = true;
     this.interrupted = false;
+    if (prompt !== '') this.holdNotifications = false;
     if (prompt !== '') this.screen.print(`${this.colors.cyan('›')} ${prompt}`);
     this.screen.setStatus('');
     const result = await runTurn({
@@ -201,6 +211,10 @@ class InteractiveSession {
       // Every line reached the transcript: the next session may read it back.
       const transcriptComplete = this.cli.session.transcript?.writeErrors.length === 0;
       await this.open({ sessionId: this.cli.sessionId, messages, transcriptComplete });
+      // Its main agent hears, with the next prompt, which background agents the stop ended.
+      reportStoppedAgents(this.cli.session, this.stopped);
+      this.stopped = new Map();
+      this.holdNotifications = true;
     }
     this.busy = false;
     this.screen.setStatus('');
@@ -213,7 +227,8 @@ class InteractiveSession {
     if (this.busy || this.exiting) return;
     const queued = this.queue.shift();
     if (queued !== undefined) void this.turn(queued);
-    else if (this.cli.session.tasks.pendingNotifications > 0) void this.turn('');
+    else if (!this.holdNotifications && this.cli.session.tasks.pendingNotifications > 0)
+      void this.turn('');
   }
 
   private slash(line: string): void {
@@ -274,7 +289,10 @@ class InteractiveSession {
       case '/cost':
         return this.screen.print(formatCacheTable(this.tree).join('\n'));
       case '/exit':
-        return void this.exit(EXIT_CODES.success);
+        return void this.exit(
+          EXIT_CODES.success,
+          'Stopped: the interactive session ended (/exit).',
+        );
       default:
         return this.screen.print(`Unknown command ${command}; /help lists them.`);
     }
@@ -293,12 +311,21 @@ class InteractiveSession {
    */
   stopBySignal(code: ExitCode): void {
     const why = code === EXIT_CODES.hangup ? 'the terminal closed (SIGHUP)' : 'SIGTERM';
+    if (!this.exiting) this.noteStop(`Stopped: ${why}.`);
     this.cli.session.abort(new DelegateError('ABORTED', `Stopped: ${why}.`));
     void this.exit(code);
   }
 
-  private async exit(code: ExitCode): Promise<void> {
+  /** Notes (and records, for `--resume`) the background agents a stop is about to end. */
+  private noteStop(how: string): StoppedAgents {
+    return noteStop(this.cli.session, how, (message) =>
+      this.screen.print(this.colors.dim(`delegate: ${message}`)),
+    );
+  }
+
+  private async exit(code: ExitCode, how?: string): Promise<void> {
     if (this.exiting) return;
+    if (how !== undefined) this.noteStop(how);
     this.exiting = true;
     try {
       this.screen.stop();

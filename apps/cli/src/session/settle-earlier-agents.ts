@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { oneLine, printable } from '../terminal/format.js';
+import { readStoppedAgents } from './stopped-agents.js';
 
 /** A sub-agent of the earlier run, as its `.meta.json` and transcript tell it. */
 type EarlierAgent = {
@@ -129,7 +130,8 @@ function inFlightAgentCalls(messages: readonly Message[]): Set<string> {
  * finished when its process stopped (they are not restarted; a worktree one's worktree is
  * kept), and owes the main agent the `<task-notification>` of every background agent it
  * started and never heard from: the report of one that finished but whose notification the
- * crash cut, or a failure for one that was stopped mid-work. Each is recorded like any
+ * crash cut, that it was stopped for one the person stopped (Ctrl-C, as the CLI recorded), or a
+ * failure for one its process left mid-work. Each is recorded like any
  * notification, so it reaches the model once, also across later resumes.
  */
 export async function settleEarlierAgents(options: {
@@ -139,6 +141,8 @@ export async function settleEarlierAgents(options: {
 }): Promise<void> {
   const { session, onWarning } = options;
   const folder = join(options.transcriptDir, session.sessionId, 'agents');
+  // The agents the person stopped (Ctrl-C): stopped, not lost.
+  const stopped = readStoppedAgents(options.transcriptDir, session.sessionId);
   const earlier = await readEarlierAgents(folder, onWarning);
   const agents = new Map(earlier.agents.map((agent) => [agent.agentId, agent]));
   const launched = session.backgroundLaunches();
@@ -162,9 +166,12 @@ export async function settleEarlierAgents(options: {
       agent.worktree && existsSync(agent.worktree)
         ? ` Its worktree is kept at ${agent.worktree} (it may hold the agent's changes; \`git worktree remove ${agent.worktree}\` deletes it).`
         : '';
+    const how = stopped.has(agent.agentId)
+      ? 'was stopped before it finished'
+      : 'had not finished when the earlier run stopped';
     onWarning(
       // The type and description come from files the model's calls wrote: printed safely.
-      `sub-agent ${agent.agentId} (${printable(agent.agentType)} "${oneLine(agent.description, 80)}") had not finished when the earlier run stopped; --resume does not restart it. Its transcript: ${agent.transcriptPath}.${worktree}`,
+      `sub-agent ${agent.agentId} (${printable(agent.agentType)} "${oneLine(agent.description, 80)}") ${how}; --resume does not restart it. Its transcript: ${agent.transcriptPath}.${worktree}`,
     );
   }
   for (const task of launched) {
@@ -174,6 +181,7 @@ export async function settleEarlierAgents(options: {
     if (earlier.unreadable.has(task.agentId)) continue;
     const agent = agents.get(task.agentId);
     const report = agent?.report;
+    const stoppedHow = stopped.get(task.agentId);
     session.reportLostAgent({
       taskId: task.taskId,
       agentId: task.agentId,
@@ -182,7 +190,9 @@ export async function settleEarlierAgents(options: {
       outcome:
         report !== undefined
           ? { status: 'completed', result: report }
-          : { status: 'failed', error: STOPPED_TEXT },
+          : stoppedHow !== undefined
+            ? { status: 'killed', error: stoppedHow }
+            : { status: 'failed', error: STOPPED_TEXT },
     });
   }
 }

@@ -153,7 +153,8 @@ function notifyParent(options: {
       : {}),
     ...(worktree ? { worktree } : {}),
   });
-  if (!message) return;
+  // None was queued when the whole session was aborted (it is `undeliverable`): no event says so.
+  if (!message || runtime.tasks.get(run.taskId)?.notification?.status === 'undeliverable') return;
   runtime.events.emit({
     type: 'agent.notification',
     agentId: run.record.agentId,

@@ -158,6 +158,40 @@ describe('DelegateSession: background launches and lost agents', () => {
     expect(session.heardFromAgent('a-lost')).toBe(true);
   });
 
+  it('tells the main agent that an agent the person stopped was stopped, with how', async () => {
+    const test = await createTestSession({
+      policy: (request) => {
+        const status = /status: (\w+)/.exec(request.lastUserText)?.[1];
+        const error = /error: (.*)/.exec(request.lastUserText)?.[1];
+        return `heard: ${status ?? 'nothing'} (${error ?? 'no error'})`;
+      },
+    });
+    current = test;
+    const { session } = test;
+    expect(
+      session.reportLostAgent({
+        taskId: 't-stopped',
+        agentId: 'a-stopped',
+        description: 'Stopped one',
+        outcome: { status: 'killed', error: 'Stopped by Ctrl-C at 12:00:00 UTC.' },
+      }),
+    ).toBe(true);
+    expect(session.tasks.get('t-stopped')).toMatchObject({ status: 'killed' });
+    expect(session.notifiedTaskStatus('t-stopped')).toBe('killed');
+    const answer = await session.send('What became of it?');
+    expect(answer.text).toBe('heard: killed (Stopped by Ctrl-C at 12:00:00 UTC.)');
+    // Without a reason it still says the agent was stopped.
+    expect(
+      session.reportLostAgent({
+        taskId: 't-stopped-2',
+        agentId: 'a-stopped-2',
+        description: 'Another',
+        outcome: { status: 'killed' },
+      }),
+    ).toBe(true);
+    expect((await session.send('And the other?')).text).toBe('heard: killed (no error)');
+  });
+
   it('refuses a malformed report, naming the field', () => {
     return createTestSession({ policy: rules([]) }).then((test) => {
       current = test;
@@ -179,6 +213,14 @@ describe('DelegateSession: background launches and lost agents', () => {
           agentId: 'a',
           description: 'd',
           outcome: { status: 'completed' } as never,
+        }),
+      ).toThrow(/outcome must be/);
+      expect(() =>
+        session.reportLostAgent({
+          taskId: 't',
+          agentId: 'a',
+          description: 'd',
+          outcome: { status: 'killed', error: 3 } as never,
         }),
       ).toThrow(/outcome must be/);
       expect(session.tasks.get('t')).toBeUndefined();

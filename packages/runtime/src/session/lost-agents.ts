@@ -9,9 +9,16 @@ import type { TaskRegistry } from '../tasks/task-registry.js';
 /** A background agent started by an `Agent` call of a conversation, as the call's result says. */
 export type BackgroundLaunch = Omit<LaunchedAgentOutput, 'status'>;
 
-/** How a lost background agent ended, as `reportLostAgent` tells its parent. */
+/**
+ * How a lost background agent ended, as `reportLostAgent` tells its parent: its report (it
+ * finished, but the crash cut its notification), why it is lost, or, for one the person
+ * stopped (a host that records its own stops, as the CLI does for Ctrl-C), that it was stopped
+ * and, when given, how.
+ */
 export type LostAgentOutcome =
-  { status: 'completed'; result: string } | { status: 'failed'; error: string };
+  | { status: 'completed'; result: string }
+  | { status: 'failed'; error: string }
+  | { status: 'killed'; error?: string };
 
 /** What `reportLostAgent` takes. */
 export type LostAgentReport = {
@@ -98,19 +105,21 @@ function checkReport(report: unknown): asserts report is LostAgentReport {
   const valid =
     isObject(outcome) &&
     ((outcome['status'] === 'completed' && typeof outcome['result'] === 'string') ||
-      (outcome['status'] === 'failed' && typeof outcome['error'] === 'string'));
+      (outcome['status'] === 'failed' && typeof outcome['error'] === 'string') ||
+      (outcome['status'] === 'killed' &&
+        (outcome['error'] === undefined || typeof outcome['error'] === 'string')));
   if (!valid)
     fail(
       'outcome',
-      "{ status: 'completed', result: string } or { status: 'failed', error: string }",
+      "{ status: 'completed', result: string }, { status: 'failed', error: string } or { status: 'killed', error?: string }",
       outcome,
     );
 }
 
 /**
  * Registers the task of a background agent that ended outside this process (its process
- * stopped: the agent finished but its notification was cut, or it was stopped mid-work),
- * ends it with `outcome` and queues its notification for the main agent. Does nothing and
+ * stopped: the agent finished but its notification was cut, or it was stopped mid-work; or
+ * the person stopped it), ends it with `outcome` and queues its notification for the main agent. Does nothing and
  * returns false when the task already has a notification or this session knows the task.
  */
 export function reportLostAgent(

@@ -273,12 +273,17 @@ describe('task notifications, exactly once', () => {
     const { session } = current;
     await session.send('start');
     expect(session.tasks.runningBackgroundCount).toBe(1);
+    const events: string[] = [];
+    session.events.on((event) => events.push(event.type));
     session.abort();
     release.open();
     await session.flush();
     const [task] = session.tasks.list();
     expect(task?.status).toBe('killed');
     expect(task?.notification?.status).toBe('undeliverable');
+    // Nothing was queued, so no event says a notification was.
+    expect(events).toContain('agent.failed');
+    expect(events).not.toContain('agent.notification');
     expect(task?.notification?.text).toContain(`task-id: ${task?.id}`);
     expect(session.tasks.pendingNotifications).toBe(0);
   });
