@@ -159,10 +159,15 @@ describe('the interactive session in a terminal', () => {
     await waitFor('the cost table', () =>
       /general-purpose "say hi"\s+foreground\s+completed/.test(screen()) ? true : undefined,
     );
+    // A line of only spaces is not sent (the API refuses it): no turn, no error.
+    tmux('send-keys', '-t', session, '   ', 'Enter');
     tmux('send-keys', '-t', session, '/nope', 'Enter');
     await waitFor('the unknown-command note', () =>
       screen().includes('Unknown command /nope') ? true : undefined,
     );
+    // Long enough for a turn that had started to print how it ended.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(screen()).not.toMatch(/error|whitespace/i);
     tmux('send-keys', '-t', session, '/exit', 'Enter');
     const code = await exitCode();
     expect(code).toBe('0');

@@ -125,7 +125,8 @@ class InteractiveSession {
   private onAction(action: Exclude<EditorAction, { type: 'none' }>): void {
     switch (action.type) {
       case 'submit':
-        if (action.text === '') return;
+        // Nothing to send: the API refuses a message of only whitespace.
+        if (action.text.trim() === '') return;
         if (action.text.startsWith('/')) return void this.slash(action.text);
         if (this.busy) {
           this.queue.push(action.text);

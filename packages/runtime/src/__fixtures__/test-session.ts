@@ -75,7 +75,10 @@ export async function createTestSession(options: {
 }
 
 /** Polls `check` until it returns true or `timeoutMs` passes; returns the last result. */
-export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<boolean> {
+export async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await check()) return true;

@@ -158,7 +158,7 @@ type Loop = {
   breakpoints: BlockAddress[];
   /** Every token of the last response: the next request's input holds at least this many. */
   contextTokens: number;
-  /** Removes the client's credentials and `params.secrets` from tool results. */
+  /** Removes the client's credentials and `params.secrets` from tool results, progress and API errors. */
   redact: ((text: string) => string) | undefined;
 };
 
@@ -334,6 +334,7 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent, Qu
       maxRetries: params.maxStreamRetries ?? 2,
       idleTimeoutMs: params.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
       maxStalls: params.maxConsecutiveStalls ?? DEFAULT_MAX_CONSECUTIVE_STALLS,
+      ...(loop.redact ? { redact: loop.redact } : {}),
     });
     if (!assistant) return { reason: 'aborted', turns: loop.turns };
     params.usageGuard?.recordResponse(assistant);

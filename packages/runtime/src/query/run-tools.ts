@@ -15,6 +15,7 @@ import {
   timerDelay,
 } from '@delegate/core';
 import { AsyncChannel } from '../util/async-channel.js';
+import { redactValue } from '../util/redact-secrets.js';
 
 /** Text of the result recorded for a tool call the abort signal interrupted. */
 export const INTERRUPTED_TOOL_RESULT =
@@ -329,7 +330,12 @@ async function* runBatch(
         onProgress: (data) =>
           channel.push({
             type: 'progress',
-            message: progressMessage(context, call.block.id, data),
+            // What a tool reports reaches events and the transcript: no credential in it either.
+            message: progressMessage(
+              context,
+              call.block.id,
+              options.redact ? redactValue(data, options.redact) : data,
+            ),
           }),
       });
     }

@@ -37,6 +37,11 @@ export type StreamResponseOptions = {
   idleTimeoutMs?: number;
   /** Stalls in a row after which the request fails with `STREAM_STALLED`. */
   maxStalls?: number;
+  /**
+   * Removes credentials from the text of a failure before it is shown (an error of the HTTP
+   * layer can quote a header, the API key with it, as a key with a line break in it does).
+   */
+  redact?: (text: string) => string;
 };
 
 /** Default of `idleTimeoutMs`: 90 seconds without an event. */
@@ -158,13 +163,35 @@ function stalledError(options: StreamResponseOptions, stalls: number): DelegateE
   );
 }
 
+/**
+ * The failure as it may be shown: its message redacted, and, when that removed anything, a
+ * plain error with the redacted message in place of the original (whose message and stack
+ * quote the secret).
+ */
+function redactedFailure(
+  options: StreamResponseOptions,
+  error: unknown,
+  normalized: NormalizedApiError,
+): { message: string; cause: unknown } {
+  const redact = options.redact;
+  if (!redact) return { message: normalized.message, cause: error };
+  const message = redact(normalized.message);
+  const original = error instanceof Error ? error.message : String(error);
+  const causeMessage = redact(original);
+  if (message === normalized.message && causeMessage === original) return { message, cause: error };
+  const cause = new Error(causeMessage);
+  if (error instanceof Error) cause.name = error.name;
+  return { message, cause };
+}
+
 function apiError(options: StreamResponseOptions, error: unknown, normalized: NormalizedApiError) {
   const agent = options.context.agentType ? `agent ${options.context.agentType}` : 'the main agent';
+  const failure = redactedFailure(options, error, normalized);
   return new DelegateError(
     'API_ERROR',
-    `The Messages API request of ${agent} (${options.querySource}) failed: ${normalized.message}`,
+    `The Messages API request of ${agent} (${options.querySource}) failed: ${failure.message}`,
     {
-      cause: error,
+      cause: failure.cause,
       details: {
         status: normalized.status,
         retryAfterMs: normalized.retryAfterMs,
@@ -210,7 +237,7 @@ export async function* streamResponse(
       result.streamStarted && attempt < options.maxRetries && isRetryableStreamError(normalized);
     if (!retryable) throw apiError(options, result.error, normalized);
     yield createSystemMessage(
-      `The API stream failed (${normalized.message}); retrying (${attempt + 1}/${options.maxRetries}).`,
+      `The API stream failed (${redactedFailure(options, result.error, normalized).message}); retrying (${attempt + 1}/${options.maxRetries}).`,
       'api_retry',
     );
     try {

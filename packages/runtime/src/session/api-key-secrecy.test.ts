@@ -2,7 +2,8 @@ import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rules } from '@delegate/api-sim';
-import type { AgentEvent } from '@delegate/core';
+import type { AgentEvent, Tool } from '@delegate/core';
+import { z } from 'zod';
 import { agentCall, isMain } from '../__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession } from '../__fixtures__/test-session.js';
 import { runCommandHook } from '../hooks/run-command-hook.js';
@@ -248,6 +249,95 @@ describe('the secrets option', () => {
     );
     expect(JSON.stringify(error)).not.toContain('hunter2');
     expect(String((error as Error).stack)).not.toContain('hunter2');
+  });
+
+  it('is replaced in what a tool reports as progress, which events, messages and the transcript keep', async () => {
+    const secret = 'db-password-hunter2-XYZ';
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [{ type: 'tool_use', name: 'TailLog', input: {} }],
+        },
+        { match: { when: isMain }, reply: 'done' },
+      ]),
+    });
+    const tailLog: Tool = {
+      name: 'TailLog',
+      description: async () => 'Tails a log.',
+      inputSchema: z.object({}),
+      isReadOnly: () => true,
+      isConcurrencySafe: () => true,
+      call: async (_input, _context, extras) => {
+        extras?.onProgress?.({
+          line: `KEY=${SECRET} PASS=${secret}`,
+          nested: [{ [`key ${secret}`]: `again ${SECRET}` }],
+          count: 3,
+        });
+        return { content: 'tailed' };
+      },
+    };
+    const session = await sessionWithKey(current, { tools: [tailLog], secrets: [secret] });
+    const events: unknown[] = [];
+    session.events.on((event) => events.push(event));
+    const streamed: unknown[] = [];
+    await session.send('go', { onEvent: (event) => streamed.push(event) });
+    await session.flush();
+    const progress = session.messages.find((message) => message.type === 'progress');
+    expect(progress).toMatchObject({
+      data: {
+        line: 'KEY=[REDACTED] PASS=[REDACTED]',
+        nested: [{ 'key [REDACTED]': 'again [REDACTED]' }],
+        count: 3,
+      },
+    });
+    const transcripts = await Promise.all(
+      (await filesUnder(current.transcriptDir)).map((file) => readFile(file, 'utf8')),
+    );
+    for (const [where, text] of [
+      ['messages', JSON.stringify(session.messages)],
+      ['the events', JSON.stringify(events)],
+      ['the streamed events', JSON.stringify(streamed)],
+      ['the transcripts', transcripts.join('\n')],
+    ] as const) {
+      expect(text, where).not.toContain(SECRET);
+      expect(text, where).not.toContain(secret);
+    }
+    expect(transcripts.join('\n')).toContain('KEY=[REDACTED]');
+  });
+
+  it('is not quoted by an API error, as a key with a line break in it would make the HTTP layer do', async () => {
+    current = await createTestSession({ policy: rules([], { fallback: 'hi' }) });
+    // A trailing line break (a key read from a file) is trimmed by the HTTP layer: accepted.
+    await expect(sessionWithKey(current, { apiKey: `${SECRET}\n` })).resolves.toBeDefined();
+    // One inside the key cannot be sent: refused at create, and the key is not shown.
+    const refusal = await sessionWithKey(current, { apiKey: `${SECRET}\nsecond-line` }).catch(
+      (error: unknown) => error as Error,
+    );
+    expect(refusal).toBeInstanceOf(Error);
+    expect((refusal as Error).message).toMatch(
+      /options\.apiKey: holds a space, line break or control character inside it/,
+    );
+    expect(JSON.stringify(refusal) + String((refusal as Error).stack)).not.toContain(SECRET);
+    // A client built elsewhere with such a key fails at its request: the error does not quote it.
+    const Anthropic = (await import('@anthropic-ai/sdk')).default;
+    const broken = `${SECRET}\u0000second-line`;
+    const session = await sessionWithKey(current, {
+      client: new Anthropic({ apiKey: broken, baseURL: current.sim.url, maxRetries: 0 }),
+    });
+    const failure = await session.send('hello').then(
+      () => new Error('expected the request to fail'),
+      (error: unknown) => error as Error,
+    );
+    expect(failure.message).toMatch(/The Messages API request of the main agent/);
+    const shown = [
+      failure.message,
+      String(failure.stack),
+      String((failure.cause as Error | undefined)?.message),
+      String((failure.cause as Error | undefined)?.stack),
+    ].join('\n');
+    expect(shown).not.toContain(SECRET.slice(0, 20));
+    expect(failure.message).toContain('[REDACTED]');
   });
 
   it('leaves no piece of a secret in a tool result: overlapping secrets, and a secret a tool cut through', async () => {

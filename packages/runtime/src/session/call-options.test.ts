@@ -53,12 +53,22 @@ describe('session method options', () => {
       /run: options\.maxTurns/,
     );
     expect(await refusal(() => drain(run(null)))).toMatch(/run: the prompt must be a string/);
+    // Only whitespace: sent, it would stay in the conversation and fail every later request.
+    expect(await refusal(async () => send('  \n\t'))).toMatch(
+      /send: the prompt holds only whitespace/,
+    );
+    expect(await refusal(() => drain(run('   ')))).toMatch(/run: the prompt holds only whitespace/);
     expect(sim.journal.entries).toHaveLength(0);
     expect(session.messages).toEqual([]);
 
     // Good options still work, the empty prompt included.
     expect((await session.send('hi', { maxTurns: 2, onEvent: () => {} })).text).toBe('hello back');
     expect((await session.send('')).outcome).toEqual({ reason: 'completed', turns: 0 });
+    // The conversation was left as it was: the next prompt works.
+    expect((await session.send('again')).text).toBe('hello back');
+    // Aborted, it runs nothing, and says so also when there was nothing to run.
+    session.abort();
+    expect((await session.send('')).outcome).toEqual({ reason: 'aborted', turns: 0 });
   });
 
   it('refuses bad forkAfterTurn() and resumeAgent() options with an error naming them', async () => {
@@ -66,9 +76,15 @@ describe('session method options', () => {
     const { session } = current;
     await session.send('hi');
     const fork = session.forkAfterTurn.bind(session) as (options?: unknown) => Promise<unknown>;
+    const resume = session.resumeAgent.bind(session) as (options?: unknown) => Promise<unknown>;
     expect(await refusal(() => fork())).toMatch(/forkAfterTurn: options: .*expected object/);
     expect(await refusal(() => fork({ prompt: 5 }))).toMatch(/forkAfterTurn: options\.prompt/);
-    const resume = session.resumeAgent.bind(session) as (options?: unknown) => Promise<unknown>;
+    expect(await refusal(() => fork({ prompt: '   ' }))).toMatch(
+      /forkAfterTurn: options\.prompt: the prompt is empty or only whitespace/,
+    );
+    expect(await refusal(() => resume({ agentId: 'a1', message: ' \n ' }))).toMatch(
+      /resumeAgent: options\.message: the message is empty or only whitespace/,
+    );
     expect(await refusal(() => resume())).toMatch(/resumeAgent: options: .*expected object/);
     expect(await refusal(() => resume({ agentId: 5 }))).toMatch(/resumeAgent: options\.agentId/);
     expect(await refusal(() => resume({ agentId: 'a1', inFlightToolCalls: 'redo' }))).toMatch(

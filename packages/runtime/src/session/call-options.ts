@@ -5,6 +5,11 @@ const isFunction = (value: unknown): boolean => typeof value === 'function';
 const functionOf = (what: string) =>
   z.custom<(...args: never[]) => unknown>(isFunction, { message: `expected ${what} (a function)` });
 const maxTurns = z.number().int().positive();
+/** Text a user message carries: the Messages API refuses one that is empty or only whitespace. */
+const visibleText = (what: string) =>
+  z.string().refine((text) => text.trim() !== '', {
+    message: `${what} is empty or only whitespace, which the Messages API refuses; give the text`,
+  });
 
 /** What each session method checks its options with, by method name. */
 const CALL_OPTIONS = {
@@ -18,7 +23,7 @@ const CALL_OPTIONS = {
   run: z.object({ maxTurns: maxTurns.optional() }).strict(),
   forkAfterTurn: z
     .object({
-      prompt: z.string(),
+      prompt: visibleText('the prompt'),
       label: z.string().optional(),
       querySource: z.string().optional(),
       maxTurns: maxTurns.optional(),
@@ -32,7 +37,7 @@ const CALL_OPTIONS = {
     .object({
       agentId: z.string().min(1),
       sessionId: z.string().min(1).optional(),
-      message: z.string().optional(),
+      message: visibleText('the message').optional(),
       // Checked by resumeAgent itself, with the error it has always given.
       inFlightToolCalls: z.unknown().optional(),
     })
@@ -68,9 +73,15 @@ export function checkCallOptions(call: SessionCall, options: unknown): void {
 
 /** Checks that a prompt is a string (empty is allowed: it answers what is waiting). */
 export function checkPrompt(call: 'send' | 'run', prompt: unknown): void {
-  if (typeof prompt === 'string') return;
-  throw new DelegateError(
-    'INVALID_ARGUMENT',
-    `${call}: the prompt must be a string (an empty one answers what is waiting), got ${prompt === null ? 'null' : typeof prompt}.`,
-  );
+  if (typeof prompt !== 'string')
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `${call}: the prompt must be a string (an empty one answers what is waiting), got ${prompt === null ? 'null' : typeof prompt}.`,
+    );
+  // Sent as it is, it would stay in the conversation and make this and every later request fail.
+  if (prompt !== '' && prompt.trim() === '')
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `${call}: the prompt holds only whitespace, which the Messages API refuses; give the text, or '' to answer what is waiting.`,
+    );
 }

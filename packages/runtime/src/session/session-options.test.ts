@@ -79,6 +79,64 @@ describe('validateSessionOptions', () => {
     );
     expect(failure({})).toMatch(/options\.cwd/);
   });
+
+  it('refuses tools the API would refuse in every request, naming the tool', () => {
+    const tool = (name: string) => ({ name, description: async () => 'x', call: async () => ({}) });
+    expect(failure({ cwd: '/repo', tools: [tool('Lookup'), tool('Lookup')] })).toMatch(
+      /options\.tools\[1\]\.name: "Lookup" is the name of an earlier tool too/,
+    );
+    expect(failure({ cwd: '/repo', tools: [tool('bad name/..')] })).toMatch(
+      /options\.tools\[0\]\.name: "bad name\/\.\." is not a name the Messages API takes/,
+    );
+    expect(failure({ cwd: '/repo', tools: [tool('')] })).toMatch(/options\.tools\[0\]\.name/);
+    expect(failure({ cwd: '/repo', tools: [tool('x'.repeat(129))] })).toMatch(
+      /options\.tools\[0\]\.name/,
+    );
+    for (const own of ['Agent', 'TaskOutput', 'TaskStop', 'SendMessage']) {
+      expect(failure({ cwd: '/repo', tools: [tool(own)] })).toMatch(
+        new RegExp(`options\\.tools\\[0\\]\\.name: "${own}" is a tool the session adds itself`),
+      );
+    }
+    expect(() =>
+      validateSessionOptions({ cwd: '/repo', tools: [tool('Read'), tool('my_tool-2')] }),
+    ).not.toThrow();
+  });
+
+  it('refuses a system prompt part of only whitespace, which the API refuses, and takes an empty one as none', () => {
+    expect(failure({ cwd: '/repo', customSystemPrompt: '   ' })).toMatch(
+      /options\.customSystemPrompt: holds only whitespace/,
+    );
+    expect(failure({ cwd: '/repo', appendSystemPrompt: '  \n ' })).toMatch(
+      /options\.appendSystemPrompt: holds only whitespace/,
+    );
+    expect(() =>
+      validateSessionOptions({ cwd: '/repo', customSystemPrompt: '', appendSystemPrompt: '' }),
+    ).not.toThrow();
+  });
+
+  it('checks agentLoading like the other options', () => {
+    expect(failure({ cwd: '/repo', agentLoading: { pluginDir: ['/p'] } })).toMatch(
+      /unknown option "pluginDir"/,
+    );
+    expect(failure({ cwd: '/repo', agentLoading: { pluginDirs: '/tmp' } })).toMatch(
+      /options\.agentLoading\.pluginDirs/,
+    );
+    expect(failure({ cwd: '/repo', agentLoading: { homeDir: 5 } })).toMatch(
+      /options\.agentLoading\.homeDir/,
+    );
+    expect(failure({ cwd: '/repo', agentLoading: { cwd: 5 } })).toMatch(
+      /options\.agentLoading\.cwd/,
+    );
+    expect(failure({ cwd: '/repo', agentLoading: { concurrency: 0 } })).toMatch(
+      /options\.agentLoading\.concurrency/,
+    );
+    expect(() =>
+      validateSessionOptions({
+        cwd: '/repo',
+        agentLoading: { pluginDirs: ['/p'], policyDir: '/etc/x', flagAgents: '{}', concurrency: 4 },
+      }),
+    ).not.toThrow();
+  });
 });
 
 describe('timer options', () => {

@@ -17,6 +17,7 @@ import {
   MAX_TIMER_MS,
   PriceTable,
   TOOL_NAME_PATTERN,
+  TOOL_NAMES,
 } from '@delegate/core';
 import { type CacheBreakDiagnosis, type ForkLayout, FORK_LAYOUTS } from '@delegate/fork-cache';
 import { permissionRuleValueFromString } from '@delegate/tool-filter';
@@ -310,6 +311,69 @@ function rulesSchema(behavior: 'allow' | 'deny' | 'ask') {
 }
 
 const positiveInteger = z.number().int().positive();
+
+// What the Messages API takes as a tool name.
+const API_TOOL_NAME = /^[A-Za-z0-9_-]{1,128}$/;
+// The tools every session adds itself: a given tool of the same name would make every request fail.
+const SESSION_TOOL_NAMES: ReadonlySet<string> = new Set([
+  TOOL_NAMES.agent,
+  TOOL_NAMES.taskOutput,
+  TOOL_NAMES.taskStop,
+  TOOL_NAMES.sendMessage,
+]);
+
+/** `tools`: names the API takes, each once, none the session adds itself. */
+const ToolsSchema = z.array(ToolSchema).superRefine((tools, context) => {
+  const seen = new Set<string>();
+  tools.forEach((tool, index) => {
+    const problem = !API_TOOL_NAME.test(tool.name)
+      ? 'is not a name the Messages API takes (1 to 128 letters, digits, "_" or "-")'
+      : SESSION_TOOL_NAMES.has(tool.name)
+        ? 'is a tool the session adds itself (Agent, TaskOutput, TaskStop, SendMessage); give yours another name'
+        : seen.has(tool.name)
+          ? 'is the name of an earlier tool too; tool names must be unique'
+          : undefined;
+    seen.add(tool.name);
+    if (problem)
+      context.addIssue({
+        code: 'custom',
+        path: [index, 'name'],
+        message: `${JSON.stringify(tool.name.slice(0, 80))} ${problem}`,
+      });
+  });
+});
+
+/** A system prompt part: the API refuses a text block with no visible text. */
+const promptText = z.string().refine((text) => text === '' || text.trim() !== '', {
+  message:
+    'holds only whitespace, which the Messages API refuses as a text block; leave it out or give text',
+});
+
+/** What `agentLoading` passes on to the agent loader (`cwd` and `homeDir` default to the session's). */
+const AgentLoadingSchema = z
+  .object({
+    cwd: z.string().min(1).optional(),
+    homeDir: z.string().min(1).optional(),
+    flagAgents: z.unknown().optional(),
+    policyDir: z.string().min(1).optional(),
+    pluginDirs: z.array(z.string().min(1)).optional(),
+    exploreModel: z.string().trim().min(1).optional(),
+    concurrency: positiveInteger.optional(),
+  })
+  .strict();
+
+/**
+ * `apiKey`: a key with a space, line break or control character inside cannot be sent (it is
+ * an HTTP header); the error it would cause quotes it. Never shown.
+ */
+const ApiKeySchema = z
+  .string()
+  .min(1)
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  .refine((key) => !/[\s\u0000-\u001f\u007f]/u.test(key.trim()), {
+    message:
+      'holds a space, line break or control character inside it, which no API key has (was it pasted across lines, or read from a file with more than the key?)',
+  });
 const milliseconds = z
   .number()
   .int()
@@ -322,12 +386,12 @@ export const DelegateSessionOptionsSchema = z
   .object({
     cwd: z.string().min(1),
     client: ClientSchema.optional(),
-    apiKey: z.string().min(1).optional(),
+    apiKey: ApiKeySchema.optional(),
     baseURL: z.string().url().optional(),
     model: z.string().trim().min(1).optional(),
-    tools: z.array(ToolSchema).optional(),
+    tools: ToolsSchema.optional(),
     agentDefinitions: DefinitionsSchema.optional(),
-    agentLoading: z.record(z.string(), z.unknown()).optional(),
+    agentLoading: AgentLoadingSchema.optional(),
     permissionMode: PermissionModeSchema.optional(),
     allowRules: rulesSchema('allow'),
     denyRules: rulesSchema('deny'),
@@ -339,8 +403,8 @@ export const DelegateSessionOptionsSchema = z
       .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/, 'use letters, digits, "-" and "_" (at most 128)')
       .optional(),
     resume: z.boolean().optional(),
-    customSystemPrompt: z.string().optional(),
-    appendSystemPrompt: z.string().optional(),
+    customSystemPrompt: promptText.optional(),
+    appendSystemPrompt: promptText.optional(),
     userContext: z.record(z.string(), z.string()).optional(),
     thinking: ThinkingSchema.optional(),
     mcp: McpSchema.optional(),

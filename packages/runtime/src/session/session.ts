@@ -692,7 +692,11 @@ export class DelegateSession {
     prompt: string,
     maxTurns: number | undefined,
   ): AsyncGenerator<QueryEvent, QueryOutcome> {
-    if (this.nothingToAnswer(prompt)) return { reason: 'completed', turns: 0 };
+    if (this.nothingToAnswer(prompt)) {
+      // An aborted session runs no more turns, also when there was nothing to run.
+      const aborted = this.context.abortController.signal.aborted;
+      return { reason: aborted ? 'aborted' : 'completed', turns: 0 };
+    }
     this.runtime.refreshMcp?.();
     const added = this.openingMessages(prompt);
     this.messages.push(...added);

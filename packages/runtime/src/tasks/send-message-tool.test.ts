@@ -145,4 +145,50 @@ describe('SendMessage', () => {
     expect(text).toMatch(/one-shot Explore agent: it gave its report and cannot be continued/);
     expect(current.sim.journal.filter((entry) => agentOf(entry) === 'Explore')).toHaveLength(1);
   });
+
+  it('refuses a SendMessage of only whitespace, and the agent still takes a real one after it', async () => {
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, lastUserText: 'first' },
+          reply: [agentCall({ description: 'count', prompt: 'count', name: 'counter' })],
+        },
+        {
+          match: { when: isMain, lastUserText: 'blank', toolResult: false },
+          reply: [
+            { type: 'tool_use', name: 'SendMessage', input: { to: 'counter', message: ' \n ' } },
+          ],
+        },
+        {
+          match: { when: isMain, lastUserText: 'real', toolResult: false },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'SendMessage',
+              input: { to: 'counter', message: 'What is 2+2?' },
+            },
+          ],
+        },
+        { match: { when: isMain, toolResult: true }, reply: (request) => resultText(request) },
+        { match: { when: isMain }, reply: 'noted' },
+        {
+          match: { when: (request) => !isMain(request) },
+          reply: (request) => `heard: ${request.lastUserText}`,
+        },
+      ]),
+    });
+    await current.session.send('first');
+    const blank = await current.session.send('blank');
+    expect(blank.text).toMatch(/message is empty or only whitespace/);
+    await current.session.send('real', { waitForBackground: true });
+    const heard = current.sim.journal
+      .filter((entry) => agentOf(entry) !== undefined)
+      .map((entry) => JSON.stringify(entry.body));
+    expect(heard.some((body) => body.includes('What is 2+2?'))).toBe(true);
+    // The blank message never reached the agent's conversation, and every request it made went through.
+    for (const entry of current.sim.journal.filter((item) => agentOf(item) !== undefined)) {
+      expect(JSON.stringify(entry.body)).not.toContain(JSON.stringify(' \n '));
+      expect(entry.status).toBe(200);
+    }
+  });
 });

@@ -14,7 +14,13 @@ import type { AgentRuntime } from '../session/agent-runtime.js';
 
 const SendMessageInput = z.object({
   to: z.string().min(1).describe('Agent id or name of a previously started agent'),
-  message: z.string().min(1).describe('What to tell the agent'),
+  message: z
+    .string()
+    .min(1)
+    .refine((text) => text.trim() !== '', {
+      message: 'message is empty or only whitespace; say what to tell the agent',
+    })
+    .describe('What to tell the agent'),
 });
 type SendMessageInput = z.infer<typeof SendMessageInput>;
 

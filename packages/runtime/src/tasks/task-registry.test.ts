@@ -36,6 +36,28 @@ describe('TaskRegistry', () => {
     ).toBe(false);
   });
 
+  it('refuses a signal that is not an AbortSignal before it starts a timer, and takes one that works like it', async () => {
+    const registry = new TaskRegistry();
+    const task = registry.register({ type: 'local_agent', description: 'long job' });
+    for (const signal of [{}, 'abort', null, { aborted: false }]) {
+      await expect(
+        registry.waitFor(task.id, { timeoutMs: 30, signal: signal as never }),
+      ).rejects.toThrow(/waitFor: options\.signal must be an AbortSignal/);
+      await expect(
+        registry.waitForNotification({ timeoutMs: 30, signal: signal as never }),
+      ).rejects.toThrow(/waitForNotification: options\.signal must be an AbortSignal/);
+    }
+    // No timer was left to fire on the bad signal (it would throw outside any await).
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const target = new EventTarget();
+    const lookalike = Object.assign(target, { aborted: false });
+    const waited = await registry.waitFor(task.id, {
+      timeoutMs: 10,
+      signal: lookalike as unknown as AbortSignal,
+    });
+    expect(waited.status).toBe('running');
+  });
+
   it('does not return at once for timeoutMs Infinity or past the longest Node timer (which Node fires after 1 ms), and refuses a negative or NaN timeout', async () => {
     for (const timeoutMs of [Number.POSITIVE_INFINITY, 2 ** 31, 2 ** 40]) {
       const registry = new TaskRegistry();

@@ -41,6 +41,25 @@ export type TaskOutcome = {
   costUsd?: number;
 };
 
+/** Refuses a `signal` that is not an AbortSignal, before a timer starts that would use it. */
+function checkSignal(signal: unknown, where: string): void {
+  if (signal === undefined || signal instanceof AbortSignal) return;
+  // One from another copy of the platform's classes (a polyfill, another realm) works the same.
+  const candidate = signal as Partial<AbortSignal> | null;
+  if (
+    typeof candidate === 'object' &&
+    candidate !== null &&
+    typeof candidate.aborted === 'boolean' &&
+    typeof candidate.addEventListener === 'function' &&
+    typeof candidate.removeEventListener === 'function'
+  )
+    return;
+  throw new DelegateError(
+    'INVALID_ARGUMENT',
+    `${where}: options.signal must be an AbortSignal (an AbortController's signal), got ${signal === null ? 'null' : typeof signal}.`,
+  );
+}
+
 // At most this many ids are listed in a NOT_FOUND message.
 const LISTED_IDS = 20;
 
@@ -193,6 +212,7 @@ export class TaskRegistry {
     const timeoutMs = options.timeoutMs ?? 30_000;
     // Checked before anything returns, so a bad timeout is refused whatever the task's state.
     timerDelay(timeoutMs, 'waitFor: timeoutMs');
+    checkSignal(options.signal, 'waitFor');
     if (task.status !== 'running' || options.signal?.aborted) return task;
     await new Promise<void>((resolve) => {
       const done = (): void => {
@@ -400,6 +420,7 @@ export class TaskRegistry {
   ): Promise<boolean> {
     const timeoutMs = options.timeoutMs ?? 60_000;
     timerDelay(timeoutMs, 'waitForNotification: timeoutMs');
+    checkSignal(options.signal, 'waitForNotification');
     if (this.queue.length > 0) return true;
     // An abort event that has already fired never fires again: do not wait out the timeout.
     if (options.signal?.aborted) return false;

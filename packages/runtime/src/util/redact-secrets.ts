@@ -115,3 +115,37 @@ export function sessionRedactor(runtime: {
     ...runtime.options.secrets,
   ]);
 }
+
+// Deeper than this, a value is left out rather than walked (progress data is small and flat).
+const MAX_REDACT_DEPTH = 20;
+
+/**
+ * `value` with `redact` applied to every string in it, at any depth, as a copy of plain data
+ * (arrays, plain objects, strings, numbers, booleans, null). A cycle, a value nested deeper
+ * than 20 levels, or anything that is not plain data (a function, a class instance other than
+ * Error and Date) becomes a placeholder text, since what it holds cannot be checked.
+ */
+export function redactValue(value: unknown, redact: (text: string) => string): unknown {
+  const seen = new WeakSet<object>();
+  const walk = (item: unknown, depth: number): unknown => {
+    if (typeof item === 'string') return redact(item);
+    if (item === null || typeof item === 'number' || typeof item === 'boolean') return item;
+    if (item === undefined) return undefined;
+    if (typeof item !== 'object') return `[${typeof item}]`;
+    if (depth >= MAX_REDACT_DEPTH || seen.has(item)) return '[left out]';
+    if (item instanceof Date) return item.toISOString();
+    if (item instanceof Error) return redact(`${item.name}: ${item.message}`);
+    seen.add(item);
+    try {
+      if (Array.isArray(item)) return item.map((entry) => walk(entry, depth + 1));
+      const prototype: unknown = Object.getPrototypeOf(item);
+      if (prototype !== Object.prototype && prototype !== null) return '[left out]';
+      const copy: Record<string, unknown> = {};
+      for (const [key, entry] of Object.entries(item)) copy[redact(key)] = walk(entry, depth + 1);
+      return copy;
+    } finally {
+      seen.delete(item);
+    }
+  };
+  return walk(value, 0);
+}
