@@ -242,8 +242,11 @@ describe('Agent tool', () => {
     const failed = events.find((event) => event.type === 'agent.failed');
     expect(failed).toMatchObject({ code: 'API_ERROR' });
     const lines = await readTranscript(session.transcript!.agentPath(failed!.agentId));
-    expect(lines.map((line) => line.type)).toEqual(['user', 'assistant', 'user']);
+    // Every line written before the failure, then the line that says why the run ended there.
+    expect(lines.map((line) => line.type)).toEqual(['user', 'assistant', 'user', 'system']);
     expect(JSON.stringify(lines[1])).toContain('echo step one');
     expect(JSON.stringify(lines[2])).toContain('step one');
+    expect(lines[3]).toMatchObject({ subtype: 'run_ended' });
+    expect(JSON.stringify(lines[3])).toMatch(/The run failed: .*500/);
   });
 });

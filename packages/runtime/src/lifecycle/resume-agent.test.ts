@@ -269,6 +269,10 @@ describe('resuming a one-shot built-in (Explore)', () => {
     const agentId = events.find((event) => event.type === 'agent.started')!.agentId;
     first.abort();
     await first.flush();
+    // Its transcript says it was stopped, where it stopped.
+    const stopped = await readTranscript(first.transcript!.agentPath(agentId));
+    expect(stopped.at(-1)).toMatchObject({ type: 'system', subtype: 'run_ended' });
+    expect((stopped.at(-1) as { content: string }).content).toMatch(/^The run was stopped/);
 
     const second = await reopen(current, first.transcript!.sessionId);
     const launched = await second.resumeAgent({ agentId });
@@ -278,6 +282,9 @@ describe('resuming a one-shot built-in (Explore)', () => {
     second.abort();
     const last = await readTranscript(first.transcript!.agentPath(agentId));
     expect(JSON.stringify(last.at(-1))).toContain('found it in config.ts');
+    // The line is the transcript's, not the conversation's: no request carried it.
+    for (const entry of current.sim.journal.filter((item) => agentOf(item) === 'Explore'))
+      expect(JSON.stringify(entry.body)).not.toContain('The run was stopped');
   });
 });
 

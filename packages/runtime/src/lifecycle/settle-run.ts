@@ -1,6 +1,7 @@
 import {
   type CompleteUsage,
   type UserMessage,
+  createSystemMessage,
   DelegateError,
   emptyUsage,
   errorMessage,
@@ -264,6 +265,29 @@ function deliverInbox(runtime: AgentRuntime, record: AgentRecord): void {
   });
 }
 
+/** Subtype of the transcript line that says why a sub-agent's run failed or was stopped. */
+export const RUN_ENDED_SUBTYPE = 'run_ended';
+
+/**
+ * Writes why a run that did not complete ended into the agent's own transcript (a line no
+ * request carries), so the transcript says it, not only the parent's notification: one read
+ * alone shows an API failure, a stop or a turn limit where the conversation stops.
+ */
+function recordRunEnd(
+  runtime: AgentRuntime,
+  record: AgentRecord,
+  status: FinishedRun['status'],
+  errorText: string | undefined,
+): void {
+  if (status === 'completed' || !runtime.transcript) return;
+  const how = status === 'killed' ? 'was stopped' : 'failed';
+  const line = createSystemMessage(
+    `The run ${how}${errorText ? `: ${errorText}` : '.'}`,
+    RUN_ENDED_SUBTYPE,
+  );
+  void runtime.transcript.append([line], record.agentId);
+}
+
 /**
  * Settles a finished run: the result (or partial result), the worktree, the task status,
  * events, the `<task-notification>` of a background run, the abort link, and a message that
@@ -298,6 +322,7 @@ export async function settleRun(
     costUsd: texts.cost.costUsd,
   });
   endRun(record, finished.status);
+  recordRunEnd(runtime, record, finished.status, texts.errorText);
   try {
     emitOutcome(runtime, run, finished, texts);
   } finally {

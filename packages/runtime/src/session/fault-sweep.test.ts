@@ -350,12 +350,22 @@ describe.each(['foreground', 'fork'] as const)(
           match: targetMatch(kind, false),
         },
       ]);
+      const events: AgentEvent[] = [];
+      test.session.events.on((event) => events.push(event));
       const { text } = await test.session.send('go');
       expect(text).toMatch(new RegExp(`agent ${headerOf(kind)} .*failed: api_error: Overloaded`));
       const answer = test.sim.journal.entries.filter((entry) => agentOf(entry) === undefined)[1]!;
       const messages = requestBody(answer).messages;
       const result = messages.at(-1)!.content.find((block) => block.type === 'tool_result');
       expect(result?.is_error).toBe(true);
+      // The agent's own transcript says why it stopped where it did, as its last line.
+      await test.session.flush();
+      const lines = await transcriptOf(test, kind, events);
+      expect(lines.at(-1)).toMatchObject({
+        type: 'system',
+        subtype: 'run_ended',
+        content: expect.stringMatching(/^The run failed: .*api_error: Overloaded/),
+      });
     });
   },
 );
