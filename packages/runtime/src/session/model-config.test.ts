@@ -48,6 +48,9 @@ describe('model configuration', () => {
     ['not http(s)', 'ftp://user:sekret-token@files.example'],
     // Parses with `sekret:` as its scheme: the scheme must not be repeated either.
     ['credentials without a scheme', 'sekret:token@gateway.example'],
+    // fetch refuses to send to such a URL: every request would fail with a connection error.
+    ['with a user name and password', 'https://user:sekret-token@gateway.example'],
+    ['with a user name only', 'http://sekret-user@127.0.0.1:8787'],
   ])('refuses an ANTHROPIC_BASE_URL that is %s at once, without printing it', (_case, value) => {
     let error: unknown;
     try {
@@ -57,7 +60,7 @@ describe('model configuration', () => {
     }
     expect(DelegateError.hasCode(error, 'INVALID_ARGUMENT')).toBe(true);
     expect((error as Error).message).toMatch(
-      /^ANTHROPIC_BASE_URL (is not a valid URL|must be an http)/,
+      /^ANTHROPIC_BASE_URL (is not a valid URL|must be an http|holds a user name or password)/,
     );
     expect((error as Error).message).not.toContain('sekret');
     expect(() => createApiClient({ apiKey: 'k', baseURL: value })).toThrow(/^options\.baseURL /);
