@@ -278,6 +278,9 @@ describe.runIf(services.postgres && services.redis)('with PostgreSQL and Redis s
       expect(run.result).toBe('Main saw the resumed agent finish.');
       const sub = run.agents.find((agent) => agent.agentId !== 'main');
       expect(sub?.status).toBe('completed');
+      // The killed worker's tasks ended with it: none is left running in a completed run.
+      expect(run.tasks.length).toBeGreaterThan(0);
+      expect(run.tasks.filter((task) => task.status === 'running')).toEqual([]);
 
       // No request whose response was finished is sent again.
       const finished = new Set<string>();

@@ -142,6 +142,9 @@ describe('delegate-server as a process', { timeout: 240_000 }, () => {
     );
     expect(states['held background work']).toBe('interrupted');
     expect(states['quick background work']).toBe('completed');
+    // No task is left running: the process that ran them is gone.
+    expect(interrupted.tasks.length).toBeGreaterThan(0);
+    expect(interrupted.tasks.filter((task) => task.status === 'running')).toEqual([]);
     const replay = await readSse(await again(`/v1/runs/${created.id}/events`));
     // Every event seen before the kill is still there, in place, followed by the interruption.
     expect(replay.events.slice(0, before.events.length).map((event) => event.data)).toEqual(
@@ -164,6 +167,7 @@ describe('delegate-server as a process', { timeout: 240_000 }, () => {
     );
     expect(resumed.status).toBe('completed');
     expect(resumed.result).toBe('Main saw the background agents end.');
+    expect(resumed.tasks.filter((task) => task.status === 'running')).toEqual([]);
     const held = resumed.agents.find((agent) => agent.description === 'held background work');
     expect(held?.status).toBe('completed');
     const transcript = await (

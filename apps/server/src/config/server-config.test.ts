@@ -55,6 +55,22 @@ describe('parseServerConfig', () => {
     );
   });
 
+  it('refuses an ANTHROPIC_BASE_URL with a user name or password at start (fetch never sends to one), without repeating it', () => {
+    for (const baseURL of [
+      'http://user:SECRET-PW@127.0.0.1:4000',
+      'https://SECRET-USER@gw.example',
+    ]) {
+      let message = '';
+      try {
+        parseServerConfig({ apiKey: 'sk-test', baseURL });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(/ANTHROPIC_BASE_URL: holds a user name or password/);
+      expect(message).not.toContain('SECRET');
+    }
+  });
+
   it('refuses unknown keys and a start with no model to talk to', () => {
     expect(() => parseServerConfig({ sim: 'echo', prot: 1 })).toThrow(/prot/);
     expect(() => parseServerConfig({})).toThrow(/ANTHROPIC_API_KEY.*--sim/);

@@ -55,10 +55,22 @@ export const ServerConfig = z
     baseURL: z
       .url({
         protocol: /^https?$/,
-        // The value is never repeated: a base URL may carry a credential (`https://user:key@gateway`).
+        // The value is never repeated: a mistyped base URL may carry a credential (`user:key@gateway`).
         error:
           'must be an http:// or https:// URL, such as https://api.anthropic.com or a proxy (the value is not shown: it may hold a credential)',
       })
+      .refine(
+        (url) => {
+          // Not a URL at all: the check above says so.
+          if (!URL.canParse(url)) return true;
+          const parsed = new URL(url);
+          return parsed.username === '' && parsed.password === '';
+        },
+        {
+          message:
+            "holds a user name or password (user:secret@host), and Node's fetch refuses to send a request to such a URL, so every run would fail; give the URL without them and the credential as the API key (the value is not shown)",
+        },
+      )
       .optional(),
     /** Run an in-process simulator with this policy (`echo`, `demo` or a module path). */
     sim: z.string().trim().min(1).optional(),

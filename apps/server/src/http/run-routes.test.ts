@@ -476,6 +476,11 @@ describe('run routes', () => {
         );
         const response = await local.api(`/v1/runs/${waiting.id}/cancel`, { method: 'POST' });
         expect((await json<{ status: string }>(response)).status).toBe('cancelled');
+        const other = await json<{ id: string }>(
+          await local.api('/v1/runs', { json: { prompt: 'scenario:hello task two' } }),
+        );
+        const cancelled = await local.api(`/v1/runs/${other.id}/cancel`, { method: 'POST' });
+        expect((await json<{ status: string }>(cancelled)).status).toBe('cancelled');
         gates.open('hold');
         await waitForRun(local, busy.id, ended);
         const run = await waitForRun(local, waiting.id, ended);
@@ -486,6 +491,27 @@ describe('run routes', () => {
             JSON.stringify(entry.body).includes('hello never'),
           ),
         ).toBe(false);
+
+        // Resumed, or sent a message, it runs its task first: the model was never given it.
+        const resumed = await local.api(`/v1/runs/${waiting.id}/resume`, { method: 'POST' });
+        expect(resumed.status).toBe(202);
+        const done = await waitForRun(local, waiting.id, ended);
+        expect(done.status).toBe('completed');
+        expect(done.result).toBe('Hello from the model.');
+        const first = local.sim.journal.entries.find((entry) =>
+          JSON.stringify(entry.body).includes('hello never'),
+        );
+        expect(JSON.stringify(first?.body)).not.toContain('previous turn was interrupted');
+
+        const messaged = await local.api(`/v1/runs/${other.id}/messages`, {
+          json: { text: 'and in French' },
+        });
+        expect(messaged.status).toBe(202);
+        expect((await waitForRun(local, other.id, ended)).status).toBe('completed');
+        const sent = local.sim.journal.entries.find((entry) =>
+          JSON.stringify(entry.body).includes('and in French'),
+        );
+        expect(JSON.stringify(sent?.body)).toMatch(/scenario:hello task two\\n\\nand in French/);
       } finally {
         await local.close();
       }

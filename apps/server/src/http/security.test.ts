@@ -154,6 +154,8 @@ describe('security', () => {
       json: {
         prompt: `scenario:bash and my key is ${TEST_API_KEY}`,
         permissionMode: 'bypassPermissions',
+        // Options are shown back too: a secret in one is shown redacted.
+        allowedTools: [`Bash(echo ${TEST_TOKEN})`],
       },
     });
     const id = ((await created.json()) as { id: string }).id;
@@ -165,7 +167,9 @@ describe('security', () => {
     expect(run.prompt).toContain('[REDACTED]');
     const events = await (await test.api(`/v1/runs/${id}/events`)).text();
     const transcript = await (await test.api(`/v1/runs/${id}/transcript`)).text();
-    for (const text of [events, transcript, JSON.stringify(run), test.logs.join('')]) {
+    const listed = await (await test.api('/v1/runs')).text();
+    expect(JSON.stringify(run.options)).toContain('[REDACTED]');
+    for (const text of [events, transcript, JSON.stringify(run), listed, test.logs.join('')]) {
       expect(text).not.toContain(TEST_API_KEY);
       expect(text).not.toContain(TEST_TOKEN);
     }

@@ -70,7 +70,8 @@ function inputText(run: RunRecord, input: RunInput): string {
 
 /**
  * What the main agent is sent: the turn's input, except after a takeover whose restored
- * conversation already holds the cut-off turn's input (then the resume note).
+ * conversation already holds the cut-off turn's input (then the resume note), and except for a
+ * run whose conversation never got its prompt (then the prompt, and a message after it).
  */
 function turnText(run: RunRecord, input: RunInput, runner: SessionRunner): string {
   if (
@@ -79,6 +80,10 @@ function turnText(run: RunRecord, input: RunInput, runner: SessionRunner): strin
     !runner.holdsUserText(input.original)
   )
     return input.original;
+  // The run never started a turn (cancelled while queued): its task comes first, or the model
+  // would be asked to go on with, or answer a message about, work it was never given.
+  if (input.kind !== 'start' && !runner.holdsUserText(run.prompt))
+    return input.kind === 'message' ? `${run.prompt}\n\n${input.text}` : run.prompt;
   return inputText(run, input);
 }
 

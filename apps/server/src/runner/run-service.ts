@@ -18,6 +18,7 @@ import type {
 import { resolveWorkspace } from '../workspace/resolve-workspace.js';
 import { MAIN_AGENT_ID } from './agent-tree.js';
 import { checkMainAgentRuns, findMainAgent, loadWorkspaceAgents } from './prepare-session.js';
+import { endRunningTasks } from './end-running-tasks.js';
 import type { RunExecutor } from './run-executor.js';
 import { LocalRunControl, type RunControl } from './run-control.js';
 
@@ -104,7 +105,8 @@ export class RunService {
       id,
       status: 'queued',
       prompt: this.redact(prompt),
-      options,
+      // As the prompt: no secret is stored, shown or sent (a model name, a rule holding one).
+      options: this.redact(options),
       workspace,
       sessionId: id,
       transcriptDir: this.transcriptDir,
@@ -354,6 +356,7 @@ export class RunService {
         error: INTERRUPTED_MESSAGE,
       });
     }
+    await endRunningTasks(this.store, runId);
     const error = { code: 'INTERRUPTED', message: INTERRUPTED_MESSAGE };
     await this.store.transitionRun({
       runId,

@@ -1,5 +1,6 @@
 import type { RunEventHub } from '../events/run-event-hub.js';
 import type { RunInput, RunRecord, RunStore } from '../store/run-store.js';
+import { endRunningTasks } from './end-running-tasks.js';
 
 const FAILOVER_NOTE =
   'The worker running this session stopped while you were working, and another worker took over. Your last finished turn is kept; read-only tool calls that were in flight ran again, and the others did not complete (their results say so). Check what they were meant to do before doing it again, continue the task, then give your report.';
@@ -11,7 +12,7 @@ function now(): string {
 /**
  * Takes over a run whose worker stopped answering (its queue job was handed to this worker):
  * the agents that were working are marked interrupted, so they resume from their last
- * stored turn, and the log records the failover and each retried turn. Past `maxFailovers`
+ * stored turn (their tasks end as killed: the resumed agents run under new ones), and the log records the failover and each retried turn. Past `maxFailovers`
  * the run is failed with the reason instead. Returns the run and the input to resume it
  * with, or undefined when it was failed (or changed meanwhile).
  */
@@ -50,6 +51,7 @@ export async function takeOverRun(options: {
         reason: 'failover',
       });
   }
+  await endRunningTasks(store, run.id);
   if (exhausted) {
     const error = { code: 'FAILOVER_LIMIT', message: reason };
     const failed = await store.transitionRun({

@@ -57,6 +57,24 @@ describe('resolveWorkspace', () => {
     await expect(resolveWorkspace({ requested: 'a\0b', roots: [root] })).rejects.toThrow(/NUL/);
   });
 
+  it('answers a path outside the roots the same whether it exists or not, telling nothing of the host', async () => {
+    const existing = await resolveWorkspace({ requested: outside, roots: [root] }).catch(
+      (error: unknown) => error as Error & { code?: string },
+    );
+    if (typeof existing === 'string') throw new Error('expected a refusal');
+    const missing = await resolveWorkspace({
+      requested: join(outside, 'no-such-dir'),
+      roots: [root],
+    }).catch((error: unknown) => error as Error & { code?: string });
+    if (typeof missing === 'string') throw new Error('expected a refusal');
+    expect(existing.code).toBe('PATH_ESCAPE');
+    expect(missing.code).toBe('PATH_ESCAPE');
+    for (const error of [existing, missing]) {
+      expect(error.message).toMatch(/outside the workspace roots/);
+      expect(error.message).not.toMatch(/ENOENT|does not exist|realpath/);
+    }
+  });
+
   it('refuses missing paths and files', async () => {
     await expect(resolveWorkspace({ requested: 'nope', roots: [root] })).rejects.toThrow(
       /does not exist/,

@@ -14,8 +14,9 @@ function refuse(field: string, message: string): never {
 
 /**
  * Resolves a requested workspace to a real directory inside one of `roots` (real paths).
- * A relative path is taken from the first root; `..` segments, symbolic links and hard
- * paths that end outside every root are refused, as are missing paths and files.
+ * A relative path is taken from the first root; `..` segments, paths outside every root
+ * (refused the same way whether or not they exist) and symbolic links that end outside every
+ * root are refused, as are missing paths and files inside a root.
  */
 export async function resolveWorkspace(options: {
   requested: string | undefined;
@@ -35,6 +36,14 @@ export async function resolveWorkspace(options: {
     );
   }
   const absolute = resolve(first, requested);
+  const outside = (): never =>
+    refuse(
+      field,
+      `"${requested}" is outside the workspace roots (${options.roots.join(', ')}). Use a directory inside one of them, or start the server with another --workspace-root.`,
+    );
+  // Refused before the file system is asked: the answer must not tell whether a path outside
+  // the roots exists.
+  if (!options.roots.some((root) => isInside(root, absolute))) outside();
   let real: string;
   try {
     real = await realpath(absolute);
@@ -45,13 +54,8 @@ export async function resolveWorkspace(options: {
       { details: { field } },
     );
   }
-  // Checked on the real path, so a symbolic link that points outside is refused too.
-  if (!options.roots.some((root) => isInside(root, real))) {
-    refuse(
-      field,
-      `"${requested}" is outside the workspace roots (${options.roots.join(', ')}). Use a directory inside one of them, or start the server with another --workspace-root.`,
-    );
-  }
+  // Checked on the real path too, so a symbolic link that points outside is refused.
+  if (!options.roots.some((root) => isInside(root, real))) outside();
   if (!(await stat(real)).isDirectory()) {
     throw new DelegateError('INVALID_ARGUMENT', `${field}: "${requested}" is not a directory.`, {
       details: { field },
