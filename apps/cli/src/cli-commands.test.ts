@@ -445,6 +445,13 @@ describe('delegate sim', () => {
     const host = await run(['sim', '--host', 'bad host']);
     expect(host.code).toBe(2);
     expect(host.stderr).toContain('--host "bad host" is not an address of this machine');
+    // Blank is not "every interface": it is refused before anything listens.
+    for (const blank of ['', '  ']) {
+      const empty = await run(['sim', '--host', blank]);
+      expect(empty.code).toBe(2);
+      expect(empty.stderr).toMatch(/--host.*expected an address/);
+      expect(empty.stdout).toBe('');
+    }
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     try {

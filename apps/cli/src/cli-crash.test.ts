@@ -185,6 +185,24 @@ describe('delegate run --resume after the earlier process was SIGKILLed', () => 
     expect(main).not.toContain('status: failed');
   }, 60_000);
 
+  it('tells the main agent that a foreground agent cut by the crash will not report, instead of to wait for it', async () => {
+    const transcripts = join(scratch.root, 'transcripts');
+    const common = ['--sim', policy('background'), '--transcript-dir', transcripts];
+    const stderr = await killWhen(
+      ['run', ...common, '--permission-mode', 'bypassPermissions', 'fg 5'],
+      / (a[0-9a-f]+) tool Bash/,
+    );
+    const sessionId = /session ([0-9a-f-]{36})/.exec(stderr)![1]!;
+    const resumed = await runCli(
+      ['run', ...common, '--resume', sessionId, '--output-format', 'json', 'what happened?'],
+      { cwd: scratch.project, home: scratch.home },
+    );
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const main = await readFile(join(transcripts, `${sessionId}.jsonl`), 'utf8');
+    expect(main).toContain('--resume does not restart it, so no report will come');
+    expect(main).not.toContain('may be resumed on its own');
+  }, 60_000);
+
   it('owes the notification also when the crash came before the agent files were written', async () => {
     const { transcripts, common, sessionId } = await crashDuringBackgroundBash();
     // As if the process had died before writing the agent's transcript and metadata.
@@ -243,24 +261,24 @@ describe('delegate run --resume after the earlier process was SIGKILLed', () => 
     expect(times(await readFile(file, 'utf8'))).toBe(before);
   });
 
-  it('says once, naming the file, when the transcript could not be written and --resume would miss lines', async () => {
-    // A file where the transcript folder should be.
+  it('refuses a transcript folder that is a file before anything runs', async () => {
     const notAFolder = join(scratch.root, 'transcripts');
     await writeFile(notAFolder, 'not a folder\n');
     const result = await runCli(
       ['run', '--sim', policy('echo-history'), '--transcript-dir', notAFolder, 'hello'],
       { cwd: scratch.project, home: scratch.home },
     );
-    // The run itself goes on: a transcript failure never stops an agent.
-    expect(result.code).toBe(0);
-    expect(result.stdout).toBe('seen: hello\n');
-    expect(result.stderr).toMatch(
-      new RegExp(`delegate: the transcript could not be written \\(${notAFolder}/\\S+\\.jsonl: `),
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(
+      `The transcript folder ${notAFolder} (from --transcript-dir) is not a folder`,
     );
-    expect(result.stderr).toMatch(/`--resume \S+` would miss what was not written/);
-    // One message, not the runtime's TRANSCRIPT_WRITE_FAILED warning as well.
-    expect(result.stderr.match(/could not be written/g)).toHaveLength(1);
-    expect(result.stderr).not.toContain('TRANSCRIPT_WRITE_FAILED');
+    const listed = await runCli(['transcripts', 'list', '--transcript-dir', notAFolder], {
+      cwd: scratch.project,
+      home: scratch.home,
+    });
+    expect(listed.code).toBe(2);
+    expect(listed.stderr).toContain('is not a folder');
   });
 
   it('refuses to --resume a transcript with no complete message in it, as an empty one', async () => {

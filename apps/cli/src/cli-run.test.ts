@@ -1,7 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -52,6 +52,40 @@ function parseLines(stdout: string): Line[] {
 }
 
 describe('delegate run', () => {
+  it('keeps the API key of the environment from the commands agents run, and out of what they return', async () => {
+    const key = 'sk-ant-cli-secret-0123456789';
+    const transcripts = join(scratch.root, 'transcripts');
+    await writeFile(join(scratch.project, 'key.txt'), `KEY=${key}\n`);
+    const command = 'echo "env:${ANTHROPIC_API_KEY:-none}"; cat key.txt';
+    const result = await run(
+      [
+        'run',
+        '--sim',
+        policy('tool-from-prompt'),
+        '--permission-mode',
+        'bypassPermissions',
+        '--transcript-dir',
+        transcripts,
+        `Bash ${JSON.stringify({ command })}`,
+      ],
+      { env: { ANTHROPIC_API_KEY: key } },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    // The command ran without the variable, and the key a file holds is redacted.
+    expect(result.stdout).toContain('env:none');
+    expect(result.stdout).toContain('KEY=[REDACTED]');
+    const written = (await readdir(transcripts, { recursive: true }))
+      .filter((name) => String(name).endsWith('.jsonl'))
+      .map((name) => join(transcripts, String(name)));
+    expect(written.length).toBeGreaterThan(0);
+    for (const text of [
+      result.stdout,
+      result.stderr,
+      ...(await Promise.all(written.map((file) => readFile(file, 'utf8')))),
+    ])
+      expect(text).not.toContain(key);
+  });
+
   it('prints one JSON object with the answer, session, usage, cost and agents', async () => {
     const result = await run([
       'run',
@@ -171,16 +205,22 @@ describe('delegate run', () => {
   });
 
   it('says once on stderr that the transcript could not be written, naming the file and counting the writes', async () => {
-    const notAFolder = join(scratch.root, 'transcripts-file');
-    await writeFile(notAFolder, 'a file, not a folder\n');
-    const result = await run(['run', '--sim', '--transcript-dir', notAFolder, 'hi']);
+    // A recorded session, resumed with a file where its sub-agents' folder should be.
+    const transcripts = join(scratch.root, 'transcripts');
+    const sessionId = await recordSession(transcripts, 'echo-history', 'first');
+    await writeFile(join(transcripts, sessionId), 'a file, not a folder\n');
+    const result = await runRecorded(transcripts, 'spawn-general', ['--resume', sessionId, 'hi']);
+    // The run itself goes on: a transcript failure never stops an agent.
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe('hi\n');
+    expect(result.stdout).toBe('The sub-agent said: hi from the sub-agent\n');
     // The CLI's summary only: not each agent's TRANSCRIPT_WRITE_FAILED warning as well.
     expect(result.stderr).not.toContain('TRANSCRIPT_WRITE_FAILED');
     expect(result.stderr.match(/could not be written/g)).toHaveLength(1);
     expect(result.stderr).toMatch(
-      /^delegate: the transcript could not be written \(\S*transcripts-file\/\S+\.jsonl: [^\n]*; [2-9]\d* writes failed in all\), so `--resume \S+` would miss what was not written\./m,
+      new RegExp(
+        `^delegate: the transcript could not be written \\(\\S*${sessionId}/\\S+\\.jsonl?: [^\\n]*; [2-9]\\d* writes failed in all\\), so \`--resume \\S+\` would miss what was not written\\.`,
+        'm',
+      ),
     );
   });
 

@@ -32,6 +32,15 @@ function port(value: string): number {
   return number;
 }
 
+/** A listening address: an empty one would mean every interface, which nobody asks for by leaving it blank. */
+function host(value: string): string {
+  if (value.trim() === '')
+    throw new InvalidArgumentError(
+      'expected an address, such as 127.0.0.1 (the default), ::1, or 0.0.0.0 for every interface.',
+    );
+  return value.trim();
+}
+
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
@@ -428,7 +437,7 @@ function registerServiceCommands(program: Command, { io, done }: CommandContext)
       'run the bundled Messages API simulator as a server (prints its URL on the first line)',
     )
     .option('--port <port>', 'port (0: any free one)', port, 0)
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--host <host>', 'address to listen on', host, '127.0.0.1')
     .option(
       '--policy <module>',
       'a module whose default export is a policy (default: answer with the prompt)',

@@ -56,6 +56,7 @@ export {
 } from './session/model-config.js';
 export type { ApiClientOptions } from './session/model-config.js';
 export { checkApiBaseUrl } from './session/check-api-base-url.js';
+export { CREDENTIAL_VARIABLES, withoutCredentials } from './session/shell-environment.js';
 export { RUNNABLE_HOOKS_HINT, splitToolHooks } from './hooks/agent-hooks.js';
 export {
   MIN_CUT_FRAGMENT_LENGTH,

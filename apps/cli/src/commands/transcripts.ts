@@ -6,6 +6,7 @@ import { EXIT_CODES, type ExitCode, UsageError } from '../exit-codes.js';
 import { resolveConfig } from '../settings/resolve-config.js';
 import { colorsFor } from '../terminal/colors.js';
 import { formatTable, oneLine, printable, printableLines } from '../terminal/format.js';
+import { checkTranscriptFolder } from '../session/check-transcript-folder.js';
 
 /** The transcript folder runs use: the flag, else the environment and the settings files. */
 function transcriptDirectory(io: CliIo, flag: string | undefined): string {
@@ -15,6 +16,7 @@ function transcriptDirectory(io: CliIo, flag: string | undefined): string {
       `Transcripts are off (transcriptDir: false in ${config.transcriptDir.where ?? 'settings'}); pass --transcript-dir to read a folder.`,
     );
   }
+  checkTranscriptFolder(config.transcriptDir.value, config.transcriptDir.where);
   return config.transcriptDir.value;
 }
 

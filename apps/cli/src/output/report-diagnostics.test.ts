@@ -26,4 +26,20 @@ describe('reportLoadDiagnostics', () => {
     ]);
     expect(report([at('info')])).toEqual([]);
   });
+
+  it('shows control characters of a file name or a quoted value as ?, so a file cannot forge lines or drive the terminal', () => {
+    const lines = report([
+      {
+        filePath: '/p/.claude/agents/\u001b]0;PWNED\u0007\u001b[2J\nfake: error.md',
+        line: 1,
+        severity: 'error',
+        reason: 'name "a\u202eb" is not valid',
+      },
+    ]);
+    expect(lines[0]).toBe(
+      '/p/.claude/agents/?]0;PWNED??[2J?fake: error.md:1: error: name "a?b" is not valid',
+    );
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point
+    expect(lines[0]).not.toMatch(/[\u0000-\u001f\u202e]/);
+  });
 });

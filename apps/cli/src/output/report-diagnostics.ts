@@ -1,12 +1,17 @@
 import type { AgentDiagnostic } from '@delegate/agent-defs';
+import { printable } from '../terminal/format.js';
 
-/** `path:line: severity: message`, the form editors and CI logs link. */
+/**
+ * `path:line: severity: message`, the form editors and CI logs link. File names and what the
+ * message quotes come from the files (a cloned repository's): a control character in them (an
+ * escape sequence, a line break that would forge another diagnostic) shows as `?`.
+ */
 export function formatDiagnostic(diagnostic: AgentDiagnostic): string {
   const where =
     diagnostic.line === undefined
       ? diagnostic.filePath
       : `${diagnostic.filePath}:${diagnostic.line}`;
-  return `${where}: ${diagnostic.severity}: ${diagnostic.reason}`;
+  return printable(`${where}: ${diagnostic.severity}: ${diagnostic.reason}`);
 }
 
 /**

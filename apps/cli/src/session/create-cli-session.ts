@@ -29,6 +29,7 @@ import { loadPolicyModule } from './load-policy-module.js';
 import { toPermissionRules } from './permission-rules.js';
 import { lockSession } from './session-lock.js';
 import { settleEarlierAgents } from './settle-earlier-agents.js';
+import { checkTranscriptFolder } from './check-transcript-folder.js';
 
 /** Options of `createCliSession` that are not settings. */
 export type CliSessionOptions = {
@@ -83,6 +84,12 @@ type ApiConnection = { apiKey: string; baseURL?: string; source: string; sim?: S
 
 // A session id becomes a file name in the transcript folder.
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+
+/** The credentials of the environment long enough to redact (the runtime's minimum: 8). */
+function secretsOf(config: EffectiveConfig): string[] {
+  const key = config.apiKey.value;
+  return key !== undefined && key.length >= 8 ? [key] : [];
+}
 
 async function connectApi(options: CliSessionOptions): Promise<ApiConnection> {
   if (options.sim !== undefined || options.simPolicy) {
@@ -232,8 +239,13 @@ async function mainThreadOptions(
     'tools' | 'model' | 'permissionMode' | 'customSystemPrompt' | 'mainAgentHooks'
   >
 > {
-  const { getBuiltinTools } = await loadTools();
-  let tools: Tool[] = getBuiltinTools();
+  const [{ getBuiltinTools }, { withoutCredentials }] = await Promise.all([
+    loadTools(),
+    import('@delegate/runtime'),
+  ]);
+  // Commands the agents run never see the API key: a model that runs `env` (or a hook of a
+  // cloned repository's agent file) cannot read it into a transcript or send it away.
+  let tools: Tool[] = getBuiltinTools({ bash: { env: withoutCredentials(process.env) } });
   if (!mainAgent)
     return { tools, model: config.model.value, permissionMode: config.permissionMode.value };
   const { resolveAgentTools } = await import('@delegate/tool-filter');
@@ -358,6 +370,8 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
       ? continued.sessionId
       : undefined
     : options.resume;
+  if (config.transcriptDir.value !== false)
+    checkTranscriptFolder(config.transcriptDir.value, config.transcriptDir.where);
   if (resume !== undefined && !continued) await checkResume(config.transcriptDir.value, resume);
   const sessionId = options.continueFrom?.sessionId ?? options.resume ?? createUuid();
   // Refused before anything starts when another process runs this session.
@@ -414,6 +428,9 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
         priceTable: config.prices.value,
         ...(config.subagentModel.value ? { defaultSubagentModel: config.subagentModel.value } : {}),
         sessionId,
+        // The key in the environment is redacted from tool results also when the session does
+        // not use it (the simulator runs with its own): a file or a command may still show it.
+        ...(secretsOf(config).length > 0 ? { secrets: secretsOf(config) } : {}),
         ...(options.ask ? { ask: options.ask } : {}),
         ...(mcp ? { mcp } : {}),
         ...options.session,

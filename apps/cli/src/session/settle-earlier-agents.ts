@@ -106,20 +106,30 @@ function recoveredReport(report: string): string {
   return `The agent finished before the run stopped; its report, read back from its transcript:\n\n${report}`;
 }
 
+/** Text of an in-flight Agent call whose agent had not finished: --resume does not restart it. */
+const NOT_RESTARTED_TEXT =
+  'Interrupted: the run stopped while this agent was working, and --resume does not restart it, so no report will come. Its work so far is lost to this conversation; start it again if the work is still needed.';
+
 /**
- * The ids of the main agent's Agent calls left in flight, when its conversation ends with
- * the assistant message that made them.
+ * The ids of the main agent's tool calls left in flight, when its conversation ends with the
+ * assistant message that made them, and which of them are Agent calls.
  */
-function inFlightAgentCalls(messages: readonly Message[]): Set<string> {
+function inFlightCalls(messages: readonly Message[]): { all: Set<string>; agent: Set<string> } {
   const last = messages.findLast(
     (message) => message.type === 'user' || message.type === 'assistant',
   );
-  if (last?.type !== 'assistant') return new Set();
-  return new Set(
-    blocksOf(last)
-      .filter((block) => block['type'] === 'tool_use' && typeof block['id'] === 'string')
-      .map((block) => block['id'] as string),
+  if (last?.type !== 'assistant') return { all: new Set(), agent: new Set() };
+  const calls = blocksOf(last).filter(
+    (block) => block['type'] === 'tool_use' && typeof block['id'] === 'string',
   );
+  return {
+    all: new Set(calls.map((block) => block['id'] as string)),
+    agent: new Set(
+      calls
+        .filter((block) => block['name'] === 'Agent' || block['name'] === 'Task')
+        .map((block) => block['id'] as string),
+    ),
+  };
 }
 
 /**
@@ -148,14 +158,17 @@ export async function settleEarlierAgents(options: {
   const launched = session.backgroundLaunches();
   const taskOf = new Map(launched.map((task) => [task.agentId, task.taskId]));
   // First the calls in flight: their results must follow the message that made them.
-  const inFlight = inFlightAgentCalls(session.messages);
+  const inFlight = inFlightCalls(session.messages);
   const results: Record<string, string> = {};
   for (const agent of agents.values()) {
     if (agent.report === undefined || agent.parentToolUseId === undefined) continue;
     // A background agent's report comes as its notification, below.
-    if (taskOf.has(agent.agentId) || !inFlight.has(agent.parentToolUseId)) continue;
+    if (taskOf.has(agent.agentId) || !inFlight.all.has(agent.parentToolUseId)) continue;
     results[agent.parentToolUseId] = recoveredReport(agent.report);
   }
+  // Every other Agent call in flight (a foreground agent or fork cut mid-work): nothing will
+  // report, so the model is told that, not to wait for it.
+  for (const id of inFlight.agent) results[id] ??= NOT_RESTARTED_TEXT;
   await session.settleInFlightToolCalls({ mode: 'rerun-read-only', results });
   for (const agent of agents.values()) {
     if (agent.report !== undefined) continue;
