@@ -52,7 +52,7 @@ async function crashDuringBackgroundBash(): Promise<{
 function killWhen(
   args: readonly string[],
   until: RegExp,
-  signal: 'SIGKILL' | 'SIGINT' = 'SIGKILL',
+  signal: 'SIGKILL' | 'SIGINT' | 'SIGTERM' = 'SIGKILL',
 ): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI_BIN, ...args], {
@@ -183,6 +183,24 @@ describe('delegate run --resume after the earlier process was SIGKILLed', () => 
     expect(main).toContain('summary: Background agent \\"bg job\\" was stopped.');
     expect(main).toMatch(/error: Stopped by Ctrl-C at \d\d:\d\d:\d\d UTC, before it finished\./);
     expect(main).not.toContain('status: failed');
+  }, 60_000);
+
+  it('says how a SIGTERM stop ended a background agent, too', async () => {
+    const transcripts = join(scratch.root, 'transcripts');
+    const common = ['--sim', policy('background'), '--transcript-dir', transcripts];
+    const stderr = await killWhen(
+      ['run', ...common, '--permission-mode', 'bypassPermissions', 'bg 5'],
+      / (a[0-9a-f]+) tool Bash/,
+      'SIGTERM',
+    );
+    const sessionId = /session ([0-9a-f-]{36})/.exec(stderr)![1]!;
+    const resumed = await runCli(
+      ['run', ...common, '--resume', sessionId, '--output-format', 'json', 'what happened?'],
+      { cwd: scratch.project, home: scratch.home },
+    );
+    expect((JSON.parse(resumed.stdout) as { result: string }).result).toBe('notified: killed');
+    const main = await readFile(join(transcripts, `${sessionId}.jsonl`), 'utf8');
+    expect(main).toMatch(/error: Stopped by SIGTERM at \d\d:\d\d:\d\d UTC, before it finished\./);
   }, 60_000);
 
   it('tells the main agent that a foreground agent cut by the crash will not report, instead of to wait for it', async () => {

@@ -398,6 +398,7 @@ describe('the interactive session and background work', () => {
     await waitFor('the prompt', () =>
       screen().includes('/help lists commands') ? true : undefined,
     );
+    const sessionId = /session ([0-9a-f-]{36})/.exec(screen())![1]!;
     tmux('send-keys', '-t', session, `bg ${background}`, 'Enter');
     await waitFor(
       'the sleeping background agent',
@@ -421,7 +422,25 @@ describe('the interactive session and background work', () => {
     await waitFor('the turn that carried the notification', () =>
       screen().includes('notified: killed') ? true : undefined,
     );
+    // Leaving the session stops a background agent too, and records how for a later --resume.
+    tmux('send-keys', '-t', session, `bg ${background}`, 'Enter');
+    await waitFor(
+      'the second background agent',
+      () => processesWith(`sleep ${background}`).length > 0 || undefined,
+    );
     tmux('send-keys', '-t', session, '/exit', 'Enter');
     expect(await exitCode()).toBe('0');
+    const record = JSON.parse(
+      readFileSync(
+        join(scratch.home, '.delegate', 'transcripts', sessionId, 'stopped-agents.json'),
+        'utf8',
+      ),
+    ) as Record<string, string>;
+    expect(Object.values(record)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^Stopped by Ctrl-C at /),
+        expect.stringMatching(/^Stopped: the interactive session ended \(\/exit\) at /),
+      ]),
+    );
   });
 });
