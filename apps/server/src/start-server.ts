@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { chmod, mkdir, realpath, stat } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { type ServerType, createAdaptorServer } from '@hono/node-server';
 import type { Sim } from '@delegate/api-sim';
 import { DelegateError, errorMessage } from '@delegate/core';
@@ -158,7 +158,10 @@ function listen(
 /** Everything the configuration resolves to before the store opens. */
 type Foundation = {
   config: ServerConfig;
+  /** The workspace roots, real paths. */
   roots: string[];
+  /** The workspace roots as configured (absolute, symbolic links not followed). */
+  configuredRoots: string[];
   dataDir: string;
   token: ServerToken;
   sim: Sim | undefined;
@@ -200,7 +203,17 @@ async function lay(input: ServerConfigInput, parts: ServerParts): Promise<Founda
         `the ${setting} URL's password is under 8 characters: too short to redact, so a tool result that shows it (a file that holds it, say) is not cleaned; use a longer password`,
       );
   }
-  return { config, roots, dataDir, token, sim, secrets, redact: createRedactor(secrets), logger };
+  return {
+    config,
+    roots,
+    configuredRoots: config.workspaceRoots.map((root) => resolve(root)),
+    dataDir,
+    token,
+    sim,
+    secrets,
+    redact: createRedactor(secrets),
+    logger,
+  };
 }
 
 /** The store, the event log, the queue and what runs the work. */
@@ -301,6 +314,7 @@ async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
     control,
     logger,
     workspaceRoots: base.roots,
+    configuredWorkspaceRoots: base.configuredRoots,
     dataDir: base.dataDir,
     redact,
     ...(config.homeDir ? { homeDir: config.homeDir } : {}),
@@ -421,6 +435,7 @@ export async function startServer(
     ...engine,
     logger,
     workspaceRoots: base.roots,
+    configuredWorkspaceRoots: base.configuredRoots,
     homeDir: config.homeDir,
     trustWorkspaceAgents: config.trustWorkspaceAgents,
     keepAliveMs: config.keepAliveMs,

@@ -20,7 +20,10 @@ export type AppDependencies = {
   hub: RunEventHub;
   queue: RunQueue;
   logger: Logger;
+  /** The workspace roots, real paths. */
   workspaceRoots: readonly string[];
+  /** The workspace roots as configured (symbolic links not followed). */
+  configuredWorkspaceRoots: readonly string[];
   homeDir: string | undefined;
   /** Apply workspace agent files as written (`--trust-workspace-agents`). */
   trustWorkspaceAgents: boolean;

@@ -172,6 +172,61 @@ describe('run routes', () => {
       }
     });
 
+    it('answers a host path outside the roots the same whether it exists or not, for runs and agents', async () => {
+      const answers: string[] = [];
+      for (const workspace of ['/etc', '/etc/no-such-delegate-dir', test.dataDir, '/nope/x']) {
+        for (const response of [
+          await test.api('/v1/runs', { json: { prompt: 'x', workspace } }),
+          await test.api(`/v1/agents?workspace=${encodeURIComponent(workspace)}`),
+        ]) {
+          expect(response.status, workspace).toBe(400);
+          const error = (await json<ApiError>(response)).error;
+          expect(error.code, workspace).toBe('PATH_ESCAPE');
+          expect(error.field).toBe('workspace');
+          answers.push(error.message.replace(workspace, '<path>'));
+        }
+      }
+      // Nothing but the path itself differs: no "does not exist", no system error.
+      expect(new Set(answers).size).toBe(1);
+      expect(answers[0]).not.toMatch(/ENOENT|exist|realpath/);
+      // Inside a root, a missing directory is said to be missing.
+      const missing = await test.api('/v1/agents?workspace=missing');
+      expect((await json<ApiError>(missing)).error.message).toMatch(/does not exist/);
+    });
+
+    it('takes a workspace written under a root given through a symbolic link', async () => {
+      const link = join(test.root, 'workspace-link');
+      await symlink(test.workspace, link);
+      const local = await startTestServer({
+        policy: scenarioPolicy(new Gates()),
+        config: { workspaceRoots: [link] },
+      });
+      try {
+        await mkdir(join(test.workspace, 'project'));
+        const created = await local.api('/v1/runs', {
+          json: { prompt: 'scenario:hello', workspace: join(link, 'project') },
+        });
+        expect(created.status).toBe(201);
+        const run = await waitForRun(local, (await json<{ id: string }>(created)).id, ended);
+        expect(run.workspace).toBe(join(test.workspace, 'project'));
+        const agents = await local.api(
+          `/v1/agents?workspace=${encodeURIComponent(join(link, 'project'))}`,
+        );
+        expect(agents.status).toBe(200);
+        // A link inside the root that leads out is still refused (its real path is checked).
+        await symlink('/etc', join(test.workspace, 'to-etc'));
+        const escape = await local.api('/v1/runs', {
+          json: { prompt: 'x', workspace: join(link, 'to-etc') },
+        });
+        expect((await json<ApiError>(escape)).error.code).toBe('PATH_ESCAPE');
+      } finally {
+        await local.close();
+        await rm(join(test.workspace, 'project'), { recursive: true, force: true });
+        await rm(join(test.workspace, 'to-etc'), { force: true });
+        await rm(link, { force: true });
+      }
+    });
+
     it('refuses an unknown agent, listing the available ones', async () => {
       const response = await test.api('/v1/runs', { json: { prompt: 'x', agent: 'nobody' } });
       expect(response.status).toBe(400);

@@ -279,6 +279,20 @@ export const AgentStatusEvent = z.object({
   error: z.string().optional(),
 });
 
+/**
+ * A task of the run ended without a runtime event: the process that ran it stopped (a crash, a
+ * kill, a worker that stopped answering), so it is recorded `killed`.
+ */
+export const TaskStatusEvent = z.object({
+  type: z.literal('task.status'),
+  taskId: z.string(),
+  /** The sub-agent the task ran, for agent tasks; null for a background shell. */
+  agentId: z.string().nullable(),
+  status: z.literal('killed'),
+  /** Why it ended. */
+  error: z.string(),
+});
+
 /** A worker took the run over from a worker that stopped answering. */
 export const RunFailoverEvent = z.object({
   type: z.literal('run.failover'),
@@ -308,6 +322,7 @@ export const RunEventData = z
     AgentStatusEvent,
     RunFailoverEvent,
     AgentRetriedEvent,
+    TaskStatusEvent,
   ])
   .meta({ id: 'RunEventData' });
 export type RunEventData = z.infer<typeof RunEventData>;

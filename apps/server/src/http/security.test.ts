@@ -2,6 +2,8 @@ import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadServerToken } from '../config/server-token.js';
+import type { ApiRun } from '../__fixtures__/api-types.js';
+import { sampleRun } from '../store/run-store-contract.js';
 import { Gates, scenarioPolicy } from '../__fixtures__/scenario-policy.js';
 import {
   TEST_API_KEY,
@@ -178,6 +180,53 @@ describe('security', () => {
       expect(content, file).not.toContain(TEST_TOKEN);
       expect(content, file).not.toContain(TEST_API_KEY);
       expect(content, file).not.toMatch(/ANTHROPIC_API_KEY=|DELEGATE_SERVER_TOKEN=/);
+    }
+  });
+
+  it('shows every run option with the API key and the token redacted, also for a run stored before options were redacted', async () => {
+    // A server of its own: the run stored as before leaves the secrets in its database.
+    const local = await startTestServer({ policy: scenarioPolicy(new Gates()) });
+    try {
+      const created = await local.api('/v1/runs', {
+        json: {
+          prompt: 'scenario:hello',
+          model: `claude-${TEST_API_KEY}`,
+          disallowedTools: [`Bash(curl ${TEST_TOKEN})`],
+        },
+      });
+      expect(created.status).toBe(201);
+      const id = ((await created.json()) as { id: string }).id;
+      await waitForRun(local, id, (value) => ENDED.includes(value.status));
+      // Stored redacted, as the prompt is: the database never holds them.
+      expect((await local.server.store.getRun(id))?.options).toEqual({
+        model: 'claude-[REDACTED]',
+        disallowedTools: ['Bash(curl [REDACTED])'],
+      });
+      // As a store written by an earlier version holds it: the options as they were sent.
+      const old = await local.server.store.createRun({
+        ...sampleRun(),
+        status: 'completed',
+        pending: null,
+        workspace: local.workspace,
+        options: { model: TEST_API_KEY, allowedTools: [`Read(${TEST_TOKEN})`] },
+      });
+      const shown = [
+        await (await local.api(`/v1/runs/${id}`)).json(),
+        await (await local.api(`/v1/runs/${old.id}`)).json(),
+      ] as ApiRun[];
+      expect(shown.map((run) => run.options)).toEqual([
+        { model: 'claude-[REDACTED]', disallowedTools: ['Bash(curl [REDACTED])'] },
+        { model: '[REDACTED]', allowedTools: ['Read([REDACTED])'] },
+      ]);
+      const listed = await (await local.api('/v1/runs')).text();
+      expect(listed).toContain('claude-[REDACTED]');
+      expect(listed).toContain('Read([REDACTED])');
+      for (const text of [JSON.stringify(shown), listed]) {
+        expect(text).not.toContain(TEST_API_KEY);
+        expect(text).not.toContain(TEST_TOKEN);
+      }
+    } finally {
+      await local.close();
     }
   });
 

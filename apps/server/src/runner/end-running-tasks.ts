@@ -1,14 +1,30 @@
+import type { RunEventHub } from '../events/run-event-hub.js';
 import type { RunStore } from '../store/run-store.js';
 
 /**
- * Ends the run's tasks the store still has as running, as `killed`: their process stopped
- * (a crash, a kill, a worker that stopped answering), so nothing will ever end them. A resumed
- * run goes on under new tasks; these would otherwise show as running for good.
+ * Ends the run's tasks the store still has as running, as `killed` (what a stop records), with
+ * a `task.status` event each: the process that ran them stopped (a crash, a kill, a worker that
+ * stopped answering), so nothing else will ever end them, and they would show as running for
+ * good. A resumed agent's task is stored again as it runs.
  */
-export async function endRunningTasks(store: RunStore, runId: string): Promise<void> {
+export async function endRunningTasks(options: {
+  store: RunStore;
+  hub: RunEventHub;
+  runId: string;
+  /** Why they ended, as the events say. */
+  reason: string;
+}): Promise<void> {
+  const { store, hub, runId, reason } = options;
   const endedAt = new Date().toISOString();
   for (const task of await store.listTasks(runId)) {
     if (task.status !== 'running') continue;
     await store.upsertTask({ ...task, status: 'killed', endedAt });
+    void hub.publish(runId, {
+      type: 'task.status',
+      taskId: task.taskId,
+      agentId: task.agentId,
+      status: 'killed',
+      error: reason,
+    });
   }
 }

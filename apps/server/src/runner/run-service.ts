@@ -28,6 +28,9 @@ export type RunDetails = { run: RunRecord; agents: AgentRecord[]; tasks: TaskRec
 const INTERRUPTED_MESSAGE =
   'The server stopped while this run was working. POST /v1/runs/{id}/resume continues it from its transcripts.';
 
+const TASK_INTERRUPTED_MESSAGE =
+  'The server stopped while this task was running, and the task ended with it.';
+
 function now(): string {
   return new Date().toISOString();
 }
@@ -46,6 +49,7 @@ export class RunService {
   private readonly shared: boolean;
   private readonly logger: Logger;
   private readonly workspaceRoots: readonly string[];
+  private readonly configuredWorkspaceRoots: readonly string[];
   private readonly transcriptDir: string;
   private readonly homeDir: string | undefined;
   private readonly redact: <T>(value: T) => T;
@@ -60,7 +64,10 @@ export class RunService {
     /** Reaches the process working on a run (default: this one). */
     control?: RunControl;
     logger: Logger;
+    /** The workspace roots, real paths. */
     workspaceRoots: readonly string[];
+    /** The workspace roots as configured (symbolic links not followed); default: the real ones. */
+    configuredWorkspaceRoots?: readonly string[];
     dataDir: string;
     homeDir?: string;
     redact: <T>(value: T) => T;
@@ -73,6 +80,7 @@ export class RunService {
     this.shared = options.queue.shared === true;
     this.logger = options.logger;
     this.workspaceRoots = options.workspaceRoots;
+    this.configuredWorkspaceRoots = options.configuredWorkspaceRoots ?? [];
     this.transcriptDir = join(options.dataDir, 'transcripts');
     this.homeDir = options.homeDir;
     this.redact = options.redact;
@@ -89,6 +97,7 @@ export class RunService {
     const workspace = await resolveWorkspace({
       requested: body.workspace,
       roots: this.workspaceRoots,
+      configuredRoots: this.configuredWorkspaceRoots,
     });
     if (body.agent !== undefined) {
       // Only whether the agent exists and can run here is checked: trust changes fields, never
@@ -124,13 +133,14 @@ export class RunService {
       this.store.listAgents(runId),
       this.store.listTasks(runId),
     ]);
-    return { run, agents, tasks };
+    return { run: this.shown(run), agents, tasks };
   }
 
   /** A page of runs. */
   async list(options: { status?: RunStatus; limit: number; cursor?: string }): Promise<RunPage> {
     try {
-      return await this.store.listRuns(options);
+      const page = await this.store.listRuns(options);
+      return { ...page, runs: page.runs.map((run) => this.shown(run)) };
     } catch (error) {
       if (DelegateError.hasCode(error, 'INVALID_ARGUMENT'))
         throw new ApiError({
@@ -141,6 +151,11 @@ export class RunService {
         });
       throw error;
     }
+  }
+
+  /** A run as the API shows it: its options redacted (a run stored by an earlier version holds them as sent). */
+  private shown(run: RunRecord): RunRecord {
+    return { ...run, options: this.redact(run.options) };
   }
 
   /** A run, or a 404. */
@@ -356,7 +371,12 @@ export class RunService {
         error: INTERRUPTED_MESSAGE,
       });
     }
-    await endRunningTasks(this.store, runId);
+    await endRunningTasks({
+      store: this.store,
+      hub: this.hub,
+      runId,
+      reason: TASK_INTERRUPTED_MESSAGE,
+    });
     const error = { code: 'INTERRUPTED', message: INTERRUPTED_MESSAGE };
     await this.store.transitionRun({
       runId,

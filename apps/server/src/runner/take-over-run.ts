@@ -12,8 +12,9 @@ function now(): string {
 /**
  * Takes over a run whose worker stopped answering (its queue job was handed to this worker):
  * the agents that were working are marked interrupted, so they resume from their last
- * stored turn (their tasks end as killed: the resumed agents run under new ones), and the log records the failover and each retried turn. Past `maxFailovers`
- * the run is failed with the reason instead. Returns the run and the input to resume it
+ * stored turn (the stopped worker's tasks end `killed`; a resumed agent's task is stored again as it runs),
+ * and the log records the failover and each retried turn. Past `maxFailovers` the run is
+ * failed with the reason instead. Returns the run and the input to resume it
  * with, or undefined when it was failed (or changed meanwhile).
  */
 export async function takeOverRun(options: {
@@ -51,7 +52,12 @@ export async function takeOverRun(options: {
         reason: 'failover',
       });
   }
-  await endRunningTasks(store, run.id);
+  await endRunningTasks({
+    store,
+    hub,
+    runId: run.id,
+    reason: 'The worker running this task stopped answering, and the task ended with it.',
+  });
   if (exhausted) {
     const error = { code: 'FAILOVER_LIMIT', message: reason };
     const failed = await store.transitionRun({

@@ -29,7 +29,12 @@ export function sampleRun(overrides: Partial<NewRun> = {}): NewRun {
   };
 }
 
-function sampleAgent(runId: string, agentId: string, overrides: Partial<AgentRecord> = {}) {
+/** An agent record for tests (running; `main`, or a background sub-agent). */
+export function sampleAgent(
+  runId: string,
+  agentId: string,
+  overrides: Partial<AgentRecord> = {},
+): AgentRecord {
   return {
     runId,
     agentId,

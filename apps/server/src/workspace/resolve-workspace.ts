@@ -15,12 +15,18 @@ function refuse(field: string, message: string): never {
 /**
  * Resolves a requested workspace to a real directory inside one of `roots` (real paths).
  * A relative path is taken from the first root; `..` segments, paths outside every root
- * (refused the same way whether or not they exist) and symbolic links that end outside every
- * root are refused, as are missing paths and files inside a root.
+ * (refused the same way whether or not they exist, before the file system is asked) and
+ * symbolic links that end outside every root are refused, as are missing paths and files
+ * inside a root.
  */
 export async function resolveWorkspace(options: {
   requested: string | undefined;
   roots: readonly string[];
+  /**
+   * The roots as configured (absolute, before symbolic links were followed), when they may
+   * differ from `roots`: a path written under one of them is inside too.
+   */
+  configuredRoots?: readonly string[];
   /** Field name for errors (`workspace`). */
   field?: string;
 }): Promise<string> {
@@ -43,7 +49,8 @@ export async function resolveWorkspace(options: {
     );
   // Refused before the file system is asked: the answer must not tell whether a path outside
   // the roots exists.
-  if (!options.roots.some((root) => isInside(root, absolute))) outside();
+  const written = [...options.roots, ...(options.configuredRoots ?? [])];
+  if (!written.some((root) => isInside(root, absolute))) outside();
   let real: string;
   try {
     real = await realpath(absolute);

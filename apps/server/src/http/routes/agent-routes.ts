@@ -25,6 +25,7 @@ export function registerAgentRoutes(app: App, dependencies: AppDependencies): vo
     const workspace = await resolveWorkspace({
       requested: c.req.valid('query').workspace,
       roots: dependencies.workspaceRoots,
+      configuredRoots: dependencies.configuredWorkspaceRoots,
     });
     const loaded = await loadWorkspaceAgents({
       workspace,
