@@ -185,17 +185,18 @@ describe('the CLI when its terminal closes (SIGHUP)', () => {
       'the sleeping Bash command',
       () => processesWith(`sleep ${seconds}`).length > 0 || undefined,
     );
+    const cli = `${process.execPath} ${CLI_BIN} ${cliArgs}`;
     tmux('kill-session', '-t', session);
     await waitFor(
       'no sleeping child left',
       () => processesWith(`sleep ${seconds}`).length === 0 || undefined,
       10_000,
-    );
-    await waitFor(
-      'the CLI to exit',
-      () => processesWith(`${process.execPath} ${CLI_BIN} ${cliArgs}`).length === 0 || undefined,
-      5_000,
-    );
+    ).catch((error: Error) => {
+      // Whether the CLI is still there tells a stop that hangs from one that never ran.
+      const left = processesWith(cli).length > 0 ? 'still runs' : 'has exited';
+      throw new Error(`${error.message} (the CLI ${left})`);
+    });
+    await waitFor('the CLI to exit', () => processesWith(cli).length === 0 || undefined, 5_000);
   }
 
   it('stops a `delegate run` with its live view and the shell commands its agents started', async () => {

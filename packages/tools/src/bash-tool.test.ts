@@ -283,6 +283,36 @@ describe('Bash in the background', () => {
     expect(await allGone(pids)).toBe(true);
   });
 
+  it.each(['crashes', 'exits'])(
+    'kills a foreground command and what it started when the host process %s while it runs',
+    async (verb) => {
+      const how = verb === 'crashes' ? 'crash' : 'exit';
+      const fixture = fileURLToPath(
+        new URL('./__fixtures__/crash-with-foreground-command.ts', import.meta.url),
+      );
+      // A crash exits with code 1: execFile rejects, and the error still holds stdout.
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['--import', 'tsx', fixture, how, directory],
+        {
+          cwd: fileURLToPath(new URL('..', import.meta.url)),
+          env: {
+            ...process.env,
+            TSX_TSCONFIG_PATH: fileURLToPath(
+              new URL('../../../tsconfig.source.json', import.meta.url),
+            ),
+          },
+        },
+      ).catch((error: { stdout?: string; stderr?: string }) => {
+        expect(error.stderr).toContain('the host crashed while its command ran');
+        return { stdout: error.stdout ?? '' };
+      });
+      const grandchild = Number(stdout.trim());
+      expect(grandchild).toBeGreaterThan(0);
+      expect(await allGone([grandchild])).toBe(true);
+    },
+  );
+
   it('marks a failing command failed with its exit code', async () => {
     const store = createAppStateStore();
     const context = createTestContext({ cwd: directory, store });

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { DelegateError } from '@delegate/core';
 import { HeadTailBuffer } from './head-tail-buffer.js';
-import { isProcessGroupAlive, killProcessGroup } from './process-group.js';
+import { isProcessGroupAlive, killProcessGroup, stopGroupAtExit } from './process-group.js';
 
 /** How a shell command ended. */
 export type ShellCommandResult = {
@@ -69,11 +69,17 @@ export function runShellCommand(options: RunShellCommandOptions): Promise<ShellC
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const pid = child.pid;
+    // The command runs in its own group (so a timeout can stop all of it): it must not
+    // outlive this process if this process exits or crashes before it ends.
+    const forgetGroup = pid === undefined ? () => undefined : stopGroupAtExit(pid);
 
     const terminate = (): void => {
       if (pid === undefined || killTimer !== undefined) return;
       killProcessGroup(pid, 'SIGTERM');
-      killTimer = setTimeout(() => killProcessGroup(pid, 'SIGKILL'), killGraceMs);
+      killTimer = setTimeout(() => {
+        killProcessGroup(pid, 'SIGKILL');
+        forgetGroup();
+      }, killGraceMs);
     };
 
     const finish = (): void => {
@@ -87,6 +93,7 @@ export function runShellCommand(options: RunShellCommandOptions): Promise<ShellC
         terminate();
       } else {
         clearTimeout(killTimer);
+        forgetGroup();
       }
       resolve({
         output: buffer.toString(),
@@ -123,6 +130,7 @@ export function runShellCommand(options: RunShellCommandOptions): Promise<ShellC
       settled = true;
       clearTimeout(timeoutTimer);
       clearTimeout(killTimer);
+      forgetGroup();
       options.signal?.removeEventListener('abort', onAbort);
       reject(
         new DelegateError(

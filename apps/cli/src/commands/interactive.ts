@@ -76,6 +76,7 @@ class InteractiveSession {
     this.screen = new InteractiveScreen(
       { stdin: io.stdin, stdout: io.stdout, tree: () => this.tree, colors, prompt: '› ' },
       (action) => this.onAction(action),
+      () => this.stopBySignal(EXIT_CODES.hangup),
     );
   }
 
@@ -307,8 +308,9 @@ class InteractiveSession {
   }
 
   /**
-   * SIGTERM, or SIGHUP (the terminal closed): every agent and shell command stops, then the
-   * session exits with the signal's code, rather than leaving them running without it.
+   * SIGTERM, or SIGHUP (the terminal closed, also when its input ends first): every agent and
+   * shell command stops, then the session exits with the signal's code, rather than leaving
+   * them running without it. A second call only waits for the first.
    */
   stopBySignal(code: ExitCode): void {
     const why = code === EXIT_CODES.hangup ? 'the terminal closed (SIGHUP)' : 'SIGTERM';

@@ -40,7 +40,15 @@ export class InteractiveScreen {
       prompt: string;
     },
     private readonly onAction: (action: Exclude<EditorAction, { type: 'none' }>) => void,
+    /**
+     * The terminal closed: its input ended or can no longer be read (`EIO`). A raw-mode
+     * terminal sends Ctrl-D as a key, so an end of input means the terminal itself is gone,
+     * often a moment before SIGHUP arrives (or instead of it).
+     */
+    private readonly onClosed: () => void = () => undefined,
   ) {}
+
+  private readonly onInputClosed = (): void => this.onClosed();
 
   /** Takes over the terminal. */
   async start(): Promise<void> {
@@ -49,6 +57,9 @@ export class InteractiveScreen {
     emitKeypressEvents(this.options.stdin);
     this.options.stdin.setRawMode(true);
     this.options.stdin.on('keypress', this.onKeypress);
+    this.options.stdin.on('end', this.onInputClosed);
+    // Stays after `stop`: an unread error would crash the process before its agents stop.
+    this.options.stdin.on('error', this.onInputClosed);
     this.options.stdin.resume();
     this.timer = setInterval(() => this.render(), FRAME_MS);
     this.render();
@@ -101,6 +112,7 @@ export class InteractiveScreen {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.options.stdin.off('keypress', this.onKeypress);
+    this.options.stdin.off('end', this.onInputClosed);
     try {
       this.options.stdin.setRawMode(false);
     } catch {

@@ -52,4 +52,33 @@ describe('listenForInterrupts', () => {
       stop();
     }
   });
+
+  it.each([
+    ['ends', (stdin: PassThrough) => stdin.emit('end')],
+    ['fails to be read (EIO)', (stdin: PassThrough) => stdin.emit('error', new Error('read EIO'))],
+  ])('counts a raw terminal whose input %s as SIGHUP, once', (_how, close) => {
+    const calls: string[] = [];
+    const input = new PassThrough();
+    const stdin = Object.assign(input, {
+      isTTY: true,
+      setRawMode: () => stdin,
+    }) as unknown as NodeJS.ReadStream;
+    const stop = listenForInterrupts(
+      stdin,
+      {
+        onInterrupt: (signal) => calls.push(`interrupt ${signal}`),
+        onForce: () => calls.push('force'),
+      },
+      { raw: true },
+    );
+    try {
+      close(input);
+      process.emit('SIGHUP');
+      expect(calls).toEqual(['interrupt SIGHUP']);
+    } finally {
+      stop();
+    }
+    // An error after listening stopped does not crash the process either.
+    expect(() => input.emit('error', new Error('read EIO'))).not.toThrow();
+  });
 });

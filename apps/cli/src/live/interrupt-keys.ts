@@ -17,9 +17,9 @@ export const FORCE_WINDOW_MS = 2_000;
 /**
  * Listens for Ctrl-C and Ctrl-B: in a terminal through raw keyboard input (so Ctrl-B
  * reaches the program), otherwise through SIGINT. SIGTERM and SIGHUP (the terminal closed)
- * count as Ctrl-C, so every agent and shell command is stopped rather than left running;
- * only Ctrl-C (SIGINT) again within `FORCE_WINDOW_MS` forces the exit, a repeated SIGTERM or
- * SIGHUP is ignored.
+ * count as Ctrl-C, so every agent and shell command is stopped rather than left running; the
+ * end of a raw terminal's input counts as SIGHUP. Only Ctrl-C (SIGINT) again within
+ * `FORCE_WINDOW_MS` forces the exit; a repeated SIGTERM or SIGHUP is ignored.
  * Returns a function that stops listening and restores the terminal.
  */
 export function listenForInterrupts(
@@ -44,6 +44,9 @@ export function listenForInterrupts(
   const onSigint = (): void => interrupt('SIGINT');
   const onSigterm = (): void => interrupt('SIGTERM');
   const onSighup = (): void => interrupt('SIGHUP');
+  // A raw-mode terminal sends Ctrl-D as a key: its input ending, or failing (EIO), means the
+  // terminal closed, often a moment before SIGHUP arrives (or instead of it).
+  const onInputClosed = (): void => interrupt('SIGHUP');
   const onData = (chunk: Buffer | string): void => {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     for (const byte of bytes) {
@@ -55,6 +58,9 @@ export function listenForInterrupts(
   if (raw) {
     stdin.setRawMode(true);
     stdin.on('data', onData);
+    stdin.on('end', onInputClosed);
+    // Left in place when listening stops: an unread error would crash the process.
+    stdin.on('error', onInputClosed);
     stdin.resume();
   }
   process.on('SIGINT', onSigint);
@@ -66,6 +72,7 @@ export function listenForInterrupts(
     process.off('SIGHUP', onSighup);
     if (raw) {
       stdin.off('data', onData);
+      stdin.off('end', onInputClosed);
       try {
         stdin.setRawMode(false);
       } catch {
