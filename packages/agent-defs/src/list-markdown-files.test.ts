@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -16,13 +17,36 @@ afterEach(async () => {
 });
 
 describe('listMarkdownFiles', () => {
-  it('lists neither FIFOs nor devices named like agent files', async () => {
+  it('lists neither FIFOs, sockets, devices nor broken links named like agent files, and warns about each', async () => {
     const agents = join(root, 'agents');
     await mkdir(agents);
     execFileSync('mkfifo', [join(agents, 'fifo.md')]);
+    execFileSync('mkfifo', [join(agents, 'notes.txt')]);
     await symlink('/dev/zero', join(agents, 'zero.md'));
-    await writeFile(join(agents, 'real.md'), 'x');
-    expect((await listMarkdownFiles(agents)).files).toEqual([join(agents, 'real.md')]);
+    await symlink(join(agents, 'loop.md'), join(agents, 'loop.md'));
+    await symlink(join(agents, 'gone.md'), join(agents, 'dangling.md'));
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(join(agents, 'socket.md'), resolve));
+    try {
+      await writeFile(join(agents, 'real.md'), 'x');
+      const listed = listMarkdownFiles(agents);
+      expect(listed.files).toEqual([join(agents, 'real.md')]);
+      const reasons = Object.fromEntries(
+        listed.diagnostics.map((diagnostic) => [diagnostic.filePath, diagnostic.reason]),
+      );
+      expect(reasons).toEqual({
+        [join(agents, 'dangling.md')]: expect.stringMatching(/link to a file that does not exist/),
+        [join(agents, 'fifo.md')]: expect.stringMatching(/is a named pipe \(FIFO\)/),
+        [join(agents, 'loop.md')]: expect.stringMatching(/loops back on itself/),
+        [join(agents, 'socket.md')]: expect.stringMatching(/is a socket/),
+        [join(agents, 'zero.md')]: expect.stringMatching(/symbolic link to a device/),
+      });
+      expect(listed.diagnostics.every((diagnostic) => diagnostic.severity === 'warning')).toBe(
+        true,
+      );
+    } finally {
+      server.close();
+    }
   });
 
   it('skips, with a warning, a linked file or directory that leaves the confining directory', async () => {

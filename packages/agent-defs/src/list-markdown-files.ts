@@ -93,21 +93,42 @@ function readEntries(walk: Walk, current: string): Dirent[] | undefined {
   }
 }
 
+/** What a file-system entry that is neither a file nor a directory is, for a diagnostic. */
+function describeSpecial(entry: {
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+}): string {
+  if (entry.isFIFO()) return 'a named pipe (FIFO)';
+  if (entry.isSocket()) return 'a socket';
+  if (entry.isCharacterDevice() || entry.isBlockDevice()) return 'a device';
+  return 'not a regular file';
+}
+
+type Kind = 'file' | 'directory' | { skipped: string } | undefined;
+
 // What a directory entry is, following a symbolic link (once, and only inside the confinement).
-function classify(walk: Walk, entry: Dirent, path: string): 'file' | 'directory' | undefined {
+// An entry that is neither a file nor a directory says why it is skipped.
+function classify(walk: Walk, entry: Dirent, path: string): Kind {
   if (!entry.isSymbolicLink()) {
     if (entry.isDirectory()) return 'directory';
-    return entry.isFile() ? 'file' : undefined;
+    return entry.isFile() ? 'file' : { skipped: `is ${describeSpecial(entry)}` };
   }
   try {
     const target = statSync(path);
     if (target.isDirectory()) return 'directory';
-    if (!target.isFile()) return undefined;
+    if (!target.isFile()) return { skipped: `is a symbolic link to ${describeSpecial(target)}` };
     return walk.confinedRoot !== undefined && escapes(walk, path, realpathSync(path))
       ? undefined
       : 'file';
-  } catch {
-    return undefined; // A dangling link is not an agent.
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code === 'ELOOP') return { skipped: 'is a symbolic link that loops back on itself' };
+    if (isMissing(error)) return { skipped: 'is a symbolic link to a file that does not exist' };
+    return {
+      skipped: `is a symbolic link that could not be followed (${String(code ?? 'error')})`,
+    };
   }
 }
 
@@ -117,7 +138,15 @@ function walkDirectory(walk: Walk, current: string, depth: number): void {
   for (const entry of entries) {
     const path = join(current, entry.name);
     const kind = classify(walk, entry, path);
-    if (kind === 'file' && entry.name.endsWith('.md')) {
+    if (typeof kind === 'object') {
+      // Only an entry that would have been an agent file is worth a word.
+      if (entry.name.endsWith('.md'))
+        walk.diagnostics.push({
+          filePath: path,
+          severity: 'warning',
+          reason: `${kind.skipped}, not an agent file; skipped`,
+        });
+    } else if (kind === 'file' && entry.name.endsWith('.md')) {
       if (walk.files.length >= MAX_AGENT_FILES_PER_DIRECTORY) {
         truncate(
           walk,
@@ -137,7 +166,8 @@ function walkDirectory(walk: Walk, current: string, depth: number): void {
  * Lists `.md` files (the suffix in lower case, as Claude Code requires) under `directory`,
  * recursing into subdirectories, hidden ones included, as Claude Code does. Symbolic links
  * are followed once each, and only inside `confineTo` when it is given; FIFOs, devices and
- * sockets are never listed. At most {@link MAX_AGENT_FILES_PER_DIRECTORY} files and
+ * sockets are never listed (nor opened), and one named `*.md` gets a warning, as does a
+ * `*.md` link that dangles or loops. At most {@link MAX_AGENT_FILES_PER_DIRECTORY} files and
  * {@link MAX_AGENT_SUBDIRECTORIES} directories are taken, {@link MAX_AGENTS_DIRECTORY_DEPTH}
  * levels deep; each limit reached gets one warning. A missing directory gives an empty list.
  * The order is by path, so loading is deterministic.

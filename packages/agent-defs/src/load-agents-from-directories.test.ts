@@ -348,7 +348,14 @@ describe('loadAgentsFromDirectories on broken files', () => {
         source: 'userSettings',
       });
       expect(result.agents.map((agent) => agent.agentType)).toEqual(['hidden', 'a', 'b']);
-      expect(result.diagnostics).toEqual([]);
+      // The loop is no agent and no problem; the link to nothing says why it is not one.
+      expect(result.diagnostics).toEqual([
+        expect.objectContaining({
+          filePath: join(agents, 'dangling.md'),
+          severity: 'warning',
+          reason: expect.stringMatching(/link to a file that does not exist/),
+        }),
+      ]);
     } finally {
       await rm(directory, { recursive: true, force: true });
     }
