@@ -131,6 +131,21 @@ describe('delegate: help, version and usage errors', () => {
     expect(typo.stderr).toContain('unknown field "modle"');
   });
 
+  it('prints a setting holding escape codes as text in the colored table, never as codes', async () => {
+    await mkdir(join(scratch.project, '.delegate'), { recursive: true });
+    // Conceal (ESC [8m) would hide the rest of the line: a cloned repository's settings.
+    await writeFile(
+      join(scratch.project, '.delegate', 'settings.json'),
+      JSON.stringify({ permissions: { deny: ['Bash(curl:*)\u001b[8m hidden'] } }),
+    );
+    const result = await run(['config'], { NO_COLOR: undefined, FORCE_COLOR: '1' });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Bash(curl:*)?[8m hidden');
+    expect(result.stdout).not.toContain('\u001b[8m');
+    // The table is colored all the same (where each setting came from is dim).
+    expect(result.stdout).toContain('\u001b[2m');
+  });
+
   it('shows each effective setting with where it came from, and hides the API key', async () => {
     await mkdir(join(scratch.home, '.delegate'), { recursive: true });
     await writeFile(

@@ -10,7 +10,7 @@ import { readAgentsFlag } from '../session/load-flag-agents.js';
 import { toPermissionRules } from '../session/permission-rules.js';
 import { type IgnoredSetting, resolveConfig } from '../settings/resolve-config.js';
 import { colorsFor } from '../terminal/colors.js';
-import { formatTable, oneLine, printableLines } from '../terminal/format.js';
+import { formatTable, oneLine, printableLines, styled } from '../terminal/format.js';
 
 type Loaded = Awaited<ReturnType<typeof getAgentDefinitionsWithOverrides>>;
 
@@ -120,11 +120,13 @@ export async function agentsListCommand(options: {
   const table = formatTable([
     ['agent', 'source', 'notes', 'model', 'tools (foreground)', 'tools (background)'],
     ...rows.map((row) => [
-      row.active ? row.name : colors.dim(row.name),
+      row.active ? row.name : styled(row.name, colors.dim),
       row.source,
-      [row.overrides, row.deniedBy ? colors.red(`denied by ${row.deniedBy}`) : '']
-        .filter(Boolean)
-        .join('; '),
+      [
+        row.overrides,
+        row.overrides && row.deniedBy ? '; ' : '',
+        styled(row.deniedBy ? `denied by ${row.deniedBy}` : '', colors.red),
+      ],
       row.model,
       oneLine(row.tools.foreground.join(', ') || '(none)', Math.max(20, Math.floor(width / 4))),
       oneLine(row.tools.background.join(', ') || '(none)', Math.max(20, Math.floor(width / 4))),

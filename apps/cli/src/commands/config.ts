@@ -4,7 +4,7 @@ import { type EffectiveConfig, type Sourced, resolveConfig } from '../settings/r
 import { settingsPaths } from '../settings/load-settings.js';
 import { colorsFor } from '../terminal/colors.js';
 import { type RunFlags, configFlags } from './run-flags.js';
-import { formatTable } from '../terminal/format.js';
+import { formatTable, styled } from '../terminal/format.js';
 
 function origin(sourced: Sourced<unknown>): string {
   return sourced.where ? `${sourced.origin} (${sourced.where})` : sourced.origin;
@@ -127,7 +127,7 @@ export async function configCommand(options: {
   const colors = colorsFor(io.stdout, io.env);
   const table = formatTable([
     ['setting', 'value', 'from'],
-    ...rows.map((row) => [row.setting, String(row.value), colors.dim(row.origin)]),
+    ...rows.map((row) => [row.setting, String(row.value), styled(row.origin, colors.dim)]),
   ]);
   io.stdout.write(`${table.join('\n')}\n\nSettings files:\n`);
   for (const file of files)

@@ -56,50 +56,58 @@ export function oneLine(text: string, width: number): string {
   return `${characters.slice(0, Math.max(0, width - 1)).join('')}…`;
 }
 
-/** Pads or cuts every cell so the columns line up (control characters in a cell show as `?`); the first row is the header. */
+/** Text of a table cell shown in a color (`colors.dim`, say): the color is applied after the text is made printable. */
+export type StyledText = { readonly text: string; readonly color: (text: string) => string };
+
+/** A table cell: text, colored text, or a run of both (`['a; ', { text: 'b', color }]`). */
+export type TableCell = string | StyledText | readonly (string | StyledText)[];
+
+/** Colors `text` with `color` in a table cell; see {@link TableCell}. */
+export function styled(text: string, color: (text: string) => string): StyledText {
+  return { text, color };
+}
+
+/** A cell as shown (printable, colored) and its width on screen. */
+function renderCell(cell: TableCell): { shown: string; width: number } {
+  const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
+  let shown = '';
+  let width = 0;
+  for (const part of parts as readonly (string | StyledText)[]) {
+    const text = printable(typeof part === 'string' ? part : part.text);
+    width += text.length;
+    shown += typeof part === 'string' || text === '' ? text : part.color(text);
+  }
+  return { shown, width };
+}
+
+/**
+ * Pads every cell so the columns line up; the first row is the header. Cells hold names,
+ * values and paths from files (a cloned repository's settings or memory folders, say), so
+ * each cell's text is made {@link printable} (every control character, escape sequences
+ * included, shows as `?`); a color is given as a {@link StyledText} cell, never as escape
+ * codes inside the text.
+ */
 export function formatTable(
-  rows: readonly (readonly string[])[],
+  rows: readonly (readonly TableCell[])[],
   options: { rightAlign?: readonly number[] } = {},
 ): string[] {
-  // Cells hold names and paths from files (a folder of a cloned repository's memory, say):
-  // their control characters show as `?`; only color sequences pass.
-  rows = rows.map((row) => row.map(printableKeepingColors));
+  const rendered = rows.map((row) => row.map(renderCell));
   const widths: number[] = [];
-  for (const row of rows) {
+  for (const row of rendered) {
     row.forEach((cell, index) => {
-      widths[index] = Math.max(widths[index] ?? 0, visibleLength(cell));
+      widths[index] = Math.max(widths[index] ?? 0, cell.width);
     });
   }
   const right = new Set(options.rightAlign ?? []);
-  return rows.map((row) =>
+  return rendered.map((row) =>
     row
       .map((cell, index) => {
-        const pad = ' '.repeat((widths[index] ?? 0) - visibleLength(cell));
-        return right.has(index) ? pad + cell : cell + pad;
+        const pad = ' '.repeat((widths[index] ?? 0) - cell.width);
+        return right.has(index) ? pad + cell.shown : cell.shown + pad;
       })
       .join('  ')
       .trimEnd(),
   );
-}
-
-// ANSI color sequences take no room on screen.
-// eslint-disable-next-line no-control-regex
-const ANSI = /\u001b\[[0-9;]*m/g;
-
-/** `text` as {@link printable}, except for the color sequences (`ESC [ … m`) it holds. */
-function printableKeepingColors(text: string): string {
-  let result = '';
-  let last = 0;
-  for (const match of text.matchAll(ANSI)) {
-    result += printable(text.slice(last, match.index)) + match[0];
-    last = match.index + match[0].length;
-  }
-  return result + printable(text.slice(last));
-}
-
-/** Length of `text` on screen (color escapes excluded). */
-export function visibleLength(text: string): number {
-  return text.replace(ANSI, '').length;
 }
 
 /** `HH:MM:SS.mmm` of an ISO 8601 time (UTC). */
