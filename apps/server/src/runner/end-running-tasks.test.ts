@@ -100,4 +100,30 @@ describe('tasks of a process that stopped', () => {
     await expectRunningTasksKilled(/stopped answering/);
     expect((await store.getRun(run.id))?.status).toBe('failed');
   });
+
+  it.each(['resumed', 'messaged'])(
+    'ends them killed when an interrupted run that still has them (stored by an earlier build) is %s',
+    async (how) => {
+      // An earlier build marked the run interrupted and left its tasks running.
+      await store.transitionRun({
+        runId: run.id,
+        from: ['running'],
+        patch: { status: 'interrupted', pending: null },
+      });
+      const service = new RunService({
+        store,
+        hub,
+        queue: new InProcessRunQueue({ concurrency: 1 }),
+        executor: undefined,
+        logger: pino({ level: 'silent' }),
+        workspaceRoots: [directory],
+        dataDir: directory,
+        redact: (value) => value,
+      });
+      if (how === 'resumed') await service.resume(run.id, undefined);
+      else await service.sendMessage(run.id, 'go on');
+      await expectRunningTasksKilled(/server stopped/);
+      expect((await store.getRun(run.id))?.status).toBe('queued');
+    },
+  );
 });

@@ -422,6 +422,15 @@ export class RunService {
       patch: { status: 'queued', pending: options.input, error: null },
     });
     if (!run) throw conflict(options.refusal((await this.store.getRun(options.runId)) ?? existing));
+    // The process of an interrupted run is gone, so a task still `running` is stale: one the
+    // run was interrupted with before restarts ended tasks (stored by an earlier build).
+    if (existing.status === 'interrupted')
+      await endRunningTasks({
+        store: this.store,
+        hub: this.hub,
+        runId: run.id,
+        reason: TASK_INTERRUPTED_MESSAGE,
+      });
     if (options.input.kind === 'resume') this.executor?.dropIdle(run.id);
     await this.queueTurn(run);
     return run;
