@@ -52,7 +52,7 @@ async function crashDuringBackgroundBash(): Promise<{
 function killWhen(
   args: readonly string[],
   until: RegExp,
-  signal: 'SIGKILL' | 'SIGINT' | 'SIGTERM' = 'SIGKILL',
+  signal: 'SIGKILL' | 'SIGINT' | 'SIGTERM' | 'SIGHUP' = 'SIGKILL',
 ): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI_BIN, ...args], {
@@ -185,22 +185,62 @@ describe('delegate run --resume after the earlier process was SIGKILLed', () => 
     expect(main).not.toContain('status: failed');
   }, 60_000);
 
-  it('says how a SIGTERM stop ended a background agent, too', async () => {
+  it.each([
+    ['SIGTERM', /error: Stopped by SIGTERM at \d\d:\d\d:\d\d UTC, before it finished\./],
+    [
+      'SIGHUP',
+      /error: Stopped: the terminal closed \(SIGHUP\) at \d\d:\d\d:\d\d UTC, before it finished\./,
+    ],
+  ] as const)(
+    'says how a %s stop ended a background agent, too',
+    async (signal, said) => {
+      const transcripts = join(scratch.root, 'transcripts');
+      const common = ['--sim', policy('background'), '--transcript-dir', transcripts];
+      const stderr = await killWhen(
+        ['run', ...common, '--permission-mode', 'bypassPermissions', 'bg 5'],
+        / (a[0-9a-f]+) tool Bash/,
+        signal,
+      );
+      const sessionId = /session ([0-9a-f-]{36})/.exec(stderr)![1]!;
+      const resumed = await runCli(
+        ['run', ...common, '--resume', sessionId, '--output-format', 'json', 'what happened?'],
+        { cwd: scratch.project, home: scratch.home },
+      );
+      expect((JSON.parse(resumed.stdout) as { result: string }).result).toBe('notified: killed');
+      const main = await readFile(join(transcripts, `${sessionId}.jsonl`), 'utf8');
+      expect(main).toMatch(said);
+    },
+    60_000,
+  );
+
+  it('says that a background agent stopped because its run ended first (out of turns)', async () => {
     const transcripts = join(scratch.root, 'transcripts');
     const common = ['--sim', policy('background'), '--transcript-dir', transcripts];
-    const stderr = await killWhen(
-      ['run', ...common, '--permission-mode', 'bypassPermissions', 'bg 5'],
-      / (a[0-9a-f]+) tool Bash/,
-      'SIGTERM',
+    // One turn: the main agent starts the agent, then has no turn left to wait for it.
+    const first = await runCli(
+      [
+        'run',
+        ...common,
+        '--permission-mode',
+        'bypassPermissions',
+        '--max-turns',
+        '1',
+        '--output-format',
+        'json',
+        'bg 30',
+      ],
+      { cwd: scratch.project, home: scratch.home },
     );
-    const sessionId = /session ([0-9a-f-]{36})/.exec(stderr)![1]!;
+    const { session_id: sessionId } = JSON.parse(first.stdout) as { session_id: string };
     const resumed = await runCli(
       ['run', ...common, '--resume', sessionId, '--output-format', 'json', 'what happened?'],
       { cwd: scratch.project, home: scratch.home },
     );
     expect((JSON.parse(resumed.stdout) as { result: string }).result).toBe('notified: killed');
     const main = await readFile(join(transcripts, `${sessionId}.jsonl`), 'utf8');
-    expect(main).toMatch(/error: Stopped by SIGTERM at \d\d:\d\d:\d\d UTC, before it finished\./);
+    expect(main).toMatch(
+      /error: Stopped because the run ended \(max turns\) at \d\d:\d\d:\d\d UTC, before it finished\./,
+    );
   }, 60_000);
 
   it('tells the main agent that a foreground agent cut by the crash will not report, instead of to wait for it', async () => {

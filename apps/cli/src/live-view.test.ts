@@ -444,4 +444,40 @@ describe('the interactive session and background work', () => {
       ]),
     );
   });
+
+  it('ends on Ctrl-D, stopping a background agent, and records how for a later --resume', async () => {
+    expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
+    const background = `21.${String(process.pid).padStart(5, '0')}`;
+    const { screen, exitCode } = startInPane(
+      `--sim ${JSON.stringify(policy('background'))} --allowed-tools 'Bash(sleep:*)'`,
+      40,
+    );
+    await waitFor('the prompt', () =>
+      screen().includes('/help lists commands') ? true : undefined,
+    );
+    const sessionId = /session ([0-9a-f-]{36})/.exec(screen())![1]!;
+    tmux('send-keys', '-t', session, `bg ${background}`, 'Enter');
+    await waitFor(
+      'the sleeping background agent',
+      () => processesWith(`sleep ${background}`).length > 0 || undefined,
+    );
+    tmux('send-keys', '-t', session, 'C-d');
+    expect(await exitCode()).toBe('0');
+    await waitFor(
+      'no sleeping child left',
+      () => processesWith(`sleep ${background}`).length === 0 || undefined,
+      5_000,
+    );
+    const record = JSON.parse(
+      readFileSync(
+        join(scratch.home, '.delegate', 'transcripts', sessionId, 'stopped-agents.json'),
+        'utf8',
+      ),
+    ) as Record<string, string>;
+    expect(Object.values(record)).toEqual([
+      expect.stringMatching(
+        /^Stopped: the interactive session ended \(Ctrl-D\) at \d\d:\d\d:\d\d UTC, before it finished\.$/,
+      ),
+    ]);
+  });
 });

@@ -182,8 +182,11 @@ class InteractiveSession {
     if (this.exiting) return;
     this.busy = true;
     this.interrupted = false;
-    if (prompt !== '') this.holdNotifications = false;
-    if (prompt !== '') this.screen.print(`${this.colors.cyan('›')} ${prompt}`);
+    if (prompt !== '') {
+      // The person spoke: notifications held since a Ctrl-C go with this turn.
+      this.holdNotifications = false;
+      this.screen.print(`${this.colors.cyan('›')} ${prompt}`);
+    }
     this.screen.setStatus('');
     const result = await runTurn({
       cli: this.cli,
