@@ -271,17 +271,44 @@ describe('the interactive session and approvals', () => {
   });
 });
 
+/** The interactive session on the `background` policy, once its prompt shows. */
+async function startBackgroundSession(
+  rows: number,
+): Promise<{ screen: () => string; exitCode: () => Promise<string>; sessionId: string }> {
+  const pane = startInPane(
+    `--sim ${JSON.stringify(policy('background'))} --allowed-tools 'Bash(sleep:*)'`,
+    rows,
+  );
+  await waitFor('the prompt', () =>
+    pane.screen().includes('/help lists commands') ? true : undefined,
+  );
+  return { ...pane, sessionId: /session ([0-9a-f-]{36})/.exec(pane.screen())![1]! };
+}
+
+/** Asks for a background agent that runs `sleep <seconds>`, and waits for the sleep. */
+async function startSleepingBackgroundAgent(seconds: string): Promise<void> {
+  tmux('send-keys', '-t', session, `bg ${seconds}`, 'Enter');
+  await waitFor(
+    'the sleeping background agent',
+    () => processesWith(`sleep ${seconds}`).length > 0 || undefined,
+  );
+}
+
+/** How the session's stops ended its background agents (`stopped-agents.json`), by agent. */
+function stopRecord(sessionId: string): Record<string, string> {
+  return JSON.parse(
+    readFileSync(
+      join(scratch.home, '.delegate', 'transcripts', sessionId, 'stopped-agents.json'),
+      'utf8',
+    ),
+  ) as Record<string, string>;
+}
+
 describe('the interactive session and background work', () => {
   it('lists commands and agents, starts a turn on a notification while the person types, and moves and stops agents by id', async () => {
     expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
     const seconds = `27.${String(process.pid).padStart(5, '0')}`;
-    const { screen, exitCode } = startInPane(
-      `--sim ${JSON.stringify(policy('background'))} --allowed-tools 'Bash(sleep:*)'`,
-      50,
-    );
-    await waitFor('the prompt', () =>
-      screen().includes('/help lists commands') ? true : undefined,
-    );
+    const { screen, exitCode } = await startBackgroundSession(50);
 
     tmux('send-keys', '-t', session, '/help', 'Enter');
     await waitFor('the command list', () =>
@@ -349,13 +376,7 @@ describe('the interactive session and background work', () => {
   it('delivers, in the session that goes on after Ctrl-C, a notification the stop left undelivered', async () => {
     expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
     const seconds = `26.${String(process.pid).padStart(5, '0')}`;
-    const { screen, exitCode } = startInPane(
-      `--sim ${JSON.stringify(policy('background'))} --allowed-tools 'Bash(sleep:*)'`,
-      50,
-    );
-    await waitFor('the prompt', () =>
-      screen().includes('/help lists commands') ? true : undefined,
-    );
+    const { screen, exitCode } = await startBackgroundSession(50);
     tmux('send-keys', '-t', session, 'bg 0.5', 'Enter');
     await waitFor('the Agent call to return', () =>
       screen().includes('main agent: the Agent call returned') ? true : undefined,
@@ -392,19 +413,8 @@ describe('the interactive session and background work', () => {
     expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
     const background = `23.${String(process.pid).padStart(5, '0')}`;
     const foreground = `22.${String(process.pid).padStart(5, '0')}`;
-    const { screen, exitCode } = startInPane(
-      `--sim ${JSON.stringify(policy('background'))} --allowed-tools 'Bash(sleep:*)'`,
-      50,
-    );
-    await waitFor('the prompt', () =>
-      screen().includes('/help lists commands') ? true : undefined,
-    );
-    const sessionId = /session ([0-9a-f-]{36})/.exec(screen())![1]!;
-    tmux('send-keys', '-t', session, `bg ${background}`, 'Enter');
-    await waitFor(
-      'the sleeping background agent',
-      () => processesWith(`sleep ${background}`).length > 0 || undefined,
-    );
+    const { screen, exitCode, sessionId } = await startBackgroundSession(50);
+    await startSleepingBackgroundAgent(background);
     // Ctrl-C stops everything while a turn runs: the foreground agent and the background one.
     tmux('send-keys', '-t', session, `fg ${foreground}`, 'Enter');
     await waitFor(
@@ -424,20 +434,10 @@ describe('the interactive session and background work', () => {
       screen().includes('notified: killed') ? true : undefined,
     );
     // Leaving the session stops a background agent too, and records how for a later --resume.
-    tmux('send-keys', '-t', session, `bg ${background}`, 'Enter');
-    await waitFor(
-      'the second background agent',
-      () => processesWith(`sleep ${background}`).length > 0 || undefined,
-    );
+    await startSleepingBackgroundAgent(background);
     tmux('send-keys', '-t', session, '/exit', 'Enter');
     expect(await exitCode()).toBe('0');
-    const record = JSON.parse(
-      readFileSync(
-        join(scratch.home, '.delegate', 'transcripts', sessionId, 'stopped-agents.json'),
-        'utf8',
-      ),
-    ) as Record<string, string>;
-    expect(Object.values(record)).toEqual(
+    expect(Object.values(stopRecord(sessionId))).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^Stopped by Ctrl-C at /),
         expect.stringMatching(/^Stopped: the interactive session ended \(\/exit\) at /),
@@ -448,19 +448,8 @@ describe('the interactive session and background work', () => {
   it('ends on Ctrl-D, stopping a background agent, and records how for a later --resume', async () => {
     expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
     const background = `21.${String(process.pid).padStart(5, '0')}`;
-    const { screen, exitCode } = startInPane(
-      `--sim ${JSON.stringify(policy('background'))} --allowed-tools 'Bash(sleep:*)'`,
-      40,
-    );
-    await waitFor('the prompt', () =>
-      screen().includes('/help lists commands') ? true : undefined,
-    );
-    const sessionId = /session ([0-9a-f-]{36})/.exec(screen())![1]!;
-    tmux('send-keys', '-t', session, `bg ${background}`, 'Enter');
-    await waitFor(
-      'the sleeping background agent',
-      () => processesWith(`sleep ${background}`).length > 0 || undefined,
-    );
+    const { exitCode, sessionId } = await startBackgroundSession(40);
+    await startSleepingBackgroundAgent(background);
     tmux('send-keys', '-t', session, 'C-d');
     expect(await exitCode()).toBe('0');
     await waitFor(
@@ -468,13 +457,7 @@ describe('the interactive session and background work', () => {
       () => processesWith(`sleep ${background}`).length === 0 || undefined,
       5_000,
     );
-    const record = JSON.parse(
-      readFileSync(
-        join(scratch.home, '.delegate', 'transcripts', sessionId, 'stopped-agents.json'),
-        'utf8',
-      ),
-    ) as Record<string, string>;
-    expect(Object.values(record)).toEqual([
+    expect(Object.values(stopRecord(sessionId))).toEqual([
       expect.stringMatching(
         /^Stopped: the interactive session ended \(Ctrl-D\) at \d\d:\d\d:\d\d UTC, before it finished\.$/,
       ),

@@ -2,14 +2,17 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { FORCE_WINDOW_MS, listenForInterrupts } from './interrupt-keys.js';
 
+/** Keyboard input of a terminal in raw mode, as far as `listenForInterrupts` looks. */
+function rawTerminal(): PassThrough {
+  const input = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => input });
+  return input;
+}
+
 describe('listenForInterrupts', () => {
   it('stops on the first Ctrl-C and forces only on a second one within the window', () => {
     let now = 0;
     const calls: string[] = [];
-    const stdin = Object.assign(new PassThrough(), {
-      isTTY: true,
-      setRawMode: () => stdin,
-    }) as unknown as NodeJS.ReadStream;
+    const stdin = rawTerminal() as unknown as NodeJS.ReadStream;
     const stop = listenForInterrupts(
       stdin,
       {
@@ -58,11 +61,8 @@ describe('listenForInterrupts', () => {
     ['fails to be read (EIO)', (stdin: PassThrough) => stdin.emit('error', new Error('read EIO'))],
   ])('counts a raw terminal whose input %s as SIGHUP, once', (_how, close) => {
     const calls: string[] = [];
-    const input = new PassThrough();
-    const stdin = Object.assign(input, {
-      isTTY: true,
-      setRawMode: () => stdin,
-    }) as unknown as NodeJS.ReadStream;
+    const input = rawTerminal();
+    const stdin = input as unknown as NodeJS.ReadStream;
     const stop = listenForInterrupts(
       stdin,
       {

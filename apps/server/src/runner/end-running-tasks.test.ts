@@ -52,6 +52,20 @@ describe('tasks of a process that stopped', () => {
     await rm(directory, { recursive: true, force: true });
   });
 
+  /** A service over the test's store, with no executor: nothing runs what it queues. */
+  function newService(): RunService {
+    return new RunService({
+      store,
+      hub,
+      queue: new InProcessRunQueue({ concurrency: 1 }),
+      executor: undefined,
+      logger: pino({ level: 'silent' }),
+      workspaceRoots: [directory],
+      dataDir: directory,
+      redact: (value) => value,
+    });
+  }
+
   async function expectRunningTasksKilled(reason: RegExp): Promise<void> {
     const tasks = await store.listTasks(run.id);
     expect(tasks.map((item) => [item.taskId, item.status])).toEqual([
@@ -72,16 +86,7 @@ describe('tasks of a process that stopped', () => {
   }
 
   it('ends them killed, with an event each, when a restart marks the run interrupted', async () => {
-    const service = new RunService({
-      store,
-      hub,
-      queue: new InProcessRunQueue({ concurrency: 1 }),
-      executor: undefined,
-      logger: pino({ level: 'silent' }),
-      workspaceRoots: [directory],
-      dataDir: directory,
-      redact: (value) => value,
-    });
+    const service = newService();
     expect((await service.recover()).interrupted).toEqual([run.id]);
     await expectRunningTasksKilled(/server stopped/);
     // Before the run's final status, which ends a follower's stream.
@@ -110,16 +115,7 @@ describe('tasks of a process that stopped', () => {
         from: ['running'],
         patch: { status: 'interrupted', pending: null },
       });
-      const service = new RunService({
-        store,
-        hub,
-        queue: new InProcessRunQueue({ concurrency: 1 }),
-        executor: undefined,
-        logger: pino({ level: 'silent' }),
-        workspaceRoots: [directory],
-        dataDir: directory,
-        redact: (value) => value,
-      });
+      const service = newService();
       if (how === 'resumed') await service.resume(run.id, undefined);
       else await service.sendMessage(run.id, 'go on');
       await expectRunningTasksKilled(/server stopped/);
