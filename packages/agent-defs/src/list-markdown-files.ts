@@ -24,7 +24,11 @@ export type ListMarkdownFilesOptions = {
 export type MarkdownFileList = {
   /** Paths of `.md` files, sorted by path. */
   files: string[];
-  /** Directories that could not be read, links that leave the confining directory, caps reached. */
+  /**
+   * Directories that could not be read, links that leave the confining directory, `*.md`
+   * entries that are not files (a FIFO, a socket, a device, a link that dangles or loops),
+   * caps reached.
+   */
   diagnostics: AgentDiagnostic[];
 };
 
@@ -103,7 +107,7 @@ function describeSpecial(entry: {
   if (entry.isFIFO()) return 'a named pipe (FIFO)';
   if (entry.isSocket()) return 'a socket';
   if (entry.isCharacterDevice() || entry.isBlockDevice()) return 'a device';
-  return 'not a regular file';
+  return 'neither a file nor a directory';
 }
 
 type Kind = 'file' | 'directory' | { skipped: string } | undefined;

@@ -192,6 +192,45 @@ describe('Bash', () => {
     }
     expect(tool.isReadOnly()).toBe(false);
   });
+  it.each(['crashes', 'exits'])(
+    'kills a foreground command and what it started when the host process %s while it runs',
+    async (verb) => {
+      const how = verb === 'crashes' ? 'crash' : 'exit';
+      const fixture = fileURLToPath(
+        new URL('./__fixtures__/crash-with-foreground-command.ts', import.meta.url),
+      );
+      const { code, stdout, stderr } = await promisify(execFile)(
+        process.execPath,
+        ['--import', 'tsx', fixture, how, directory],
+        {
+          cwd: fileURLToPath(new URL('..', import.meta.url)),
+          env: {
+            ...process.env,
+            TSX_TSCONFIG_PATH: fileURLToPath(
+              new URL('../../../tsconfig.source.json', import.meta.url),
+            ),
+          },
+        },
+      ).then(
+        (done) => ({ ...done, code: 0 }),
+        // A crash exits with code 1: execFile rejects, and the error still holds the output.
+        (error: { code?: number; stdout?: string; stderr?: string }) => ({
+          code: error.code,
+          stdout: error.stdout ?? '',
+          stderr: error.stderr ?? '',
+        }),
+      );
+      if (verb === 'crashes') {
+        expect(code).toBe(1);
+        expect(stderr).toContain('the host crashed while its command ran');
+      } else {
+        expect(code).toBe(0);
+      }
+      const grandchild = Number(stdout.trim());
+      expect(grandchild).toBeGreaterThan(0);
+      expect(await allGone([grandchild])).toBe(true);
+    },
+  );
 });
 
 describe('Bash in the background', () => {
@@ -282,36 +321,6 @@ describe('Bash in the background', () => {
     expect(pids).toHaveLength(2);
     expect(await allGone(pids)).toBe(true);
   });
-
-  it.each(['crashes', 'exits'])(
-    'kills a foreground command and what it started when the host process %s while it runs',
-    async (verb) => {
-      const how = verb === 'crashes' ? 'crash' : 'exit';
-      const fixture = fileURLToPath(
-        new URL('./__fixtures__/crash-with-foreground-command.ts', import.meta.url),
-      );
-      // A crash exits with code 1: execFile rejects, and the error still holds stdout.
-      const { stdout } = await promisify(execFile)(
-        process.execPath,
-        ['--import', 'tsx', fixture, how, directory],
-        {
-          cwd: fileURLToPath(new URL('..', import.meta.url)),
-          env: {
-            ...process.env,
-            TSX_TSCONFIG_PATH: fileURLToPath(
-              new URL('../../../tsconfig.source.json', import.meta.url),
-            ),
-          },
-        },
-      ).catch((error: { stdout?: string; stderr?: string }) => {
-        expect(error.stderr).toContain('the host crashed while its command ran');
-        return { stdout: error.stdout ?? '' };
-      });
-      const grandchild = Number(stdout.trim());
-      expect(grandchild).toBeGreaterThan(0);
-      expect(await allGone([grandchild])).toBe(true);
-    },
-  );
 
   it('marks a failing command failed with its exit code', async () => {
     const store = createAppStateStore();

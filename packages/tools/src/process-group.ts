@@ -13,25 +13,26 @@ export function isProcessGroupAlive(pid: number): boolean {
   return killProcessGroup(pid, 0 as unknown as NodeJS.Signals);
 }
 
-/** Groups that {@link stopGroupAtExit} stops if the host process exits while they run. */
-const groupsToStopAtExit = new Set<number>();
+/** Each running command's registration (its own object: a pid may be reused by the next one). */
+const groupsToStopAtExit = new Set<{ readonly pid: number }>();
 
 function stopGroupsAtExit(): void {
-  for (const pid of groupsToStopAtExit) killProcessGroup(pid, 'SIGKILL');
+  for (const { pid } of groupsToStopAtExit) killProcessGroup(pid, 'SIGKILL');
 }
 
 /**
  * Kills the process group led by `pid` with SIGKILL if the host process exits first (a call
- * to `process.exit`, or a crash: Node emits `exit` after an uncaught exception too), so a
- * command started in its own group never outlives the process that waited for it. Only a
- * SIGKILL of the host itself escapes this. Returns the function that forgets the group, to
- * call once it has ended.
+ * to `process.exit`, or an uncaught exception: Node emits `exit` after one too), so a command
+ * started in its own group does not outlive the process that waited for it. A host ended by
+ * a signal it does not handle (SIGKILL, say) runs no `exit` listener, so that still escapes.
+ * Returns the function that forgets this registration, to call once the group has ended.
  */
 export function stopGroupAtExit(pid: number): () => void {
+  const registration = { pid };
   if (groupsToStopAtExit.size === 0) process.on('exit', stopGroupsAtExit);
-  groupsToStopAtExit.add(pid);
+  groupsToStopAtExit.add(registration);
   return () => {
-    if (!groupsToStopAtExit.delete(pid)) return;
+    if (!groupsToStopAtExit.delete(registration)) return;
     if (groupsToStopAtExit.size === 0) process.off('exit', stopGroupsAtExit);
   };
 }

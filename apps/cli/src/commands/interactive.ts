@@ -313,7 +313,8 @@ class InteractiveSession {
   /**
    * SIGTERM, or SIGHUP (the terminal closed, also when its input ends first): every agent and
    * shell command stops, then the session exits with the signal's code, rather than leaving
-   * them running without it. A second call only waits for the first.
+   * them running without it. A later call changes nothing: the first one's note and exit
+   * code stand.
    */
   stopBySignal(code: ExitCode): void {
     const why = code === EXIT_CODES.hangup ? 'the terminal closed (SIGHUP)' : 'SIGTERM';

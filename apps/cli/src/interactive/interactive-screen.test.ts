@@ -35,12 +35,15 @@ describe('InteractiveScreen', () => {
     }
   });
 
-  it('tells the session when its input can no longer be read, also after it stopped, instead of crashing', async () => {
+  it('tells the session when its input can no longer be read instead of crashing, and nothing once stopped', async () => {
     const { stdin, screen, closed } = terminal();
     await screen.start();
     stdin.emit('error', Object.assign(new Error('read EIO'), { code: 'EIO' }));
     expect(closed).toEqual(['closed']);
     screen.stop();
+    // The session has exited by then: an error or an end changes nothing, and crashes nothing.
     expect(() => stdin.emit('error', new Error('read EIO'))).not.toThrow();
+    stdin.emit('end');
+    expect(closed).toEqual(['closed']);
   });
 });

@@ -1,4 +1,5 @@
 import { emitKeypressEvents } from 'node:readline';
+import { keepInputErrorsQuiet } from '../live/interrupt-keys.js';
 import { FRAME_MS, renderTree } from '../live/render-tree.js';
 import type { Colors } from '../terminal/colors.js';
 import type { AgentTree } from '../usage/agent-tree.js';
@@ -58,8 +59,8 @@ export class InteractiveScreen {
     this.options.stdin.setRawMode(true);
     this.options.stdin.on('keypress', this.onKeypress);
     this.options.stdin.on('end', this.onInputClosed);
-    // Stays after `stop`: an unread error would crash the process before its agents stop.
     this.options.stdin.on('error', this.onInputClosed);
+    keepInputErrorsQuiet(this.options.stdin);
     this.options.stdin.resume();
     this.timer = setInterval(() => this.render(), FRAME_MS);
     this.render();
@@ -113,6 +114,7 @@ export class InteractiveScreen {
     if (this.timer) clearInterval(this.timer);
     this.options.stdin.off('keypress', this.onKeypress);
     this.options.stdin.off('end', this.onInputClosed);
+    this.options.stdin.off('error', this.onInputClosed);
     try {
       this.options.stdin.setRawMode(false);
     } catch {

@@ -81,4 +81,30 @@ describe('listenForInterrupts', () => {
     // An error after listening stopped does not crash the process either.
     expect(() => input.emit('error', new Error('read EIO'))).not.toThrow();
   });
+
+  it('does nothing on an input error once listening stopped, and never crashes on one', () => {
+    const calls: string[] = [];
+    const input = rawTerminal();
+    const stop = listenForInterrupts(
+      input as unknown as NodeJS.ReadStream,
+      {
+        onInterrupt: (signal) => calls.push(`interrupt ${signal}`),
+        onForce: () => calls.push('force'),
+      },
+      { raw: true },
+    );
+    stop();
+    expect(() => input.emit('error', new Error('read EIO'))).not.toThrow();
+    input.emit('end');
+    expect(calls).toEqual([]);
+    // Listening again and again adds no listener that stays.
+    for (let round = 0; round < 3; round++) {
+      listenForInterrupts(
+        input as unknown as NodeJS.ReadStream,
+        { onInterrupt: () => undefined, onForce: () => undefined },
+        { raw: true },
+      )();
+    }
+    expect(input.listenerCount('error')).toBe(1);
+  });
 });

@@ -8,6 +8,19 @@ export type InterruptHandlers = {
   onBackground?: () => void;
 };
 
+function ignoreInputError(): void {
+  // The terminal is gone; whoever still listens has stopped what runs.
+}
+
+/**
+ * Gives `stdin` one listener that drops its errors (once, however often it is called): an
+ * `EIO` after the terminal closed must not crash the process while it stops its agents, also
+ * after the listeners that act on it are gone.
+ */
+export function keepInputErrorsQuiet(stdin: NodeJS.ReadStream): void {
+  if (!stdin.listeners('error').includes(ignoreInputError)) stdin.on('error', ignoreInputError);
+}
+
 /** The signals that stop a run. */
 export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
 
@@ -46,7 +59,10 @@ export function listenForInterrupts(
   const onSighup = (): void => interrupt('SIGHUP');
   // A raw-mode terminal sends Ctrl-D as a key: its input ending, or failing (EIO), means the
   // terminal closed, often a moment before SIGHUP arrives (or instead of it).
-  const onInputClosed = (): void => interrupt('SIGHUP');
+  let listening = true;
+  const onInputClosed = (): void => {
+    if (listening) interrupt('SIGHUP');
+  };
   const onData = (chunk: Buffer | string): void => {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     for (const byte of bytes) {
@@ -59,20 +75,22 @@ export function listenForInterrupts(
     stdin.setRawMode(true);
     stdin.on('data', onData);
     stdin.on('end', onInputClosed);
-    // Left in place when listening stops: an unread error would crash the process.
     stdin.on('error', onInputClosed);
+    keepInputErrorsQuiet(stdin);
     stdin.resume();
   }
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigterm);
   process.on('SIGHUP', onSighup);
   return () => {
+    listening = false;
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigterm);
     process.off('SIGHUP', onSighup);
     if (raw) {
       stdin.off('data', onData);
       stdin.off('end', onInputClosed);
+      stdin.off('error', onInputClosed);
       try {
         stdin.setRawMode(false);
       } catch {

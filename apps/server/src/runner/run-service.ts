@@ -424,13 +424,19 @@ export class RunService {
     if (!run) throw conflict(options.refusal((await this.store.getRun(options.runId)) ?? existing));
     // The process of an interrupted run is gone, so a task still `running` is stale: one the
     // run was interrupted with before restarts ended tasks (stored by an earlier build).
+    // It is queued now: a failure here must not keep its turn from being queued.
     if (existing.status === 'interrupted')
       await endRunningTasks({
         store: this.store,
         hub: this.hub,
         runId: run.id,
         reason: TASK_INTERRUPTED_MESSAGE,
-      });
+      }).catch((error: unknown) =>
+        this.logger.warn(
+          { runId: run.id, err: error },
+          'could not end the tasks an interrupted run left running',
+        ),
+      );
     if (options.input.kind === 'resume') this.executor?.dropIdle(run.id);
     await this.queueTurn(run);
     return run;
