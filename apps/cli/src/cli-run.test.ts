@@ -946,6 +946,55 @@ describe('delegate run', () => {
     expect(refused.stderr).toContain('transport "http" is not supported');
   });
 
+  it('gives a sub-agent the MCP server its own file defines, for its run only', async () => {
+    const server = fileURLToPath(
+      new URL('../../../packages/tools/src/__fixtures__/mcp-test-server.mjs', import.meta.url),
+    );
+    const agents = join(scratch.home, '.claude', 'agents');
+    await mkdir(agents, { recursive: true });
+    await writeFile(
+      join(agents, 'echoer.md'),
+      [
+        '---',
+        'name: echoer',
+        'description: Echoes through its own MCP server',
+        'tools: Read',
+        'mcpServers:',
+        '  - echo:',
+        `      command: ${JSON.stringify(process.execPath)}`,
+        `      args: [${JSON.stringify(server)}]`,
+        '---',
+        'You echo.',
+      ].join('\n'),
+    );
+    const result = await run([
+      'run',
+      '--sim',
+      policy('own-mcp'),
+      '--allowed-tools',
+      'mcp__echo__echo',
+      '--output-format',
+      'json',
+      'echo through the sub-agent',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect((JSON.parse(result.stdout) as { result: string }).result).toBe(
+      'The sub-agent said: echoed: from its own server',
+    );
+    expect(result.stderr).not.toMatch(/MCP_SERVER|could not start/);
+    // The server stopped with the agent's run: nothing of it is left once the CLI exits.
+    const left = readdirSync('/proc').filter((entry) => {
+      try {
+        if (!/^\d+$/.test(entry)) return false;
+        const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0];
+        return state !== 'Z' && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(server);
+      } catch {
+        return false;
+      }
+    });
+    expect(left).toEqual([]);
+  });
+
   it('starts the MCP servers an --agent file defines and refuses to run without the ones it requires', async () => {
     const server = fileURLToPath(
       new URL('../../../packages/tools/src/__fixtures__/mcp-test-server.mjs', import.meta.url),

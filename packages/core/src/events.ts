@@ -191,13 +191,14 @@ export const AgentNotificationEvent = z.object({
 
 /**
  * Something about a sub-agent is not as its definition asks (a part Delegate does not
- * run, such as skills or inline MCP servers), or a hook failed without blocking.
+ * run, such as skills, or an MCP server of its own that could not start), or a hook failed
+ * without blocking.
  */
 export const AgentWarningEvent = z.object({
   ...EventBase,
   /** Event discriminator. */
   type: z.literal('agent.warning'),
-  /** What kind of warning (`SKILLS_IGNORED`, `MCP_SERVERS_IGNORED`, `HOOKS_IGNORED`, `HOOK_FAILED`). */
+  /** What kind of warning (`SKILLS_IGNORED`, `MCP_SERVERS_IGNORED`, `MCP_SERVER_FAILED`, `HOOKS_IGNORED`, `HOOK_FAILED`, …). */
   code: z.string(),
   /** What happened and what to do. */
   message: z.string(),

@@ -1,12 +1,14 @@
 import type { AgentDefinition, McpClientState } from '@delegate/core';
+import type { McpServerConfig } from '@delegate/tools';
 import { parseAgentHooks } from '../hooks/agent-hooks.js';
 import { createToolCallHooks } from '../hooks/create-tool-call-hooks.js';
 import type { ToolCallHooks } from '../query/run-tools.js';
 import type { AgentRuntime } from '../session/agent-runtime.js';
+import { readInlineMcpServers } from './agent-mcp-servers.js';
 
 /** A spawn-time warning about a part of a definition. */
 export type DefinitionWarning = {
-  /** `SKILLS_IGNORED`, `MCP_SERVERS_IGNORED`, `HOOKS_IGNORED`, `TOOLS_UNAVAILABLE` or `MEMORY_UNAVAILABLE`. */
+  /** `SKILLS_IGNORED`, `MCP_SERVERS_IGNORED`, `MCP_SERVER_FAILED`, `HOOKS_IGNORED`, `TOOLS_UNAVAILABLE` or `MEMORY_UNAVAILABLE`. */
   code: string;
   /** What is not run, and what to do. */
   message: string;
@@ -16,6 +18,8 @@ export type DefinitionWarning = {
 export type DefinitionExtras = {
   /** Its PreToolUse/PostToolUse hooks, when it has any. */
   toolHooks?: ToolCallHooks;
+  /** The MCP servers it defines inline that can start: started for each of its runs. */
+  mcpServers?: Record<string, McpServerConfig>;
   /** Parts Delegate does not run. */
   warnings: DefinitionWarning[];
 };
@@ -24,36 +28,27 @@ function where(agent: AgentDefinition): string {
   return `Agent "${agent.agentType}"${agent.filePath ? ` (${agent.filePath})` : ''}`;
 }
 
-function mcpWarnings(
+function unknownServerWarnings(
   agent: AgentDefinition,
-  clients: readonly McpClientState[],
+  configured: ReadonlySet<string>,
 ): DefinitionWarning[] {
-  const entries = agent.mcpServers ?? [];
-  const configured = new Set(clients.map((client) => client.name));
-  const unknown = entries.filter(
+  const unknown = (agent.mcpServers ?? []).filter(
     (entry): entry is string => typeof entry === 'string' && !configured.has(entry),
   );
-  const inline = entries.flatMap((entry) => (typeof entry === 'string' ? [] : Object.keys(entry)));
-  const warnings: DefinitionWarning[] = [];
-  if (inline.length > 0) {
-    warnings.push({
-      code: 'MCP_SERVERS_IGNORED',
-      message: `${where(agent)} defines MCP servers inline (${inline.join(', ')}); Delegate does not start servers from agent files. Add them to the session's MCP servers; their tools then reach every agent.`,
-    });
-  }
-  if (unknown.length > 0) {
-    warnings.push({
+  if (unknown.length === 0) return [];
+  return [
+    {
       code: 'MCP_SERVERS_IGNORED',
       message: `${where(agent)} names MCP servers the session does not have (${unknown.join(', ')}); the agent runs without their tools. Configure them in the session's MCP servers.`,
-    });
-  }
-  return warnings;
+    },
+  ];
 }
 
 /**
  * Reads the parts of a definition beyond prompt and tools: its hooks (PreToolUse and
- * PostToolUse run; a hook that cannot run refuses the spawn), and warnings for what
- * Delegate does not run (skills, inline or unknown MCP servers, other hook events).
+ * PostToolUse run; a hook that cannot run refuses the spawn), the MCP servers it defines
+ * inline (started for each run, see `connectAgentMcpServers`), and warnings for what Delegate
+ * does not run (skills, unknown or unusable MCP servers, other hook events).
  */
 export function readDefinitionExtras(options: {
   runtime: AgentRuntime;
@@ -62,7 +57,9 @@ export function readDefinitionExtras(options: {
   mcpClients: readonly McpClientState[];
 }): DefinitionExtras {
   const { runtime, agent } = options;
-  const warnings = mcpWarnings(agent, options.mcpClients);
+  const configured = new Set(options.mcpClients.map((client) => client.name));
+  const inline = readInlineMcpServers(agent, configured);
+  const warnings = [...inline.warnings, ...unknownServerWarnings(agent, configured)];
   if (agent.skills?.length) {
     warnings.push({
       code: 'SKILLS_IGNORED',
@@ -84,5 +81,9 @@ export function readDefinitionExtras(options: {
     ...(transcriptPath ? { transcriptPath } : {}),
     emit: runtime.events.emit,
   });
-  return { ...(toolHooks ? { toolHooks } : {}), warnings };
+  return {
+    ...(toolHooks ? { toolHooks } : {}),
+    ...(Object.keys(inline.servers).length > 0 ? { mcpServers: inline.servers } : {}),
+    warnings,
+  };
 }

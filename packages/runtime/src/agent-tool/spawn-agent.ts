@@ -383,6 +383,7 @@ async function launch(options: {
       ? { memoryDirectory, wrapCanUseTool: (check) => allowMemoryWrites(check, memoryDirectory) }
       : {}),
     ...toolHooksOf(runtime, plan),
+    ...(plan.extras.mcpServers ? { mcpServers: plan.extras.mcpServers } : {}),
     ...(plan.target.agent.color ? { color: plan.target.agent.color } : {}),
   });
   const onFirstResponse = await forkGate(runtime, plan, newMessages, context);

@@ -287,7 +287,7 @@ describe('hooks of the main agent (mainAgentHooks)', () => {
 });
 
 describe('spawn-time warnings', () => {
-  it('names skills, inline and unknown MCP servers and hook events that do not run', async () => {
+  it('names skills, unknown MCP servers, an inline one that cannot start and hook events that do not run', async () => {
     current = await createTestSession({
       policy: rules([
         {
@@ -326,12 +326,13 @@ describe('spawn-time warnings', () => {
     expect(warnings.map((warning) => warning.code).sort()).toEqual([
       'HOOKS_IGNORED',
       'MCP_SERVERS_IGNORED',
-      'MCP_SERVERS_IGNORED',
+      'MCP_SERVER_FAILED',
       'SKILLS_IGNORED',
     ]);
     const text = warnings.map((warning) => warning.message).join('\n');
     expect(text).toContain('pdf, xlsx');
-    expect(text).toContain('inline (local-db)');
+    // Its inline server is started for the run; there is no db-mcp program here.
+    expect(text).toContain('could not start its MCP server "local-db"');
     expect(text).toContain('does not have (github)');
     expect(text).toContain('hooks for Stop');
     const started = events.find((event) => event.type === 'agent.started');

@@ -11,6 +11,7 @@ import {
   emptyUsage,
 } from '@delegate/core';
 import { createChildAbortController, createSubagentContext } from '@delegate/context-isolation';
+import type { McpServerConfig } from '@delegate/tools';
 import { createCanUseTool } from '../permissions.js';
 import type { ApiEffort, ApiToolDefinition } from '../query/build-messages-request.js';
 import type { ToolCallHooks } from '../query/run-tools.js';
@@ -65,6 +66,8 @@ export type AgentRecord = {
   readonly canUseTool: CanUseTool;
   /** PreToolUse/PostToolUse hooks from its definition. */
   readonly toolHooks?: ToolCallHooks;
+  /** MCP servers its definition defines inline: started for each run, stopped when it ends. */
+  readonly mcpServers?: Readonly<Record<string, McpServerConfig>>;
   /** The agent's context (tools, cwd, abort signal). */
   readonly context: ToolUseContext;
   /** Conversation so far. */
@@ -109,6 +112,8 @@ export type CreateAgentRecordOptions = {
   wrapCanUseTool?: (canUseTool: CanUseTool) => CanUseTool;
   /** Hooks around its tool calls. */
   toolHooks?: ToolCallHooks;
+  /** MCP servers of its own, started for each run. */
+  mcpServers?: Readonly<Record<string, McpServerConfig>>;
   /** Display color. */
   color?: AgentColor;
 };
@@ -261,6 +266,7 @@ export function createAgentRecord(options: CreateAgentRecordOptions): AgentRecor
     ...(spec.isolation ? { isolation: spec.isolation } : {}),
     ...(options.color ? { color: options.color } : {}),
     ...(options.toolHooks ? { toolHooks: options.toolHooks } : {}),
+    ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
   };
   record.context = agentContext(options, record);
   record.canUseTool = agentCanUseTool(options, record);

@@ -9,6 +9,11 @@ import {
 } from '@delegate/core';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ForkLayout } from '@delegate/fork-cache';
+import {
+  type AgentMcpConnection,
+  connectAgentMcpServers,
+  withExtraTools,
+} from '../agent-tool/agent-mcp-servers.js';
 import { query } from '../query/query.js';
 import type { AgentRuntime } from '../session/agent-runtime.js';
 import type { AgentRecord } from './agent-record.js';
@@ -90,14 +95,19 @@ export function sessionQueryOptions(runtime: AgentRuntime): {
   };
 }
 
-function startQuery(runtime: AgentRuntime, record: AgentRecord, options: DriveAgentOptions) {
+function startQuery(
+  runtime: AgentRuntime,
+  record: AgentRecord,
+  options: DriveAgentOptions,
+  mcp: AgentMcpConnection | undefined,
+) {
   return query({
     client: runtime.client,
     messages: [...record.messages],
     systemPrompt: record.systemPrompt,
     ...(record.userContext ? { userContext: record.userContext } : {}),
     ...(record.systemContext ? { systemContext: record.systemContext } : {}),
-    toolUseContext: record.context,
+    toolUseContext: mcp ? withExtraTools(record.context, mcp.tools) : record.context,
     canUseTool: record.canUseTool,
     querySource: record.querySource,
     ...(record.maxTurns !== undefined ? { maxTurns: record.maxTurns } : {}),
@@ -188,8 +198,10 @@ export async function* driveAgent(
   const progress = new RunProgress(runtime, record, options.onProgress);
   const report = runtime.options.debugCacheDiagnosis;
   const diagnoser = report ? new CacheDiagnoser(record, report, options.cacheBaseline) : undefined;
+  let mcp: AgentMcpConnection | undefined;
   try {
-    const generator = startQuery(runtime, record, options);
+    mcp = await startOwnMcpServers(runtime, record);
+    const generator = startQuery(runtime, record, options, mcp);
     for (;;) {
       const next = await generator.next();
       if (next.done) return next.value.reason;
@@ -212,5 +224,32 @@ export async function* driveAgent(
     }
   } finally {
     notifyFirst();
+    // Its servers live as long as the run: a continuation starts them again.
+    await mcp?.close();
   }
+}
+
+/** Starts the agent's own MCP servers for this run, if its definition has any. */
+async function startOwnMcpServers(
+  runtime: AgentRuntime,
+  record: AgentRecord,
+): Promise<AgentMcpConnection | undefined> {
+  if (!record.mcpServers || Object.keys(record.mcpServers).length === 0) return undefined;
+  const connection = await connectAgentMcpServers({
+    agentType: record.agentType,
+    servers: record.mcpServers,
+    cwd: record.context.cwd,
+    signal: record.context.abortController.signal,
+    connectTimeoutMs: runtime.options.mcpWaitMs,
+  });
+  for (const warning of connection.warnings) {
+    runtime.events.emit({
+      type: 'agent.warning',
+      agentId: record.agentId,
+      timestamp: new Date().toISOString(),
+      code: warning.code,
+      message: warning.message,
+    });
+  }
+  return connection;
 }

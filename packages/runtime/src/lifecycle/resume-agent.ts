@@ -249,6 +249,7 @@ async function rebuildRecord(runtime: AgentRuntime, spec: AgentSpec): Promise<Ag
       : {}),
     ...(spec.isFork && runtime.mainToolHooks ? { toolHooks: runtime.mainToolHooks } : {}),
     ...(extras?.toolHooks ? { toolHooks: extras.toolHooks } : {}),
+    ...(extras?.mcpServers ? { mcpServers: extras.mcpServers } : {}),
     ...(definition?.color && !spec.isFork ? { color: definition.color } : {}),
   });
 }

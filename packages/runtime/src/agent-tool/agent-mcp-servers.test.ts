@@ -1,0 +1,191 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { rules } from '@delegate/api-sim';
+import type { AgentEvent } from '@delegate/core';
+import {
+  agentCall,
+  agentOf,
+  customAgent,
+  isMain,
+  requestBody,
+} from '../__fixtures__/sim-helpers.js';
+import { type TestSession, createTestSession } from '../__fixtures__/test-session.js';
+
+// The stdio MCP server of the tools package's tests: `echo`, `add`, `fail`, `greet.user`.
+const SERVER = fileURLToPath(
+  new URL('../../../tools/src/__fixtures__/mcp-test-server.mjs', import.meta.url),
+);
+
+/** Processes running the test server (not zombies). */
+function serverProcesses(): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0];
+      if (cmdline.includes(SERVER) && state !== 'Z') found.push(Number(entry));
+    } catch {
+      // Ended while we looked.
+    }
+  }
+  return found;
+}
+
+function agentWithServers(servers: string[]): ReturnType<typeof customAgent> {
+  return customAgent(
+    [
+      '---',
+      'name: with-mcp',
+      'description: uses its own MCP server',
+      'tools: Read',
+      'mcpServers:',
+      ...servers,
+      '---',
+      'You use your own server.',
+    ].join('\n'),
+  );
+}
+
+let current: TestSession | undefined;
+afterEach(async () => {
+  await current?.cleanup();
+  current = undefined;
+});
+
+describe("an agent's own MCP servers (defined inline in its file)", () => {
+  it('start for its run, give it their tools beside its own, and stop when the run ends', async () => {
+    let runningDuringCall = 0;
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [agentCall({ description: 'use it', prompt: 'echo', subagent_type: 'with-mcp' })],
+        },
+        { match: { when: isMain }, reply: 'main done' },
+        {
+          match: { agent: 'with-mcp', toolResult: false },
+          reply: () => {
+            runningDuringCall = serverProcesses().length;
+            return [
+              { type: 'tool_use', name: 'mcp__echo__echo', input: { text: 'from the server' } },
+            ];
+          },
+        },
+        {
+          match: { agent: 'with-mcp' },
+          reply: (request) => `echoed: ${JSON.stringify(request.toolResults)}`,
+        },
+      ]),
+      agents: [
+        agentWithServers([
+          '  - echo:',
+          '      command: node',
+          `      args: [${JSON.stringify(SERVER)}]`,
+        ]),
+      ],
+    });
+    const events: AgentEvent[] = [];
+    current.session.events.on((event) => events.push(event));
+    await current.session.send('go');
+
+    const first = current.sim.journal.entries.find((entry) => agentOf(entry) === 'with-mcp')!;
+    const tools = (requestBody(first).tools ?? []).map((tool) => tool.name);
+    // Its own `tools: Read` list, and its server's tools (the list does not filter them).
+    expect(tools).toEqual(expect.arrayContaining(['Read', 'mcp__echo__echo', 'mcp__echo__add']));
+    expect(tools).not.toContain('Bash');
+    expect(runningDuringCall).toBe(1);
+    const last = current.sim.journal.entries
+      .filter((entry) => agentOf(entry) === 'with-mcp')
+      .at(-1)!;
+    expect(JSON.stringify(requestBody(last).messages.at(-1))).toContain('from the server');
+    expect(events.filter((event) => event.type === 'agent.warning')).toEqual([]);
+    // Stopped with the run, not with the session.
+    expect(serverProcesses()).toEqual([]);
+  });
+
+  it('warn about a server that cannot start or is not a stdio server, and run the agent without it', async () => {
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [agentCall({ description: 'use it', prompt: 'go', subagent_type: 'with-mcp' })],
+        },
+        { match: { when: isMain }, reply: 'main done' },
+        { match: { agent: 'with-mcp' }, reply: 'ran without them' },
+      ]),
+      agents: [
+        agentWithServers([
+          '  - missing:',
+          '      command: /nonexistent/delegate-mcp-server',
+          '  - remote:',
+          '      type: sse',
+          '      url: https://example.com/mcp',
+          '  - broken:',
+          '      args: [x]',
+        ]),
+      ],
+    });
+    const events: AgentEvent[] = [];
+    current.session.events.on((event) => events.push(event));
+    await current.session.send('go');
+    const warnings = events.flatMap((event) => (event.type === 'agent.warning' ? [event] : []));
+    expect(warnings.map((warning) => [warning.code, warning.message])).toEqual(
+      expect.arrayContaining([
+        ['MCP_SERVERS_IGNORED', expect.stringMatching(/"remote" inline.*sse server.*only stdio/)],
+        ['MCP_SERVERS_IGNORED', expect.stringMatching(/"broken" inline.*`command`/)],
+        ['MCP_SERVER_FAILED', expect.stringMatching(/could not start its MCP server "missing"/)],
+      ]),
+    );
+    expect(warnings).toHaveLength(3);
+    const tail = current.sim.journal.entries.filter((entry) => agentOf(entry) === 'with-mcp');
+    expect(tail).toHaveLength(1);
+    expect((requestBody(tail[0]!).tools ?? []).map((tool) => tool.name)).toEqual(['Read']);
+  });
+
+  it('start again for each later run of the agent (here a resume), and stop after it', async () => {
+    const serversPerCall: number[] = [];
+    current = await createTestSession({
+      policy: rules([
+        {
+          // Not on the resumed agent's notification: that gets a plain answer.
+          match: {
+            when: (request) =>
+              isMain(request) && !request.lastUserText.includes('<task-notification>'),
+            toolResult: false,
+          },
+          reply: [agentCall({ description: 'use it', prompt: 'echo', subagent_type: 'with-mcp' })],
+        },
+        { match: { when: isMain }, reply: 'main done' },
+        {
+          match: { agent: 'with-mcp', toolResult: false },
+          reply: () => {
+            serversPerCall.push(serverProcesses().length);
+            return [{ type: 'tool_use', name: 'mcp__echo__echo', input: { text: 'again' } }];
+          },
+        },
+        { match: { agent: 'with-mcp' }, reply: 'echoed' },
+      ]),
+      agents: [
+        agentWithServers([
+          '  - echo:',
+          '      command: node',
+          `      args: [${JSON.stringify(SERVER)}]`,
+        ]),
+      ],
+    });
+    const events: AgentEvent[] = [];
+    current.session.events.on((event) => events.push(event));
+    await current.session.send('go');
+    const started = events.find(
+      (event) => event.type === 'agent.started' && event.agentType === 'with-mcp',
+    )!;
+    expect(serverProcesses()).toEqual([]);
+    await current.session.resumeAgent({ agentId: started.agentId, message: 'once more' });
+    await current.session.send('', { waitForBackground: true });
+    await current.session.flush();
+    expect(serversPerCall).toEqual([1, 1]);
+    expect(serverProcesses()).toEqual([]);
+  });
+});

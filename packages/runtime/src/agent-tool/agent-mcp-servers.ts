@@ -1,0 +1,142 @@
+import { resolve } from 'node:path';
+import { type AgentDefinition, type Tool, type ToolUseContext } from '@delegate/core';
+import type { McpServerConfig } from '@delegate/tools';
+import { z } from 'zod';
+import { loadTools } from '../util/load-tools.js';
+import type { DefinitionWarning } from './definition-extras.js';
+
+/**
+ * One inline server of an agent file, as Claude Code reads it: a stdio server (`command`,
+ * with `args`, `env`, `cwd`). `type` may say `stdio`; servers reached over the network
+ * (`sse`, `http`, `ws`) are not started.
+ */
+const InlineServer = z.object({
+  type: z.literal('stdio').optional(),
+  command: z.string().trim().min(1, 'needs a command to run'),
+  args: z.array(z.string()).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  cwd: z.string().min(1).optional(),
+});
+
+/** The inline servers of a definition that can start, and a warning for each that cannot. */
+export type InlineMcpServers = {
+  /** Servers by name, to start for each run of the agent. */
+  servers: Record<string, McpServerConfig>;
+  /** Why the others are not started. */
+  warnings: DefinitionWarning[];
+};
+
+function where(agent: AgentDefinition): string {
+  return `Agent "${agent.agentType}"${agent.filePath ? ` (${agent.filePath})` : ''}`;
+}
+
+function whyNot(config: unknown): string {
+  const type = (config as { type?: unknown } | null)?.type;
+  if (typeof type === 'string' && type !== 'stdio')
+    return `is a ${type} server, and Delegate starts only stdio servers (a command to run)`;
+  const parsed = InlineServer.safeParse(config);
+  if (parsed.success) return '';
+  const issue = parsed.error.issues[0];
+  const field = issue?.path.join('.');
+  return `${field ? `\`${field}\` ` : ''}${issue?.message ?? 'is not a server definition'}; expected { command, args?, env?, cwd? }`;
+}
+
+/**
+ * Reads the servers an agent file defines inline (`mcpServers: [{ name: { command, … } }]`).
+ * A server named like one of the session's (`sessionServers`) is the session's: the inline one
+ * is not started, as its tools would have the same names. Names of session servers in the
+ * list are not read here (they need no start).
+ */
+export function readInlineMcpServers(
+  agent: AgentDefinition,
+  sessionServers: ReadonlySet<string>,
+): InlineMcpServers {
+  const servers: Record<string, McpServerConfig> = {};
+  const warnings: DefinitionWarning[] = [];
+  for (const entry of agent.mcpServers ?? []) {
+    if (typeof entry === 'string') continue;
+    for (const [name, config] of Object.entries(entry)) {
+      const problem = sessionServers.has(name)
+        ? 'has the name of a server of the session, whose tools the agent gets instead'
+        : name in servers
+          ? 'is defined twice; the first definition is used'
+          : whyNot(config);
+      if (problem !== '') {
+        warnings.push({
+          code: 'MCP_SERVERS_IGNORED',
+          message: `${where(agent)} defines MCP server "${name}" inline, which is not started: it ${problem}.`,
+        });
+        continue;
+      }
+      const parsed = InlineServer.parse(config);
+      servers[name] = {
+        command: parsed.command,
+        ...(parsed.args ? { args: parsed.args } : {}),
+        ...(parsed.env ? { env: parsed.env } : {}),
+        ...(parsed.cwd ? { cwd: parsed.cwd } : {}),
+      };
+    }
+  }
+  return { servers, warnings };
+}
+
+/** An agent's own MCP servers for one run: their tools, what failed, and how to stop them. */
+export type AgentMcpConnection = {
+  /** Tools of the servers that connected, named `mcp__<server>__<tool>`. */
+  tools: Tool[];
+  /** One per server that did not connect, with its error. */
+  warnings: DefinitionWarning[];
+  /** Disconnects every server and stops its process. */
+  close(): Promise<void>;
+};
+
+/**
+ * Starts an agent's inline servers for one run, in its working directory (a server's
+ * relative `cwd` is taken from there), and waits until each has connected or failed (at most
+ * `connectTimeoutMs`) or `signal` aborts. The servers get a minimal environment plus their
+ * own `env`, never the session's API key. Resolves with their tools; `close` stops them.
+ */
+export async function connectAgentMcpServers(options: {
+  agentType: string;
+  servers: Readonly<Record<string, McpServerConfig>>;
+  cwd: string;
+  signal: AbortSignal;
+  connectTimeoutMs: number;
+}): Promise<AgentMcpConnection> {
+  const { createMcpManager } = await loadTools();
+  const servers = Object.fromEntries(
+    Object.entries(options.servers).map(([name, config]) => [
+      name,
+      { ...config, cwd: resolve(options.cwd, config.cwd ?? '.') },
+    ]),
+  );
+  const manager = createMcpManager({ servers, connectTimeoutMs: options.connectTimeoutMs });
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<void>((settle) => {
+    onAbort = () => settle();
+    if (options.signal.aborted) settle();
+    else options.signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([manager.whenSettled(), aborted]);
+  } finally {
+    options.signal.removeEventListener('abort', onAbort);
+  }
+  const warnings = manager
+    .getClients()
+    // One still pending was cut short by the abort: the run ends anyway.
+    .filter((client) => client.type === 'failed')
+    .map((client) => ({
+      code: 'MCP_SERVER_FAILED',
+      message: `Agent "${options.agentType}" could not start its MCP server "${client.name}"${client.error ? `: ${client.error}` : ''}; it runs without that server's tools.`,
+    }));
+  return { tools: manager.getTools(), warnings, close: () => manager.close() };
+}
+
+/** `context` with `extra` tools after its own (a tool whose name it has already is left out). */
+export function withExtraTools(context: ToolUseContext, extra: readonly Tool[]): ToolUseContext {
+  if (extra.length === 0) return context;
+  const names = new Set(context.options.tools.map((tool) => tool.name));
+  const tools = [...context.options.tools, ...extra.filter((tool) => !names.has(tool.name))];
+  return { ...context, options: { ...context.options, tools } };
+}
