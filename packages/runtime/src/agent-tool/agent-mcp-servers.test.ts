@@ -10,7 +10,7 @@ import {
   isMain,
   requestBody,
 } from '../__fixtures__/sim-helpers.js';
-import { type TestSession, createTestSession } from '../__fixtures__/test-session.js';
+import { type TestSession, createTestSession, waitUntil } from '../__fixtures__/test-session.js';
 
 // The stdio MCP server of the tools package's tests: `echo`, `add`, `fail`, `greet.user`.
 const SERVER = fileURLToPath(
@@ -33,13 +33,17 @@ function serverProcesses(): number[] {
   return found;
 }
 
-function agentWithServers(servers: string[]): ReturnType<typeof customAgent> {
+/** The `with-mcp` agent, with these `mcpServers` lines and other frontmatter `fields`. */
+function agentWithServers(
+  servers: string[],
+  fields: string[] = ['tools: Read'],
+): ReturnType<typeof customAgent> {
   return customAgent(
     [
       '---',
       'name: with-mcp',
       'description: uses its own MCP server',
-      'tools: Read',
+      ...fields,
       'mcpServers:',
       ...servers,
       '---',
@@ -79,11 +83,11 @@ describe("an agent's own MCP servers (defined inline in its file)", () => {
         },
       ]),
       agents: [
-        agentWithServers([
-          '  - echo:',
-          '      command: node',
-          `      args: [${JSON.stringify(SERVER)}]`,
-        ]),
+        agentWithServers(
+          ['  - echo:', '      command: node', `      args: [${JSON.stringify(SERVER)}]`],
+          // Naming a tool of its own server is no mistake; disallowing one removes it.
+          ['tools: Read, mcp__echo__echo', 'disallowedTools: mcp__echo__add'],
+        ),
       ],
     });
     const events: AgentEvent[] = [];
@@ -93,8 +97,16 @@ describe("an agent's own MCP servers (defined inline in its file)", () => {
     const first = current.sim.journal.entries.find((entry) => agentOf(entry) === 'with-mcp')!;
     const tools = (requestBody(first).tools ?? []).map((tool) => tool.name);
     // Its own `tools: Read` list, and its server's tools (the list does not filter them).
-    expect(tools).toEqual(expect.arrayContaining(['Read', 'mcp__echo__echo', 'mcp__echo__add']));
+    expect(tools).toEqual(
+      expect.arrayContaining([
+        'Read',
+        'mcp__echo__echo',
+        'mcp__echo__fail',
+        'mcp__echo__greet_user',
+      ]),
+    );
     expect(tools).not.toContain('Bash');
+    expect(tools).not.toContain('mcp__echo__add');
     expect(runningDuringCall).toBe(1);
     const last = current.sim.journal.entries
       .filter((entry) => agentOf(entry) === 'with-mcp')
@@ -187,5 +199,66 @@ describe("an agent's own MCP servers (defined inline in its file)", () => {
     await current.session.flush();
     expect(serversPerCall).toEqual([1, 1]);
     expect(serverProcesses()).toEqual([]);
+  });
+
+  it('stop with session.close() while the agent is still running', async () => {
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [agentCall({ description: 'use it', prompt: 'echo', subagent_type: 'with-mcp' })],
+        },
+        { match: { when: isMain }, reply: 'main done' },
+        // Its first answer takes longer than the test: the run is still going at close().
+        {
+          match: { agent: 'with-mcp' },
+          reply: () => new Promise((resolve) => setTimeout(() => resolve('late'), 20_000)),
+        },
+      ]),
+      agents: [
+        agentWithServers([
+          '  - echo:',
+          '      command: node',
+          `      args: [${JSON.stringify(SERVER)}]`,
+        ]),
+      ],
+    });
+    const sent = current.session.send('go').catch(() => undefined);
+    await waitUntil(() => serverProcesses().length === 1);
+    expect(serverProcesses()).toHaveLength(1);
+    await current.session.close();
+    expect(serverProcesses()).toEqual([]);
+    await sent;
+  });
+
+  it("refuse a call the session's deny rules refuse, as for any tool", async () => {
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [agentCall({ description: 'use it', prompt: 'echo', subagent_type: 'with-mcp' })],
+        },
+        { match: { when: isMain }, reply: 'main done' },
+        {
+          match: { agent: 'with-mcp', toolResult: false },
+          reply: [{ type: 'tool_use', name: 'mcp__echo__echo', input: { text: 'blocked?' } }],
+        },
+        { match: { agent: 'with-mcp' }, reply: (request) => JSON.stringify(request.toolResults) },
+      ]),
+      session: { denyRules: ['mcp__echo__echo'] },
+      agents: [
+        agentWithServers([
+          '  - echo:',
+          '      command: node',
+          `      args: [${JSON.stringify(SERVER)}]`,
+        ]),
+      ],
+    });
+    await current.session.send('go');
+    const last = current.sim.journal.entries
+      .filter((entry) => agentOf(entry) === 'with-mcp')
+      .at(-1)!;
+    const result = JSON.stringify(requestBody(last).messages.at(-1));
+    expect(result).toContain('mcp__echo__echo is denied by the rule mcp__echo__echo');
   });
 });

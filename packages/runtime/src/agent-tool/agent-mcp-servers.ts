@@ -58,7 +58,7 @@ export function readInlineMcpServers(
     for (const [name, config] of Object.entries(entry)) {
       const problem = sessionServers.has(name)
         ? 'has the name of a server of the session, whose tools the agent gets instead'
-        : name in servers
+        : Object.hasOwn(servers, name)
           ? 'is defined twice; the first definition is used'
           : whyNot(config);
       if (problem !== '') {
@@ -91,10 +91,32 @@ export type AgentMcpConnection = {
 };
 
 /**
+ * The names of `names` that are not tools of the agent's own `servers` (`mcp__<server>__…`,
+ * the server's name normalized as tool names are): those exist only once its run has started
+ * the servers, so a `tools` list naming them is not a mistake.
+ */
+export async function namesNotOfOwnServers(
+  names: readonly string[],
+  servers: readonly string[],
+): Promise<string[]> {
+  if (servers.length === 0 || names.length === 0) return [...names];
+  const { normalizeMcpName } = await loadTools();
+  const prefixes = servers.map((server) => `mcp__${normalizeMcpName(server)}`);
+  return names.filter(
+    (name) => !prefixes.some((prefix) => name === prefix || name.startsWith(`${prefix}__`)),
+  );
+}
+
+/** How long an agent's own server may take to start, initialize and list its tools. */
+export const AGENT_MCP_CONNECT_TIMEOUT_MS = 30_000;
+
+/**
  * Starts an agent's inline servers for one run, in its working directory (a server's
  * relative `cwd` is taken from there), and waits until each has connected or failed (at most
- * `connectTimeoutMs`) or `signal` aborts. The servers get a minimal environment plus their
- * own `env`, never the session's API key. Resolves with their tools; `close` stops them.
+ * `connectTimeoutMs`) or `signal` aborts. The servers get a minimal environment (`HOME`,
+ * `PATH`, `SHELL`, `TERM`) plus their own `env`, taken literally (no `${VAR}` expansion), never
+ * the session's API key. Resolves with their tools; `close` stops them (once, however often
+ * it is called).
  */
 export async function connectAgentMcpServers(options: {
   agentType: string;
@@ -102,6 +124,8 @@ export async function connectAgentMcpServers(options: {
   cwd: string;
   signal: AbortSignal;
   connectTimeoutMs: number;
+  /** Gets the connection as soon as the servers are starting (its `close` already works). */
+  onOpen?: (connection: AgentMcpConnection) => void;
 }): Promise<AgentMcpConnection> {
   const { createMcpManager } = await loadTools();
   const servers = Object.fromEntries(
@@ -111,6 +135,13 @@ export async function connectAgentMcpServers(options: {
     ]),
   );
   const manager = createMcpManager({ servers, connectTimeoutMs: options.connectTimeoutMs });
+  let closing: Promise<void> | undefined;
+  const connection: AgentMcpConnection = {
+    tools: [],
+    warnings: [],
+    close: () => (closing ??= manager.close()),
+  };
+  options.onOpen?.(connection);
   let onAbort = (): void => undefined;
   const aborted = new Promise<void>((settle) => {
     onAbort = () => settle();
@@ -122,7 +153,7 @@ export async function connectAgentMcpServers(options: {
   } finally {
     options.signal.removeEventListener('abort', onAbort);
   }
-  const warnings = manager
+  connection.warnings = manager
     .getClients()
     // One still pending was cut short by the abort: the run ends anyway.
     .filter((client) => client.type === 'failed')
@@ -130,7 +161,23 @@ export async function connectAgentMcpServers(options: {
       code: 'MCP_SERVER_FAILED',
       message: `Agent "${options.agentType}" could not start its MCP server "${client.name}"${client.error ? `: ${client.error}` : ''}; it runs without that server's tools.`,
     }));
-  return { tools: manager.getTools(), warnings, close: () => manager.close() };
+  connection.tools = manager.getTools();
+  return connection;
+}
+
+/**
+ * `tools` without those `disallowedTools` names: a tool's own name, or `mcp__<server>` for
+ * every tool of that server (as a definition's `disallowedTools` removes them).
+ */
+export function withoutDisallowed(
+  tools: readonly Tool[],
+  disallowedTools: readonly string[] | undefined,
+): Tool[] {
+  if (!disallowedTools?.length) return [...tools];
+  return tools.filter(
+    (tool) =>
+      !disallowedTools.some((name) => tool.name === name || tool.name.startsWith(`${name}__`)),
+  );
 }
 
 /** `context` with `extra` tools after its own (a tool whose name it has already is left out). */

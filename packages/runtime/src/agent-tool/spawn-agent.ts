@@ -40,6 +40,7 @@ import {
   type DefinitionWarning,
   readDefinitionExtras,
 } from './definition-extras.js';
+import { namesNotOfOwnServers } from './agent-mcp-servers.js';
 import { awaitForkWarmup } from './fork-warmup.js';
 import { siblingsShouldWait } from './fork-siblings.js';
 import { resolveAgentCwd } from './resolve-agent-cwd.js';
@@ -118,6 +119,11 @@ async function planSpawn(options: {
     agentId,
     mcpClients: context.getAppState().mcp.clients,
   });
+  // Tools of its own servers are not there yet: they join when its run starts them.
+  const unavailable = await namesNotOfOwnServers(
+    invalidTools,
+    Object.keys(extras.mcpServers ?? {}),
+  );
   return {
     target,
     agentId,
@@ -143,10 +149,10 @@ async function planSpawn(options: {
     allowedAgentTypes,
     requestedCwd: await resolveAgentCwd(context, input.cwd),
     extras:
-      invalidTools.length > 0
+      unavailable.length > 0
         ? {
             ...extras,
-            warnings: [...extras.warnings, unavailableToolsWarning(agent, invalidTools)],
+            warnings: [...extras.warnings, unavailableToolsWarning(agent, unavailable)],
           }
         : extras,
   };
@@ -383,7 +389,14 @@ async function launch(options: {
       ? { memoryDirectory, wrapCanUseTool: (check) => allowMemoryWrites(check, memoryDirectory) }
       : {}),
     ...toolHooksOf(runtime, plan),
-    ...(plan.extras.mcpServers ? { mcpServers: plan.extras.mcpServers } : {}),
+    ...(plan.extras.mcpServers
+      ? {
+          mcpServers: plan.extras.mcpServers,
+          ...(plan.target.agent.disallowedTools
+            ? { mcpDisallowedTools: plan.target.agent.disallowedTools }
+            : {}),
+        }
+      : {}),
     ...(plan.target.agent.color ? { color: plan.target.agent.color } : {}),
   });
   const onFirstResponse = await forkGate(runtime, plan, newMessages, context);

@@ -68,6 +68,8 @@ export type AgentRecord = {
   readonly toolHooks?: ToolCallHooks;
   /** MCP servers its definition defines inline: started for each run, stopped when it ends. */
   readonly mcpServers?: Readonly<Record<string, McpServerConfig>>;
+  /** Its definition's `disallowedTools`, which leave out tools of those servers too. */
+  readonly mcpDisallowedTools?: readonly string[];
   /** The agent's context (tools, cwd, abort signal). */
   readonly context: ToolUseContext;
   /** Conversation so far. */
@@ -114,6 +116,8 @@ export type CreateAgentRecordOptions = {
   toolHooks?: ToolCallHooks;
   /** MCP servers of its own, started for each run. */
   mcpServers?: Readonly<Record<string, McpServerConfig>>;
+  /** Tools of those servers it may not have (its definition's `disallowedTools`). */
+  mcpDisallowedTools?: readonly string[];
   /** Display color. */
   color?: AgentColor;
 };
@@ -230,6 +234,19 @@ function agentCanUseTool(options: CreateAgentRecordOptions, record: AgentRecord)
   };
 }
 
+/** The record's own MCP servers and the tools of theirs it may not have, when it has servers. */
+function ownMcpFields(
+  options: CreateAgentRecordOptions,
+): Pick<AgentRecord, 'mcpServers' | 'mcpDisallowedTools'> {
+  if (!options.mcpServers) return {};
+  return {
+    mcpServers: options.mcpServers,
+    ...(options.mcpDisallowedTools?.length
+      ? { mcpDisallowedTools: options.mcpDisallowedTools }
+      : {}),
+  };
+}
+
 /**
  * Creates an agent's record and its isolated context under `parent`: its own tools,
  * model and cwd, the agent's permission mode, and no permission prompts while it runs
@@ -266,7 +283,7 @@ export function createAgentRecord(options: CreateAgentRecordOptions): AgentRecor
     ...(spec.isolation ? { isolation: spec.isolation } : {}),
     ...(options.color ? { color: options.color } : {}),
     ...(options.toolHooks ? { toolHooks: options.toolHooks } : {}),
-    ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
+    ...ownMcpFields(options),
   };
   record.context = agentContext(options, record);
   record.canUseTool = agentCanUseTool(options, record);

@@ -10,9 +10,11 @@ import {
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ForkLayout } from '@delegate/fork-cache';
 import {
+  AGENT_MCP_CONNECT_TIMEOUT_MS,
   type AgentMcpConnection,
   connectAgentMcpServers,
   withExtraTools,
+  withoutDisallowed,
 } from '../agent-tool/agent-mcp-servers.js';
 import { query } from '../query/query.js';
 import type { AgentRuntime } from '../session/agent-runtime.js';
@@ -200,7 +202,9 @@ export async function* driveAgent(
   const diagnoser = report ? new CacheDiagnoser(record, report, options.cacheBaseline) : undefined;
   let mcp: AgentMcpConnection | undefined;
   try {
-    mcp = await startOwnMcpServers(runtime, record);
+    mcp = await openOwnMcpServers(runtime, record);
+    // Said once the connection is held: a listener that throws must not lose it.
+    if (mcp) emitMcpWarnings(runtime, record, mcp);
     const generator = startQuery(runtime, record, options, mcp);
     for (;;) {
       const next = await generator.next();
@@ -224,13 +228,14 @@ export async function* driveAgent(
     }
   } finally {
     notifyFirst();
-    // Its servers live as long as the run: a continuation starts them again.
-    await mcp?.close();
+    // Its servers live as long as the run (a continuation starts them again). The result does
+    // not wait for them to exit; `session.close()` does.
+    if (mcp) closeOwnMcpServers(runtime, mcp);
   }
 }
 
 /** Starts the agent's own MCP servers for this run, if its definition has any. */
-async function startOwnMcpServers(
+async function openOwnMcpServers(
   runtime: AgentRuntime,
   record: AgentRecord,
 ): Promise<AgentMcpConnection | undefined> {
@@ -240,8 +245,19 @@ async function startOwnMcpServers(
     servers: record.mcpServers,
     cwd: record.context.cwd,
     signal: record.context.abortController.signal,
-    connectTimeoutMs: runtime.options.mcpWaitMs,
+    connectTimeoutMs: AGENT_MCP_CONNECT_TIMEOUT_MS,
+    // Held from the start: `session.close()` stops servers that are still connecting too.
+    onOpen: (opened) => runtime.agentMcpConnections.add(opened),
   });
+  connection.tools = withoutDisallowed(connection.tools, record.mcpDisallowedTools);
+  return connection;
+}
+
+function emitMcpWarnings(
+  runtime: AgentRuntime,
+  record: AgentRecord,
+  connection: AgentMcpConnection,
+): void {
   for (const warning of connection.warnings) {
     runtime.events.emit({
       type: 'agent.warning',
@@ -251,5 +267,16 @@ async function startOwnMcpServers(
       message: warning.message,
     });
   }
-  return connection;
+}
+
+/** Stops a run's servers without waiting; `session.flush()` and `close()` wait for it. */
+function closeOwnMcpServers(runtime: AgentRuntime, connection: AgentMcpConnection): void {
+  const closing = connection
+    .close()
+    .catch(() => undefined)
+    .finally(() => {
+      runtime.agentMcpConnections.delete(connection);
+      runtime.pendingRuns.delete(closing);
+    });
+  runtime.pendingRuns.add(closing);
 }

@@ -249,7 +249,14 @@ async function rebuildRecord(runtime: AgentRuntime, spec: AgentSpec): Promise<Ag
       : {}),
     ...(spec.isFork && runtime.mainToolHooks ? { toolHooks: runtime.mainToolHooks } : {}),
     ...(extras?.toolHooks ? { toolHooks: extras.toolHooks } : {}),
-    ...(extras?.mcpServers ? { mcpServers: extras.mcpServers } : {}),
+    ...(extras?.mcpServers
+      ? {
+          mcpServers: extras.mcpServers,
+          ...(definition?.disallowedTools
+            ? { mcpDisallowedTools: definition.disallowedTools }
+            : {}),
+        }
+      : {}),
     ...(definition?.color && !spec.isFork ? { color: definition.color } : {}),
   });
 }

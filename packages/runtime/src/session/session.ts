@@ -377,6 +377,16 @@ async function releaseShell(taskId: string): Promise<void> {
   }
 }
 
+/** The tools the session adds to the main agent's: Agent and the task tools. */
+function sessionAgentTools(runtime: AgentRuntime): Tool[] {
+  return [
+    createAgentTool(runtime),
+    createTaskOutputTool(runtime),
+    createTaskStopTool(runtime),
+    createSendMessageTool(runtime),
+  ];
+}
+
 /**
  * A main agent with the Agent tool: it runs turns against the Messages API, spawns
  * foreground, background and fork sub-agents, queues their notifications into its next
@@ -475,16 +485,12 @@ export class DelegateSession {
       oneShotAgentTypes: agentDefs.ONE_SHOT_BUILTIN_AGENT_TYPES,
       pendingBackgroundSpawns: 0,
       pendingRuns: new Set(),
+      agentMcpConnections: new Set(),
       backgroundStart: createStartGate(),
       requestGate: createStartGate(),
       rootCwd: validated.cwd,
     } as Omit<AgentRuntime, 'rootContext' | 'backgroundAbort'> as AgentRuntime;
-    const agentTools: Tool[] = [
-      createAgentTool(runtime),
-      createTaskOutputTool(runtime),
-      createTaskStopTool(runtime),
-      createSendMessageTool(runtime),
-    ];
+    const agentTools = sessionAgentTools(runtime);
     runtime.rootContext = rootContextOf({ validated, baseTools, agentTools, definitions, events });
     runtime.backgroundAbort = new AbortHub(runtime.rootContext.abortController.signal);
     // Nobody reads the main agent's queue after an abort.
@@ -985,7 +991,8 @@ export class DelegateSession {
   }
 
   /**
-   * Ends the session for good: aborts it as `abort` does, waits as `flush` does, then releases
+   * Ends the session for good: aborts it as `abort` does, stops the MCP servers sub-agents
+   * started for themselves, waits as `flush` does, then releases
    * every background shell any of its agents started (`releaseBackgroundShell` of
    * `@delegate/tools`): their logs are deleted, so TaskOutput, which reads a finished shell's
    * output until then, no longer can. A log that cannot be deleted is a process warning
@@ -994,6 +1001,10 @@ export class DelegateSession {
   close(reason?: unknown): Promise<void> {
     this.closing ??= (async () => {
       this.abort(reason);
+      // Sub-agents' own MCP servers stop now, also those of a foreground run still ending.
+      await Promise.allSettled(
+        [...this.runtime.agentMcpConnections].map((connection) => connection.close()),
+      );
       await this.flush();
       const taskIds = [...this.shellTaskIds];
       this.shellTaskIds.clear();
