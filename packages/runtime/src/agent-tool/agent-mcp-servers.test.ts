@@ -11,6 +11,7 @@ import {
   requestBody,
 } from '../__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession, waitUntil } from '../__fixtures__/test-session.js';
+import { readInlineMcpServers } from './agent-mcp-servers.js';
 
 // The stdio MCP server of the tools package's tests: `echo`, `add`, `fail`, `greet.user`.
 const SERVER = fileURLToPath(
@@ -113,7 +114,8 @@ describe("an agent's own MCP servers (defined inline in its file)", () => {
       .at(-1)!;
     expect(JSON.stringify(requestBody(last).messages.at(-1))).toContain('from the server');
     expect(events.filter((event) => event.type === 'agent.warning')).toEqual([]);
-    // Stopped with the run, not with the session.
+    // Stopped with the run, not with the session (flush waits for it to exit).
+    await current.session.flush();
     expect(serverProcesses()).toEqual([]);
   });
 
@@ -193,6 +195,7 @@ describe("an agent's own MCP servers (defined inline in its file)", () => {
     const started = events.find(
       (event) => event.type === 'agent.started' && event.agentType === 'with-mcp',
     )!;
+    await current.session.flush();
     expect(serverProcesses()).toEqual([]);
     await current.session.resumeAgent({ agentId: started.agentId, message: 'once more' });
     await current.session.send('', { waitForBackground: true });
@@ -260,5 +263,29 @@ describe("an agent's own MCP servers (defined inline in its file)", () => {
       .at(-1)!;
     const result = JSON.stringify(requestBody(last).messages.at(-1));
     expect(result).toContain('mcp__echo__echo is denied by the rule mcp__echo__echo');
+  });
+
+  it('are read as Claude Code writes them: numbers and booleans in args and env become text', () => {
+    const agent = agentWithServers([
+      '  - github',
+      '  - local:',
+      '      command: my-server',
+      '      args: [--port, 8080]',
+      '      env: { DEBUG: true, LEVEL: 3 }',
+      '  - odd: just text',
+      '  - list:',
+      '      command: x',
+      '      args: { a: 1 }',
+    ]);
+    const { servers, warnings } = readInlineMcpServers(agent, new Set(['github']));
+    expect(servers).toEqual({
+      local: { command: 'my-server', args: ['--port', '8080'], env: { DEBUG: 'true', LEVEL: '3' } },
+    });
+    expect(warnings.map((warning) => warning.message)).toEqual([
+      expect.stringMatching(/"odd" inline, which is not started: it is not a server definition/),
+      expect.stringMatching(
+        /"list" inline, which is not started: its `args` is not a list of words/,
+      ),
+    ]);
   });
 });

@@ -10,11 +10,14 @@ import type { DefinitionWarning } from './definition-extras.js';
  * with `args`, `env`, `cwd`). `type` may say `stdio`; servers reached over the network
  * (`sse`, `http`, `ws`) are not started.
  */
+// YAML reads `--port 8080` or `DEBUG: true` as a number or a boolean: a program gets text.
+const Text = z.union([z.string(), z.number(), z.boolean()]).transform(String);
+
 const InlineServer = z.object({
   type: z.literal('stdio').optional(),
-  command: z.string().trim().min(1, 'needs a command to run'),
-  args: z.array(z.string()).optional(),
-  env: z.record(z.string(), z.string()).optional(),
+  command: z.string().trim().min(1),
+  args: z.array(Text).optional(),
+  env: z.record(z.string(), Text).optional(),
   cwd: z.string().min(1).optional(),
 });
 
@@ -33,12 +36,14 @@ function where(agent: AgentDefinition): string {
 function whyNot(config: unknown): string {
   const type = (config as { type?: unknown } | null)?.type;
   if (typeof type === 'string' && type !== 'stdio')
-    return `is a ${type} server, and Delegate starts only stdio servers (a command to run)`;
+    return `it is a ${type} server, and Delegate starts only stdio servers (a command to run)`;
+  if (typeof config !== 'object' || config === null || Array.isArray(config))
+    return 'it is not a server definition; expected { command, args?, env?, cwd? }';
   const parsed = InlineServer.safeParse(config);
   if (parsed.success) return '';
-  const issue = parsed.error.issues[0];
-  const field = issue?.path.join('.');
-  return `${field ? `\`${field}\` ` : ''}${issue?.message ?? 'is not a server definition'}; expected { command, args?, env?, cwd? }`;
+  const field = parsed.error.issues[0]?.path.join('.') ?? '';
+  if (field === 'command') return 'it has no `command` to run (a program name or path)';
+  return `its \`${field}\` is not ${field.startsWith('env') ? 'text' : field.startsWith('args') ? 'a list of words' : 'a path'}; expected { command, args?, env?, cwd? }`;
 }
 
 /**
@@ -57,14 +62,14 @@ export function readInlineMcpServers(
     if (typeof entry === 'string') continue;
     for (const [name, config] of Object.entries(entry)) {
       const problem = sessionServers.has(name)
-        ? 'has the name of a server of the session, whose tools the agent gets instead'
+        ? 'it has the name of a server of the session, whose tools the agent gets instead'
         : Object.hasOwn(servers, name)
-          ? 'is defined twice; the first definition is used'
+          ? 'it is defined twice; the first definition is used'
           : whyNot(config);
       if (problem !== '') {
         warnings.push({
           code: 'MCP_SERVERS_IGNORED',
-          message: `${where(agent)} defines MCP server "${name}" inline, which is not started: it ${problem}.`,
+          message: `${where(agent)} defines MCP server "${name}" inline, which is not started: ${problem}.`,
         });
         continue;
       }
