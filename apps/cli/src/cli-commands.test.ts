@@ -96,6 +96,31 @@ describe('delegate agents', () => {
     expect(missing.stderr).toContain('Available:');
   });
 
+  it('shows the MCP servers an agent names and those it starts itself', async () => {
+    const agents = join(scratch.home, '.claude', 'agents');
+    await mkdir(agents, { recursive: true });
+    await writeFile(
+      join(agents, 'echoer.md'),
+      [
+        '---',
+        'name: echoer',
+        'description: Echoes.',
+        'mcpServers:',
+        '  - github',
+        '  - echo:',
+        '      command: node',
+        '      args: [server.mjs, --quiet]',
+        '---',
+        'Echo.',
+      ].join('\n'),
+    );
+    const shown = await run(['agents', 'show', 'echoer']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain(
+      "mcp servers: github (the session's); echo (its own, started for each run: node server.mjs --quiet)",
+    );
+  });
+
   it('says first why an agent whose file did not load is missing, not after the list of every agent', async () => {
     for (let index = 0; index < 40; index++) {
       await writeAgent(

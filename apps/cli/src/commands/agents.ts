@@ -10,7 +10,7 @@ import { readAgentsFlag } from '../session/load-flag-agents.js';
 import { toPermissionRules } from '../session/permission-rules.js';
 import { type IgnoredSetting, resolveConfig } from '../settings/resolve-config.js';
 import { colorsFor } from '../terminal/colors.js';
-import { formatTable, oneLine, printableLines, styled } from '../terminal/format.js';
+import { formatTable, oneLine, printable, printableLines, styled } from '../terminal/format.js';
 
 type Loaded = Awaited<ReturnType<typeof getAgentDefinitionsWithOverrides>>;
 
@@ -187,6 +187,7 @@ export async function agentsShowCommand(options: {
     ...untrusted.map(
       (entry) => `ignored:     ${entry.field}: ${entry.reason} (the project is not trusted)`,
     ),
+    ...mcpServerLines(agent),
     ...(agent.maxTurns ? [`max turns:   ${agent.maxTurns}`] : []),
     ...(agent.memory ? [`memory:      ${agent.memory}`] : []),
     ...(agent.isolation ? [`isolation:   ${agent.isolation}`] : []),
@@ -204,6 +205,22 @@ export async function agentsShowCommand(options: {
   ];
   io.stdout.write(`${lines.join('\n')}\n`);
   return EXIT_CODES.success;
+}
+
+/** What `mcpServers` asks for: the session's servers it names, and those it starts itself. */
+function mcpServerLines(agent: AgentDefinition): string[] {
+  const parts = (agent.mcpServers ?? []).flatMap((entry) =>
+    typeof entry === 'string'
+      ? [`${entry} (the session's)`]
+      : Object.entries(entry).map(([name, config]) => {
+          const { command, args } = (config ?? {}) as { command?: unknown; args?: unknown };
+          const words = [command, ...(Array.isArray(args) ? args : [])].map(String).join(' ');
+          return typeof command === 'string'
+            ? `${name} (its own, started for each run: ${words})`
+            : `${name} (its own, which cannot start: no command)`;
+        }),
+  );
+  return parts.length > 0 ? [`mcp servers: ${printable(parts.join('; '))}`] : [];
 }
 
 async function isFile(path: string): Promise<boolean> {
