@@ -35,6 +35,20 @@ function serverProcesses(): number[] {
 }
 
 /** The `with-mcp` agent, with these `mcpServers` lines and other frontmatter `fields`. */
+/** `mcpServers` lines of the test server, as `echo`. */
+const ECHO_SERVER = ['  - echo:', '      command: node', `      args: [${JSON.stringify(SERVER)}]`];
+
+/** The main agent's rules: it starts `with-mcp` with `prompt`, then answers `main done`. */
+function mainStartsWithMcp(prompt: string): Parameters<typeof rules>[0] {
+  return [
+    {
+      match: { when: isMain, toolResult: false },
+      reply: [agentCall({ description: 'use it', prompt, subagent_type: 'with-mcp' })],
+    },
+    { match: { when: isMain }, reply: 'main done' },
+  ];
+}
+
 function agentWithServers(
   servers: string[],
   fields: string[] = ['tools: Read'],
@@ -64,11 +78,7 @@ describe("an agent's own MCP servers (defined inline in its file)", () => {
     let runningDuringCall = 0;
     current = await createTestSession({
       policy: rules([
-        {
-          match: { when: isMain, toolResult: false },
-          reply: [agentCall({ description: 'use it', prompt: 'echo', subagent_type: 'with-mcp' })],
-        },
-        { match: { when: isMain }, reply: 'main done' },
+        ...mainStartsWithMcp('echo'),
         {
           match: { agent: 'with-mcp', toolResult: false },
           reply: () => {
@@ -85,7 +95,7 @@ describe("an agent's own MCP servers (defined inline in its file)", () => {
       ]),
       agents: [
         agentWithServers(
-          ['  - echo:', '      command: node', `      args: [${JSON.stringify(SERVER)}]`],
+          ECHO_SERVER,
           // Naming a tool of its own server is no mistake; disallowing one removes it.
           ['tools: Read, mcp__echo__echo', 'disallowedTools: mcp__echo__add'],
         ),
@@ -122,11 +132,7 @@ describe("an agent's own MCP servers (defined inline in its file)", () => {
   it('warn about a server that cannot start or is not a stdio server, and run the agent without it', async () => {
     current = await createTestSession({
       policy: rules([
-        {
-          match: { when: isMain, toolResult: false },
-          reply: [agentCall({ description: 'use it', prompt: 'go', subagent_type: 'with-mcp' })],
-        },
-        { match: { when: isMain }, reply: 'main done' },
+        ...mainStartsWithMcp('go'),
         { match: { agent: 'with-mcp' }, reply: 'ran without them' },
       ]),
       agents: [
@@ -181,13 +187,7 @@ describe("an agent's own MCP servers (defined inline in its file)", () => {
         },
         { match: { agent: 'with-mcp' }, reply: 'echoed' },
       ]),
-      agents: [
-        agentWithServers([
-          '  - echo:',
-          '      command: node',
-          `      args: [${JSON.stringify(SERVER)}]`,
-        ]),
-      ],
+      agents: [agentWithServers(ECHO_SERVER)],
     });
     const events: AgentEvent[] = [];
     current.session.events.on((event) => events.push(event));
@@ -207,24 +207,14 @@ describe("an agent's own MCP servers (defined inline in its file)", () => {
   it('stop with session.close() while the agent is still running', async () => {
     current = await createTestSession({
       policy: rules([
-        {
-          match: { when: isMain, toolResult: false },
-          reply: [agentCall({ description: 'use it', prompt: 'echo', subagent_type: 'with-mcp' })],
-        },
-        { match: { when: isMain }, reply: 'main done' },
+        ...mainStartsWithMcp('echo'),
         // Its first answer takes longer than the test: the run is still going at close().
         {
           match: { agent: 'with-mcp' },
           reply: () => new Promise((resolve) => setTimeout(() => resolve('late'), 20_000)),
         },
       ]),
-      agents: [
-        agentWithServers([
-          '  - echo:',
-          '      command: node',
-          `      args: [${JSON.stringify(SERVER)}]`,
-        ]),
-      ],
+      agents: [agentWithServers(ECHO_SERVER)],
     });
     const sent = current.session.send('go').catch(() => undefined);
     await waitUntil(() => serverProcesses().length === 1);
@@ -237,11 +227,7 @@ describe("an agent's own MCP servers (defined inline in its file)", () => {
   it("refuse a call the session's deny rules refuse, as for any tool", async () => {
     current = await createTestSession({
       policy: rules([
-        {
-          match: { when: isMain, toolResult: false },
-          reply: [agentCall({ description: 'use it', prompt: 'echo', subagent_type: 'with-mcp' })],
-        },
-        { match: { when: isMain }, reply: 'main done' },
+        ...mainStartsWithMcp('echo'),
         {
           match: { agent: 'with-mcp', toolResult: false },
           reply: [{ type: 'tool_use', name: 'mcp__echo__echo', input: { text: 'blocked?' } }],
@@ -249,13 +235,7 @@ describe("an agent's own MCP servers (defined inline in its file)", () => {
         { match: { agent: 'with-mcp' }, reply: (request) => JSON.stringify(request.toolResults) },
       ]),
       session: { denyRules: ['mcp__echo__echo'] },
-      agents: [
-        agentWithServers([
-          '  - echo:',
-          '      command: node',
-          `      args: [${JSON.stringify(SERVER)}]`,
-        ]),
-      ],
+      agents: [agentWithServers(ECHO_SERVER)],
     });
     await current.session.send('go');
     const last = current.sim.journal.entries
