@@ -49,8 +49,6 @@ export class InteractiveScreen {
     private readonly onClosed: () => void = () => undefined,
   ) {}
 
-  private readonly onInputClosed = (): void => this.onClosed();
-
   /** Takes over the terminal. */
   async start(): Promise<void> {
     const { createLogUpdate } = await import('log-update');
@@ -58,8 +56,8 @@ export class InteractiveScreen {
     emitKeypressEvents(this.options.stdin);
     this.options.stdin.setRawMode(true);
     this.options.stdin.on('keypress', this.onKeypress);
-    this.options.stdin.on('end', this.onInputClosed);
-    this.options.stdin.on('error', this.onInputClosed);
+    this.options.stdin.on('end', this.onClosed);
+    this.options.stdin.on('error', this.onClosed);
     keepInputErrorsQuiet(this.options.stdin);
     this.options.stdin.resume();
     this.timer = setInterval(() => this.render(), FRAME_MS);
@@ -113,8 +111,8 @@ export class InteractiveScreen {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.options.stdin.off('keypress', this.onKeypress);
-    this.options.stdin.off('end', this.onInputClosed);
-    this.options.stdin.off('error', this.onInputClosed);
+    this.options.stdin.off('end', this.onClosed);
+    this.options.stdin.off('error', this.onClosed);
     try {
       this.options.stdin.setRawMode(false);
     } catch {

@@ -86,9 +86,9 @@ type ApiConnection = { apiKey: string; baseURL?: string; source: string; sim?: S
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
 /** The credentials of the environment long enough to redact (the runtime's minimum: 8). */
-function secretsOf(config: EffectiveConfig): string[] {
+function secretsOf(config: EffectiveConfig): { secrets?: string[] } {
   const key = config.apiKey.value;
-  return key !== undefined && key.length >= 8 ? [key] : [];
+  return key !== undefined && key.length >= 8 ? { secrets: [key] } : {};
 }
 
 async function connectApi(options: CliSessionOptions): Promise<ApiConnection> {
@@ -430,7 +430,7 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
         sessionId,
         // The key in the environment is redacted from tool results also when the session does
         // not use it (the simulator runs with its own): a file or a command may still show it.
-        ...(secretsOf(config).length > 0 ? { secrets: secretsOf(config) } : {}),
+        ...secretsOf(config),
         ...(options.ask ? { ask: options.ask } : {}),
         ...(mcp ? { mcp } : {}),
         ...options.session,

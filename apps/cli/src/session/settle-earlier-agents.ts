@@ -1,4 +1,4 @@
-import type { Message } from '@delegate/core';
+import { type Message, TOOL_NAMES } from '@delegate/core';
 import type { DelegateSession } from '@delegate/runtime';
 import { existsSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
@@ -126,7 +126,9 @@ function inFlightCalls(messages: readonly Message[]): { all: Set<string>; agent:
     all: new Set(calls.map((block) => block['id'] as string)),
     agent: new Set(
       calls
-        .filter((block) => block['name'] === 'Agent' || block['name'] === 'Task')
+        .filter(
+          (block) => block['name'] === TOOL_NAMES.agent || block['name'] === TOOL_NAMES.agentLegacy,
+        )
         .map((block) => block['id'] as string),
     ),
   };

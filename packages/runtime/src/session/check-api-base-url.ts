@@ -6,8 +6,9 @@ const KNOWN_SCHEMES: ReadonlySet<string> = new Set(['ftp:', 'file:', 'ws:', 'wss
 
 /**
  * Throws a DelegateError (INVALID_ARGUMENT) unless `value` is an absolute `http:` or `https:`
- * URL without a user name or password (fetch refuses those), naming `name` (`ANTHROPIC_BASE_URL`, `options.baseURL`) so a bad base URL is refused
- * when the client is made rather than at the first request. The message never repeats the
+ * URL without a user name or password (fetch refuses those), naming `name`
+ * (`ANTHROPIC_BASE_URL`, `options.baseURL`) so a bad base URL is refused when the client is
+ * made rather than at the first request. The message never repeats the
  * value: a base URL may carry credentials (`https://user:token@gateway`).
  */
 export function checkApiBaseUrl(value: string, name: string): void {
