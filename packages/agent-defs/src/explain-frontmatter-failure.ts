@@ -1,5 +1,5 @@
 import { KNOWN_AGENT_KEYS } from './normalize-agent-fields.js';
-import { parseFullYaml, type YamlFailure } from './parse-full-yaml.js';
+import { type YamlFailure } from './parse-full-yaml.js';
 import { repairQuotesValue } from './repair-like-claude-code.js';
 import { truncateForDiagnostic } from './truncate-for-diagnostic.js';
 
@@ -141,7 +141,8 @@ function explainContinuation(
       }
       return explainStrayLine(lines, { index, next, key, quoted, offset });
     }
-    if (!quoted && /: |:$/.test(line.trim())) {
+    // Under a key with no value of its own (`hooks:`), indented keys are its nested mapping.
+    if (!quoted && value !== '' && /: |:$/.test(line.trim())) {
       return {
         line: next + offset,
         reason: `the value of \`${key}\` continues on line ${next + offset} with ${snippet(line)}, which YAML reads as a new key; quote the value or use a block scalar (|)`,
@@ -166,13 +167,6 @@ function explainLine(
     return {
       line: index + offset,
       reason: `the value of \`${key}\` holds ': ', which YAML reads as a nested key; Claude Code repairs such values only in files with LF line ends, and this file has CRLF line ends — put the value in quotes (or save the file with LF line ends)`,
-    };
-  }
-  // `[a] [b]` or `[x] text`: Claude Code's repair leaves a value wrapped in brackets alone.
-  if (/^\[.*\]$/.test(value) && !parseFullYaml(`${key}: ${value}`, 'error').ok) {
-    return {
-      line: index + offset,
-      reason: `the value of \`${key}\` starts with [ and ends with ], so YAML reads a list and then more text, and Claude Code's repair leaves such values alone; put the value in quotes`,
     };
   }
   if (isPlainStart(value) && /:$/.test(value) && !/: /.test(value)) {
@@ -218,6 +212,23 @@ function explainTabs(lines: readonly string[], offset: number): FrontmatterExpla
   return undefined;
 }
 
+// The parser notices an unclosed quote where the text ends; the line to fix is the last one,
+// at or before that, on which a value opens a quote that the line does not close.
+function withOpeningLine(failure: YamlFailure, lines: readonly string[]): YamlFailure {
+  if (failure.code !== 'unclosed-quote' || failure.line === undefined) return failure;
+  for (let index = Math.min(failure.line, lines.length) - 1; index >= 0; index--) {
+    const opening = /^ *(?:- +|[^\s#'"][^#]*?: +)?(["'].*)$/.exec(lines[index] ?? '');
+    if (opening?.[1] !== undefined && !closesQuote(opening[1])) {
+      return {
+        ...failure,
+        line: index + 1,
+        message: 'a quoted value opens on this line and is never closed',
+      };
+    }
+  }
+  return failure;
+}
+
 /**
  * Explains why frontmatter could not be read, for the patterns real files get wrong (a value
  * continued on lines that look like keys, text wrapped to the start of a line, a quoted value
@@ -236,7 +247,8 @@ export function explainFrontmatterFailure(
     const explained = explainLine(lines, index, crlf, offset);
     if (explained !== undefined) return explained;
   }
-  const { failure, strictFailure } = options;
+  const { strictFailure } = options;
+  const failure = withOpeningLine(options.failure, lines);
   const toFile = (line: number): number => line + offset - 1;
   const where = failure.line === undefined ? '' : ` on line ${toFile(failure.line)}`;
   const strict =

@@ -51,6 +51,13 @@ export function explainMissingFrontmatter(
         reason:
           'the first line holds more than ---, so Claude Code does not read a frontmatter; make the first line exactly ---',
       };
+    case 'indented':
+      return {
+        ...at,
+        severity: 'error',
+        reason:
+          'the frontmatter is indented, so Claude Code does not read the file as an agent; remove the indentation (and any blank lines above it) so the file starts with --- on its first line',
+      };
     case 'carriage-return-line-ends':
       return {
         line: 1,

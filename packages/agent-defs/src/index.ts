@@ -38,12 +38,12 @@ export {
   MAX_AGENT_SUBDIRECTORIES,
 } from './list-markdown-files.js';
 export { KNOWN_AGENT_KEYS } from './normalize-agent-fields.js';
+export { MAX_FRONTMATTER_DEPTH, MAX_FRONTMATTER_LENGTH } from './parse-frontmatter-yaml.js';
 export {
-  MAX_FRONTMATTER_DEPTH,
-  MAX_FRONTMATTER_LENGTH,
+  MAX_YAML_ALIAS_CHARACTERS,
   MAX_YAML_ALIAS_COUNT,
-} from './parse-frontmatter-yaml.js';
-export { MAX_YAML_ALIAS_EXPANSION } from './parse-full-yaml.js';
+  MAX_YAML_ALIAS_EXPANSION,
+} from './parse-full-yaml.js';
 export { MAX_QUOTED_CHARACTERS } from './truncate-for-diagnostic.js';
 export { parseAgentFromMarkdown } from './parse-agent-from-markdown.js';
 export type { ParseAgentFromMarkdownOptions } from './parse-agent-from-markdown.js';

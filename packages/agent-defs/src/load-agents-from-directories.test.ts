@@ -266,6 +266,37 @@ describe('loadAgentsFromDirectories on broken files', () => {
     expect(duplicates.at(-1)?.getSystemPrompt()).toBe('Second.');
   });
 
+  it('says a .delegate/agents file beats the .claude/agents one, which is all Claude Code reads', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'delegate-both-folders-'));
+    try {
+      const claude = join(root, '.claude', 'agents');
+      const delegate = join(root, '.delegate', 'agents');
+      for (const [folder, body] of [
+        [claude, 'Claude.'],
+        [delegate, 'Delegate.'],
+      ] as const) {
+        await mkdir(folder, { recursive: true });
+        await writeFile(join(folder, 'r.md'), `---\nname: r\ndescription: d\n---\n${body}`);
+      }
+      const { agents, diagnostics } = await loadAgentsFromDirectories({
+        directories: [claude, delegate],
+        source: 'projectSettings',
+      });
+      expect(agents.at(-1)?.getSystemPrompt()).toBe('Delegate.');
+      expect(diagnostics).toEqual([
+        expect.objectContaining({
+          severity: 'warning',
+          filePath: join(delegate, 'r.md'),
+          reason: expect.stringContaining(
+            `(a .delegate/agents file beats a .claude/agents file), while Claude Code reads only ${join(claude, 'r.md')}`,
+          ),
+        }),
+      ]);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
   it('reads bytes that are not UTF-8 as U+FFFD, as Claude Code does, and names their line', async () => {
     const { forFile, agents } = await loadBroken();
     expect(agents.find((agent) => agent.agentType === 'latin1-agent')?.whenToUse).toBe(

@@ -41,14 +41,27 @@ export type LoadedAgents = {
 
 type Listed = { filePath: string; baseDir: string };
 
-function duplicateWarning(agent: AgentDefinition, earlier: string): AgentDiagnostic {
+type Defined = { filePath: string; baseDir: string };
+
+// Which of two files of one type Delegate uses, and why, and what Claude Code does instead.
+function duplicateWarning(agent: AgentDefinition, earlier: Defined): AgentDiagnostic {
   const later = agent.filePath ?? agent.baseDir;
+  const why =
+    earlier.baseDir === agent.baseDir
+      ? `Delegate uses ${later} (the later path in sorted order), while Claude Code uses whichever file its directory listing returns last, which depends on the file system`
+      : isDelegateFolder(agent.baseDir) && !isDelegateFolder(earlier.baseDir)
+        ? `Delegate uses ${later} (a .delegate/agents file beats a .claude/agents file), while Claude Code reads only ${earlier.filePath}`
+        : `Delegate uses ${later} (its agents folder, ${agent.baseDir}, comes later in the search order)`;
   return {
     filePath: later,
     agentType: agent.agentType,
     severity: 'warning',
-    reason: `agent ${JSON.stringify(agent.agentType)} is defined both in ${earlier} and in ${later}; Delegate uses ${later} (the later path in sorted order), while Claude Code uses whichever file its directory listing returns last, which depends on the file system — rename one of them`,
+    reason: `agent ${JSON.stringify(agent.agentType)} is defined both in ${earlier.filePath} and in ${later}; ${why} — rename one of them`,
   };
+}
+
+function isDelegateFolder(directory: string): boolean {
+  return /[\\/]\.delegate[\\/]agents[\\/]?$/.test(directory);
 }
 
 function collect(
@@ -56,7 +69,7 @@ function collect(
   source: AgentSource,
   loaded: LoadedAgents,
 ): void {
-  const fileByType = new Map<string, string>();
+  const fileByType = new Map<string, Defined>();
   for (const { listed, result } of results) {
     if (!result.ok) {
       loaded.diagnostics.push(result.diagnostic);
@@ -76,7 +89,10 @@ function collect(
     const { agent } = result;
     const earlier = fileByType.get(agent.agentType);
     if (earlier !== undefined) loaded.diagnostics.push(duplicateWarning(agent, earlier));
-    fileByType.set(agent.agentType, agent.filePath ?? agent.baseDir);
+    fileByType.set(agent.agentType, {
+      filePath: agent.filePath ?? agent.baseDir,
+      baseDir: agent.baseDir,
+    });
     loaded.agents.push(agent);
   }
 }

@@ -30,13 +30,20 @@ function skipQuoted(line: string, start: number): number {
   return line.length;
 }
 
-type FlowState = { depth: number; inQuote: string | undefined; aliases: number };
+type FlowState = {
+  depth: number;
+  inQuote: string | undefined;
+  aliases: number;
+  /** Where the last line's comment began (its length when it has none). */
+  codeEnd: number;
+};
 
 // Follows brackets across a line, outside quotes and comments; quotes count only where a
-// scalar can start, so an apostrophe inside plain text is not read as a quote.
+// scalar can start, so an apostrophe inside plain text (`it 's`) is not read as a quote.
 function scanFlow(line: string, state: FlowState): number {
   let deepest = state.depth;
   let index = 0;
+  state.codeEnd = line.length;
   if (state.inQuote !== undefined) {
     const close = skipQuoted(`${state.inQuote}${line}`, 0) - 1;
     if (close >= line.length) return deepest;
@@ -47,13 +54,15 @@ function scanFlow(line: string, state: FlowState): number {
   for (; index < line.length; index++) {
     const character = line.charAt(index);
     const previous = index === 0 ? ' ' : line.charAt(index - 1);
-    if (character === '#' && /\s/.test(previous)) break;
-    // A value starts at the line's first character or after `:`, `-`, `?`, `[`, `{` or `,`.
-    if (character === '*' && (significant === '' || ':-?[{,'.includes(significant))) {
-      state.aliases += 1;
+    if (character === '#' && /\s/.test(previous)) {
+      state.codeEnd = index;
+      break;
     }
+    // A value starts at the line's first character or after `:`, `-`, `?`, `[`, `{` or `,`.
+    const valueStarts = significant === '' || ':-?[{,'.includes(significant);
+    if (character === '*' && valueStarts) state.aliases += 1;
     if (!/\s/.test(character)) significant = character;
-    if ((character === '"' || character === "'") && /[\s[{,:]/.test(previous)) {
+    if ((character === '"' || character === "'") && valueStarts && /[\s[{,:]/.test(previous)) {
       const end = skipQuoted(line, index);
       if (end >= line.length && line.charAt(line.length - 1) !== character) {
         state.inQuote = character;
@@ -91,7 +100,7 @@ function countCompactMarkers(line: string, from: number): number {
 export function measureYamlNesting(text: string): YamlNesting {
   const lines = text.split('\n');
   const indents: number[] = [];
-  const flow: FlowState = { depth: 0, inQuote: undefined, aliases: 0 };
+  const flow: FlowState = { depth: 0, inQuote: undefined, aliases: 0, codeEnd: 0 };
   let blockScalarIndent: number | undefined;
   let deepest = { depth: 0, line: 1 };
   lines.forEach((line, index) => {
@@ -110,7 +119,9 @@ export function measureYamlNesting(text: string): YamlNesting {
     const flowDepth = scanFlow(line, flow);
     const depth = indents.length + markers + flowDepth;
     if (depth > deepest.depth) deepest = { depth, line: index + 1 };
-    if (flow.depth === 0 && flow.inQuote === undefined && opensBlockScalar(line)) {
+    // A `|` or `>` inside the line's comment opens nothing.
+    const code = line.slice(0, flow.codeEnd);
+    if (flow.depth === 0 && flow.inQuote === undefined && opensBlockScalar(code)) {
       blockScalarIndent = indent;
     }
   });

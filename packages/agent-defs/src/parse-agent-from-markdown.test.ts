@@ -576,19 +576,44 @@ describe('parseAgentFromMarkdown', () => {
     );
   });
 
-  it('says a value wrapped in [ ] that is not one list must be quoted, since the repair leaves it alone', () => {
-    // Commands write `argument-hint: [name] [description]`; a copy in an agents folder fails.
-    expect(
-      diagnosticOf('---\nname: a\ndescription: d\nargument-hint: [name] [text]\n---\nBody'),
-    ).toMatchObject({
+  it('reads a value like `[a] [b]` as text after the repair, and leaves one [ ] list a list', () => {
+    // Commands write `argument-hint: [name] [description]`; Claude Code quotes such a value.
+    const copied = agentOf(
+      '---\nname: a\ndescription: d\nargument-hint: [name] [text]\ntools: [Read, Grep]\n---\nBody',
+    );
+    expect(copied.agent.agentType).toBe('a');
+    expect(copied.agent.tools).toEqual(['Read', 'Grep']);
+    expect(copied.warnings).toContainEqual(
+      expect.objectContaining({
+        severity: 'info',
+        reason: expect.stringContaining('not strict YAML'),
+      }),
+    );
+  });
+
+  it('names the line where an unclosed quote opens, also below a nested mcpServers block', () => {
+    const unclosed = (above: string) =>
+      diagnosticOf(`---\nname: a\ndescription: d\n${above}tools: "Read\n---\nBody`);
+    expect(unclosed('')).toMatchObject({
       line: 4,
-      reason:
-        "the value of `argument-hint` starts with [ and ends with ], so YAML reads a list and then more text, and Claude Code's repair leaves such values alone; put the value in quotes",
+      reason: expect.stringContaining('never closed'),
     });
-    expect(
-      agentOf('---\nname: a\ndescription: d\nargument-hint: "[name] [text]"\n---\nBody').agent
-        .agentType,
-    ).toBe('a');
+    const nested = unclosed('mcpServers:\n  github:\n    command: npx\n');
+    expect(nested).toMatchObject({ line: 7, reason: expect.stringContaining('never closed') });
+    expect(nested.reason).not.toContain('mcpServers');
+  });
+
+  it('says an indented frontmatter block must start at the top of the file', () => {
+    for (const content of [
+      '\n    ---\n    name: sqs-expert\n    description: d\n    ---\nBody',
+      '  ---\n  name: a\n  description: d\n  ---\nBody',
+    ]) {
+      expect(diagnosticOf(content)).toMatchObject({
+        severity: 'error',
+        line: content.startsWith('\n') ? 2 : 1,
+        reason: expect.stringContaining('the frontmatter is indented'),
+      });
+    }
   });
 
   it('skips a documentation page (title, no agent key) with a note, as Claude Code skips it', () => {

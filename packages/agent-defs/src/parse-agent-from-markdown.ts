@@ -301,6 +301,7 @@ const UNREAD_FRONTMATTER: Record<NoFrontmatterReason | 'unclosed', string> = {
   'comment-before': 'an HTML comment comes before the frontmatter, so it is not read',
   'text-before': 'text comes before the frontmatter, so it is not read',
   'opening-not-alone': 'the first line holds more than ---, so no frontmatter is read',
+  indented: 'the frontmatter is indented, so it is not read',
   'carriage-return-line-ends':
     'the file ends its lines with a lone carriage return (CR), so no frontmatter is read',
   unclosed: 'the frontmatter opened with --- on line 1 is never closed, so it is not read',

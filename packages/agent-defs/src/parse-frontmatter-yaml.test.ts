@@ -2,9 +2,13 @@ import { describe, expect, it } from 'vitest';
 import {
   MAX_FRONTMATTER_DEPTH,
   MAX_FRONTMATTER_LENGTH,
-  MAX_YAML_ALIAS_COUNT,
   parseFrontmatterYaml,
 } from './parse-frontmatter-yaml.js';
+import {
+  MAX_YAML_ALIAS_CHARACTERS,
+  MAX_YAML_ALIAS_COUNT,
+  parseFullYaml,
+} from './parse-full-yaml.js';
 
 function read(text: string): Record<string, unknown> {
   const result = parseFrontmatterYaml(text);
@@ -121,6 +125,51 @@ describe('parseFrontmatterYaml limits', () => {
       stage: 'limit',
       code: 'alias-bomb',
     });
+  });
+
+  it('counts the aliases the parser meets, also where the line scan is misled', () => {
+    const keys = Array.from(
+      { length: 3 },
+      (_, key) => `  ? [k${key}, ${'*a, '.repeat(40)}*a]\n  : 0`,
+    );
+    const tricks = [
+      "description: it 's plain text", // an apostrophe inside a plain value
+      'note: x # a comment that ends like a block scalar >', // a `>` inside a comment
+    ];
+    for (const trick of tricks) {
+      const found = failure(`name: a\n${trick}\na: &a some text\nx:\n${keys.join('\n')}`);
+      expect(found).toMatchObject({ stage: 'limit', code: 'alias-bomb' });
+      expect(found.message).toMatch(/aliases \(\*name\)/);
+    }
+  });
+
+  it('counts aliases while parsing, so a text the line scan would miscount is still refused', () => {
+    // parseFullYaml is what runs after the scan; here it meets the aliases on its own.
+    const keys = Array.from(
+      { length: 3 },
+      (_, key) => `  ? [k${key}, ${'*a, '.repeat(40)}*a]\n  : 0`,
+    );
+    const found = parseFullYaml(`a: &a text\nx:\n${keys.join('\n')}`, 'error');
+    expect(found).toMatchObject({
+      ok: false,
+      failure: {
+        code: 'alias-bomb',
+        message: expect.stringContaining(`more than ${MAX_YAML_ALIAS_COUNT} aliases`),
+      },
+    });
+  });
+
+  it('refuses aliases of long text used in mapping keys before the parser joins them', () => {
+    // Each key is a list of 20 aliases of 60,000 characters: 1.2 million once joined.
+    const text = `name: a\na: &a ${'x'.repeat(60_000)}\nx:\n  ? [${'*a, '.repeat(19)}*a]\n  : 0`;
+    const found = failure(text);
+    expect(found).toMatchObject({ stage: 'limit', code: 'alias-bomb' });
+    expect(found.message).toContain(`more than ${MAX_YAML_ALIAS_CHARACTERS} characters`);
+  });
+
+  it('reads a few aliases of long text as YAML does', () => {
+    const record = read(`name: a\nx: &x ${'y'.repeat(50_000)}\nl: [*x, *x]`);
+    expect(record.l).toStrictEqual(['y'.repeat(50_000), 'y'.repeat(50_000)]);
   });
 
   it('reports a self-referencing alias in words, not as a stack overflow', () => {

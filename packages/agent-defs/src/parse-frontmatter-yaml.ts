@@ -1,5 +1,10 @@
 import { measureYamlNesting } from './measure-yaml-nesting.js';
-import { YAML_LIMIT_CODES, parseFullYaml, type YamlFailure } from './parse-full-yaml.js';
+import {
+  MAX_YAML_ALIAS_COUNT,
+  YAML_LIMIT_CODES,
+  parseFullYaml,
+  type YamlFailure,
+} from './parse-full-yaml.js';
 import { parseSimpleYaml, type DuplicateKeys } from './parse-simple-yaml.js';
 import { repairLikeClaudeCode, type QuotedLine } from './repair-like-claude-code.js';
 
@@ -12,9 +17,6 @@ export const MAX_FRONTMATTER_LENGTH = 256 * 1024;
 
 /** Deepest nesting a frontmatter may have (indentation levels, list markers, brackets). */
 export const MAX_FRONTMATTER_DEPTH = 32;
-
-/** Most aliases (`*name`) a frontmatter may hold; more is refused as a possible alias bomb. */
-export const MAX_YAML_ALIAS_COUNT = 100;
 
 /** A key that the repaired frontmatter gives more than once (the last one is used). */
 export type RepeatedKey = {

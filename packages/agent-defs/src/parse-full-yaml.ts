@@ -1,8 +1,18 @@
 import * as JsYaml from 'js-yaml';
 import { type DuplicateKeys } from './parse-simple-yaml.js';
 
+/** Most aliases (`*name`) a frontmatter may hold; more is refused as a possible alias bomb. */
+export const MAX_YAML_ALIAS_COUNT = 100;
+
 /** Most nodes that aliases may add when they are expanded; more is refused as an alias bomb. */
 export const MAX_YAML_ALIAS_EXPANSION = 10_000;
+
+/**
+ * Most characters that the values aliases stand for may add up to, counted while the parser
+ * reads: a mapping key that is a list is turned into text, so aliases of long text inside such
+ * keys would otherwise make the parser itself build gigabytes before any check runs.
+ */
+export const MAX_YAML_ALIAS_CHARACTERS = 1_000_000;
 
 /** Deepest nesting the YAML parser itself accepts (a second guard behind the pre-scan). */
 const PARSER_MAX_DEPTH = 40;
@@ -33,6 +43,64 @@ type LoadOptions = JsYaml.LoadOptions & { maxDepth?: number };
 type Loader = { module: JsYamlModule; schema: JsYaml.Schema };
 
 class BinaryValue extends Error {}
+
+/** Thrown from the parser's listener when aliases go over Delegate's budget. */
+class AliasBudgetExceeded extends Error {
+  constructor(readonly failure: YamlFailure) {
+    super(failure.message);
+  }
+}
+
+// The text length an expanded value adds (a list or mapping key becomes text this long);
+// `sizes` remembers values already measured, so shared parts are measured once.
+function expandedLength(
+  value: unknown,
+  sizes: WeakMap<object, number>,
+  onPath: Set<object>,
+): number {
+  if (typeof value === 'string') return value.length;
+  if (typeof value !== 'object' || value === null) return 1;
+  const known = sizes.get(value);
+  if (known !== undefined) return known;
+  if (onPath.has(value)) return 1;
+  onPath.add(value);
+  let length = 1;
+  for (const child of Object.values(value)) length += expandedLength(child, sizes, onPath);
+  onPath.delete(value);
+  sizes.set(value, length);
+  return length;
+}
+
+type ListenerState = { kind: string | null; result: unknown };
+
+/**
+ * A js-yaml listener that counts aliases as the parser meets them (a node that closes with a
+ * value but no kind of its own is an alias) and refuses the text once they are more than
+ * {@link MAX_YAML_ALIAS_COUNT} or stand for more than {@link MAX_YAML_ALIAS_CHARACTERS}
+ * characters. It does not depend on the pre-scan, which only reads the text line by line.
+ */
+function createAliasBudget(): (event: string, state: ListenerState) => void {
+  const sizes = new WeakMap<object, number>();
+  let aliases = 0;
+  let characters = 0;
+  return (event, state) => {
+    if (event !== 'close' || state.kind !== null || state.result === null) return;
+    aliases += 1;
+    if (aliases > MAX_YAML_ALIAS_COUNT) {
+      throw new AliasBudgetExceeded({
+        code: 'alias-bomb',
+        message: `the frontmatter holds more than ${MAX_YAML_ALIAS_COUNT} aliases (*name), a possible alias bomb; write the values out`,
+      });
+    }
+    characters += expandedLength(state.result, sizes, new Set());
+    if (characters > MAX_YAML_ALIAS_CHARACTERS) {
+      throw new AliasBudgetExceeded({
+        code: 'alias-bomb',
+        message: `its aliases stand for more than ${MAX_YAML_ALIAS_CHARACTERS} characters of values (a possible alias bomb); write the values out`,
+      });
+    }
+  };
+}
 
 let loader: Loader | undefined;
 
@@ -115,6 +183,7 @@ const PARSER_MESSAGES: ReadonlyArray<[RegExp, string, string]> = [
 ];
 
 function describeParserError(error: unknown): YamlFailure {
+  if (error instanceof AliasBudgetExceeded) return error.failure;
   if (error instanceof BinaryValue) {
     return {
       code: 'binary',
@@ -245,6 +314,7 @@ export function parseFullYaml(text: string, duplicateKeys: DuplicateKeys): FullY
       schema,
       json: duplicateKeys === 'last-wins',
       maxDepth: PARSER_MAX_DEPTH,
+      listener: createAliasBudget(),
     };
     value = module.load(text, options);
   } catch (error) {

@@ -105,11 +105,21 @@ function resolvePlain(text: string): unknown {
   return text;
 }
 
+// YAML's white space is the space and the tab only: a no-break or ideographic space at either
+// end of a plain value is part of it (String#trim would drop it).
+function trimYamlSpaceEnd(text: string): string {
+  return text.replace(/[ \t]+$/, '');
+}
+
+function trimYamlSpace(text: string): string {
+  return trimYamlSpaceEnd(text).replace(/^[ \t]+/, '');
+}
+
 // The part of a plain value before a ` #` comment, trimmed; undefined when it ends a mapping
 // key (`a: b`, `a:`), which YAML refuses on the line of another key.
 function plainValueText(text: string): string | undefined {
   const comment = text.search(/ #/);
-  const value = (comment === -1 ? text : text.slice(0, comment)).trimEnd();
+  const value = trimYamlSpaceEnd(comment === -1 ? text : text.slice(0, comment));
   if (/: |:$/.test(value)) return undefined;
   return value;
 }
@@ -195,7 +205,7 @@ function readQuoted(text: string, start: number): { value: string; end: number }
 // After a complete scalar on a line only spaces and a ` #` comment may follow.
 function expectLineEnd(text: string, from: number): void {
   const rest = text.slice(from);
-  if (rest.trim() === '') return;
+  if (trimYamlSpace(rest) === '') return;
   if (/^ +#/.test(rest)) return;
   unsupported();
 }
@@ -214,7 +224,7 @@ function readFlowItem(text: string, start: number): { value: unknown; end: numbe
     end += 1;
   }
   if (text.charAt(end) === '#') return unsupported();
-  const raw = text.slice(start, end).trim();
+  const raw = trimYamlSpace(text.slice(start, end));
   if (raw === '' || INDICATOR_START.test(raw)) return unsupported();
   return { value: resolvePlain(raw), end };
 }
@@ -342,7 +352,7 @@ function readPlainContinuation(first: string, lines: Lines): unknown {
       continue;
     }
     if (indentOf(line) === 0) break;
-    const trimmed = line.trim();
+    const trimmed = trimYamlSpace(line);
     if (INDICATOR_START.test(trimmed) || /: |:$| #|\t/.test(trimmed)) return unsupported();
     parts.push(...Array<string>(blankRun).fill(''), trimmed);
     blankRun = 0;
@@ -392,7 +402,7 @@ function readBlockSequence(lines: Lines): unknown[] | undefined {
       if (indent === 0 || items.length === 0) break;
       return unsupported();
     }
-    const item = line.slice(indent + 1).trim();
+    const item = trimYamlSpace(line.slice(indent + 1));
     if (item.includes('\t')) return unsupported();
     items.push(readSequenceItem(item));
     lines.at += 1;
@@ -410,7 +420,7 @@ function readValueBelow(lines: Lines): unknown {
       lookahead += 1;
       continue;
     }
-    if (line.slice(indentOf(line)).startsWith('- ') || line.trim() === '-') {
+    if (line.slice(indentOf(line)).startsWith('- ') || trimYamlSpace(line) === '-') {
       return readBlockSequence(lines);
     }
     if (indentOf(line) > 0) return unsupported(); // a nested mapping or an indented scalar
@@ -439,7 +449,7 @@ function readEntry(line: string, lineNumber: number): Entry {
   if (match === null) return unsupported();
   const key = match[1] ?? '';
   if (key === '__proto__') return unsupported();
-  return { key, line: lineNumber, rest: line.slice(match[0].length).trimEnd() };
+  return { key, line: lineNumber, rest: trimYamlSpaceEnd(line.slice(match[0].length)) };
 }
 
 function parseLines(texts: string[], duplicateKeys: DuplicateKeys): SimpleYamlResult {

@@ -1,3 +1,5 @@
+import { parseFullYaml } from './parse-full-yaml.js';
+
 /** One line whose value the repair put in double quotes. */
 export type QuotedLine = {
   /** 1-based line within the YAML text. */
@@ -24,12 +26,13 @@ const KEY_VALUE_LINE = /^([a-zA-Z_-]+):\s+(.+)$/;
 // A value holding any of these characters, or ': ', is quoted.
 const NEEDS_QUOTES = /[{}[\]*&#!|>%@`]|: /;
 
+// A value in quotes, or one `[…]` list (`[a] [b]` is text, and gets quoted).
 function isAlreadyWrapped(value: string): boolean {
-  return (
-    (value.startsWith('"') && value.endsWith('"')) ||
-    (value.startsWith("'") && value.endsWith("'")) ||
-    (value.startsWith('[') && value.endsWith(']'))
-  );
+  if (value.startsWith('"') && value.endsWith('"')) return true;
+  if (value.startsWith("'") && value.endsWith("'")) return true;
+  if (!value.startsWith('[') || !value.endsWith(']')) return false;
+  const list = parseFullYaml(value, 'error');
+  return list.ok && Array.isArray(list.value);
 }
 
 /** Whether Claude Code's repair puts this value (the text after `key: ` on one line) in quotes. */
@@ -40,7 +43,7 @@ export function repairQuotesValue(value: string): boolean {
 /**
  * Applies the one repair Claude Code makes to frontmatter that strict YAML refuses, line by
  * line: leading tabs become two spaces each, and a single-line `key: value` whose value is
- * not already wrapped in quotes or brackets and holds `: ` or one of
+ * neither in quotes nor one `[…]` list and holds `: ` or one of
  * `{ } [ ] * & # ! | > % @` or a backtick is put in double quotes (backslashes and quotes
  * escaped), so it reads as that exact text. The result is then parsed with repeated keys
  * allowed. This reproduces Claude Code's reading, including where it changes the meaning of

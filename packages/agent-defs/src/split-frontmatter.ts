@@ -8,8 +8,10 @@ export type NoFrontmatterReason =
   | 'comment-before'
   /** A `---` block follows other text (a heading, say). */
   | 'text-before'
-  /** The first line holds `---` and more (`--- x`, `----`, an indented ` ---`). */
+  /** The first line holds `---` and more (`--- x`, `----`). */
   | 'opening-not-alone'
+  /** The whole `---` block is indented (a copy out of a list or a code sample). */
+  | 'indented'
   /** The file ends its lines with a lone carriage return, so the first line never ends. */
   | 'carriage-return-line-ends';
 
@@ -118,9 +120,18 @@ function findLaterBlock(text: string): { offset: number; yaml: string } | undefi
   return undefined;
 }
 
+// Blank lines, then an indented `---` alone on its line and an indented `name:` or
+// `description:` line under it: frontmatter that was indented as a whole.
+const INDENTED_BLOCK =
+  /^((?:[ \t]*\r?\n)*)[ \t]+---[ \t]*\r?\n(?:[ \t]*\r?\n)*[ \t]+(?:name|description)[ \t]*:/;
+
 function classifyMissing(text: string): FrontmatterParts {
   if (/^---[^\n]*\r[^\n]/.test(text) && !text.slice(0, 4096).includes('\n')) {
     return { kind: 'none', reason: 'carriage-return-line-ends', line: 1 };
+  }
+  const indented = INDENTED_BLOCK.exec(text);
+  if (indented !== null) {
+    return { kind: 'none', reason: 'indented', line: lineOfOffset(text, indented[1]?.length ?? 0) };
   }
   if (/^[ \t]*---/.test(text)) return { kind: 'none', reason: 'opening-not-alone', line: 1 };
   const later = findLaterBlock(text);
