@@ -245,6 +245,57 @@ describe('release and dispose', () => {
   });
 });
 
+describe.runIf(process.platform === 'linux')('kill', () => {
+  it('SIGKILLs what ignores SIGTERM once the grace has passed', async () => {
+    const registry = newRegistry();
+    const shell = await registry.start({
+      command: "trap '' TERM; sleep 30 & echo pid:$!; wait",
+      cwd: temp,
+      description: 'ignores SIGTERM',
+    });
+    const printed = await waitUntil(
+      async () => /pid:\d+/.test(await readFile(shell.outputPath, 'utf8')),
+      10_000,
+    );
+    expect(printed).toBe(true);
+    const childPid = Number(/pid:(\d+)/.exec(await readFile(shell.outputPath, 'utf8'))?.[1]);
+    expect(registry.kill(shell.taskId)).toBe(true);
+    expect(await waitUntil(() => !isProcessAlive(childPid), 10_000)).toBe(true);
+    expect((await registry.wait(shell.taskId, 5000))?.status).toBe('killed');
+  });
+
+  it('keeps no timer for the grace once the group has ended, so the host exits at once', async () => {
+    const fixture = fileURLToPath(
+      new URL('./__fixtures__/kill-shell-then-exit.ts', import.meta.url),
+    );
+    const host = spawn(process.execPath, ['--import', 'tsx', fixture], {
+      cwd: fileURLToPath(new URL('..', import.meta.url)),
+      env: {
+        ...process.env,
+        TMPDIR: temp,
+        TSX_TSCONFIG_PATH: fileURLToPath(new URL('../../../tsconfig.source.json', import.meta.url)),
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let stdout = '';
+    host.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    let exitedAt = 0;
+    const exited = new Promise<void>((resolve) =>
+      host.once('exit', () => {
+        exitedAt = Date.now();
+        resolve();
+      }),
+    );
+    // The kill grace is 60 s: a process still running 20 s after its shell ended waits for it.
+    const inTime = await waitUntil(() => exitedAt !== 0, 40_000);
+    if (!inTime) host.kill('SIGKILL');
+    await exited;
+    const [status, endedAt] = stdout.trim().split(' ');
+    expect(status).toBe('killed');
+    expect(exitedAt - Number(endedAt)).toBeLessThan(20_000);
+  }, 60_000);
+});
+
 /** Runs the SIGKILL fixture, kills it once its shell runs, and returns the shell's and its child's pids. */
 async function orphanShell(): Promise<{ shellPid: number; childPid: number }> {
   const fixture = fileURLToPath(

@@ -15,7 +15,7 @@ import {
   privateTempDirectory,
 } from './private-directory.js';
 import { HeadTailBuffer } from './head-tail-buffer.js';
-import { killProcessGroup } from './process-group.js';
+import { killProcessGroup, terminateProcessGroup } from './process-group.js';
 import {
   reapOrphanedShells,
   removeShellRecord,
@@ -275,13 +275,8 @@ export class BackgroundShellRegistry {
         if (shell.status !== 'running') return;
         clearInterval(sizeWatch);
         // Processes the command left behind in its group are stopped with it.
-        if (
-          shell.pid !== undefined &&
-          !entry.killRequested &&
-          killProcessGroup(shell.pid, 'SIGTERM')
-        ) {
-          const pid = shell.pid;
-          setTimeout(() => killProcessGroup(pid, 'SIGKILL'), this.killGraceMs).unref();
+        if (shell.pid !== undefined && !entry.killRequested) {
+          terminateProcessGroup(shell.pid, this.killGraceMs);
         }
         shell.status = entry.killRequested ? 'killed' : status;
         shell.exitCode = exitCode;
@@ -407,10 +402,9 @@ export class BackgroundShellRegistry {
     if (entry === undefined || entry.shell.status !== 'running' || entry.shell.pid === undefined)
       return false;
     entry.killRequested = true;
-    const pid = entry.shell.pid;
-    killProcessGroup(pid, 'SIGTERM');
-    // Sent even if the shell exits first: children that ignored SIGTERM may remain in its group.
-    setTimeout(() => killProcessGroup(pid, 'SIGKILL'), this.killGraceMs);
+    // Children that ignore SIGTERM may remain in its group after the shell exits: SIGKILL
+    // follows for as long as any is left.
+    terminateProcessGroup(entry.shell.pid, this.killGraceMs);
     return true;
   }
 

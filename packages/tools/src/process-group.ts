@@ -36,3 +36,30 @@ export function stopGroupAtExit(pid: number): () => void {
     if (groupsToStopAtExit.size === 0) process.off('exit', stopGroupsAtExit);
   };
 }
+
+/** How often a group being terminated is checked for leftovers. */
+const GROUP_CHECK_INTERVAL_MS = 50;
+
+/**
+ * Sends SIGTERM to the process group led by `pid`, then SIGKILL to whatever of it is left
+ * after `graceMs`. The group is checked every 50 ms and the wait ends as soon as it is empty,
+ * so no timer keeps the host running for the grace period and no later group that reuses the
+ * id is signalled; while it waits, the group is killed if the host exits first. Returns false
+ * when the group was already gone.
+ */
+export function terminateProcessGroup(pid: number, graceMs: number): boolean {
+  if (!killProcessGroup(pid, 'SIGTERM')) return false;
+  const forget = stopGroupAtExit(pid);
+  const deadline = Date.now() + graceMs;
+  const check = setInterval(() => {
+    if (!isProcessGroupAlive(pid)) {
+      clearInterval(check);
+      forget();
+    } else if (Date.now() >= deadline) {
+      clearInterval(check);
+      killProcessGroup(pid, 'SIGKILL');
+      forget();
+    }
+  }, GROUP_CHECK_INTERVAL_MS).unref();
+  return true;
+}
