@@ -59,6 +59,16 @@ describe('normalizeApiError', () => {
     expect(isRetryableStreamError(normalizeApiError(abort))).toBe(false);
     expect(isRetryableStreamError(normalizeApiError(new Error('400 bad request')))).toBe(false);
   });
+
+  it('says in words that the connection closed mid-response, and retries an event that is not JSON', () => {
+    const reset = new TypeError('terminated', { cause: new Error('other side closed') });
+    expect(normalizeApiError(reset).message).toBe(
+      'the connection closed in the middle of the response (terminated: other side closed)',
+    );
+    const garbled = normalizeApiError(new SyntaxError('Unexpected token } in JSON at position 31'));
+    expect(garbled.message).toMatch(/^the response stream held an event that is not valid JSON/);
+    expect(isRetryableStreamError(garbled)).toBe(true);
+  });
 });
 
 describe('retryDelayMs', () => {

@@ -91,16 +91,30 @@ function apiErrorMessage(error: unknown, status: number | undefined): string | u
   ].join('');
 }
 
+// Plain words for what the HTTP stack says tersely: undici's `terminated` (the connection
+// closed mid-response) and a stream event that is not JSON (the SDK throws a SyntaxError).
+function transportMessage(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  if (error.name === 'SyntaxError') {
+    return `the response stream held an event that is not valid JSON (${error.message})`;
+  }
+  if (error.message !== 'terminated') return undefined;
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  return `the connection closed in the middle of the response (terminated${cause})`;
+}
+
 /** Normalizes any error thrown by an SDK call or a stream into {@link NormalizedApiError}. */
 export function normalizeApiError(error: unknown): NormalizedApiError {
   const name = (error as { name?: unknown } | undefined)?.name;
   const httpStatus = (error as { status?: unknown } | undefined)?.status;
   const message =
     apiErrorMessage(error, typeof httpStatus === 'number' ? httpStatus : undefined) ??
+    transportMessage(error) ??
     errorMessage(error);
   const status = statusOf(error);
   const streamEndedEarly =
-    DelegateError.isInstance(error) && error.details?.['streamEndedEarly'] === true;
+    (DelegateError.isInstance(error) && error.details?.['streamEndedEarly'] === true) ||
+    name === 'SyntaxError';
   const isNetworkError =
     status === undefined &&
     (name === 'APIConnectionError' ||

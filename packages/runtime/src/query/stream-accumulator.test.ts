@@ -78,6 +78,8 @@ describe('the stream accumulator', () => {
         delta: { type: 'input_json_delta', partial_json: partial },
       },
       { type: 'content_block_stop', index: 0 },
+      // A call cut by the output limit: the block closes, then the stop reason comes.
+      { type: 'message_delta', delta: { stop_reason: 'max_tokens' }, usage: { output_tokens: 9 } },
       { type: 'message_stop' },
     ]))
       applyStreamEvent(accumulator, event);
@@ -116,5 +118,46 @@ describe('the stream accumulator', () => {
     }
     expect(DelegateError.hasCode(error, 'API_ERROR')).toBe(true);
     expect((error as DelegateError).details?.['streamEndedEarly']).toBe(true);
+  });
+
+  it('refuses a stream that stops with a tool call still open, or with no stop reason', () => {
+    const toolStart = {
+      type: 'content_block_start',
+      index: 0,
+      content_block: { type: 'tool_use', id: 't1', name: 'Cleanup', input: {} },
+    };
+    const cut = {
+      type: 'content_block_delta',
+      index: 0,
+      delta: { type: 'input_json_delta', partial_json: '{"path": "build/tm' },
+    };
+    const delta = {
+      type: 'message_delta',
+      delta: { stop_reason: 'tool_use' },
+      usage: { output_tokens: 5 },
+    };
+    const cases: Array<[unknown[], RegExp]> = [
+      [
+        [start, toolStart, cut, delta, { type: 'message_stop' }],
+        /tool call block 0 was still open/,
+      ],
+      [
+        [start, toolStart, cut, { type: 'content_block_stop', index: 0 }, { type: 'message_stop' }],
+        /without a stop reason/,
+      ],
+    ];
+    for (const [list, message] of cases) {
+      const accumulator = createStreamAccumulator();
+      for (const event of events(list)) applyStreamEvent(accumulator, event);
+      let error: unknown;
+      try {
+        finishStreamAccumulator(accumulator);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(DelegateError.hasCode(error, 'API_ERROR')).toBe(true);
+      expect((error as DelegateError).message).toMatch(message);
+      expect((error as DelegateError).details?.['streamEndedEarly']).toBe(true);
+    }
   });
 });

@@ -122,20 +122,38 @@ export function applyStreamEvent(
   }
 }
 
+function incomplete(message: string): DelegateError {
+  return new DelegateError('API_ERROR', message, { details: { streamEndedEarly: true } });
+}
+
+// Why a stream that reached `message_stop` still holds no complete response, if it does not.
+function malformedEnd(accumulator: StreamAccumulator): string | undefined {
+  const open = accumulator.blocks.findIndex(
+    (block) => block?.type === 'tool_use' && block.partialJson !== undefined,
+  );
+  if (open !== -1) {
+    return `The response stream ended while tool call block ${open} was still open (no content_block_stop), so its input is incomplete; the call was not run.`;
+  }
+  if (accumulator.message?.stop_reason === null) {
+    return 'The response stream ended without a stop reason (no message_delta), so the response may be incomplete.';
+  }
+  return undefined;
+}
+
 /**
  * The finished response. Throws a retryable `API_ERROR` (details `streamEndedEarly`) when
- * the stream ended before `message_stop`, as a cut connection does.
+ * the stream ended before `message_stop`, as a cut connection does, and when it reached
+ * `message_stop` incomplete: a tool call block never closed (its input cut off, so it must
+ * not run) or no stop reason given.
  */
 export function finishStreamAccumulator(
   accumulator: StreamAccumulator,
 ): AssistantMessage['message'] {
   if (!accumulator.message || !accumulator.stopped) {
-    throw new DelegateError(
-      'API_ERROR',
-      'The response stream ended before message_stop (the connection was cut).',
-      { details: { streamEndedEarly: true } },
-    );
+    throw incomplete('The response stream ended before message_stop (the connection was cut).');
   }
+  const malformed = malformedEnd(accumulator);
+  if (malformed !== undefined) throw incomplete(malformed);
   accumulator.message.content = accumulator.blocks.filter(
     (block): block is ContentBlock => block !== undefined,
   );
