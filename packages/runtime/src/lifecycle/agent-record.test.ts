@@ -49,47 +49,50 @@ describe("a sub-agent's permission checks", () => {
     expect(text).toContain('from-the-fork');
   });
 
-  it('never lets a background agent ask: its questions become denials', async () => {
-    const asked: string[] = [];
-    current = await createTestSession({
-      policy: rules([
-        {
-          match: { when: isMain, lastUserText: '<task-notification>' },
-          reply: (request) => request.lastUserText,
+  it.each([
+    ['a general-purpose agent', 'general-purpose', { subagent_type: 'general-purpose' }],
+    ['a fork (bubble mode: the parent judges, nobody is asked)', 'fork', {}],
+  ])(
+    'never lets a background agent ask, %s: its questions become denials',
+    async (_name, agent, type) => {
+      const asked: string[] = [];
+      current = await createTestSession({
+        policy: rules([
+          {
+            match: { when: isMain, lastUserText: '<task-notification>' },
+            reply: (request) => request.lastUserText,
+          },
+          {
+            match: { when: isMain, toolResult: false },
+            reply: [
+              agentCall({ description: 'bg', prompt: 'run it', run_in_background: true, ...type }),
+            ],
+          },
+          {
+            match: { agent, toolResult: 'Bash' },
+            reply: (request) => `bash said: ${resultText(request)}`,
+          },
+          {
+            match: { agent },
+            reply: [
+              { type: 'tool_use', name: 'Bash', input: { command: 'touch bg.txt; echo nope' } },
+            ],
+          },
+          { match: { when: isMain, toolResult: 'Agent' }, reply: 'started' },
+        ]),
+        session: {
+          forkEnabled: true,
+          permissionMode: 'default',
+          ask: async ({ tool }) => {
+            asked.push(tool.name);
+            return { behavior: 'allow' };
+          },
         },
-        {
-          match: { when: isMain, toolResult: false },
-          reply: [
-            agentCall({
-              description: 'bg',
-              prompt: 'run it',
-              subagent_type: 'general-purpose',
-              run_in_background: true,
-            }),
-          ],
-        },
-        {
-          match: { agent: 'general-purpose', toolResult: false },
-          reply: [
-            { type: 'tool_use', name: 'Bash', input: { command: 'touch bg.txt; echo nope' } },
-          ],
-        },
-        {
-          match: { agent: 'general-purpose', toolResult: 'Bash' },
-          reply: (request) => `bash said: ${resultText(request)}`,
-        },
-        { match: { when: isMain, toolResult: 'Agent' }, reply: 'started' },
-      ]),
-      session: {
-        permissionMode: 'default',
-        ask: async ({ tool }) => {
-          asked.push(tool.name);
-          return { behavior: 'allow' };
-        },
-      },
-    });
-    const { text } = await current.session.send('background bash', { waitForBackground: true });
-    expect(asked).toEqual([]);
-    expect(text).toContain('Permission denied');
-  });
+      });
+      const { text } = await current.session.send('background bash', { waitForBackground: true });
+      expect(asked).toEqual([]);
+      expect(text).toContain('Permission denied');
+      expect(text).not.toContain('nope');
+    },
+  );
 });

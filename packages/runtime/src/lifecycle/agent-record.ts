@@ -192,10 +192,27 @@ function agentContext(options: CreateAgentRecordOptions, record: AgentRecord): T
   });
 }
 
+// The parent's context as a check for a background agent sees it: nobody may be asked.
+function withoutPrompts(parent: ToolUseContext): ToolUseContext {
+  return {
+    ...parent,
+    getAppState: () => {
+      const state = parent.getAppState();
+      return {
+        ...state,
+        toolPermissionContext: {
+          ...state.toolPermissionContext,
+          shouldAvoidPermissionPrompts: true,
+        },
+      };
+    },
+  };
+}
+
 /**
  * The agent's permission check: questions go to the runtime's handler while it runs in the
  * foreground and become denials in the background; a `bubble` agent asks its parent's
- * check, judged by the parent's own mode and rules. A tool that needs a person to answer
+ * check, judged by the parent's own mode and rules (in the background, without asking anyone). A tool that needs a person to answer
  * (`requiresUserInteraction`) is refused while the agent runs in the background.
  */
 function agentCanUseTool(options: CreateAgentRecordOptions, record: AgentRecord): CanUseTool {
@@ -213,8 +230,16 @@ function agentCanUseTool(options: CreateAgentRecordOptions, record: AgentRecord)
       : {}),
     ...(parentCanUseTool
       ? {
+          // A background agent's question is judged by the parent's mode and rules, but
+          // never put to a person: what would need one is denied.
           parentCanUseTool: (tool, input, _context, assistantMessage, toolUseId) =>
-            parentCanUseTool(tool, input, parent, assistantMessage, toolUseId),
+            parentCanUseTool(
+              tool,
+              input,
+              record.isBackground ? withoutPrompts(parent) : parent,
+              assistantMessage,
+              toolUseId,
+            ),
         }
       : {}),
   });
