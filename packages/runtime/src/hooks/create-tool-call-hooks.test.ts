@@ -134,11 +134,11 @@ describe('PreToolUse and PostToolUse hooks of a sub-agent', () => {
             '  PreToolUse:',
             '    - hooks:',
             '        - type: command',
-            "          command: 'echo broken >&2; exit 1'",
+            "          command: 'echo broken, key sk-hook-secret-0123 >&2; exit 1'",
           ].join('\n'),
         ),
       ],
-      session: { permissionMode: 'bypassPermissions' },
+      session: { permissionMode: 'bypassPermissions', secrets: ['sk-hook-secret-0123'] },
     });
     const events: AgentEvent[] = [];
     current.session.events.on((event) => events.push(event));
@@ -147,7 +147,9 @@ describe('PreToolUse and PostToolUse hooks of a sub-agent', () => {
     const warnings = events.flatMap((event) => (event.type === 'agent.warning' ? [event] : []));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ code: 'HOOK_FAILED' });
-    expect(warnings[0]!.message).toMatch(/exited with code 1: broken/);
+    expect(warnings[0]!.message).toMatch(/exited with code 1: broken, key \[REDACTED\]/);
+    // The hook's command line is quoted too: the secret goes from it as well.
+    expect(JSON.stringify(events)).not.toContain('sk-hook-secret-0123');
   });
 
   it('refuses to start an agent whose PreToolUse hook cannot run', async () => {

@@ -22,7 +22,7 @@ import {
 import { readTranscript } from '../transcripts/read-transcript.js';
 import { TranscriptStore } from '../transcripts/transcript-store.js';
 import { loadTools } from '../util/load-tools.js';
-import { sessionRedactor } from '../util/redact-secrets.js';
+import { redactOption } from '../util/redact-secrets.js';
 import { type AgentRecord, createAgentRecord } from './agent-record.js';
 import { type AgentSpec, parseAgentSpec } from './agent-spec.js';
 import { isCompacted } from './agent-directory.js';
@@ -177,11 +177,6 @@ function findDefinition(runtime: AgentRuntime, spec: AgentSpec): AgentDefinition
     'AGENT_NOT_FOUND',
     `Cannot resume ${spec.agentId}: agent type "${spec.agentType}" is no longer defined. Restore its definition file, or start a new agent.`,
   );
-}
-
-function redactOption(runtime: AgentRuntime): { redact?: (text: string) => string } {
-  const redact = sessionRedactor(runtime);
-  return redact ? { redact } : {};
 }
 
 /** Its tools: a fork gets the main agent's (forks are spawned by it); others are assembled again. */

@@ -159,6 +159,46 @@ describe('the API key', () => {
     expect(output).not.toContain('sk-ant-secret');
   });
 
+  it('is kept out of transcript files and warnings when an agent file quotes it', async () => {
+    // Someone who could run commands wrote the key into an agent's description.
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [agentCall({ description: 'leak', prompt: 'go', subagent_type: 'leaky' })],
+        },
+        { match: { when: isMain }, reply: 'done' },
+        { match: { agent: 'leaky' }, reply: 'ok' },
+      ]),
+    });
+    const agentDefs = await import('@delegate/agent-defs');
+    const leaky = agentDefs.parseAgentFromMarkdown({
+      filePath: join(current.cwd, 'leaky.md'),
+      baseDir: current.cwd,
+      content: `---\nname: leaky\ndescription: Uses ANTHROPIC_API_KEY=${SECRET}\nskills: [x]\n---\nYou leak ${SECRET}.`,
+      source: 'projectSettings',
+    });
+    if (!leaky.ok) throw new Error(leaky.diagnostic.reason);
+    const agents = [...agentDefs.getBuiltInAgents(), leaky.agent];
+    const session = await sessionWithKey(current, {
+      agentDefinitions: { activeAgents: agents, allAgents: agents },
+    });
+    const events: AgentEvent[] = [];
+    session.events.on((event) => events.push(event));
+    await session.send('go');
+    await session.flush();
+    session.abort();
+    // The model was sent the agent list; what is written down is redacted.
+    expect(JSON.stringify(current.sim.journal.entries.map((entry) => entry.body))).toContain(
+      SECRET,
+    );
+    const transcripts = await filesUnder(current.transcriptDir);
+    expect(transcripts.length).toBeGreaterThan(1);
+    for (const path of transcripts)
+      expect(await readFile(path, 'utf8'), path).not.toContain(SECRET);
+    expect(JSON.stringify(session.events.events)).not.toContain(SECRET);
+  });
+
   it('is not in the environment of hook commands (an agent file of a cloned repository defines them)', async () => {
     process.env['ANTHROPIC_API_KEY'] = SECRET;
     process.env['ANTHROPIC_AUTH_TOKEN'] = SECRET;

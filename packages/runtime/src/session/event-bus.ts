@@ -11,7 +11,29 @@ export type EventBusOptions = {
    * Tests set it to rethrow, so an assertion inside a listener fails the test.
    */
   onListenerError?: (error: unknown, event: AgentEvent) => void;
+  /**
+   * Applied to the free text of warnings, failures and notifications (the session's secrets
+   * become `[REDACTED]`) before any listener or the history sees the event: such text can
+   * quote a hook's or an MCP server's stderr, or an error.
+   */
+  redact?: (text: string) => string;
 };
+
+// The events whose text can come from outside the runtime, and the field that holds it.
+const FREE_TEXT_FIELDS = {
+  'agent.warning': 'message',
+  'agent.failed': 'error',
+  'agent.notification': 'text',
+} as const;
+
+function redactFreeText(event: AgentEvent, redact: (text: string) => string): AgentEvent {
+  const field = FREE_TEXT_FIELDS[event.type as keyof typeof FREE_TEXT_FIELDS];
+  if (field === undefined) return event;
+  const text = (event as Record<string, unknown>)[field];
+  if (typeof text !== 'string') return event;
+  const redacted = redact(text);
+  return redacted === text ? event : ({ ...event, [field]: redacted } as AgentEvent);
+}
 
 function warnListenerError(error: unknown, event: AgentEvent): void {
   process.emitWarning(`A lifecycle event listener threw on ${event.type}: ${errorMessage(error)}`, {
@@ -25,18 +47,21 @@ export class EventBus {
   private readonly history: AgentEvent[] = [];
   private readonly keep: number;
   private readonly onListenerError: (error: unknown, event: AgentEvent) => void;
+  private readonly redact: ((text: string) => string) | undefined;
 
   /** A bus with no listeners yet. */
   constructor(options: EventBusOptions = {}) {
     this.keep = options.keepHistory ?? 10_000;
     this.onListenerError = options.onListenerError ?? warnListenerError;
+    this.redact = options.redact;
   }
 
   /**
    * Delivers an event to every listener. A throwing listener never stops the others; its
    * error goes to `onListenerError` (which may rethrow, to the emitter).
    */
-  emit = (event: AgentEvent): void => {
+  emit = (emitted: AgentEvent): void => {
+    const event = this.redact ? redactFreeText(emitted, this.redact) : emitted;
     this.history.push(event);
     // Trimmed in chunks, so a long session does not shift the whole history on every event.
     if (this.history.length > this.keep * 1.25)

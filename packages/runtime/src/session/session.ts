@@ -67,7 +67,7 @@ import { sessionQueryOptions } from '../lifecycle/drive-agent.js';
 import type { AgentRuntime, AgentRuntimeOptions } from './agent-runtime.js';
 import { withAskRules } from './ask-rules.js';
 import { withoutCredentials } from './shell-environment.js';
-import { sessionRedactor } from '../util/redact-secrets.js';
+import { redactOption, sessionRedactor } from '../util/redact-secrets.js';
 import { EventBus } from './event-bus.js';
 import { checkCallOptions, checkPrompt } from './call-options.js';
 import {
@@ -96,15 +96,33 @@ import {
   reportLostAgent,
 } from './lost-agents.js';
 
+/** The session's event bus and transcript store, both keeping the session's secrets out. */
+function recordersOf(
+  validated: ValidatedSessionOptions,
+  client: Parameters<typeof redactOption>[0]['client'],
+  sessionId: string,
+): { events: EventBus; transcript?: TranscriptStore } {
+  const redact = redactOption({ client, options: { secrets: validated.secrets ?? [] } });
+  const events = new EventBus({
+    ...(validated.onEventListenerError ? { onListenerError: validated.onEventListenerError } : {}),
+    ...redact,
+  });
+  const directory = transcriptDirOf(validated);
+  if (!directory) return { events };
+  return { events, transcript: createTranscriptStore({ directory, sessionId, events, ...redact }) };
+}
+
 /** The session's transcript store; a file it cannot write is an `agent.warning` of its agent. */
 function createTranscriptStore(options: {
   directory: string;
   sessionId: string;
   events: EventBus;
+  redact?: (text: string) => string;
 }): TranscriptStore {
   return new TranscriptStore({
     directory: options.directory,
     sessionId: options.sessionId,
+    ...(options.redact ? { redact: options.redact } : {}),
     onWriteError: (failure) =>
       options.events.emit({
         type: 'agent.warning',
@@ -450,12 +468,9 @@ export class DelegateSession {
     const baseTools =
       validated.tools ??
       (await loadTools()).getBuiltinTools({ bash: { env: withoutCredentials(process.env) } });
-    const events = new EventBus(
-      validated.onEventListenerError ? { onListenerError: validated.onEventListenerError } : {},
-    );
     const runtimeOptions = runtimeOptionsOf(validated, env);
-    const transcriptDir = transcriptDirOf(validated);
     const sessionId = validated.sessionId ?? createUuid();
+    const { events, transcript } = recordersOf(validated, client, sessionId);
     const runtime = {
       client,
       sessionId,
@@ -466,9 +481,7 @@ export class DelegateSession {
       }),
       usage: usageLedgerOf(validated),
       events,
-      ...(transcriptDir
-        ? { transcript: createTranscriptStore({ directory: transcriptDir, sessionId, events }) }
-        : {}),
+      ...(transcript ? { transcript } : {}),
       baseTools: () => baseTools,
       agentTools: () => agentTools,
       getAgentDefinitions: () => definitions,

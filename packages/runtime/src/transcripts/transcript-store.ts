@@ -104,6 +104,7 @@ export class TranscriptStore {
   // Files whose failure was reported and that have not been written since.
   private readonly reportedFailures = new Set<string>();
   private readonly onWriteError: ((failure: TranscriptWriteFailure) => void) | undefined;
+  private readonly redact: (text: string) => string;
 
   /**
    * `onWriteError` hears of a file that could not be written (once, until a write to it
@@ -114,12 +115,19 @@ export class TranscriptStore {
     directory: string;
     sessionId: string;
     onWriteError?: (failure: TranscriptWriteFailure) => void;
+    /**
+     * Applied to every line and metadata file before it is written (the session's secrets
+     * become `[REDACTED]`): whatever reached a message, from a tool, an agent file or a
+     * notification, is kept out of the files.
+     */
+    redact?: (text: string) => string;
   }) {
     checkStoreOptions(options);
     assertSafeId('session id', options.sessionId);
     this.directory = options.directory;
     this.sessionId = options.sessionId;
     this.onWriteError = options.onWriteError;
+    this.redact = options.redact ?? ((text) => text);
   }
 
   private recordFailure(path: string, agentId: string | undefined, error: unknown): void {
@@ -157,7 +165,7 @@ export class TranscriptStore {
     return this.enqueue(agentId, async () => {
       try {
         await this.ensureDirectory(join(path, '..'));
-        await writeFile(path, `${JSON.stringify(meta, null, 2)}\n`, 'utf8');
+        await writeFile(path, `${this.redact(JSON.stringify(meta, null, 2))}\n`, 'utf8');
         this.reportedFailures.delete(path);
       } catch (error) {
         this.recordFailure(path, agentId, error);
@@ -254,7 +262,7 @@ export class TranscriptStore {
           const parentAgentId = this.parents.get(agentId);
           if (parentAgentId) entry.parentAgentId = parentAgentId;
         }
-        lines.push(JSON.stringify(entry));
+        lines.push(this.redact(JSON.stringify(entry)));
         if (message.type !== 'progress') parentUuid = message.uuid;
       }
       this.lastUuid.set(key, parentUuid);

@@ -116,6 +116,14 @@ export function sessionRedactor(runtime: {
   ]);
 }
 
+/** `{ redact }` for an options object, or nothing when the session has no secrets. */
+export function redactOption(runtime: Parameters<typeof sessionRedactor>[0]): {
+  redact?: (text: string) => string;
+} {
+  const redact = sessionRedactor(runtime);
+  return redact ? { redact } : {};
+}
+
 // Deeper than this, a value is left out rather than walked (progress data is small and flat).
 const MAX_REDACT_DEPTH = 20;
 
