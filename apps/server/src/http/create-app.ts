@@ -190,7 +190,7 @@ export function createApp(
   registerHealthRoutes(app, dependencies);
   registerRunRoutes(app, dependencies);
   registerEventRoutes(app, { ...dependencies, redact: security.redact });
-  registerAgentRoutes(app, dependencies);
+  registerAgentRoutes(app, { ...dependencies, redact: security.redact });
   registerMetricsRoutes(app, dependencies);
   registerDocument(app);
   registerDashboardRoutes(app);

@@ -1,4 +1,4 @@
-import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadServerToken } from '../config/server-token.js';
@@ -254,6 +254,34 @@ describe('security', () => {
     ]) {
       expect(text).not.toContain(TEST_API_KEY);
       expect(text).not.toContain(TEST_TOKEN);
+    }
+  });
+
+  it('redacts the API key and the token that a workspace agent file quotes, in /v1/agents and in what a run writes down', async () => {
+    // A run with Bash could write such a file from the server's environment.
+    const folder = join(test.workspace, '.claude', 'agents');
+    await mkdir(folder, { recursive: true });
+    await writeFile(
+      join(folder, 'leaky.md'),
+      `---\nname: leaky-${TEST_TOKEN}\ndescription: Uses ANTHROPIC_API_KEY=${TEST_API_KEY}\ntools: Read, Bash(${TEST_TOKEN})\n---\nBody.`,
+    );
+    try {
+      const listed = await (await test.api('/v1/agents')).text();
+      expect(listed).toContain('ANTHROPIC_API_KEY=[REDACTED]');
+      expect(listed).not.toContain(TEST_API_KEY);
+      expect(listed).not.toContain(TEST_TOKEN);
+      const created = await test.api('/v1/runs', { json: { prompt: 'scenario:hello' } });
+      const id = ((await created.json()) as { id: string }).id;
+      expect((await waitForRun(test, id, (run) => ENDED.includes(run.status))).status).toBe(
+        'completed',
+      );
+      const files = await filesUnder(test.dataDir);
+      for (const text of await Promise.all(files.map((file) => readFile(file, 'latin1')))) {
+        expect(text).not.toContain(TEST_API_KEY);
+        expect(text).not.toContain(TEST_TOKEN);
+      }
+    } finally {
+      await rm(join(test.workspace, '.claude'), { recursive: true, force: true });
     }
   });
 

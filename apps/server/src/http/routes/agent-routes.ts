@@ -19,8 +19,14 @@ const listAgents = createRoute({
   },
 });
 
-/** Registers `GET /v1/agents`. */
-export function registerAgentRoutes(app: App, dependencies: AppDependencies): void {
+/**
+ * Registers `GET /v1/agents`. The answer is redacted as a whole: agent files are workspace
+ * text, and a run with Bash can write the server's key or token into one.
+ */
+export function registerAgentRoutes(
+  app: App,
+  dependencies: AppDependencies & { redact: <T>(value: T) => T },
+): void {
   app.openapi(listAgents, async (c) => {
     const workspace = await resolveWorkspace({
       requested: c.req.valid('query').workspace,
@@ -35,7 +41,7 @@ export function registerAgentRoutes(app: App, dependencies: AppDependencies): vo
     const active = new Set(loaded.activeAgents);
     const winner = new Map(loaded.activeAgents.map((agent) => [agent.agentType, agent]));
     return c.json(
-      {
+      dependencies.redact({
         workspace,
         agents: loaded.allAgents.map((agent) => ({
           agentType: agent.agentType,
@@ -58,7 +64,7 @@ export function registerAgentRoutes(app: App, dependencies: AppDependencies): vo
           ...(diagnostic.line !== undefined ? { line: diagnostic.line } : {}),
           ...(diagnostic.agentType !== undefined ? { agentType: diagnostic.agentType } : {}),
         })),
-      },
+      }),
       200,
     );
   });
