@@ -3,6 +3,8 @@ import { rules } from '@delegate/api-sim';
 import { getBuiltInAgents } from '@delegate/agent-defs';
 import { customAgent, requestBody } from '../__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession } from '../__fixtures__/test-session.js';
+import { createApiClient } from '../session/model-config.js';
+import { DelegateSession } from '../session/session.js';
 
 let current: TestSession | undefined;
 
@@ -43,6 +45,33 @@ describe('the agent list', () => {
     expect(JSON.stringify(requestBody(second!).messages.at(-1))).toContain(
       '- translator: Does translator work',
     );
+  });
+
+  it('is not sent again by a resumed session when the agents are the same', async () => {
+    current = await createTestSession({ policy: rules([], { fallback: 'ok' }) });
+    const test = current;
+    await test.session.send('first');
+    await test.session.close();
+    const resumeAndSend = async (prompt: string) => {
+      const resumed = await DelegateSession.create({
+        cwd: test.cwd,
+        client: createApiClient({ apiKey: 'k', baseURL: test.sim.url }),
+        transcriptDir: test.transcriptDir,
+        homeDir: test.homeDir,
+        sessionId: test.session.sessionId,
+        resume: true,
+        agentDefinitions: test.session.runtime.getAgentDefinitions(),
+      });
+      await resumed.send(prompt);
+      await resumed.close();
+    };
+    await resumeAndSend('second');
+    await resumeAndSend('third');
+    const lists = (text: string) =>
+      text.split('Agent types available to the Agent tool').length - 1;
+    const last = JSON.stringify(requestBody(test.sim.journal.entries.at(-1)!).messages);
+    expect(last).toContain('third');
+    expect(lists(last)).toBe(1);
   });
 
   it('is part of the tool description when agentListInMessages is off', async () => {

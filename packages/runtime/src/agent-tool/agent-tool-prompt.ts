@@ -11,14 +11,17 @@ export function formatAgentLine(agent: AgentDefinition): string {
   return `- ${agent.agentType}: ${agent.whenToUse.trim()} (Tools: ${allowed}${denied})`;
 }
 
+const AGENT_LIST_OPENING =
+  '<system-reminder>\nAgent types available to the Agent tool (pass one as subagent_type):';
+
 /** The agent list as a `<system-reminder>` message body. */
 export function buildAgentListReminder(agents: readonly AgentDefinition[]): string {
-  return [
-    '<system-reminder>',
-    'Agent types available to the Agent tool (pass one as subagent_type):',
-    ...agents.map(formatAgentLine),
-    '</system-reminder>',
-  ].join('\n');
+  return [AGENT_LIST_OPENING, ...agents.map(formatAgentLine), '</system-reminder>'].join('\n');
+}
+
+/** Whether `text` is an agent list made by {@link buildAgentListReminder}. */
+export function isAgentListReminder(text: string): boolean {
+  return text.startsWith(AGENT_LIST_OPENING);
 }
 
 /**

@@ -28,7 +28,7 @@ import {
 } from '@delegate/fork-cache';
 import { createAgentTool } from '../agent-tool/agent-tool.js';
 import type { AgentToolOutput } from '../agent-tool/agent-tool-output.js';
-import { buildAgentListReminder } from '../agent-tool/agent-tool-prompt.js';
+import { buildAgentListReminder, isAgentListReminder } from '../agent-tool/agent-tool-prompt.js';
 import { visibleAgents } from '../agent-tool/resolve-agent.js';
 import {
   type ForkedAgentParams,
@@ -95,6 +95,17 @@ import {
   heardFromAgent,
   reportLostAgent,
 } from './lost-agents.js';
+
+/** The last agent list the conversation holds, so a resumed session does not send it again. */
+function lastAgentListOf(messages: readonly Message[]): string | undefined {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index];
+    if (message?.type !== 'user' || !message.isMeta) continue;
+    const content = message.message.content;
+    if (typeof content === 'string' && isAgentListReminder(content)) return content;
+  }
+  return undefined;
+}
 
 /** The session's event bus and transcript store, both keeping the session's secrets out. */
 function recordersOf(
@@ -564,6 +575,7 @@ export class DelegateSession {
     );
     // One at a time: a long conversation spread as arguments could overflow the stack.
     for (const message of restored.messages) this.messages.push(message);
+    this.lastAgentList = lastAgentListOf(restored.messages);
     if (restored.lastUuid) transcript.continueSessionAfter(restored.lastUuid);
     this.tasks.restoreQueued(restored.pendingNotifications);
     this.tasks.rememberNotified(restored.notifiedTasks);
@@ -874,13 +886,16 @@ export class DelegateSession {
     // run() itself sends nothing when there is nothing to answer.
     const start = this.messages.length;
     let outcome = await this.consume(this.runTurn(prompt, options.maxTurns), options.onEvent);
-    while (options.waitForBackground && !this.context.abortController.signal.aborted) {
+    const signal = this.context.abortController.signal;
+    while (options.waitForBackground) {
+      // Stopped (abort, close) while background work was still owed: not a completed wait.
+      if (signal.aborted) {
+        outcome = { ...outcome, reason: 'aborted' };
+        break;
+      }
       if (this.tasks.pendingNotifications === 0) {
         if (this.tasks.runningBackgroundCount === 0) break;
-        await this.tasks.waitForNotification({
-          timeoutMs: 600_000,
-          signal: this.context.abortController.signal,
-        });
+        await this.tasks.waitForNotification({ timeoutMs: 600_000, signal });
         if (this.tasks.pendingNotifications === 0) continue;
       }
       outcome = await this.consume(this.runTurn('', options.maxTurns), options.onEvent);

@@ -232,6 +232,38 @@ describe('task notifications, exactly once', () => {
     expect(statusInForkInbox).toBe('completed');
   });
 
+  it.each(['abort', 'close'] as const)(
+    'ends a send waiting for background agents as aborted when the session is stopped (%s)',
+    async (how) => {
+      const release = gate();
+      current = await createTestSession({
+        agents: [worker],
+        policy: rules([
+          mainStartsBackgroundJob(),
+          { match: { when: isMain }, reply: 'started it' },
+          {
+            match: { agent: 'worker' },
+            reply: async () => {
+              await release.opened;
+              return 'job done';
+            },
+          },
+        ]),
+      });
+      const { session } = current;
+      const sent = session.send('start', { waitForBackground: true });
+      // The main agent has answered; only the background agent is still owed.
+      await waitUntil(() => JSON.stringify(session.messages.at(-1) ?? {}).includes('started it'));
+      expect(session.tasks.runningBackgroundCount).toBe(1);
+      if (how === 'abort') session.abort();
+      else void session.close();
+      const result = await sent;
+      release.open();
+      expect(result.outcome.reason).toBe('aborted');
+      expect(result.text).toBe('started it');
+    },
+  );
+
   it('keeps a notification still queued when the session is aborted with its task, as undeliverable', async () => {
     current = await createTestSession({
       agents: [worker],
