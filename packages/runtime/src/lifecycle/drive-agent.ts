@@ -2,6 +2,7 @@ import {
   type AssistantMessage,
   type CompleteUsage,
   type Message,
+  type UserMessage,
   addUsage,
   completeUsage,
   emptyUsage,
@@ -21,7 +22,12 @@ import type { AgentRuntime } from '../session/agent-runtime.js';
 import type { AgentRecord } from './agent-record.js';
 import { createUsageGuard } from '../usage/usage-guard.js';
 import { CacheDiagnoser } from './cache-diagnosis.js';
-import { addResponseUsage, appendMessages, takeInbox } from './record-transitions.js';
+import {
+  addResponseUsage,
+  appendMessages,
+  returnToInbox,
+  takeInbox,
+} from './record-transitions.js';
 
 /** Running totals of one run, as `onProgress` reports them. */
 export type AgentProgress = {
@@ -101,8 +107,9 @@ function startQuery(
   runtime: AgentRuntime,
   record: AgentRecord,
   options: DriveAgentOptions,
-  mcp: AgentMcpConnection | undefined,
+  extras: { mcp: AgentMcpConnection | undefined; carried: UserMessage[] },
 ) {
+  const { mcp, carried } = extras;
   return query({
     client: runtime.client,
     messages: [...record.messages],
@@ -117,7 +124,13 @@ function startQuery(
     ...(record.toolDefinitions ? { toolDefinitions: record.toolDefinitions } : {}),
     ...(record.toolHooks ? { toolHooks: record.toolHooks } : {}),
     ...(options.forkLayout ? { forkLayout: options.forkLayout } : {}),
-    drainQueuedMessages: () => runtime.tasks.markDelivered(takeInbox(record)),
+    // Notifications count as delivered once a response to the request that carried them
+    // has come (see `driveAgent`).
+    drainQueuedMessages: () => {
+      const taken = takeInbox(record);
+      carried.push(...runtime.tasks.notificationsAmong(taken));
+      return taken;
+    },
     usageGuard: createUsageGuard({
       runtime,
       agentId: record.agentId,
@@ -201,11 +214,13 @@ export async function* driveAgent(
   const report = runtime.options.debugCacheDiagnosis;
   const diagnoser = report ? new CacheDiagnoser(record, report, options.cacheBaseline) : undefined;
   let mcp: AgentMcpConnection | undefined;
+  // Notifications a request carried that has had no response yet.
+  const carried: UserMessage[] = [];
   try {
     mcp = await openOwnMcpServers(runtime, record);
     // Said once the connection is held: a listener that throws must not lose it.
     if (mcp) emitMcpWarnings(runtime, record, mcp);
-    const generator = startQuery(runtime, record, options, mcp);
+    const generator = startQuery(runtime, record, options, { mcp, carried });
     for (;;) {
       const next = await generator.next();
       if (next.done) return next.value.reason;
@@ -223,11 +238,17 @@ export async function* driveAgent(
       if (runtime.transcript && event.type !== 'system')
         await runtime.transcript.append([event], record.agentId);
       if (event.type === 'assistant' || event.type === 'user') emitMessage(runtime, record, event);
-      if (event.type === 'assistant') progress.countResponse(event);
+      if (event.type === 'assistant') {
+        progress.countResponse(event);
+        runtime.tasks.markDelivered(carried.splice(0));
+      }
       yield event;
     }
   } finally {
     notifyFirst();
+    // The run ended (failed, stopped) before the model answered them: back to the inbox, so
+    // settling hands them to the main agent instead of losing them.
+    if (carried.length > 0) returnToInbox(record, carried.splice(0));
     // Its servers live as long as the run (a continuation starts them again). The result does
     // not wait for them to exit; `session.close()` does.
     if (mcp) closeOwnMcpServers(runtime, mcp);

@@ -264,6 +264,63 @@ describe('task notifications, exactly once', () => {
     },
   );
 
+  it('hands the main agent a notification whose carrying request of a sub-agent never got an answer', async () => {
+    let forkStep = 0;
+    current = await createTestSession({
+      // The fork's third request, the one that carries the notification, fails every time.
+      sim: {
+        faults: [
+          {
+            kind: 'api_error',
+            match: (request) => request.agent === 'fork' && request.turnIndex >= 3,
+          },
+        ],
+      },
+      policy: rules([
+        {
+          match: { agent: 'fork' },
+          reply: async () => {
+            forkStep += 1;
+            if (forkStep === 1)
+              return [
+                agentCall({
+                  description: 'grandchild',
+                  prompt: 'gc job',
+                  subagent_type: 'worker',
+                  run_in_background: true,
+                }),
+              ];
+            // The grandchild ends while this request is in flight: its notification waits in
+            // the fork's inbox for the next request.
+            await waitUntil(() =>
+              current!.session.tasks
+                .list()
+                .some((task) => task.description === 'grandchild' && task.status === 'completed'),
+            );
+            return [{ type: 'tool_use', name: 'Glob', input: { pattern: 'nothing-*' } }];
+          },
+        },
+        {
+          match: { when: (request: SimRequest) => isMain(request) && request.turnIndex === 0 },
+          reply: [
+            agentCall({ description: 'fork bg', prompt: 'Directive: go', run_in_background: true }),
+          ],
+        },
+        { match: { when: isMain }, reply: 'ok' },
+        { match: { agent: 'worker' }, reply: 'grandchild done' },
+      ]),
+      agents: [worker],
+      session: { forkEnabled: true },
+    });
+    const { session } = current;
+    await session.send('go', { waitForBackground: true });
+    const tasks = session.tasks.list();
+    const grandchildId = tasks.find((task) => task.description === 'grandchild')?.id ?? '';
+    expect(tasks.find((task) => task.agentType === 'fork')?.status).toBe('failed');
+    expect(grandchildId).not.toBe('');
+    expect(JSON.stringify(session.messages)).toContain(`task-id: ${grandchildId}`);
+  });
+
   it('keeps a notification still queued when the session is aborted with its task, as undeliverable', async () => {
     current = await createTestSession({
       agents: [worker],
