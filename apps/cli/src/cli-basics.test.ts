@@ -36,11 +36,39 @@ describe('delegate: help, version and usage errors', () => {
       ['memory', 'clear'],
       ['sim'],
       ['config'],
+      ['help'],
     ]) {
       const help = await run([...command, '--help']);
       expect(help.code, command.join(' ')).toBe(0);
       expect(help.stdout, command.join(' ')).toContain('Usage: delegate');
       expect(help.stdout, command.join(' ')).toMatch(/Examples:|Settings files/);
+    }
+  });
+
+  it('prints the help of a command with `delegate help <command>`', async () => {
+    const root = await run(['help']);
+    expect(root.code).toBe(0);
+    expect(root.stdout).toBe((await run(['--help'])).stdout);
+    const nested = await run(['help', 'agents', 'show']);
+    expect(nested.code).toBe(0);
+    expect(nested.stdout).toBe((await run(['agents', 'show', '--help'])).stdout);
+    const unknown = await run(['help', 'agents', 'bogus']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe(
+      "delegate: there is no command 'delegate agents bogus'. The commands of 'delegate agents' are list, show, validate.\n",
+    );
+  });
+
+  it("after a bad option value or a missing argument, points at that command's help, not at run", async () => {
+    for (const [args, hint] of [
+      [['sim', '--port', 'abc'], '(delegate sim --help shows how to use it)'],
+      [['agents', 'show'], '(delegate agents show --help shows how to use it)'],
+      [['--bogus'], '(delegate --help shows how to use it)'],
+    ] as const) {
+      const result = await run([...args]);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr.trimEnd().split('\n').at(-1), args.join(' ')).toBe(hint);
+      expect(result.stderr, args.join(' ')).not.toContain('to run a prompt');
     }
   });
 
@@ -281,5 +309,10 @@ describe('delegate: help, version and usage errors', () => {
     const result = await run(['run', '--sim', '--resume', '../evil', 'hi']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('not a session id');
+    const empty = await run(['run', '--sim', '--resume', '', 'hi']);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toBe(
+      'delegate: --resume: expected the id of a recorded session (`delegate transcripts list` shows them), not an empty value.\n',
+    );
   });
 });

@@ -169,6 +169,31 @@ describe('delegate agents', () => {
     expect(folder.code).toBe(1);
   });
 
+  it('validates --agents definitions as `delegate run` reads them, with or without paths', async () => {
+    const good = await writeAgent('good.md', '---\nname: good\ndescription: Fine.\n---\nOk.');
+    const problem = '--agents: error: agent "x" needs a "description" (text saying when to use it)';
+    const flagOnly = await run(['agents', 'validate', '--agents', '{"x":{}}']);
+    expect(flagOnly.code).toBe(1);
+    expect(flagOnly.stdout).toContain(problem);
+    const withPath = await run(['agents', 'validate', good, '--agents', '{"x":{}}']);
+    expect(withPath.code).toBe(1);
+    expect(withPath.stdout.trim()).toBe(problem);
+    expect((await run(['agents', 'validate', good])).code).toBe(0);
+    const file = join(scratch.root, 'agents.json');
+    await writeFile(file, '{"fine": {"description": "Fine.", "prompt": "Ok."}}');
+    expect((await run(['agents', 'validate', '--agents', file])).code).toBe(0);
+    // Text that is not JSON is the usage error `run` gives.
+    const broken = await run(['agents', 'validate', '--agents', '{nope']);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toContain('--agents: not valid JSON');
+    // A run's warning points at the command that lists these problems.
+    const ran = await run(['run', '--sim', '--agents', '{"x":{}}', 'hi']);
+    expect(ran.stderr).toContain(problem);
+    expect(ran.stderr).toContain(
+      '1 agent file not loaded; `delegate agents validate` with the same `--agents` lists every problem.',
+    );
+  });
+
   it("validates a plugin, its agents folder or one of its files by Claude Code's plugin rules", async () => {
     // A plugin's agent may leave out `name` (it is named after the file); the same file in
     // .claude/agents is not an agent.
@@ -278,6 +303,48 @@ describe('delegate transcripts', () => {
     expect(fromSettings.directory).toBe(join(scratch.project, 'logs'));
     expect(fromSettings.sessions.map((session) => session.sessionId)).toEqual([loggedId]);
     expect((await run(['transcripts', 'show', loggedId])).stdout).toContain('user: into logs');
+  });
+
+  it('shows a session by the start of its id, and says what is there when the session or agent is not', async () => {
+    const transcripts = join(scratch.root, 'transcripts');
+    const recorded = await run([
+      'run',
+      '--sim',
+      policy('spawn-general'),
+      '--transcript-dir',
+      transcripts,
+      '--output-format',
+      'json',
+      'say hi via a helper',
+    ]);
+    const { session_id: sessionId, agents } = JSON.parse(recorded.stdout) as {
+      session_id: string;
+      agents: Array<{ agent_id: string }>;
+    };
+    const show = (...args: string[]) =>
+      run(['transcripts', 'show', ...args, '--transcript-dir', transcripts]);
+    const byStart = await show(sessionId.slice(0, 8));
+    expect(byStart.code, byStart.stderr).toBe(0);
+    expect(byStart.stdout).toContain('user: say hi via a helper');
+    // Another session with the same start makes that start ambiguous.
+    const twin = `${sessionId.slice(0, 4)}-twin`;
+    await writeFile(join(transcripts, `${twin}.jsonl`), '');
+    const ambiguous = await show(sessionId.slice(0, 4));
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toBe(
+      `delegate: ${sessionId.slice(0, 4)} is the start of 2 sessions in ${transcripts}: ${[sessionId, twin].sort().join(', ')}. Give more of the id.\n`,
+    );
+    const missing = await show('nosuch');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe(
+      `delegate: no session nosuch in ${transcripts}. \`delegate transcripts list\` shows the sessions there.\n`,
+    );
+    const noAgent = await show(sessionId.slice(0, 8), '--agent', 'nosuch');
+    expect(noAgent.code).toBe(2);
+    expect(noAgent.stderr).toBe(
+      `delegate: --agent nosuch: session ${sessionId} has no sub-agent nosuch. Its sub-agents: ${agents[1]!.agent_id}.\n`,
+    );
+    for (const result of [missing, noAgent]) expect(result.stderr).not.toMatch(/ENOENT|open '/);
   });
 
   it('lists past a FIFO in the transcript folder and refuses to show it, instead of hanging', async () => {
@@ -489,7 +556,7 @@ describe('delegate sim', () => {
     }
   });
 
-  it('serves the simulator until SIGTERM, printing its URL first', async () => {
+  it('serves the simulator until SIGTERM (exit 143) or Ctrl-C (exit 130), printing its URL first', async () => {
     const child = spawn(
       process.execPath,
       [CLI_BIN, 'sim', '--port', '0', '--policy', policy('spawn-general')],
@@ -515,7 +582,8 @@ describe('delegate sim', () => {
       );
       expect(message.content[0]).toMatchObject({ type: 'text', text: 'hi from the sub-agent' });
       child.kill('SIGTERM');
-      expect(await exited).toBe(0);
+      // 143, as the README's exit-code table says for SIGTERM.
+      expect(await exited).toBe(143);
     } finally {
       // Never leave a server behind when an expectation above fails.
       if (child.exitCode === null) child.kill('SIGKILL');
@@ -539,8 +607,9 @@ describe('delegate sim', () => {
         messages: [{ role: 'user', content: 'echo me' }],
       });
       expect(echoed.content[0]).toMatchObject({ type: 'text', text: 'echo me' });
-      jsonChild.kill('SIGTERM');
-      expect(await jsonExited).toBe(0);
+      // Ctrl-C (SIGINT) exits 130.
+      jsonChild.kill('SIGINT');
+      expect(await jsonExited).toBe(130);
     } finally {
       if (jsonChild.exitCode === null) jsonChild.kill('SIGKILL');
     }

@@ -116,6 +116,8 @@ describe('delegate run', () => {
     expect(value['num_turns']).toBe(2);
     expect(value.agents.map((agent) => agent.agent_type)).toEqual(['main', 'general-purpose']);
     expect(value.agents[1]?.parent_agent_id).toBe('main');
+    // A sub-agent's report is its `result`, as the README says.
+    expect(value.agents[1]).toMatchObject({ result: 'hi from the sub-agent' });
     for (const agent of value.agents) {
       expect(agent.usage.cache_creation_input_tokens).toBeGreaterThan(0);
       expect(agent.cost_usd).toBeGreaterThan(0);
@@ -315,6 +317,37 @@ describe('delegate run', () => {
     expect((JSON.parse(piped.stdout) as { result: string }).result).toBe('piped prompt');
   });
 
+  it('reads the prompt from stdin when `delegate run` has no prompt argument', async () => {
+    const piped = await run(['run', '--sim'], { input: 'fix it\n' });
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stdout).toBe('fix it\n');
+    const withModule = await run(['run', '--sim', policy('echo-history')], {
+      input: 'say hi\n',
+    });
+    expect(withModule.stdout).toBe('seen: say hi\n');
+    const empty = await run(['run', '--sim'], { input: '  \n' });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toBe(
+      'delegate: The prompt is empty (no prompt argument, and stdin gave no text). Pass it as an argument (delegate run "<prompt>"), or pipe text in (echo "<prompt>" | delegate run).\n',
+    );
+  });
+
+  it('takes the word after --sim for a policy module only when it ends in a module extension', async () => {
+    await writeFile(join(scratch.project, 'README.md'), '# not a policy\n');
+    const file = await run(['run', '--sim', 'README.md']);
+    expect(file.code, file.stderr).toBe(0);
+    expect(file.stdout).toBe('README.md\n');
+    const words = await run(['run', '--sim', 'README.md', 'and', 'more']);
+    expect(words.stdout).toBe('README.md and more\n');
+    for (const name of ['policy.cjs', 'policy.mts', 'policy.cts']) {
+      const module = await run(['run', '--sim', name, 'hi']);
+      expect(module.code, name).toBe(2);
+      expect(module.stderr, name).toContain(
+        `Policy module ${join(scratch.project, name)} does not exist`,
+      );
+    }
+  });
+
   it('reads the prompt from stdin with -p', async () => {
     const result = await run(['-p', '--sim', '--output-format', 'json'], {
       input: 'hello from stdin\n',
@@ -339,7 +372,22 @@ describe('delegate run', () => {
       exit_reason: 'max_turns',
       subtype: 'error_max_turns',
       is_error: true,
+      error:
+        'The main agent reached --max-turns 2 before finishing. Pass a higher --max-turns, or give it a smaller task.',
     });
+    const text = await run(['run', '--sim', policy('always-glob'), '--max-turns', '2', 'loop']);
+    expect(text.code).toBe(1);
+    expect(text.stderr).toMatch(
+      /^The main agent reached --max-turns 2 before finishing\. Pass a higher --max-turns, or give it a smaller task\. · 2 turns · /m,
+    );
+    expect(text.stderr).not.toMatch(/repl_main_thread|in its definition/);
+    await mkdir(join(scratch.project, '.delegate'), { recursive: true });
+    const settings = join(scratch.project, '.delegate', 'settings.json');
+    await writeFile(settings, JSON.stringify({ maxTurns: 3 }));
+    const fromSettings = await run(['run', '--sim', policy('always-glob'), 'loop']);
+    expect(fromSettings.stderr).toContain(
+      `The main agent reached its turn limit of 3 (maxTurns in ${settings}) before finishing. Pass a higher --max-turns`,
+    );
     const api = await run(['run', '--sim', policy('overloaded'), 'hi']);
     expect(api.code).toBe(1);
     expect(api.stderr).toMatch(/overloaded/i);

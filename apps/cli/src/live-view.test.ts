@@ -464,3 +464,26 @@ describe('the interactive session and background work', () => {
     ]);
   });
 });
+
+describe('one-shot commands in a terminal', () => {
+  it('says how to pass the prompt when `delegate run` has none and stdin is the terminal', async () => {
+    expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
+    const { screen, exitCode } = startInPane('run --sim', 20);
+    expect(await exitCode()).toBe('2');
+    expect(screen().replace(/\n/g, '')).toContain(
+      'delegate: The prompt is empty. Pass it as an argument (delegate run "<prompt>"), or pipe it in on stdin (echo "<prompt>" | delegate run, or delegate -p).',
+    );
+  });
+
+  it('shows the finished agent tree of `delegate demo` once: the live view, not a copy below it', async () => {
+    expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
+    const { exitCode } = startInPane('demo --fast --no-compare', 50);
+    expect(await exitCode()).toBe('0');
+    // The whole output, scrollback included.
+    const output = tmux('capture-pane', '-t', session, '-p', '-S', '-');
+    expect(output).toContain('Reports');
+    expect(output.match(/✓ main · done in/g)).toHaveLength(1);
+    expect(output.match(/fork "survey src\/api" \[fork\] · done/g)).toHaveLength(1);
+    expect(output).not.toContain('Agent tree');
+  }, 60_000);
+});

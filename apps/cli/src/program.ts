@@ -1,5 +1,3 @@
-import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { CliIo } from './cli-io.js';
 import { EXIT_CODES, type ExitCode, UsageError } from './exit-codes.js';
@@ -103,32 +101,26 @@ function addRunOptions(command: Command): Command {
     )
     .option(
       '--sim [policy-module]',
-      'answer from the bundled simulator instead of the API (it repeats your prompt, or runs a policy module)',
+      'answer from the bundled simulator instead of the API (it repeats your prompt, or runs a policy module: a .js, .mjs, .cjs, .ts, .mts or .cts file; any other word is the prompt)',
     )
     .option('--verbose', 'accepted for compatibility with `claude -p --verbose`');
 }
 
+/** File names `--sim [policy-module]` takes as a module; any other word starts the prompt. */
+const POLICY_MODULE_NAME = /\.(?:[cm]?js|[cm]?ts)$/;
+
 /**
  * `--sim` takes an optional policy module, so in `delegate run --sim "hi"` the prompt would
- * be taken for a module. A value that is neither a script file name nor an existing file is
- * the start of the prompt.
+ * be taken for a module. Only a value ending in a module extension (`.mjs`, `.ts`, …) is one;
+ * any other (`README.md`, even when that file exists) is the start of the prompt.
  */
-function splitSimValue(
-  options: Record<string, unknown>,
-  cwd: string,
-): { options: Record<string, unknown>; promptStart?: string } {
+function splitSimValue(options: Record<string, unknown>): {
+  options: Record<string, unknown>;
+  promptStart?: string;
+} {
   const sim = options['sim'];
-  if (typeof sim !== 'string' || /\.(?:m?js|cjs|m?ts)$/.test(sim) || isFile(resolve(cwd, sim)))
-    return { options };
+  if (typeof sim !== 'string' || POLICY_MODULE_NAME.test(sim)) return { options };
   return { options: { ...options, sim: true }, promptStart: sim };
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
 }
 
 async function readStdin(stdin: NodeJS.ReadStream): Promise<string> {
@@ -150,7 +142,16 @@ function strayWords(words: readonly string[], print: unknown): UsageError {
     return new UsageError(`-p takes the prompt as one argument; quote it: delegate -p ${quoted}.`);
   }
   return new UsageError(
-    `unknown command '${words[0]}'. The commands are run, demo, agents, transcripts, memory, sim and config (delegate --help). To run a prompt: delegate run ${quoted}.`,
+    `unknown command '${words[0]}'. The commands are run, demo, agents, transcripts, memory, sim, config and help (delegate --help). To run a prompt: delegate run ${quoted}.`,
+  );
+}
+
+/** The error for a run without a prompt: none in the arguments, and none on stdin. */
+function emptyPrompt(fromTerminal: boolean): UsageError {
+  return new UsageError(
+    fromTerminal
+      ? 'The prompt is empty. Pass it as an argument (delegate run "<prompt>"), or pipe it in on stdin (echo "<prompt>" | delegate run, or delegate -p).'
+      : 'The prompt is empty (no prompt argument, and stdin gave no text). Pass it as an argument (delegate run "<prompt>"), or pipe text in (echo "<prompt>" | delegate run).',
   );
 }
 
@@ -159,17 +160,13 @@ type CommandContext = { io: CliIo; done: (code: ExitCode) => void };
 
 /** `delegate [-p]` (interactive, or one prompt) and `delegate run`. */
 function registerRunCommands(program: Command, { io, done }: CommandContext): void {
-  // `stdinWhenEmpty`: `delegate run -p` with no prompt words reads the prompt from stdin.
-  const run = async (
-    prompt: string,
-    rawOptions: Record<string, unknown>,
-    stdinWhenEmpty = false,
-  ): Promise<void> => {
-    const { options, promptStart } = splitSimValue(rawOptions, io.cwd);
+  // With no prompt words, the prompt comes from stdin when it is not a terminal (a pipe, a file).
+  const run = async (prompt: string, rawOptions: Record<string, unknown>): Promise<void> => {
+    const { options, promptStart } = splitSimValue(rawOptions);
     let text = promptStart === undefined ? prompt : `${promptStart} ${prompt}`.trim();
-    if (text === '' && stdinWhenEmpty && io.stdin.isTTY !== true) text = await readStdin(io.stdin);
-    if (text.trim() === '')
-      throw new UsageError('The prompt is empty. Pass it as an argument: delegate run "<prompt>".');
+    const fromTerminal = io.stdin.isTTY === true;
+    if (text === '' && !fromTerminal) text = await readStdin(io.stdin);
+    if (text.trim() === '') throw emptyPrompt(fromTerminal);
     const { runCommand } = await import('./commands/run.js');
     done(await runCommand({ prompt: text, flags: await parseRunFlags(options), io }));
   };
@@ -199,7 +196,7 @@ function registerRunCommands(program: Command, { io, done }: CommandContext): vo
           '-p needs a prompt: delegate -p "<prompt>", or pipe it in (echo "…" | delegate -p).',
         );
       }
-      if (print === true || io.stdin.isTTY !== true) return run(await readStdin(io.stdin), rest);
+      if (print === true || io.stdin.isTTY !== true) return run('', rest);
       const { interactiveCommand } = await import('./commands/interactive.js');
       done(await interactiveCommand({ flags: await parseRunFlags(rest), io }));
     });
@@ -207,7 +204,10 @@ function registerRunCommands(program: Command, { io, done }: CommandContext): vo
   addRunOptions(
     program
       .command('run')
-      .argument('[prompt...]', 'what the main agent should do')
+      .argument(
+        '[prompt...]',
+        'what the main agent should do (left out: read from stdin when it is not a terminal)',
+      )
       .option(
         '-p, --print [prompt]',
         'accepted as in `claude -p`: the prompt (stdin when left out and none is given)',
@@ -228,7 +228,7 @@ function registerRunCommands(program: Command, { io, done }: CommandContext): vo
     .action(async (words: string[], options: Record<string, unknown>) => {
       const { print, ...rest } = options;
       const prompt = [typeof print === 'string' ? print : '', ...words].join(' ').trim();
-      return run(prompt, rest, print === true);
+      return run(prompt, rest);
     });
 }
 
@@ -311,12 +311,20 @@ function registerAgentsCommands(program: Command, { io, done }: CommandContext):
       'print every diagnostic as path:line: severity: message; exit 1 when a file has an error',
     )
     .option('--cwd <dir>', 'project directory (default: the current one)')
+    .option(
+      '--agents <json|file>',
+      'also check flag-source definitions, as `delegate run --agents` reads them',
+    )
     .option('--json', 'print JSON')
     .addHelpText(
       'after',
-      examples(['delegate agents validate', 'delegate agents validate .claude/agents/reviewer.md']),
+      examples([
+        'delegate agents validate',
+        'delegate agents validate .claude/agents/reviewer.md',
+        `delegate agents validate --agents '{"reviewer": {"description": "…", "prompt": "…"}}'`,
+      ]),
     )
-    .action(async (paths: string[], options: { cwd?: string; json?: boolean }) => {
+    .action(async (paths: string[], options: { cwd?: string; agents?: string; json?: boolean }) => {
       const { agentsValidateCommand } = await import('./commands/agents.js');
       done(await agentsValidateCommand({ io, paths, ...options }));
     });
@@ -343,7 +351,7 @@ function registerTranscriptsCommands(program: Command, { io, done }: CommandCont
     });
   transcripts
     .command('show')
-    .argument('<session>', 'session id')
+    .argument('<session>', 'session id, or its start when only one session has that start')
     .description("a session's conversation, or one sub-agent's with --agent")
     .option('--agent <id>', 'a sub-agent of the session')
     .option('--transcript-dir <dir>', 'transcript folder (default ~/.delegate/transcripts)')
@@ -351,8 +359,8 @@ function registerTranscriptsCommands(program: Command, { io, done }: CommandCont
     .addHelpText(
       'after',
       examples([
-        'delegate transcripts show 3f2a…',
-        'delegate transcripts show 3f2a… --agent a1b2c3d4e5f60718',
+        'delegate transcripts show 3f2a9c1e-4b7d-4e2a-9f10-5c6d7e8f9a0b',
+        'delegate transcripts show 3f2a --agent a1b2c3d4e5f60718   # the one session whose id starts with 3f2a',
       ]),
     )
     .action(
@@ -471,6 +479,41 @@ function registerServiceCommands(program: Command, { io, done }: CommandContext)
     });
 }
 
+/** `delegate help [command…]`: the help of a command, as `delegate <command…> --help` prints it. */
+function registerHelpCommand(program: Command, { done }: CommandContext): void {
+  program
+    .command('help')
+    .argument('[command...]', 'a command, such as run or agents show')
+    .description('show the help of a command')
+    .addHelpText('after', examples(['delegate help run', 'delegate help agents show']))
+    .action((words: string[]) => {
+      let target = program;
+      for (const [index, word] of words.entries()) {
+        const next = target.commands.find((command) => command.name() === word);
+        if (next === undefined) {
+          const parent = ['delegate', ...words.slice(0, index)].join(' ');
+          const names = target.commands.map((command) => command.name()).join(', ');
+          throw new UsageError(
+            `there is no command '${parent} ${word}'. The commands of '${parent}' are ${names}.`,
+          );
+        }
+        target = next;
+      }
+      target.outputHelp();
+      done(EXIT_CODES.success);
+    });
+}
+
+/**
+ * After commander's own error (a bad option value, a missing argument), says where the
+ * command's usage is. Words that name no command get their own message (`strayWords`).
+ */
+function addUsageHints(command: Command, path: string): void {
+  command.showHelpAfterError(`(${path} --help shows how to use it)`);
+  for (const subcommand of command.commands)
+    addUsageHints(subcommand, `${path} ${subcommand.name()}`);
+}
+
 /** Builds the `delegate` command tree; each action records its exit code in `result`. */
 export function createProgram(io: CliIo, result: { exitCode: ExitCode }): Command {
   const program = new Command('delegate');
@@ -486,7 +529,6 @@ export function createProgram(io: CliIo, result: { exitCode: ExitCode }): Comman
     )
     .version(CLI_VERSION, '-v, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
-    .showHelpAfterError('(to run a prompt: delegate run "<prompt>"; delegate --help for the rest)')
     .configureOutput({
       writeOut: (text) => void io.stdout.write(text),
       writeErr: (text) => void io.stderr.write(text),
@@ -502,9 +544,11 @@ export function createProgram(io: CliIo, result: { exitCode: ExitCode }): Comman
     registerTranscriptsCommands,
     registerMemoryCommands,
     registerServiceCommands,
+    registerHelpCommand,
   ]) {
     register(program, context);
   }
+  addUsageHints(program, 'delegate');
   // Words after `delegate` that name no command reach the root's action, which explains them
   // (set after the subcommands exist, so they keep refusing extra arguments).
   program.allowExcessArguments(true);

@@ -133,8 +133,7 @@ export async function agentsListCommand(options: {
     ]),
   ]);
   io.stdout.write(`${table.join('\n')}\n`);
-  // Each definition that did not load, with its line (an --agents mistake too, which
-  // `agents validate` does not read), then the count.
+  // Each definition that did not load, with its line, then the count.
   reportLoadDiagnostics(loaded.diagnostics, (line) => io.stderr.write(`${line}\n`));
   return EXIT_CODES.success;
 }
@@ -303,19 +302,41 @@ async function validatePaths(paths: readonly string[], cwd: string): Promise<Age
   return diagnostics;
 }
 
+/**
+ * The diagnostics `agents validate` prints: those of `paths` (else of every agent source of
+ * the project), and those of `--agents` definitions, read as `delegate run` reads them.
+ */
+async function diagnosticsToValidate(options: {
+  io: CliIo;
+  paths: string[];
+  cwd?: string;
+  agents?: string;
+}): Promise<AgentDiagnostic[]> {
+  const { io } = options;
+  const cwd = resolve(io.cwd, options.cwd ?? '.');
+  const agents = options.agents === undefined ? {} : { agents: options.agents };
+  if (options.paths.length === 0)
+    return (await loadDefinitions({ io, cwd, ...agents })).loaded.diagnostics;
+  const diagnostics = await validatePaths(options.paths, io.cwd);
+  if (options.agents === undefined) return diagnostics;
+  const { FLAG_AGENTS_LABEL } = await import('@delegate/agent-defs');
+  const { loaded } = await loadDefinitions({ io, cwd, ...agents });
+  return [
+    ...diagnostics,
+    ...loaded.diagnostics.filter((diagnostic) => diagnostic.filePath === FLAG_AGENTS_LABEL),
+  ];
+}
+
 /** `delegate agents validate [paths…]`: every diagnostic; exit 1 when any file has an error. */
 export async function agentsValidateCommand(options: {
   io: CliIo;
   paths: string[];
   cwd?: string;
+  agents?: string;
   json?: boolean;
 }): Promise<ExitCode> {
   const { io } = options;
-  const cwd = resolve(io.cwd, options.cwd ?? '.');
-  const diagnostics =
-    options.paths.length > 0
-      ? await validatePaths(options.paths, io.cwd)
-      : (await loadDefinitions({ io, cwd })).loaded.diagnostics;
+  const diagnostics = await diagnosticsToValidate(options);
   const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
   const warnings = diagnostics.filter((diagnostic) => diagnostic.severity === 'warning').length;
   if (options.json) {

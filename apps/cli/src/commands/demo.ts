@@ -16,7 +16,7 @@ import { type Colors, colorsFor } from '../terminal/colors.js';
 import { formatDuration, formatTable, formatTokens, formatUsd } from '../terminal/format.js';
 import { AgentTree } from '../usage/agent-tree.js';
 import { executeRun, exitCodeFor } from './execute-run.js';
-import { createRenderer, describeSession } from './run.js';
+import { createRenderer, describeSession, drawsLiveTree } from './run.js';
 
 /** Simulated model latency of the demo, so the live tree has something to show. */
 const DEMO_PACING = { timeToFirstTokenMs: 150, msPerToken: 2 };
@@ -101,17 +101,20 @@ function printDemo(options: {
 }): void {
   const { io, colors, fork, forkSummary, fresh } = options;
   const out: string[] = [];
-  out.push(
-    '',
-    colors.bold('Agent tree'),
-    ...renderTree(fork.tree, {
-      colors,
-      width: io.stdout.columns || 160,
-      now: Date.now(),
-      frame: 0,
-      final: true,
-    }),
-  );
+  // On a terminal the live view's last frame, just above, is the finished tree already.
+  if (!(drawsLiveTree(io) && io.stdout.isTTY === true)) {
+    out.push(
+      '',
+      colors.bold('Agent tree'),
+      ...renderTree(fork.tree, {
+        colors,
+        width: io.stdout.columns || 160,
+        now: Date.now(),
+        frame: 0,
+        final: true,
+      }),
+    );
+  }
   out.push('', colors.bold('Reports'));
   for (const agent of forkSummary.agents) {
     if (agent.agentId === 'main') continue;

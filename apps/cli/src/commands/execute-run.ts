@@ -1,7 +1,7 @@
 import { DelegateError, errorMessage, isAbortError } from '@delegate/core';
 import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES, type ExitCode } from '../exit-codes.js';
-import { listenForInterrupts } from '../live/interrupt-keys.js';
+import { listenForInterrupts, stopReasonFor } from '../live/interrupt-keys.js';
 import type { LiveView } from '../live/live-view.js';
 import type { RunExitReason, RunRenderer, RunResult, StopReason } from '../output/run-renderer.js';
 import type { CliSession } from '../session/create-cli-session.js';
@@ -35,6 +35,28 @@ function classifyFailure(error: unknown, stoppedBy: StopReason | undefined): Run
   return 'error';
 }
 
+/**
+ * What the person is told when the main agent used its last turn: the limit, where it was set
+ * (`--max-turns`, or `maxTurns` in a settings file) and how to raise it.
+ */
+export function mainTurnLimitMessage(limit: number, from: string | undefined): string {
+  if (from === undefined || from === '--max-turns')
+    return `The main agent reached --max-turns ${limit} before finishing. Pass a higher --max-turns, or give it a smaller task.`;
+  return `The main agent reached its turn limit of ${limit} (maxTurns in ${from}) before finishing. Pass a higher --max-turns, or give it a smaller task.`;
+}
+
+/** The message of a failed turn; the main agent's turn limit is told in the CLI's words. */
+function failureMessage(error: unknown, options: TurnOptions): string {
+  if (
+    DelegateError.hasCode(error, 'MAX_TURNS') &&
+    error.details?.['querySource'] === 'repl_main_thread'
+  ) {
+    const limit = error.details['maxTurns'];
+    if (typeof limit === 'number') return mainTurnLimitMessage(limit, options.maxTurnsFrom);
+  }
+  return errorMessage(error);
+}
+
 const STOP_MESSAGES: Record<StopReason, string> = {
   interrupted: 'Stopped by Ctrl-C.',
   terminated: 'Stopped by SIGTERM.',
@@ -48,6 +70,8 @@ export type TurnOptions = {
   /** The user's message ('' to answer waiting notifications only). */
   prompt: string;
   maxTurns?: number | undefined;
+  /** Where `maxTurns` was set: `--max-turns` or a settings file (said when the limit is reached). */
+  maxTurnsFrom?: string | undefined;
   /** Keep going while background agents run (each notification starts another turn). */
   waitForBackground: boolean;
   tree: AgentTree;
@@ -90,7 +114,7 @@ export async function runTurn(
     if (stopped) exitReason = stopped;
     else if (answer.outcome.reason === 'aborted') exitReason = 'aborted';
   } catch (error) {
-    failure = errorMessage(error);
+    failure = failureMessage(error, options);
     exitReason = classifyFailure(error, options.stoppedBy());
   }
   tree.setMainStatus(
@@ -121,6 +145,8 @@ export async function executeRun(options: {
   cli: CliSession;
   prompt: string;
   maxTurns?: number | undefined;
+  /** Where `maxTurns` was set (see `TurnOptions`). */
+  maxTurnsFrom?: string | undefined;
   renderer: RunRenderer;
   tree: AgentTree;
   io: CliIo;
@@ -153,7 +179,7 @@ export async function executeRun(options: {
     {
       onInterrupt: (signal) => {
         liveView?.note('Stopping every agent… (Ctrl-C again to quit at once)');
-        stop(signal === 'SIGTERM' ? 'terminated' : signal === 'SIGHUP' ? 'hangup' : 'interrupted');
+        stop(stopReasonFor(signal));
       },
       onForce: options.forceExit ?? (() => process.exit(EXIT_CODES.interrupted)),
       onBackground: () => {
@@ -171,6 +197,7 @@ export async function executeRun(options: {
       cli,
       prompt: options.prompt,
       maxTurns: options.maxTurns,
+      maxTurnsFrom: options.maxTurnsFrom,
       waitForBackground: true,
       tree,
       renderer,

@@ -20,4 +20,13 @@ describe('run flags', () => {
     expect(() => parseRunFlags({ maxTurns: 0 })).toThrow(/^--max-turns: /);
     expect(() => parseRunFlags({ permissionMode: 'bubble' })).toThrow(/^--permission-mode: /);
   });
+
+  it('says what an empty flag value should have been, naming the flag', () => {
+    expect(() => parseRunFlags({ resume: '' })).toThrow(
+      '--resume: expected the id of a recorded session (`delegate transcripts list` shows them), not an empty value.',
+    );
+    expect(() => parseRunFlags({ addDir: ['..', ''] })).toThrow(
+      /^--add-dir: expected a directory, not an empty value\.$/,
+    );
+  });
 });

@@ -7,23 +7,28 @@ import { OUTPUT_FORMATS } from './run-choices.js';
 
 export type { OutputFormat } from './run-choices.js';
 
+/** A flag's text value; an empty one (`--resume ""`) is refused with what the flag takes. */
+function text(what: string) {
+  return z.string().min(1, `expected ${what}, not an empty value`);
+}
+
 /** The options of `delegate run` (and `delegate -p`), validated. */
 export const RunFlags = z.object({
-  model: z.string().min(1).optional(),
-  agent: z.string().min(1).optional(),
-  agents: z.string().min(1).optional(),
+  model: text('a model: sonnet, opus, haiku or a model id').optional(),
+  agent: text('the name of an agent (`delegate agents list` shows them)').optional(),
+  agents: text('agent definitions as JSON text, or the path of a JSON file').optional(),
   permissionMode: PermissionMode.exclude(['bubble']).optional(),
   allowedTools: z.array(z.string()).optional(),
   disallowedTools: z.array(z.string()).optional(),
   maxTurns: z.number().int().positive().optional(),
-  cwd: z.string().min(1).optional(),
-  addDir: z.array(z.string().min(1)).optional(),
+  cwd: text('a directory').optional(),
+  addDir: z.array(text('a directory')).optional(),
   fork: z.boolean().optional(),
-  mcpConfig: z.string().min(1).optional(),
-  transcriptDir: z.string().min(1).optional(),
-  resume: z.string().min(1).optional(),
+  mcpConfig: text('the path of a .mcp.json-shaped file').optional(),
+  transcriptDir: text('a directory').optional(),
+  resume: text('the id of a recorded session (`delegate transcripts list` shows them)').optional(),
   outputFormat: z.enum(OUTPUT_FORMATS).default('text'),
-  sim: z.union([z.string().min(1), z.literal(true)]).optional(),
+  sim: z.union([text('a policy module'), z.literal(true)]).optional(),
   verbose: z.boolean().optional(),
   trustProject: z.boolean().optional(),
 });

@@ -18,6 +18,11 @@ import { AgentTree } from '../usage/agent-tree.js';
 import { executeRun, exitCodeFor } from './execute-run.js';
 import { type OutputFormat, type RunFlags, configFlags } from './run-flags.js';
 
+/** Whether a `text` run draws the live agent tree: stderr is a terminal that can draw it. */
+export function drawsLiveTree(io: CliIo): boolean {
+  return io.stderr.isTTY === true && io.env['TERM'] !== 'dumb';
+}
+
 /** A renderer for an output format; `text` draws the live tree when stderr is a terminal. */
 export async function createRenderer(options: {
   format: OutputFormat;
@@ -39,7 +44,7 @@ export async function createRenderer(options: {
         stderr: io.stderr,
         tree,
         colors: colorsFor(io.stderr, io.env),
-        live: io.stderr.isTTY === true && io.env['TERM'] !== 'dumb',
+        live: drawsLiveTree(io),
         stdoutIsTerminal: io.stdout.isTTY === true,
         omitWarnings: options.omitWarnings,
       });
@@ -143,6 +148,7 @@ export async function runCommand(options: {
     cli,
     prompt: options.prompt,
     maxTurns: config.maxTurns.value,
+    maxTurnsFrom: config.maxTurns.where,
     renderer,
     tree,
     io,

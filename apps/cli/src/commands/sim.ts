@@ -1,7 +1,9 @@
 import type { CliIo } from '../cli-io.js';
-import { EXIT_CODES, type ExitCode, UsageError } from '../exit-codes.js';
+import { type ExitCode, UsageError } from '../exit-codes.js';
+import { type StopSignal, listenForInterrupts, stopReasonFor } from '../live/interrupt-keys.js';
 import { defaultSimPolicy } from '../session/default-sim-policy.js';
 import { loadPolicyModule } from '../session/load-policy-module.js';
+import { exitCodeFor } from './execute-run.js';
 
 /** A usage error naming `--host` or `--port` when the server could not listen there, else undefined. */
 function listenError(
@@ -55,10 +57,16 @@ export async function simCommand(options: {
   io.stderr.write(
     `api-sim listening; point a client at it with ANTHROPIC_BASE_URL=${sim.url} and any ANTHROPIC_API_KEY. Ctrl-C stops it.\n`,
   );
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
+  // Stopped as a run is stopped, with its exit codes: 130 (Ctrl-C), 143 (SIGTERM), 129 (SIGHUP).
+  const signal = await new Promise<StopSignal>((resolve) => {
+    const stopListening = listenForInterrupts(io.stdin, {
+      onInterrupt: (received) => {
+        stopListening();
+        resolve(received);
+      },
+      onForce: () => undefined,
+    });
   });
   await sim.close();
-  return EXIT_CODES.success;
+  return exitCodeFor(stopReasonFor(signal));
 }

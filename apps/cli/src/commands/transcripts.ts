@@ -1,6 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Message, errorMessage, getText } from '@delegate/core';
+import { DelegateError, type Message, errorMessage, getText } from '@delegate/core';
+import type { TranscriptStore } from '@delegate/runtime';
 import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES, type ExitCode, UsageError } from '../exit-codes.js';
 import { resolveConfig } from '../settings/resolve-config.js';
@@ -21,6 +22,8 @@ function transcriptDirectory(io: CliIo, flag: string | undefined): string {
 }
 
 const SESSION_FILE = /^([A-Za-z0-9][A-Za-z0-9_-]{0,127})\.jsonl$/;
+/** A session id, or the start of one. */
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
 /** Messages read from the start of a transcript to find its first prompt: two, then more. */
 const FIRST_MESSAGES = [2, 16];
@@ -140,6 +143,53 @@ function describeMessage(message: Message): string[] {
   }
 }
 
+/** Sessions an ambiguous id start lists at most. */
+const MAX_CANDIDATES_SHOWN = 10;
+
+/**
+ * The session `asked` names in `directory`: its id, or the one session whose id starts with it.
+ * No match, or more than one, is a `UsageError` saying so (listing the sessions it could be).
+ */
+async function findSession(directory: string, asked: string): Promise<string> {
+  if (!SESSION_ID.test(asked)) {
+    throw new UsageError(
+      `${JSON.stringify(asked)} is not a session id (letters, digits, "-" and "_"). \`delegate transcripts list\` shows the sessions in ${directory}.`,
+    );
+  }
+  const names = await readdir(directory).catch(() => [] as string[]);
+  const ids = names.flatMap((name) => SESSION_FILE.exec(name)?.[1] ?? []);
+  if (ids.includes(asked)) return asked;
+  const candidates = ids.filter((id) => id.startsWith(asked)).sort();
+  if (candidates.length === 1) return candidates[0]!;
+  if (candidates.length === 0) {
+    throw new UsageError(
+      `no session ${asked} in ${directory}. \`delegate transcripts list\` shows the sessions there.`,
+    );
+  }
+  const shown = candidates.slice(0, MAX_CANDIDATES_SHOWN).join(', ');
+  const more =
+    candidates.length > MAX_CANDIDATES_SHOWN
+      ? ` and ${candidates.length - MAX_CANDIDATES_SHOWN} more`
+      : '';
+  throw new UsageError(
+    `${asked} is the start of ${candidates.length} sessions in ${directory}: ${shown}${more}. Give more of the id.`,
+  );
+}
+
+/** The transcript file of `--agent`, which must be one of the session's sub-agents. */
+async function agentTranscript(
+  store: TranscriptStore,
+  options: { sessionId: string; agent: string },
+): Promise<string> {
+  const agents = await store.listAgents();
+  if (agents.includes(options.agent)) return store.agentPath(options.agent);
+  throw new UsageError(
+    agents.length === 0
+      ? `--agent ${options.agent}: session ${options.sessionId} has no sub-agents; show its main conversation without --agent.`
+      : `--agent ${options.agent}: session ${options.sessionId} has no sub-agent ${options.agent}. Its sub-agents: ${agents.join(', ')}.`,
+  );
+}
+
 /** `delegate transcripts show <session> [--agent <id>]`. */
 export async function transcriptsShowCommand(options: {
   io: CliIo;
@@ -150,20 +200,21 @@ export async function transcriptsShowCommand(options: {
 }): Promise<ExitCode> {
   const { io } = options;
   const directory = transcriptDirectory(io, options.transcriptDir);
+  const sessionId = await findSession(directory, options.sessionId);
   const { TranscriptStore, readTranscript } = await import('@delegate/runtime');
-  let store;
-  try {
-    store = new TranscriptStore({ directory, sessionId: options.sessionId });
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}`);
-  }
-  const path = options.agent ? store.agentPath(options.agent) : store.sessionPath();
+  const store = new TranscriptStore({ directory, sessionId });
+  const path = options.agent
+    ? await agentTranscript(store, { sessionId, agent: options.agent })
+    : store.sessionPath();
   let entries;
   try {
     entries = await readTranscript(path, {
       onWarning: (message) => void io.stderr.write(`delegate: warning: ${message}\n`),
     });
   } catch (error) {
+    // The file went away since it was listed: no errno text, as when it was never there.
+    if (DelegateError.hasCode(error, 'NOT_FOUND'))
+      throw new UsageError(`no session ${sessionId} in ${directory} (its transcript is gone).`);
     const message = (error as Error).message.replace(/\.+$/, '');
     throw new UsageError(
       `${message}. \`delegate transcripts list\` shows the sessions in ${directory}.`,

@@ -24,6 +24,12 @@ export function keepInputErrorsQuiet(stdin: NodeJS.ReadStream): void {
 /** The signals that stop a run. */
 export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
 
+/** What a stop signal means for a run: `interrupted` (Ctrl-C), `terminated` or `hangup`. */
+export function stopReasonFor(signal: StopSignal): 'interrupted' | 'terminated' | 'hangup' {
+  if (signal === 'SIGTERM') return 'terminated';
+  return signal === 'SIGHUP' ? 'hangup' : 'interrupted';
+}
+
 /** How soon a second Ctrl-C forces the exit. */
 export const FORCE_WINDOW_MS = 2_000;
 

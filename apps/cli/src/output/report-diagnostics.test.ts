@@ -1,3 +1,4 @@
+import type { AgentDiagnostic } from '@delegate/agent-defs';
 import { describe, expect, it } from 'vitest';
 import { reportLoadDiagnostics } from './report-diagnostics.js';
 
@@ -8,7 +9,7 @@ const at = (severity: 'error' | 'warning' | 'info') => ({
   reason: `a ${severity}`,
 });
 
-function report(diagnostics: ReturnType<typeof at>[]): string[] {
+function report(diagnostics: AgentDiagnostic[]): string[] {
   const lines: string[] = [];
   reportLoadDiagnostics(diagnostics, (line) => lines.push(line));
   return lines;
@@ -25,6 +26,17 @@ describe('reportLoadDiagnostics', () => {
       'Agent files loaded with 1 warning; `delegate agents validate` lists every problem.',
     ]);
     expect(report([at('info')])).toEqual([]);
+  });
+
+  it('points at validate with the same --agents when an --agents definition has a problem', () => {
+    expect(
+      report([
+        { filePath: '--agents', severity: 'error', reason: 'agent "x" needs a "description"' },
+      ]),
+    ).toEqual([
+      '--agents: error: agent "x" needs a "description"',
+      '1 agent file not loaded; `delegate agents validate` with the same `--agents` lists every problem.',
+    ]);
   });
 
   it('shows control characters of a file name or a quoted value as ?, so a file cannot forge lines or drive the terminal', () => {

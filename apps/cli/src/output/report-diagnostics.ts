@@ -1,4 +1,4 @@
-import type { AgentDiagnostic } from '@delegate/agent-defs';
+import { type AgentDiagnostic, FLAG_AGENTS_LABEL } from '@delegate/agent-defs';
 import { printable } from '../terminal/format.js';
 
 /**
@@ -26,11 +26,18 @@ export function reportLoadDiagnostics(
   const warnings = diagnostics.filter((diagnostic) => diagnostic.severity === 'warning');
   for (const error of errors) write(formatDiagnostic(error));
   const warned = `${warnings.length} warning${warnings.length === 1 ? '' : 's'}`;
+  // Problems of `--agents` definitions are found again only when validate is given them too.
+  const fromFlag = [...errors, ...warnings].some(
+    (diagnostic) => diagnostic.filePath === FLAG_AGENTS_LABEL,
+  );
+  const validate = fromFlag
+    ? '`delegate agents validate` with the same `--agents`'
+    : '`delegate agents validate`';
   if (errors.length > 0) {
     write(
-      `${errors.length} agent file${errors.length === 1 ? '' : 's'} not loaded${warnings.length > 0 ? `, ${warned}` : ''}; \`delegate agents validate\` lists every problem.`,
+      `${errors.length} agent file${errors.length === 1 ? '' : 's'} not loaded${warnings.length > 0 ? `, ${warned}` : ''}; ${validate} lists every problem.`,
     );
   } else if (warnings.length > 0) {
-    write(`Agent files loaded with ${warned}; \`delegate agents validate\` lists every problem.`);
+    write(`Agent files loaded with ${warned}; ${validate} lists every problem.`);
   }
 }

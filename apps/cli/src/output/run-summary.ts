@@ -60,7 +60,7 @@ export function describeEnd(run: Pick<RunResult, 'exitReason' | 'error'>): strin
     case 'output_closed':
       return 'stopped: the output was closed';
     case 'max_turns':
-      return `${result.error ?? 'turn limit reached'} (for the main agent: pass a higher --max-turns)`;
+      return result.error ?? 'the main agent reached its turn limit: pass a higher --max-turns';
     case 'error':
       return /connection error/i.test(result.error ?? '')
         ? `${result.error} Is the API reachable? Check ANTHROPIC_BASE_URL, or use --sim to try offline.`
