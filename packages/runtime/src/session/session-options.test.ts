@@ -78,6 +78,16 @@ describe('validateSessionOptions', () => {
       /options\.client: expected an @anthropic-ai\/sdk client/,
     );
     expect(failure({})).toMatch(/options\.cwd/);
+    // A union names what it takes, not only the last thing it tried.
+    expect(failure({ cwd: '/repo', thinking: { type: 'enabled', budget_tokens: -1 } })).toMatch(
+      /options\.thinking\.budgetTokens: budgetTokens must be a whole number of at least 1024/,
+    );
+    expect(failure({ cwd: '/repo', thinking: { type: 'on' } })).toMatch(
+      /options\.thinking\.type: must be \{ type: 'disabled' \}, \{ type: 'adaptive' \} or/,
+    );
+    expect(failure({ cwd: '/repo', transcriptDir: 5 })).toMatch(
+      /options\.transcriptDir: must be a directory path, or false for no transcripts/,
+    );
   });
 
   it('refuses tools the API would refuse in every request, naming the tool', () => {

@@ -259,11 +259,25 @@ const McpSchema = z.custom<McpSource>(
   { message: 'expected an MCP source (an object with getClients() and getTools())' },
 );
 
-const ThinkingSchema = z.union([
-  z.object({ type: z.literal('disabled') }),
-  z.object({ type: z.literal('enabled'), budgetTokens: z.number().int().min(1024) }),
-  z.object({ type: z.literal('adaptive') }),
-]);
+// By `type`, so a wrong field of `enabled` is named (not "expected 'disabled'").
+const ThinkingSchema = z.discriminatedUnion(
+  'type',
+  [
+    z.object({ type: z.literal('disabled') }),
+    z.object({
+      type: z.literal('enabled'),
+      budgetTokens: z
+        .number({ error: 'budgetTokens must be a whole number of at least 1024' })
+        .int()
+        .min(1024),
+    }),
+    z.object({ type: z.literal('adaptive') }),
+  ],
+  {
+    error:
+      "must be { type: 'disabled' }, { type: 'adaptive' } or { type: 'enabled', budgetTokens: 1024 or more }",
+  },
+);
 
 function ruleFromString(
   spec: string,
@@ -397,7 +411,14 @@ export const DelegateSessionOptionsSchema = z
     denyRules: rulesSchema('deny'),
     askRules: rulesSchema('ask'),
     ask: functionOf('an ask handler').optional(),
-    transcriptDir: z.union([z.string().min(1), z.literal(false)]).optional(),
+    transcriptDir: z
+      .union([
+        z
+          .string()
+          .min(1, { error: 'must be a directory path (not empty), or false for no transcripts' }),
+        z.literal(false, { error: 'must be a directory path, or false for no transcripts' }),
+      ])
+      .optional(),
     sessionId: z
       .string()
       .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/, 'use letters, digits, "-" and "_" (at most 128)')

@@ -58,6 +58,19 @@ describe('TaskRegistry', () => {
     expect(waited.status).toBe('running');
   });
 
+  it('refuses options that are not an object, naming the method', async () => {
+    const registry = new TaskRegistry();
+    const task = registry.register({ type: 'local_agent', description: 'long job' });
+    for (const options of [null, 5, 'fast', []]) {
+      await expect(registry.waitFor(task.id, options as never)).rejects.toThrow(
+        /^waitFor: options must be an object/,
+      );
+      await expect(registry.waitForNotification(options as never)).rejects.toThrow(
+        /^waitForNotification: options must be an object/,
+      );
+    }
+  });
+
   it('does not return at once for timeoutMs Infinity or past the longest Node timer (which Node fires after 1 ms), and refuses a negative or NaN timeout', async () => {
     for (const timeoutMs of [Number.POSITIVE_INFINITY, 2 ** 31, 2 ** 40]) {
       const registry = new TaskRegistry();

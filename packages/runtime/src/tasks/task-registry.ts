@@ -60,6 +60,19 @@ function checkSignal(signal: unknown, where: string): void {
   );
 }
 
+// The options object of a public method: undefined (the defaults) or a plain object.
+function checkOptionsObject(options: unknown, where: string): void {
+  if (
+    options === undefined ||
+    (typeof options === 'object' && options !== null && !Array.isArray(options))
+  )
+    return;
+  throw new DelegateError(
+    'INVALID_ARGUMENT',
+    `${where}: options must be an object such as { timeoutMs: 5000 }, got ${options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options}.`,
+  );
+}
+
 // At most this many ids are listed in a NOT_FOUND message.
 const LISTED_IDS = 20;
 
@@ -208,6 +221,7 @@ export class TaskRegistry {
     taskId: string,
     options: { timeoutMs?: number; signal?: AbortSignal } = {},
   ): Promise<TaskState> {
+    checkOptionsObject(options, 'waitFor');
     const task = this.require(taskId);
     const timeoutMs = options.timeoutMs ?? 30_000;
     // Checked before anything returns, so a bad timeout is refused whatever the task's state.
@@ -418,6 +432,7 @@ export class TaskRegistry {
   async waitForNotification(
     options: { timeoutMs?: number; signal?: AbortSignal } = {},
   ): Promise<boolean> {
+    checkOptionsObject(options, 'waitForNotification');
     const timeoutMs = options.timeoutMs ?? 60_000;
     timerDelay(timeoutMs, 'waitForNotification: timeoutMs');
     checkSignal(options.signal, 'waitForNotification');

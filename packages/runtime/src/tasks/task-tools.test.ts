@@ -2,7 +2,7 @@ import { lstat } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rules } from '@delegate/api-sim';
 import { getBackgroundShellOutput } from '@delegate/tools';
-import { isMain, resultText } from '../__fixtures__/sim-helpers.js';
+import { agentCall, isMain, resultText } from '../__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession, waitUntil } from '../__fixtures__/test-session.js';
 
 function isAlive(pid: number): boolean {
@@ -129,5 +129,49 @@ describe('TaskOutput and TaskStop on background shells', () => {
     expect(await exists(running.outputPath)).toBe(false);
     expect(await getBackgroundShellOutput(finishedId)).toBeUndefined();
     expect(await waitUntil(() => !isAlive(running.pid!), 5000)).toBe(true);
+  });
+});
+
+describe('TaskStop', () => {
+  it('stops a background agent of the session in the default mode, with nobody to ask', async () => {
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            agentCall({
+              description: 'slow job',
+              prompt: 'work a long time',
+              subagent_type: 'general-purpose',
+              run_in_background: true,
+            }),
+          ],
+        },
+        {
+          match: { when: isMain, toolResult: 'Agent' },
+          reply: (request) => [
+            {
+              type: 'tool_use',
+              name: 'TaskStop',
+              input: {
+                task_id: /task_id: (\S+)|\b(t[0-9a-f]{12})\b/
+                  .exec(resultText(request))!
+                  .slice(1)
+                  .find(Boolean)!,
+              },
+            },
+          ],
+        },
+        {
+          match: { when: isMain, toolResult: 'TaskStop' },
+          reply: (request) => resultText(request),
+        },
+        { match: { agent: 'general-purpose' }, reply: () => new Promise<string>(() => undefined) },
+      ]),
+      session: { permissionMode: 'default' },
+    });
+    const { text } = await current.session.send('start and stop');
+    expect(text).toMatch(/^Stopped task t[0-9a-f]{12}/);
+    expect(current.session.tasks.list()[0]?.status).toBe('killed');
   });
 });

@@ -103,7 +103,9 @@ export function createTaskStopTool(runtime: AgentRuntime): Tool<TaskStopInput, T
     name: TOOL_NAMES.taskStop,
     inputSchema: TaskStopInput,
     description: () => 'Stop a running background task (an agent or a shell command) by its id.',
-    isReadOnly: () => false,
+    // It changes nothing of the user's: it ends work of this session, as `Agent` (read-only
+    // too) starts it, so no permission mode asks for it (plan mode included).
+    isReadOnly: () => true,
     isConcurrencySafe: () => true,
     requiresUserInteraction: () => false,
     async call(input, context): Promise<ToolResult<TaskState>> {
