@@ -11,7 +11,8 @@ import {
   utimes,
   writeFile,
 } from 'node:fs/promises';
-import { spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -245,6 +246,21 @@ describe('release and dispose', () => {
   });
 });
 
+/** Runs a fixture script of `__fixtures__` in a process of its own, under the test's TMPDIR. */
+function spawnFixture(name: string): ChildProcessByStdio<null, Readable, null> {
+  const fixture = fileURLToPath(new URL(`./__fixtures__/${name}`, import.meta.url));
+  return spawn(process.execPath, ['--import', 'tsx', fixture], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    env: {
+      ...process.env,
+      TMPDIR: temp,
+      // Workspace packages resolve to their source: the test needs no build.
+      TSX_TSCONFIG_PATH: fileURLToPath(new URL('../../../tsconfig.source.json', import.meta.url)),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+}
+
 describe.runIf(process.platform === 'linux')('kill', () => {
   it('SIGKILLs what ignores SIGTERM once the grace has passed', async () => {
     const registry = newRegistry();
@@ -265,18 +281,7 @@ describe.runIf(process.platform === 'linux')('kill', () => {
   });
 
   it('keeps no timer for the grace once the group has ended, so the host exits at once', async () => {
-    const fixture = fileURLToPath(
-      new URL('./__fixtures__/kill-shell-then-exit.ts', import.meta.url),
-    );
-    const host = spawn(process.execPath, ['--import', 'tsx', fixture], {
-      cwd: fileURLToPath(new URL('..', import.meta.url)),
-      env: {
-        ...process.env,
-        TMPDIR: temp,
-        TSX_TSCONFIG_PATH: fileURLToPath(new URL('../../../tsconfig.source.json', import.meta.url)),
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const host = spawnFixture('kill-shell-then-exit.ts');
     let stdout = '';
     host.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     let exitedAt = 0;
@@ -298,19 +303,7 @@ describe.runIf(process.platform === 'linux')('kill', () => {
 
 /** Runs the SIGKILL fixture, kills it once its shell runs, and returns the shell's and its child's pids. */
 async function orphanShell(): Promise<{ shellPid: number; childPid: number }> {
-  const fixture = fileURLToPath(
-    new URL('./__fixtures__/sigkill-with-background-shell.ts', import.meta.url),
-  );
-  const host = spawn(process.execPath, ['--import', 'tsx', fixture], {
-    cwd: fileURLToPath(new URL('..', import.meta.url)),
-    env: {
-      ...process.env,
-      TMPDIR: temp,
-      // Workspace packages resolve to their source: the test needs no build.
-      TSX_TSCONFIG_PATH: fileURLToPath(new URL('../../../tsconfig.source.json', import.meta.url)),
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const host = spawnFixture('sigkill-with-background-shell.ts');
   let stdout = '';
   host.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   const exited = new Promise((resolve) => host.once('exit', resolve));

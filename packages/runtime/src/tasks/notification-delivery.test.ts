@@ -26,6 +26,24 @@ function gate(): { opened: Promise<void>; open: () => void } {
   return { opened, open };
 }
 
+/** A session whose main agent starts one background worker that answers once `release` opens. */
+function sessionWithGatedJob(release: { opened: Promise<void> }): Promise<TestSession> {
+  return createTestSession({
+    agents: [worker],
+    policy: rules([
+      mainStartsBackgroundJob(),
+      { match: { when: isMain }, reply: 'started it' },
+      {
+        match: { agent: 'worker' },
+        reply: async () => {
+          await release.opened;
+          return 'job done';
+        },
+      },
+    ]),
+  });
+}
+
 /** How often each task id appears in notifications of a request body. */
 function notificationCounts(entry: JournalEntry | undefined): Map<string, number> {
   const counts = new Map<string, number>();
@@ -236,20 +254,7 @@ describe('task notifications, exactly once', () => {
     'ends a send waiting for background agents as aborted when the session is stopped (%s)',
     async (how) => {
       const release = gate();
-      current = await createTestSession({
-        agents: [worker],
-        policy: rules([
-          mainStartsBackgroundJob(),
-          { match: { when: isMain }, reply: 'started it' },
-          {
-            match: { agent: 'worker' },
-            reply: async () => {
-              await release.opened;
-              return 'job done';
-            },
-          },
-        ]),
-      });
+      current = await sessionWithGatedJob(release);
       const { session } = current;
       const sent = session.send('start', { waitForBackground: true });
       // The main agent has answered; only the background agent is still owed.
@@ -345,20 +350,7 @@ describe('task notifications, exactly once', () => {
 
   it('keeps a notification nobody can receive with its task, as undeliverable', async () => {
     const release = gate();
-    current = await createTestSession({
-      agents: [worker],
-      policy: rules([
-        mainStartsBackgroundJob(),
-        { match: { when: isMain }, reply: 'started it' },
-        {
-          match: { agent: 'worker' },
-          reply: async () => {
-            await release.opened;
-            return 'job done';
-          },
-        },
-      ]),
-    });
+    current = await sessionWithGatedJob(release);
     const { session } = current;
     await session.send('start');
     expect(session.tasks.runningBackgroundCount).toBe(1);
