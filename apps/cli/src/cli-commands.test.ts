@@ -231,29 +231,31 @@ describe('delegate agents', () => {
   });
 });
 
+/** Runs a prompt whose main agent starts one general-purpose helper, recorded in `transcripts`. */
+async function recordHelperRun(
+  transcripts: string,
+): Promise<{ sessionId: string; agents: Array<{ agent_id: string }> }> {
+  const recorded = await run([
+    'run',
+    '--sim',
+    policy('spawn-general'),
+    '--transcript-dir',
+    transcripts,
+    '--output-format',
+    'json',
+    'say hi via a helper',
+  ]);
+  const { session_id: sessionId, agents } = JSON.parse(recorded.stdout) as {
+    session_id: string;
+    agents: Array<{ agent_id: string }>;
+  };
+  return { sessionId, agents };
+}
+
 describe('delegate transcripts', () => {
   it('lists sessions and shows the main conversation and a sub-agent', async () => {
     const transcripts = join(scratch.root, 'transcripts');
-    const result = await runCli(
-      [
-        'run',
-        '--sim',
-        policy('spawn-general'),
-        '--transcript-dir',
-        transcripts,
-        '--output-format',
-        'json',
-        'say hi via a helper',
-      ],
-      {
-        cwd: scratch.project,
-        home: scratch.home,
-      },
-    );
-    const { session_id: sessionId, agents } = JSON.parse(result.stdout) as {
-      session_id: string;
-      agents: Array<{ agent_id: string }>;
-    };
+    const { sessionId, agents } = await recordHelperRun(transcripts);
     const listed = JSON.parse(
       (await run(['transcripts', 'list', '--transcript-dir', transcripts, '--json'])).stdout,
     ) as {
@@ -307,20 +309,7 @@ describe('delegate transcripts', () => {
 
   it('shows a session by the start of its id, and says what is there when the session or agent is not', async () => {
     const transcripts = join(scratch.root, 'transcripts');
-    const recorded = await run([
-      'run',
-      '--sim',
-      policy('spawn-general'),
-      '--transcript-dir',
-      transcripts,
-      '--output-format',
-      'json',
-      'say hi via a helper',
-    ]);
-    const { session_id: sessionId, agents } = JSON.parse(recorded.stdout) as {
-      session_id: string;
-      agents: Array<{ agent_id: string }>;
-    };
+    const { sessionId, agents } = await recordHelperRun(transcripts);
     const show = (...args: string[]) =>
       run(['transcripts', 'show', ...args, '--transcript-dir', transcripts]);
     const byStart = await show(sessionId.slice(0, 8));

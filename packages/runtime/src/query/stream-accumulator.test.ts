@@ -25,6 +25,16 @@ function events(list: unknown[]): Anthropic.RawMessageStreamEvent[] {
   return list as Anthropic.RawMessageStreamEvent[];
 }
 
+/** What finishing the accumulator throws (a test failure when it throws nothing). */
+function finishError(accumulator: ReturnType<typeof createStreamAccumulator>): DelegateError {
+  try {
+    finishStreamAccumulator(accumulator);
+  } catch (error) {
+    return error as DelegateError;
+  }
+  throw new Error('expected finishStreamAccumulator to throw');
+}
+
 describe('the stream accumulator', () => {
   it('assembles text, tool input JSON and usage from the events', () => {
     const accumulator = createStreamAccumulator();
@@ -110,14 +120,9 @@ describe('the stream accumulator', () => {
   it('refuses a stream that ended before message_stop, as a retryable cut', () => {
     const accumulator = createStreamAccumulator();
     applyStreamEvent(accumulator, start);
-    let error: unknown;
-    try {
-      finishStreamAccumulator(accumulator);
-    } catch (caught) {
-      error = caught;
-    }
+    const error = finishError(accumulator);
     expect(DelegateError.hasCode(error, 'API_ERROR')).toBe(true);
-    expect((error as DelegateError).details?.['streamEndedEarly']).toBe(true);
+    expect(error.details?.['streamEndedEarly']).toBe(true);
   });
 
   it('refuses a stream that stops with a tool call still open, or with no stop reason', () => {
@@ -149,15 +154,10 @@ describe('the stream accumulator', () => {
     for (const [list, message] of cases) {
       const accumulator = createStreamAccumulator();
       for (const event of events(list)) applyStreamEvent(accumulator, event);
-      let error: unknown;
-      try {
-        finishStreamAccumulator(accumulator);
-      } catch (caught) {
-        error = caught;
-      }
+      const error = finishError(accumulator);
       expect(DelegateError.hasCode(error, 'API_ERROR')).toBe(true);
-      expect((error as DelegateError).message).toMatch(message);
-      expect((error as DelegateError).details?.['streamEndedEarly']).toBe(true);
+      expect(error.message).toMatch(message);
+      expect(error.details?.['streamEndedEarly']).toBe(true);
     }
   });
 });
