@@ -55,6 +55,7 @@ export type { ConfinedRead, ReadConfinedFileOptions } from './read-confined-file
 export type { ReadAgentFileOptions } from './read-agent-file.js';
 export {
   DEFAULT_READ_CONCURRENCY,
+  LOAD_SLICE_MS,
   loadAgentsFromDirectories,
 } from './load-agents-from-directories.js';
 export type {

@@ -102,7 +102,8 @@ function collect(
  * bad file gets a diagnostic (and an entry in `failed`) and the others still load; a missing
  * directory is skipped. When two files define the same type, the later path wins and the
  * warning names both. Files are read in small synchronous batches with a turn for the event
- * loop between them: much faster than one promise per file, and no batch blocks for long.
+ * loop between them: much faster than one promise per file, and no batch blocks for long
+ * (a batch ends after 32 files or when the turn's {@link LOAD_SLICE_MS} slice is used up).
  */
 export async function loadAgentsFromDirectories(
   options: LoadAgentsFromDirectoriesOptions,
@@ -119,10 +120,16 @@ export async function loadAgentsFromDirectories(
     for (const filePath of listing.files) listed.push({ filePath, baseDir: directory });
   }
   const results: Array<{ listed: Listed; result: ParseAgentResult }> = [];
-  for (let start = 0; start < listed.length; start += DEFAULT_READ_CONCURRENCY) {
-    const batch = listed.slice(start, start + DEFAULT_READ_CONCURRENCY);
+  let next = 0;
+  while (next < listed.length) {
     await limiter(async () => {
-      for (const entry of batch) {
+      // Up to 32 files while the event loop turn's slice lasts; none once another loader used
+      // it up (a new slice starts each turn, so every loader gets on).
+      const deadline = sliceDeadline();
+      const end = Math.min(next + DEFAULT_READ_CONCURRENCY, listed.length);
+      while (next < end && performance.now() < deadline) {
+        const entry = listed[next] as Listed;
+        next += 1;
         const result = readAgentFileSync({
           filePath: entry.filePath,
           baseDir: entry.baseDir,
@@ -132,8 +139,29 @@ export async function loadAgentsFromDirectories(
         results.push({ listed: entry, result });
       }
     });
-    if (start + DEFAULT_READ_CONCURRENCY < listed.length) await yieldToEventLoop();
+    if (next < listed.length) await yieldToEventLoop();
   }
   collect(results, options.source, loaded);
   return loaded;
+}
+
+/** Milliseconds of file reading and parsing one turn of the event loop gives all loaders together. */
+export const LOAD_SLICE_MS = 8;
+
+let sliceEndsAt: number | undefined;
+
+/**
+ * When the current slice of synchronous loading ends. Every loader in the process shares it
+ * (all the project levels, the home folders and the plugins load at once): a slice starts
+ * with the first batch of a turn of the event loop and ends {@link LOAD_SLICE_MS} later, so
+ * loaders that resume in the same turn read nothing once it is used up instead of each
+ * taking a full batch, and timers and I/O wait at most one slice plus one file.
+ */
+function sliceDeadline(): number {
+  if (sliceEndsAt === undefined) {
+    sliceEndsAt = performance.now() + LOAD_SLICE_MS;
+    // Queued before the loaders' own turns: the next turn starts a new slice.
+    setImmediate(() => (sliceEndsAt = undefined));
+  }
+  return sliceEndsAt;
 }
