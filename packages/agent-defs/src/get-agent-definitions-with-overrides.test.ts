@@ -287,6 +287,33 @@ describe('getAgentDefinitionsWithOverrides sources', () => {
     expect(result.diagnostics).toEqual([]);
   });
 
+  it('loads a home directory reached through a symbolic link to the repository root once, as user agents', async () => {
+    await agentFile(join(repo, '.claude', 'agents', 'mine.md'), 'mine', 'home');
+    await symlink(repo, join(root, 'home-link'));
+    const result = await load({ homeDir: join(root, 'home-link') });
+    const mine = result.allAgents.filter((agent) => agent.agentType === 'mine');
+    expect(mine.map((agent) => agent.source)).toEqual(['userSettings']);
+  });
+
+  it('loads no user agents when HOME is empty, rather than taking the project for the home', async () => {
+    await agentFile(join(cwd, '.claude', 'agents', 'local.md'), 'local', 'project');
+    const saved = process.env['HOME'];
+    process.env['HOME'] = '';
+    try {
+      const result = await getAgentDefinitionsWithOverrides({ cwd });
+      const local = result.allAgents.filter((agent) => agent.agentType === 'local');
+      expect(local.map((agent) => agent.source)).toEqual(['projectSettings']);
+      expect(result.diagnostics).toContainEqual(
+        expect.objectContaining({
+          severity: 'warning',
+          reason: expect.stringContaining('the home directory is not known'),
+        }),
+      );
+    } finally {
+      process.env['HOME'] = saved;
+    }
+  });
+
   it('refuses a missing cwd with a DelegateError', async () => {
     await expect(getAgentDefinitionsWithOverrides({ cwd: '' })).rejects.toMatchObject({
       code: 'INVALID_ARGUMENT',

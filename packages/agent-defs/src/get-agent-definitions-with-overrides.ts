@@ -1,5 +1,6 @@
+import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { DelegateError, type AgentDefinitionsResult } from '@delegate/core';
 import { type AgentDiagnostic, type FailedAgentFile } from './agent-diagnostic.js';
 import { createLimiter } from './create-limiter.js';
@@ -72,18 +73,47 @@ function cacheKey(
   }
 }
 
+/** The home directory when none can be used: `os.homedir()` gave an empty or relative path. */
+const NO_HOME = '';
+
+const NO_HOME_DIAGNOSTIC: AgentDiagnostic = {
+  filePath: '~/.claude/agents',
+  severity: 'warning',
+  reason:
+    'the home directory is not known (HOME is empty or not an absolute path), so no user agents were loaded; set HOME, or pass homeDir',
+};
+
+// An empty HOME makes `os.homedir()` return '', which would make the working directory the
+// home: the project's own agent files would then load as the user's, trusted.
+function homeDirectoryOf(options: AgentDefinitionsOptions): string {
+  if (options.homeDir !== undefined) return resolve(options.homeDir);
+  const home = homedir();
+  return isAbsolute(home) ? resolve(home) : NO_HOME;
+}
+
+function realPathOrSelf(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return path;
+  }
+}
+
 async function load(
   cwd: string,
   homeDir: string,
   options: AgentDefinitionsOptions,
 ): Promise<AgentDefinitionsLoadResult> {
   const limiter = createLimiter(options.concurrency ?? DEFAULT_READ_CONCURRENCY);
-  const userDirectories = AGENT_DIRECTORY_NAMES.map((name) => join(homeDir, name));
+  const userDirectories =
+    homeDir === NO_HOME ? [] : AGENT_DIRECTORY_NAMES.map((name) => join(homeDir, name));
   const projectRoots = await findProjectRoots(cwd);
-  // A home directory inside the repository would otherwise load user agents twice.
+  // A home directory inside the repository (also through a symbolic link) would otherwise
+  // load user agents twice, the project's copy winning.
+  const userReal = new Set(userDirectories.map(realPathOrSelf));
   const projectLayers = projectRoots.map((root) =>
     AGENT_DIRECTORY_NAMES.map((name) => join(root, name)).filter(
-      (directory) => !userDirectories.includes(directory),
+      (directory) => !userReal.has(realPathOrSelf(directory)),
     ),
   );
 
@@ -108,6 +138,7 @@ async function load(
   ]);
   const flag = loadFlagAgents({ flagAgents: options.flagAgents, baseDir: cwd });
 
+  if (homeDir === NO_HOME) user.diagnostics.unshift(NO_HOME_DIAGNOSTIC);
   const ordered = [plugins, user, ...projects, flag, policy];
   const allAgents = [
     ...getBuiltInAgents(
@@ -144,7 +175,7 @@ export async function getAgentDefinitionsWithOverrides(
     );
   }
   const cwd = resolve(options.cwd);
-  const homeDir = resolve(options.homeDir ?? homedir());
+  const homeDir = homeDirectoryOf(options);
   const key = cacheKey(cwd, homeDir, options);
   let entry = key === undefined ? undefined : cache.get(key);
   if (entry === undefined) {

@@ -30,7 +30,10 @@ export function restrictProjectAgent(
   // The rule of the project's settings files: `plan` and `dontAsk` only restrict, and stay.
   const mode = agent.permissionMode;
   if (mode !== undefined && mode !== 'bubble' && LOOSER_MODES.has(mode)) {
-    drop('permissionMode', `${agent.permissionMode} approves more than the default`);
+    drop(
+      'permissionMode',
+      `${agent.permissionMode} approves more than a project's own files may set, so the agent runs in the default mode for sub-agents`,
+    );
     delete kept.permissionMode;
   }
   if (agent.hooks !== undefined && Object.keys(agent.hooks).length > 0) {

@@ -59,6 +59,25 @@ describe('getAgentMemoryDir', () => {
     );
   });
 
+  it('refuses user memory when HOME is empty or relative, instead of a folder in the working directory', () => {
+    const saved = process.env['HOME'];
+    try {
+      for (const home of ['', 'relative/home']) {
+        process.env['HOME'] = home;
+        expect(() => getAgentMemoryRoot('user', { cwd: '/repo' })).toThrow(
+          /User memory needs the home directory, and it is not known: HOME is/,
+        );
+        // Project memory does not need it, and an explicit homeDir still works.
+        expect(getAgentMemoryRoot('project', { cwd: '/repo' })).toBe('/repo/.claude/agent-memory');
+        expect(getAgentMemoryRoot('user', { cwd: '/repo', homeDir: '/home/me' })).toBe(
+          '/home/me/.claude/agent-memory',
+        );
+      }
+    } finally {
+      process.env['HOME'] = saved;
+    }
+  });
+
   it('returns absolute paths without a trailing separator, even for a relative cwd', () => {
     for (const scope of ['user', 'project', 'local'] as const) {
       const directory = getAgentMemoryDir('x', scope, {

@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { join, resolve, sep } from 'node:path';
+import { isAbsolute, join, resolve, sep } from 'node:path';
 import { type AgentMemoryScope, DelegateError } from '@delegate/core';
 
 /** Where agent memory lives; every field is optional. */
@@ -58,6 +58,18 @@ function checkPathOption(name: PathOptionName, value: unknown): void {
   }
 }
 
+// `os.homedir()` is `$HOME` as set: an empty or relative one would put the user's memory
+// inside the working directory, where a cloned repository decides what the folder links to.
+function knownHome(): string {
+  const home = homedir();
+  if (isAbsolute(home)) return home;
+  throw new DelegateError(
+    'INVALID_ARGUMENT',
+    `User memory needs the home directory, and it is not known: HOME is ${home === '' ? 'empty' : `"${home}", not an absolute path`}. Set HOME, or pass homeDir or memoryBase.`,
+    { details: { home } },
+  );
+}
+
 /**
  * Returns the absolute folder that holds every agent's memory folder for one scope
  * (no trailing separator): `<memoryBase>/agent-memory` for `user`,
@@ -75,7 +87,7 @@ export function getAgentMemoryRoot(
   let root: string;
   switch (scope) {
     case 'user': {
-      const memoryBase = options.memoryBase ?? join(options.homeDir ?? homedir(), rootDirName);
+      const memoryBase = options.memoryBase ?? join(options.homeDir ?? knownHome(), rootDirName);
       root = join(resolve(cwd, memoryBase), 'agent-memory');
       break;
     }

@@ -113,7 +113,7 @@ describe('workspace agent files on a server that does not trust them (the defaul
     expect(events).toMatch(/loose\.md: hooks not applied: hook commands are programs/);
     expect(existsSync(join(test.workspace, 'main-hook-ran.txt'))).toBe(false);
     expect(events).toMatch(
-      /loose\.md: permissionMode not applied: bypassPermissions approves more than the default, and this server does not trust workspace agent files \(start the server with --trust-workspace-agents/,
+      /loose\.md: permissionMode not applied: bypassPermissions approves more than a project's own files may set, so the agent runs in the default mode for sub-agents, and this server does not trust workspace agent files \(start the server with --trust-workspace-agents/,
     );
   });
 
