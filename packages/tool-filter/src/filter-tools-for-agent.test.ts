@@ -67,6 +67,19 @@ describe('filterToolsForAgent', () => {
       expect(names(result)).toEqual(['Agent', 'Read']);
     });
 
+    it('refuses a policy set given as text, which would be read letter by letter', () => {
+      const tools = [agentTool(), fakeTool('Read')];
+      expect(() =>
+        filterToolsForAgent({
+          tools,
+          isBuiltIn: true,
+          policy: { allAgentDisallowed: 'Agent' as never },
+        }),
+      ).toThrow(
+        /policy\.allAgentDisallowed must be a Set or an array of tool names, such as \['Agent'\], got the text "Agent"/,
+      );
+    });
+
     it('keeps input order', () => {
       const tools = ['Write', 'Read', 'Glob', 'Bash'].map((name) => fakeTool(name));
       expect(names(filterToolsForAgent({ tools, isBuiltIn: false }))).toEqual([

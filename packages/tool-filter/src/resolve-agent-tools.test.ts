@@ -233,6 +233,26 @@ describe('resolveAgentTools', () => {
       const result = resolveAgentTools(custom({ disallowedTools: ['mcp__docs__fetch'] }), pool);
       expect(names(result.resolvedTools)).toEqual(['mcp__docs__search']);
     });
+
+    it('removes every tool of an MCP server named as in permission rules', () => {
+      const pool = [
+        fakeTool('mcp__docs__search'),
+        fakeTool('mcp__docs__fetch'),
+        fakeTool('mcp__docs_v2__search'),
+        fakeTool('mcp__my_db__query'),
+        fakeTool('Read'),
+      ];
+      for (const spec of ['mcp__docs', 'mcp__docs__*']) {
+        const result = resolveAgentTools(custom({ disallowedTools: [spec] }), pool);
+        expect(names(result.resolvedTools)).toEqual([
+          'mcp__docs_v2__search',
+          'mcp__my_db__query',
+          'Read',
+        ]);
+      }
+      const underscored = resolveAgentTools(custom({ disallowedTools: ['mcp__my_db'] }), pool);
+      expect(names(underscored.resolvedTools)).not.toContain('mcp__my_db__query');
+    });
   });
 });
 

@@ -2,7 +2,12 @@ import { type AgentDefinition } from '@delegate/core';
 import { filterToolsForAgent } from './filter-tools-for-agent.js';
 import { permissionRuleValueFromString } from './permission-rule-value-from-string.js';
 import { type ToolFilterPolicy } from './tool-filter-policy.js';
-import { isAgentToolName, toolMatchesSpecName, type FilterableTool } from './tool-name-matching.js';
+import {
+  isAgentToolName,
+  isMcpToolName,
+  toolMatchesSpecName,
+  type FilterableTool,
+} from './tool-name-matching.js';
 
 /** The fields of an agent definition that decide its tools. */
 export type AgentToolFields = Pick<
@@ -39,6 +44,19 @@ function pushUnique<V>(list: V[], value: V): void {
 }
 
 /**
+ * Whether a `disallowedTools` name removes `tool`: its name or alias, or, as in permission
+ * rules, a whole MCP server (`mcp__github` or `mcp__github__*` removes every `mcp__github__…`).
+ */
+function deniesTool(tool: FilterableTool, name: string): boolean {
+  if (toolMatchesSpecName(tool, name)) return true;
+  const server = /^mcp__([^_]+(?:_(?!_)[^_]*)*)(?:__\*)?$/.exec(name)?.[1];
+  return (
+    server !== undefined && isMcpToolName(tool.name) && tool.name.startsWith(`mcp__${server}__`)
+  );
+}
+
+/**
+ * Works out the tools of one agent./**
  * Works out the tools of one agent. Sub-agents first pass through `filterToolsForAgent`
  * (the main thread skips it); then every tool named in `disallowedTools` is removed (by
  * the tool name of each spec, alias-aware); then `tools` is applied: absent or `['*']`
@@ -71,9 +89,7 @@ export function resolveAgentTools<T extends FilterableTool>(
   const allowedTools =
     disallowedNames.length === 0
       ? gatedTools
-      : gatedTools.filter(
-          (tool) => !disallowedNames.some((name) => toolMatchesSpecName(tool, name)),
-        );
+      : gatedTools.filter((tool) => !disallowedNames.some((name) => deniesTool(tool, name)));
 
   const specs = agent.tools;
   if (specs === undefined || (specs.length === 1 && specs[0]?.trim() === '*')) {

@@ -1,3 +1,4 @@
+import { DelegateError } from '@delegate/core';
 import {
   DEFAULT_ALL_AGENT_DISALLOWED_TOOLS,
   DEFAULT_ASYNC_AGENT_ALLOWED_TOOLS,
@@ -36,23 +37,44 @@ export type ResolvedToolFilterPolicy = {
   teammateExempt: ReadonlySet<string>;
 };
 
-function toSet(list: ToolNameList | undefined, fallback: ReadonlySet<string>): ReadonlySet<string> {
+function toSet(
+  field: string,
+  list: ToolNameList | undefined,
+  fallback: ReadonlySet<string>,
+): ReadonlySet<string> {
   if (list === undefined) return fallback;
-  return list instanceof Set ? list : new Set(list);
+  if (list instanceof Set) return list;
+  // A string is iterable too: `new Set('Agent')` would be the letters A, g, e, n, t.
+  if (!Array.isArray(list) || list.some((name) => typeof name !== 'string')) {
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `policy.${field} must be a Set or an array of tool names, such as ['Agent'], got ${typeof list === 'string' ? `the text ${JSON.stringify(list)}` : Array.isArray(list) ? 'an array holding something other than text' : typeof list}.`,
+    );
+  }
+  return new Set(list);
 }
 
-/** Fills in the default sets of a policy; the teammate set applies only to teammates with the gate on. */
+/**
+ * Fills in the default sets of a policy; the teammate set applies only to teammates with the
+ * gate on. A set given as something other than a `Set` or an array of names (a string, from
+ * JSON say) is refused with `INVALID_ARGUMENT` naming it.
+ */
 export function resolveToolFilterPolicy(policy: ToolFilterPolicy = {}): ResolvedToolFilterPolicy {
   const teammate = policy.isInProcessTeammate === true && policy.agentSwarmsEnabled === true;
   return {
-    allAgentDisallowed: toSet(policy.allAgentDisallowed, DEFAULT_ALL_AGENT_DISALLOWED_TOOLS),
+    allAgentDisallowed: toSet(
+      'allAgentDisallowed',
+      policy.allAgentDisallowed,
+      DEFAULT_ALL_AGENT_DISALLOWED_TOOLS,
+    ),
     customAgentDisallowed: toSet(
+      'customAgentDisallowed',
       policy.customAgentDisallowed,
       DEFAULT_CUSTOM_AGENT_DISALLOWED_TOOLS,
     ),
-    asyncAllowed: toSet(policy.asyncAllowed, DEFAULT_ASYNC_AGENT_ALLOWED_TOOLS),
+    asyncAllowed: toSet('asyncAllowed', policy.asyncAllowed, DEFAULT_ASYNC_AGENT_ALLOWED_TOOLS),
     teammateExempt: teammate
-      ? toSet(policy.teammateAllowed, DEFAULT_IN_PROCESS_TEAMMATE_ALLOWED_TOOLS)
+      ? toSet('teammateAllowed', policy.teammateAllowed, DEFAULT_IN_PROCESS_TEAMMATE_ALLOWED_TOOLS)
       : new Set<string>(),
   };
 }
