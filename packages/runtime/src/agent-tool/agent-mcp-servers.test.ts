@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rules } from '@delegate/api-sim';
-import type { AgentEvent } from '@delegate/core';
+import type { AgentEvent, Tool } from '@delegate/core';
 import {
   agentCall,
   agentOf,
@@ -11,7 +11,7 @@ import {
   requestBody,
 } from '../__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession, waitUntil } from '../__fixtures__/test-session.js';
-import { readInlineMcpServers } from './agent-mcp-servers.js';
+import { readInlineMcpServers, withoutDisallowed } from './agent-mcp-servers.js';
 
 // The stdio MCP server of the tools package's tests: `echo`, `add`, `fail`, `greet.user`.
 const SERVER = fileURLToPath(
@@ -71,6 +71,23 @@ let current: TestSession | undefined;
 afterEach(async () => {
   await current?.cleanup();
   current = undefined;
+});
+
+describe('withoutDisallowed', () => {
+  it('removes a tool by name, and a whole server as mcp__s or mcp__s__*', () => {
+    const tools = ['mcp__echo__add', 'mcp__echo__echo', 'mcp__echo2__add', 'mcp__db__query'].map(
+      (name) => ({ name }) as Tool,
+    );
+    const left = (disallowed: string[]) =>
+      withoutDisallowed(tools, disallowed).map((tool) => tool.name);
+    expect(left(['mcp__echo__add'])).toEqual([
+      'mcp__echo__echo',
+      'mcp__echo2__add',
+      'mcp__db__query',
+    ]);
+    for (const server of ['mcp__echo', 'mcp__echo__*'])
+      expect(left([server])).toEqual(['mcp__echo2__add', 'mcp__db__query']);
+  });
 });
 
 describe("an agent's own MCP servers (defined inline in its file)", () => {

@@ -179,9 +179,10 @@ export function withoutDisallowed(
   disallowedTools: readonly string[] | undefined,
 ): Tool[] {
   if (!disallowedTools?.length) return [...tools];
+  // `mcp__s__*` names the whole server, as `mcp__s` does.
+  const names = disallowedTools.map((name) => (name.endsWith('__*') ? name.slice(0, -3) : name));
   return tools.filter(
-    (tool) =>
-      !disallowedTools.some((name) => tool.name === name || tool.name.startsWith(`${name}__`)),
+    (tool) => !names.some((name) => tool.name === name || tool.name.startsWith(`${name}__`)),
   );
 }
 
