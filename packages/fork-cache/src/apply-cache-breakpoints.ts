@@ -12,10 +12,17 @@ export type ApplyCacheBreakpointsOptions<M extends BreakpointMessage> = {
   cacheControl?: CacheControl;
 };
 
+// The block without `cache_control`, also on the blocks a `tool_result` holds (the API
+// counts those toward its limit of four too); the block itself when it has none.
 function withoutMarker(block: unknown): unknown {
-  if (typeof block !== 'object' || block === null || !('cache_control' in block)) return block;
+  if (typeof block !== 'object' || block === null) return block;
+  const nested = (block as { content?: unknown }).content;
+  const inner = Array.isArray(nested) ? nested.map(withoutMarker) : undefined;
+  const innerChanged =
+    inner !== undefined && inner.some((item, index) => item !== (nested as unknown[])[index]);
+  if (!('cache_control' in block) && !innerChanged) return block;
   const { cache_control: _marker, ...rest } = block as Record<string, unknown>;
-  return rest;
+  return innerChanged ? { ...rest, content: inner } : rest;
 }
 
 /**
@@ -60,7 +67,7 @@ export function applyCacheBreakpoints<M extends BreakpointMessage>(
       }
       found.add(key);
       changed = true;
-      return { ...(block as object), cache_control: { ...cacheControl } };
+      return { ...(withoutMarker(block) as object), cache_control: { ...cacheControl } };
     });
     return changed ? ({ ...message, content } as M) : message;
   });

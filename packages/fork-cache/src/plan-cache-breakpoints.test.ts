@@ -233,6 +233,32 @@ describe('planCacheBreakpoints', () => {
 });
 
 describe('applyCacheBreakpoints', () => {
+  it('strips markers inside tool results too, so a request never holds more than it asked for', () => {
+    const marker = { type: 'ephemeral' } as const;
+    const result = (id: string) => ({
+      type: 'tool_result',
+      tool_use_id: id,
+      content: [{ type: 'text', text: `out ${id}`, cache_control: marker }],
+    });
+    const messages = [
+      { role: 'user', content: [result('a'), result('b')] },
+    ] as unknown as CacheKeyMessage[];
+    const marked = applyCacheBreakpoints({
+      messages,
+      breakpoints: [{ messageIndex: 0, blockIndex: 1 }],
+    });
+    expect(JSON.stringify(marked).split('cache_control').length - 1).toBe(1);
+    expect(marked[0]?.content).toEqual([
+      { type: 'tool_result', tool_use_id: 'a', content: [{ type: 'text', text: 'out a' }] },
+      {
+        type: 'tool_result',
+        tool_use_id: 'b',
+        content: [{ type: 'text', text: 'out b' }],
+        cache_control: marker,
+      },
+    ]);
+  });
+
   it('marks exactly the given blocks, strips the others, and never changes its input', () => {
     const messages: CacheKeyMessage[] = [
       { role: 'user', content: 'Opening.' },
