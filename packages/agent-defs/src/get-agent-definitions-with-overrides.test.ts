@@ -225,6 +225,24 @@ describe('getAgentDefinitionsWithOverrides sources', () => {
     expect(notObject.diagnostics[0]?.reason).toMatch(/must be a JSON object/);
   });
 
+  it('warns when two --agents names are one type once trimmed, and uses the later', async () => {
+    const result = await load({
+      flagAgents: {
+        a: { description: 'Reads.', prompt: 'Read only.', tools: ['Read'] },
+        ' a ': { description: 'Does all.', prompt: 'Everything.' },
+      },
+    });
+    const active = result.activeAgents.find((agent) => agent.agentType === 'a');
+    expect(active?.whenToUse).toBe('Does all.');
+    expect(result.diagnostics).toContainEqual(
+      expect.objectContaining({
+        filePath: '--agents',
+        severity: 'warning',
+        reason: expect.stringContaining('--agents defines "a" twice (as "a" and " a ")'),
+      }),
+    );
+  });
+
   it('keeps loading other sources when files in one are broken', async () => {
     await agentFile(join(home, '.claude', 'agents', 'ok.md'), 'ok', 'user');
     await mkdir(join(repo, '.claude', 'agents'), { recursive: true });

@@ -57,6 +57,19 @@ export function loadFlagAgents(options: LoadFlagAgentsOptions): LoadedAgents {
       baseDir: options.baseDir,
     });
     if (result.ok) {
+      // `"a"` and `" a "` are one type once trimmed: the later one wins, and says so.
+      const earlier = agents.find((agent) => agent.agentType === result.agent.agentType);
+      if (earlier !== undefined) {
+        diagnostics.push({
+          filePath: FLAG_AGENTS_LABEL,
+          agentType: result.agent.agentType,
+          severity: 'warning',
+          reason: `--agents defines ${JSON.stringify(result.agent.agentType)} twice (as ${entries
+            .filter(([key]) => key.trim() === result.agent.agentType)
+            .map(([key]) => JSON.stringify(key))
+            .join(' and ')}); the later one is used — remove the other`,
+        });
+      }
       agents.push(result.agent);
       diagnostics.push(...result.warnings);
     } else {
