@@ -1,4 +1,4 @@
-import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DelegateError } from '@delegate/core';
@@ -44,6 +44,32 @@ describe('appendMemoryEntry', () => {
     expect(
       await readdir(getAgentMemoryDir('code-reviewer', 'user', { cwd, homeDir: cwd })),
     ).toEqual(['MEMORY.md']);
+  });
+
+  it('queues appends to one file under two spellings of its project, and a write among them', async () => {
+    const cwd = await makeTempDir();
+    const alias = `${cwd}-alias`;
+    await symlink(cwd, alias);
+    try {
+      const entries = Array.from({ length: 40 }, (_, index) => `- entry ${index}`);
+      await Promise.all(
+        entries.map((entry, index) =>
+          appendMemoryEntry('code-reviewer', 'project', entry, { cwd: index % 2 ? alias : cwd }),
+        ),
+      );
+      const file = join(getAgentMemoryDir('code-reviewer', 'project', { cwd }), 'MEMORY.md');
+      const lines = (await readFile(file, 'utf8')).split('\n').filter((line) => line.length > 0);
+      expect(lines.sort()).toEqual([...entries].sort());
+      // A write queued after an append replaces what the append wrote; an append after it adds.
+      await Promise.all([
+        appendMemoryEntry('code-reviewer', 'project', '- appended', { cwd }),
+        writeMemoryIndex('code-reviewer', 'project', '# New index\n', { cwd: alias }),
+        appendMemoryEntry('code-reviewer', 'project', '- after', { cwd }),
+      ]);
+      expect(await readFile(file, 'utf8')).toBe('# New index\n- after\n');
+    } finally {
+      await rm(alias, { force: true });
+    }
   });
 
   it('rejects an empty entry', async () => {

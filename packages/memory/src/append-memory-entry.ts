@@ -6,7 +6,7 @@ import { makeMemoryFolder } from './make-memory-folder.js';
 import { getAgentMemoryDir } from './get-agent-memory-dir.js';
 import { MEMORY_INDEX_FILE_NAME } from './get-agent-memory-file.js';
 import { getAgentMemoryRoot } from './get-agent-memory-root.js';
-import { withPathLock } from './path-lock.js';
+import { pathLockKey, withPathLock } from './path-lock.js';
 import { readRegularFile } from './read-regular-file.js';
 import { writeFileAtomic } from './write-file-atomic.js';
 import { type WriteMemoryIndexOptions } from './write-memory-index.js';
@@ -38,7 +38,7 @@ export async function appendMemoryEntry(
     directory,
     cwd: options.cwd ?? process.cwd(),
   };
-  await withPathLock(file, async () => {
+  await withPathLock(pathLockKey(file), async () => {
     checkMemoryDirectory(check);
     try {
       await makeMemoryFolder(check);

@@ -6,6 +6,7 @@ import { getAgentMemoryDir } from './get-agent-memory-dir.js';
 import { MEMORY_INDEX_FILE_NAME } from './get-agent-memory-file.js';
 import { type AgentMemoryPathOptions, getAgentMemoryRoot } from './get-agent-memory-root.js';
 import { checkMemoryDirectory, expectedRealDirectory } from './check-memory-directory.js';
+import { pathLockKey, withPathLock } from './path-lock.js';
 import { writeFileAtomic } from './write-file-atomic.js';
 
 /** Options for writing MEMORY.md. */
@@ -41,22 +42,26 @@ export async function writeMemoryIndex(
     cwd: options.cwd ?? process.cwd(),
   };
   checkMemoryDirectory(check);
-  try {
-    await makeMemoryFolder(check);
-    // Checked again now that the folder exists, to narrow the window for a swapped-in link.
-    checkMemoryDirectory(check);
-    await writeFileAtomic(file, content, {
-      fsync: options.fsync ?? false,
-      expectedDirectory: expectedRealDirectory(check),
-    });
-  } catch (cause) {
-    if (cause instanceof DelegateError) throw cause;
-    throw fileSystemError({
-      action: 'write the memory index',
-      path: file,
-      cause,
-      details: { agentType, scope },
-    });
-  }
+  // In the queue of appends to the same file: a write made after an append replaces it, and
+  // an append made after a write adds to it, whatever finishes first.
+  await withPathLock(pathLockKey(file), async () => {
+    try {
+      await makeMemoryFolder(check);
+      // Checked again now that the folder exists, to narrow the window for a swapped-in link.
+      checkMemoryDirectory(check);
+      await writeFileAtomic(file, content, {
+        fsync: options.fsync ?? false,
+        expectedDirectory: expectedRealDirectory(check),
+      });
+    } catch (cause) {
+      if (cause instanceof DelegateError) throw cause;
+      throw fileSystemError({
+        action: 'write the memory index',
+        path: file,
+        cause,
+        details: { agentType, scope },
+      });
+    }
+  });
   return file;
 }
