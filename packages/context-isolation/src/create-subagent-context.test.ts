@@ -197,7 +197,11 @@ describe('createSubagentContext: other fields', () => {
     const parent = createRoot();
     const inherited = createSubagentContext(parent);
     expect(inherited.options).toBe(parent.options);
-    expect(inherited.messages).toBe(parent.messages);
+    // The parent's conversation, as a copy the child can add to alone.
+    expect(inherited.messages).toEqual(parent.messages);
+    expect(inherited.messages).not.toBe(parent.messages);
+    inherited.messages.push(createUserMessage({ content: 'only the child has this' }));
+    expect(parent.messages).toHaveLength(inherited.messages.length - 1);
     expect(inherited.cwd).toBe('/repo');
     const options = { tools: [], model: 'model-b' };
     const messages = [createUserMessage({ content: 'Find the flaky test.' })];

@@ -43,7 +43,8 @@ export function createSubagentContext(
 
   const context: ToolUseContext = {
     options: overrides.options ?? parent.options,
-    messages: overrides.messages ?? parent.messages,
+    // A copy: a child that adds to its conversation never adds to its parent's.
+    messages: overrides.messages ?? [...parent.messages],
     cwd: overrides.cwd ?? parent.cwd,
     readFileState: cloneFileStateCache(overrides.readFileState ?? parent.readFileState),
     abortController,
