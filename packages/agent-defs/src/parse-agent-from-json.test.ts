@@ -61,6 +61,14 @@ describe('parseAgentFromJson', () => {
     });
     const noDescription = parseAgentFromJson('a', { prompt: 'p' }, 'flagSettings');
     expect(noDescription.ok || noDescription.diagnostic.reason).toMatch(/needs a "description"/);
+    // Blank text is no description or prompt either (the README says so).
+    for (const value of [
+      { description: '  ', prompt: 'p' },
+      { description: 'd', prompt: '\n' },
+    ]) {
+      const blank = parseAgentFromJson('a', value, 'flagSettings');
+      expect(blank.ok || blank.diagnostic.severity).toBe('error');
+    }
   });
 
   it('refuses values that are not objects and names Claude Code or Delegate refuses', () => {
