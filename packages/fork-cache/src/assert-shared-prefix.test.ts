@@ -74,7 +74,18 @@ describe('assertSharedPrefix', () => {
   it('refuses a fork whose last message has an extra block', () => {
     const extra = forkRequest('two');
     (extra.messages.at(-1)!.content as unknown[]).push({ type: 'text', text: 'more' });
-    expect(thrown(() => assertSharedPrefix([forkRequest('one'), extra])).code).toBe('CACHE_UNSAFE');
+    const error = thrown(() => assertSharedPrefix([forkRequest('one'), extra]));
+    expect(error.code).toBe('CACHE_UNSAFE');
+    // The shape is named, not the last block's content (which may differ).
+    expect(error.message).toMatch(/its last message has \d+ blocks where request 0's has \d+/);
+  });
+
+  it('names an extra message as the difference', () => {
+    const longer = forkRequest('two');
+    longer.messages.push({ role: 'user', content: 'one more' } as never);
+    expect(thrown(() => assertSharedPrefix([forkRequest('one'), longer])).message).toMatch(
+      /it has \d+ messages where request 0 has \d+/,
+    );
   });
 
   it('with upToLastBlock false, requires every cache-key part to match', () => {

@@ -22,6 +22,24 @@ export type AssertSharedPrefixOptions = {
   upToLastBlock?: boolean;
 };
 
+// How the two requests' shapes differ (number of messages, blocks of the last message).
+function shapeDifference(
+  reference: RequestFingerprint,
+  other: RequestFingerprint,
+): string | undefined {
+  const count = (fingerprint: RequestFingerprint) => fingerprint.messages.length;
+  if (count(other) !== count(reference)) {
+    return `it has ${count(other)} messages where request 0 has ${count(reference)}`;
+  }
+  const last = count(reference) - 1;
+  const blocks = (fingerprint: RequestFingerprint) =>
+    fingerprint.messages[last]?.blocks.length ?? 0;
+  if (blocks(other) !== blocks(reference)) {
+    return `its last message has ${blocks(other)} blocks where request 0's has ${blocks(reference)}`;
+  }
+  return undefined;
+}
+
 /**
  * Throws `CACHE_UNSAFE` unless every request shares the first one's cache key (up to
  * the last block of the last message by default) and can read, within the lookback of its
@@ -68,10 +86,18 @@ export function assertSharedPrefix(
     const expected = upToLastBlock
       ? 'everything but the last block of the last message'
       : 'every cache-key part';
+    // The content differs where the last block is, but the real cause is a different shape.
+    const shape = shapeDifference(reference, other);
+    const cause =
+      shape !== undefined &&
+      firstDifference.part === 'message' &&
+      firstDifference.messageIndex === lastMessageIndex
+        ? shape
+        : formatCacheBreak(diagnosis);
     throw new DelegateError(
       'CACHE_UNSAFE',
       `Request ${requestIndex} does not match request 0 in ${expected}: ` +
-        `${formatCacheBreak(diagnosis)}. Make the forks reuse the parent's exact tools, system prompt, model, thinking config and history.`,
+        `${cause}. Make the forks reuse the parent's exact tools, system prompt, model, thinking config and history.`,
       {
         details: {
           requestIndex,
