@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../__fixtures__/services.js';
 import { openPostgresRunStore } from './postgres-run-store.js';
-import { describeRunStoreContract, sampleRun } from './run-store-contract.js';
+import { describeRunStoreContract, sampleAgent, sampleRun } from './run-store-contract.js';
 import { probeTestServices } from '../__fixtures__/services.js';
 
 const services = await probeTestServices();
@@ -45,6 +45,28 @@ describe.runIf(services.postgres)('with a PostgreSQL server', () => {
         ]);
       } finally {
         await Promise.all(stores.map((store) => store.close()));
+      }
+    });
+
+    it('stores a NUL character of a prompt or a tool output as U+FFFD, which PostgreSQL text can hold', async () => {
+      const store = await openPostgresRunStore({ url: database.url });
+      try {
+        await store.migrate();
+        const run = await store.createRun(sampleRun({ prompt: 'print bin\0ary' }));
+        await store.upsertAgent(
+          sampleAgent(run.id, 'main', {
+            lastActivity: 'Bash: printf bin\0ary',
+            description: 'a\0b',
+          }),
+        );
+        expect((await store.getRun(run.id))?.prompt).toBe('print bin\ufffdary');
+        const [agent] = await store.listAgents(run.id);
+        expect(agent).toMatchObject({
+          lastActivity: 'Bash: printf bin\ufffdary',
+          description: 'a\ufffdb',
+        });
+      } finally {
+        await store.close();
       }
     });
 
