@@ -14,12 +14,21 @@ async function statusAt(options: {
   runId: string;
   seq?: number;
 }): Promise<RunStatus | undefined> {
+  return (await statusEventAt(options))?.status;
+}
+
+// The last `run.status` event at or before `seq`: its status and its position.
+async function statusEventAt(options: {
+  store: RunStore;
+  runId: string;
+  seq?: number;
+}): Promise<{ status: RunStatus | undefined; seq: number } | undefined> {
   const event = await options.store.lastEventOfType({
     runId: options.runId,
     type: 'run.status',
     ...(options.seq === undefined ? {} : { atOrBefore: options.seq }),
   });
-  return event ? statusOf(event) : undefined;
+  return event ? { status: statusOf(event), seq: event.seq } : undefined;
 }
 
 /**
@@ -65,14 +74,23 @@ export async function* followRunEvents(options: {
   signal.addEventListener('abort', wakeUp);
   try {
     let last = options.after;
-    let status = await statusAt({ store, runId, seq: last });
+    const known = await statusEventAt({ store, runId, seq: last });
+    let status = known?.status;
+    // The position `status` is known at: a later event's status replaces it, an earlier one's
+    // (a live copy of an event already read from the store) never does.
+    let statusSeq = known?.seq ?? 0;
+    const learn = (event: StoredEvent): void => {
+      if (event.seq <= statusSeq) return;
+      status = statusOf(event) ?? status;
+      statusSeq = event.seq;
+    };
     for (;;) {
       const page = await store.listEvents({ runId, after: last, limit: PAGE });
       for (const event of page) {
         if (signal.aborted) return;
         yield event;
         last = event.seq;
-        status = statusOf(event) ?? status;
+        learn(event);
       }
       if (page.length < PAGE) break;
     }
@@ -81,11 +99,13 @@ export async function* followRunEvents(options: {
     for (;;) {
       while (buffer.length > 0) {
         const event = buffer.shift()!;
+        // Not sent again, but it still tells how the run goes on: a stream opened past the
+        // last event ends when the run ends, as any other does.
+        learn(event);
         if (event.seq <= last) continue;
         if (signal.aborted) return;
         yield event;
         last = event.seq;
-        status = statusOf(event) ?? status;
       }
       if (finished() || signal.aborted) return;
       await new Promise<void>((resolve) => {

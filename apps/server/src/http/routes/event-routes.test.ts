@@ -89,6 +89,20 @@ describe('GET /v1/runs/:id/events', () => {
     expect(none.status).toBe(204);
   });
 
+  it('ends a stream opened past the last event of an active run when the run ends', async () => {
+    const id = await start('scenario:bg');
+    await waitForRun(test, id, (run) => run.status === 'running');
+    const beyond = readSse(await test.api(`/v1/runs/${id}/events?after=100000`));
+    gates.open('bg');
+    await waitForRun(test, id, (run) => ENDED.includes(run.status));
+    // It sends nothing (every event is before its position) and closes with the run.
+    const outcome = await Promise.race([
+      beyond.then(({ events }) => events.length),
+      new Promise<string>((resolve) => setTimeout(() => resolve('still open'), 5_000)),
+    ]);
+    expect(outcome).toBe(0);
+  });
+
   it('delivers every event to 50 concurrent subscribers', async () => {
     const id = await start('scenario:bg');
     const responses = await Promise.all(
