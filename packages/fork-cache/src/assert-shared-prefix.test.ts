@@ -81,8 +81,8 @@ describe('assertSharedPrefix', () => {
   });
 
   it('names an extra message as the difference', () => {
-    const longer = forkRequest('two');
-    longer.messages.push({ role: 'user', content: 'one more' } as never);
+    const two = forkRequest('two');
+    const longer = { ...two, messages: [...two.messages, { role: 'user', content: 'one more' }] };
     expect(thrown(() => assertSharedPrefix([forkRequest('one'), longer])).message).toMatch(
       /it has \d+ messages where request 0 has \d+/,
     );
