@@ -12,6 +12,7 @@ export type {
 } from './tool-filter-policy.js';
 export {
   MCP_TOOL_PREFIX,
+  disallowedNameRemoves,
   isAgentTool,
   isAgentToolName,
   isMcpTool,

@@ -3,8 +3,8 @@ import { filterToolsForAgent } from './filter-tools-for-agent.js';
 import { permissionRuleValueFromString } from './permission-rule-value-from-string.js';
 import { type ToolFilterPolicy } from './tool-filter-policy.js';
 import {
+  disallowedNameRemoves,
   isAgentToolName,
-  isMcpToolName,
   toolMatchesSpecName,
   type FilterableTool,
 } from './tool-name-matching.js';
@@ -43,16 +43,9 @@ function pushUnique<V>(list: V[], value: V): void {
   if (!list.includes(value)) list.push(value);
 }
 
-/**
- * Whether a `disallowedTools` name removes `tool`: its name or alias, or, as in permission
- * rules, a whole MCP server (`mcp__github` or `mcp__github__*` removes every `mcp__github__…`).
- */
+// A `disallowedTools` name removes a tool by its name or alias, or by its MCP server.
 function deniesTool(tool: FilterableTool, name: string): boolean {
-  if (toolMatchesSpecName(tool, name)) return true;
-  const server = /^mcp__([^_]+(?:_(?!_)[^_]*)*)(?:__\*)?$/.exec(name)?.[1];
-  return (
-    server !== undefined && isMcpToolName(tool.name) && tool.name.startsWith(`mcp__${server}__`)
-  );
+  return toolMatchesSpecName(tool, name) || disallowedNameRemoves(name, tool.name);
 }
 
 /**

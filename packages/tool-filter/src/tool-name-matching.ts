@@ -83,3 +83,14 @@ export function toolExemptFrom(
     (name) => !nameInSet(name, exempt) && denied.some((set) => nameInSet(name, set)),
   );
 }
+
+/**
+ * True when the `disallowedTools` name `name` removes a tool called `toolName`: the same
+ * name, or, as in permission rules, its whole MCP server (`mcp__github` or `mcp__github__*`
+ * removes every `mcp__github__…` tool).
+ */
+export function disallowedNameRemoves(name: string, toolName: string): boolean {
+  if (toolName === name) return true;
+  const server = name.endsWith('__*') ? name.slice(0, -3) : name;
+  return isMcpToolName(server) && isMcpToolName(toolName) && toolName.startsWith(`${server}__`);
+}

@@ -21,9 +21,10 @@ function transcriptDirectory(io: CliIo, flag: string | undefined): string {
   return config.transcriptDir.value;
 }
 
-const SESSION_FILE = /^([A-Za-z0-9][A-Za-z0-9_-]{0,127})\.jsonl$/;
 /** A session id, or the start of one. */
-const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+const SESSION_ID_PATTERN = '[A-Za-z0-9][A-Za-z0-9_-]{0,127}';
+const SESSION_FILE = new RegExp(`^(${SESSION_ID_PATTERN})\\.jsonl$`);
+const SESSION_ID = new RegExp(`^${SESSION_ID_PATTERN}$`);
 
 /** Messages read from the start of a transcript to find its first prompt: two, then more. */
 const FIRST_MESSAGES = [2, 16];

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { type AgentDefinition, type Tool, type ToolUseContext } from '@delegate/core';
 import type { McpServerConfig } from '@delegate/tools';
+import { disallowedNameRemoves } from '@delegate/tool-filter';
 import { z } from 'zod';
 import { loadTools } from '../util/load-tools.js';
 import type { DefinitionWarning } from './definition-extras.js';
@@ -179,10 +180,8 @@ export function withoutDisallowed(
   disallowedTools: readonly string[] | undefined,
 ): Tool[] {
   if (!disallowedTools?.length) return [...tools];
-  // `mcp__s__*` names the whole server, as `mcp__s` does.
-  const names = disallowedTools.map((name) => (name.endsWith('__*') ? name.slice(0, -3) : name));
   return tools.filter(
-    (tool) => !names.some((name) => tool.name === name || tool.name.startsWith(`${name}__`)),
+    (tool) => !disallowedTools.some((name) => disallowedNameRemoves(name, tool.name)),
   );
 }
 
