@@ -231,6 +231,22 @@ describe('release and dispose', () => {
     expect((await getBackgroundShellOutput(second.taskId))?.output).toBe('two\n');
   });
 
+  it('releases a running shell once it has ended: killed, its onEnd called, its process gone', async () => {
+    const registry = newRegistry(join(temp, 'out'));
+    const ended: string[] = [];
+    const shell = await registry.start({
+      command: 'exec sleep 30',
+      cwd: temp,
+      description: 'long',
+      onEnd: (state) => ended.push(state.status),
+    });
+    expect(await releaseBackgroundShell(shell.taskId)).toBe(true);
+    // Nothing awaited since: the release itself waited for the end.
+    expect(ended).toEqual(['killed']);
+    expect(isProcessAlive(shell.pid ?? 0)).toBe(false);
+    expect(await exists(shell.outputPath)).toBe(false);
+  });
+
   it('lets go of a registry once its last shell is released, and takes it back at its next start', async () => {
     const before = registriesHoldingShells();
     const registry = newRegistry(join(temp, 'out'));

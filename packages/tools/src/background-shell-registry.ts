@@ -358,12 +358,15 @@ export class BackgroundShellRegistry {
 
   /**
    * Forgets a shell: kills it if it still runs and deletes its log, so its output can no
-   * longer be read. False when this registry does not know the task.
+   * longer be read. A shell it kills has ended (status `killed`, its `onEnd` called) when the
+   * returned promise resolves, unless it outlives the kill grace time and a second more.
+   * False when this registry does not know the task.
    */
   async release(taskId: string): Promise<boolean> {
     const entry = this.entries.get(taskId);
     if (entry === undefined) return false;
-    this.kill(taskId);
+    // Waited for, so whoever tracks the shell's status sees it end before the release does.
+    if (this.kill(taskId)) await this.wait(taskId, this.killGraceMs + 1_000);
     this.entries.delete(taskId);
     if (this.entries.size === 0) registries.delete(this);
     // A shell still dying writes on into the unlinked file, which goes away when it ends.
@@ -484,7 +487,8 @@ export function getDefaultBackgroundShellRegistry(): BackgroundShellRegistry {
 
 /**
  * Releases a background shell by task id, in whichever registry started it: kills it if it
- * still runs and deletes its log. False when no registry knows the task.
+ * still runs (and waits for it to end, as `BackgroundShellRegistry.release` does) and deletes
+ * its log. False when no registry knows the task.
  */
 export function releaseBackgroundShell(taskId: string): Promise<boolean> {
   const registry = [...registries].find((candidate) => candidate.has(taskId));

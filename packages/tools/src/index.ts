@@ -30,6 +30,7 @@ export type {
   BackgroundShellRegistryOptions,
   StartBackgroundShellOptions,
 } from './background-shell-registry.js';
+export { reapOrphanedShells } from './shell-records.js';
 export { assessReadOnlyCommand, isReadOnlyCommand } from './read-only-command.js';
 export type { ReadOnlyCommandAssessment } from './read-only-command.js';
 export {
