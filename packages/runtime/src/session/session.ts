@@ -1022,7 +1022,8 @@ export class DelegateSession {
    * Ends the session for good: aborts it as `abort` does, stops the MCP servers sub-agents
    * started for themselves, waits as `flush` does, then releases every background shell any
    * of its agents started (`releaseBackgroundShell` of
-   * `@delegate/tools`): their logs are deleted, so TaskOutput, which reads a finished shell's
+   * `@delegate/tools`): one still running is killed and has ended (its task `killed`) when
+   * this resolves, and their logs are deleted, so TaskOutput, which reads a finished shell's
    * output until then, no longer can. A log that cannot be deleted is a process warning
    * (`DELEGATE_SHELL_LOG_LEFT`), not an error. Calling it again waits for the first call.
    */
