@@ -1,3 +1,5 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
@@ -375,6 +377,63 @@ describe('delegate-server as a process', { timeout: 240_000 }, () => {
     );
     expect(done).toMatchObject({ status: 'completed', result: 'Hello from the model.' });
     expect((await json<ApiRun>(await again(`/v1/runs/${held.id}`))).status).toBe('interrupted');
+  });
+
+  it("after SIGKILL stores the background shell of a finished run's kept session as killed, not running", async () => {
+    const { start } = await setUp('stale-shell');
+    const marker = `marker-${randomBytes(6).toString('hex')}`;
+    // The shell is `bash -c "sleep 60; echo <marker>"`: its command line holds the marker.
+    const shellRuns = () =>
+      readdirSync('/proc')
+        .filter((entry) => /^\d+$/.test(entry))
+        .some((pid) => {
+          try {
+            return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
+          } catch {
+            return false; // it ended meanwhile
+          }
+        });
+    const first = await start();
+    const token = /\n\n {2}(dst_\S+)\n\n/.exec(first.stderr())![1]!;
+    const api = client(first, token);
+    const created = await json<{ id: string }>(
+      await api('/v1/runs', {
+        json: { prompt: `scenario:shell-long ${marker}`, permissionMode: 'bypassPermissions' },
+      }),
+    );
+    const run = await until(
+      () => api(`/v1/runs/${created.id}`).then((response) => response.json() as Promise<ApiRun>),
+      (value) => ENDED.includes(value.status),
+      'the run',
+    );
+    // The session is kept for a next message, and its shell runs on.
+    expect(run.status).toBe('completed');
+    expect(run.tasks).toContainEqual(
+      expect.objectContaining({ type: 'local_bash', status: 'running' }),
+    );
+    expect(shellRuns()).toBe(true);
+    first.child.kill('SIGKILL');
+    await first.exit;
+    // Nothing could stop it: the server died without running its exit hook.
+    expect(shellRuns()).toBe(true);
+
+    const second = await start();
+    const again = client(second, token);
+    // Recovered before the server answers as ready.
+    await until(
+      () => fetch(`${second.url}/readyz`).then((response) => response.status),
+      (status) => status === 200,
+      'the restarted server to be ready',
+    );
+    const after = await json<ApiRun>(await again(`/v1/runs/${created.id}`));
+    expect(after.status).toBe('completed');
+    expect(after.tasks).toContainEqual(
+      expect.objectContaining({ type: 'local_bash', description: 'wait long', status: 'killed' }),
+    );
+    expect(second.stdout()).toContain('"staleTasks":1');
+    // The restarted server killed the shell the dead one left.
+    expect(second.stdout()).toContain('"reapedShells":1');
+    expect(shellRuns()).toBe(false);
   });
 
   it('runs the demo on the in-process simulator with --sim demo', async () => {

@@ -185,6 +185,20 @@ export function scenarioPolicy(gates: Gates): Policy {
             },
           },
         ];
+      case 'shell-long':
+        if (hasResults) return 'Started the long shell.';
+        return [
+          {
+            type: 'tool_use',
+            name: 'Bash',
+            input: {
+              // A marker in the prompt names the shell for a test that looks for its process.
+              command: `sleep 60; echo ${/marker-[a-z0-9]+/.exec(request.lastUserText)?.[0] ?? 'none'}`,
+              description: 'wait long',
+              run_in_background: true,
+            },
+          },
+        ];
       case 'api-fail':
         // The main agent lists the files; every later request fails mid-stream.
         if (!hasResults && request.turnIndex === 0)

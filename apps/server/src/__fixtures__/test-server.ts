@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { type Policy, type Sim, startSim } from '@delegate/api-sim';
 import type { ServerConfigInput } from '../config/server-config.js';
+import type { RunStore } from '../store/run-store.js';
 import type { ApiEvent, ApiRun } from './api-types.js';
 import { type DelegateServer, startServer } from '../start-server.js';
 
@@ -27,6 +28,8 @@ export async function startTestServer(options: {
   policy: Policy;
   config?: ServerConfigInput;
   pacing?: { timeToFirstTokenMs?: number; msPerToken?: number };
+  /** The store to use, given the data directory; default the server's SQLite store. */
+  store?: (dataDir: string) => RunStore;
 }): Promise<TestServer> {
   const root = await realpath(await mkdtemp(join(tmpdir(), 'delegate-server-test-')));
   const workspace = join(root, 'workspace');
@@ -34,6 +37,7 @@ export async function startTestServer(options: {
   const home = join(root, 'home');
   await mkdir(workspace, { recursive: true });
   await mkdir(home, { recursive: true });
+  await mkdir(dataDir, { recursive: true });
   const sim = await startSim({
     policy: options.policy,
     ...(options.pacing ? { pacing: options.pacing } : {}),
@@ -59,7 +63,10 @@ export async function startTestServer(options: {
       authFailuresPerMinute: 100_000,
       ...options.config,
     },
-    { logDestination: destination as never },
+    {
+      logDestination: destination as never,
+      ...(options.store ? { store: options.store(dataDir) } : {}),
+    },
   );
   const api = (path: string, init: RequestInit & { json?: unknown } = {}) => {
     const { json, ...rest } = init;

@@ -8,6 +8,7 @@ import { type ApiError, type ApiRun, type ApiRunList, json } from '../__fixtures
 import type { AgentDefinitionsView } from './schemas.js';
 import { Gates, scenarioPolicy } from '../__fixtures__/scenario-policy.js';
 import { type TestServer, startTestServer, waitForRun } from '../__fixtures__/test-server.js';
+import { openSqliteRunStore } from '../store/sqlite-run-store.js';
 
 type AgentsBody = z.infer<typeof AgentDefinitionsView>;
 
@@ -347,6 +348,62 @@ describe('run routes', () => {
         left = await readdir(directory);
       }
       expect(left).toEqual([]);
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('stores a background shell the closing of its session stopped as killed, not running', async () => {
+    const local = await startTestServer({
+      policy: scenarioPolicy(gates),
+      config: { idleSessions: 0 },
+    });
+    try {
+      const created = await json<{ id: string }>(
+        await local.api('/v1/runs', {
+          json: { prompt: 'scenario:shell-long', permissionMode: 'bypassPermissions' },
+        }),
+      );
+      const run = await waitForRun(local, created.id, ended);
+      expect(run.result).toBe('Started the long shell.');
+      const shell = await waitForRun(
+        local,
+        created.id,
+        (current) =>
+          current.tasks.some((task) => task.type === 'local_bash' && task.status !== 'running'),
+        'the shell to be stored as ended',
+      );
+      expect(shell.tasks).toContainEqual(
+        expect.objectContaining({ type: 'local_bash', description: 'wait long', status: 'killed' }),
+      );
+      expect(shell.tasks.find((task) => task.type === 'local_bash')?.endedAt).not.toBeNull();
+    } finally {
+      await local.close();
+    }
+  });
+
+  it("stores an idle session's background shell as killed when the server closes", async () => {
+    const local = await startTestServer({ policy: scenarioPolicy(gates) });
+    try {
+      const created = await json<{ id: string }>(
+        await local.api('/v1/runs', {
+          json: { prompt: 'scenario:shell-long', permissionMode: 'bypassPermissions' },
+        }),
+      );
+      const run = await waitForRun(local, created.id, ended);
+      // Kept idle for a next message: the shell still runs.
+      expect(run.tasks).toContainEqual(
+        expect.objectContaining({ type: 'local_bash', status: 'running' }),
+      );
+      await local.server.close({ timeoutMs: 2_000 });
+      const store = openSqliteRunStore({ path: join(local.dataDir, 'runs.sqlite') });
+      try {
+        expect(await store.listTasks(created.id)).toContainEqual(
+          expect.objectContaining({ type: 'local_bash', status: 'killed' }),
+        );
+      } finally {
+        await store.close();
+      }
     } finally {
       await local.close();
     }

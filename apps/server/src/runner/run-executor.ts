@@ -12,7 +12,8 @@ import {
   explainSessionError,
   prepareSession,
 } from './prepare-session.js';
-import { SessionRunner, type SessionRunnerOptions } from './session-runner.js';
+import { type RunnerTask, SessionRunner, type SessionRunnerOptions } from './session-runner.js';
+import { failBrokenRun } from './fail-broken-run.js';
 import { takeOverRun } from './take-over-run.js';
 import { TranscriptSync } from './transcript-sync.js';
 
@@ -143,12 +144,38 @@ export class RunExecutor {
    * turn ended), or takes over a run whose worker died.
    */
   handle = async (job: RunJob, signal: AbortSignal): Promise<void | 'handed-back'> => {
-    for (;;) {
-      const outcome = await this.handleOnce(job, signal);
-      if (outcome !== 'again' || signal.aborted)
-        return outcome === 'handed-back' ? outcome : undefined;
+    try {
+      for (;;) {
+        const outcome = await this.handleOnce(job, signal);
+        if (outcome !== 'again' || signal.aborted)
+          return outcome === 'handed-back' ? outcome : undefined;
+      }
+    } catch (error) {
+      // Nothing else would end the run: it would show as running until the server restarts.
+      await this.failBroken(job.runId, error);
+      throw error;
     }
   };
+
+  /** Fails a run whose turn broke off with an error it could not record (see failBrokenRun). */
+  private async failBroken(runId: string, error: unknown): Promise<void> {
+    try {
+      if (
+        await failBrokenRun({
+          store: this.store,
+          hub: this.hub,
+          runId,
+          reason: this.redact(errorMessage(error)),
+        })
+      )
+        this.logger.warn({ runId }, 'run failed after an error its turn could not record');
+    } catch (failure) {
+      this.logger.error(
+        { runId, err: this.redact(errorMessage(failure)) },
+        'could not record the failure of a run whose turn broke off; it stays running until the server restarts',
+      );
+    }
+  }
 
   private async handleOnce(
     job: RunJob,
@@ -226,6 +253,11 @@ export class RunExecutor {
         return await this.handBack({ run, active, input });
       await this.finishTurn({ run, active, end });
       return end.status;
+    } catch (error) {
+      // The turn broke off before its session was kept or closed: no later turn uses it.
+      if (active.runner && this.idle.get(run.id) !== active.runner)
+        void this.retire(run.id, active.runner);
+      throw error;
     } finally {
       clearInterval(checkpoint);
       signal.removeEventListener('abort', onShutdown);
@@ -262,7 +294,7 @@ export class RunExecutor {
   dropIdle(runId: string): void {
     const runner = this.idle.get(runId);
     this.idle.delete(runId);
-    if (runner) this.retire(runId, runner);
+    if (runner) void this.retire(runId, runner);
   }
 
   /**
@@ -270,23 +302,31 @@ export class RunExecutor {
    * deleted (a later turn restores the conversation from its transcripts).
    */
   async closeIdle(): Promise<void> {
-    const idle = [...this.idle.values()];
+    const idle = [...this.idle.entries()];
     this.idle.clear();
-    await Promise.all(
-      idle.map((runner) =>
-        runner
-          .close()
-          .catch((error: unknown) =>
-            this.logger.error({ err: errorMessage(error) }, 'closing an idle session failed'),
-          ),
-      ),
-    );
+    await Promise.all(idle.map(([runId, runner]) => this.retire(runId, runner)));
   }
 
-  /** Closes a session no turn will use again: its background shells' logs are deleted. */
-  private retire(runId: string, runner: SessionRunner): void {
-    runner
+  /**
+   * Closes a session no turn will use again: its background shells stop and their logs are
+   * deleted. Resolves once the shells it stopped are stored as ended (they would otherwise
+   * show as running for good); never rejects.
+   */
+  private retire(runId: string, runner: SessionRunner): Promise<void> {
+    const shells = new Set(
+      runner
+        .tasks()
+        .filter((task) => task.type === 'local_bash' && task.status === 'running')
+        .map((task) => task.taskId),
+    );
+    return runner
       .close()
+      .then(() =>
+        this.storeTasks(
+          runId,
+          runner.tasks().filter((task) => shells.has(task.taskId) && task.status !== 'running'),
+        ),
+      )
       .catch((error: unknown) =>
         this.logger.error({ runId, err: errorMessage(error) }, 'closing the session failed'),
       );
@@ -426,7 +466,7 @@ export class RunExecutor {
     const cached = this.idle.get(options.run.id);
     this.idle.delete(options.run.id);
     if (cached && !cached.aborted && options.input.kind === 'message') return cached;
-    if (cached) this.retire(options.run.id, cached);
+    if (cached) void this.retire(options.run.id, cached);
     return SessionRunner.open({ ...options.options, restore: options.input.kind !== 'start' });
   }
 
@@ -545,7 +585,7 @@ export class RunExecutor {
     await this.checkpoint(run.id, active);
     await this.syncTasks(run, active.runner).catch(() => undefined);
     // The next worker starts a session of its own.
-    if (active.runner) this.retire(run.id, active.runner);
+    if (active.runner) void this.retire(run.id, active.runner);
     for (const agent of working)
       void this.hub.publish(run.id, {
         type: 'agent.retried',
@@ -576,9 +616,13 @@ export class RunExecutor {
   }
 
   private async syncTasks(run: RunRecord, runner: SessionRunner | undefined): Promise<void> {
-    for (const task of runner?.tasks() ?? []) {
+    await this.storeTasks(run.id, runner?.tasks() ?? []);
+  }
+
+  private async storeTasks(runId: string, tasks: readonly RunnerTask[]): Promise<void> {
+    for (const task of tasks) {
       await this.store.upsertTask({
-        runId: run.id,
+        runId,
         taskId: task.taskId,
         agentId: task.agentId,
         type: task.type,
@@ -633,13 +677,16 @@ export class RunExecutor {
 
   /** Keeps a completed turn's session for the run's next message; any other is closed. */
   private keepIdle(runId: string, runner: SessionRunner, completed: boolean): void {
-    if (!completed || runner.aborted || this.idleLimit === 0) return this.retire(runId, runner);
+    if (!completed || runner.aborted || this.idleLimit === 0) {
+      void this.retire(runId, runner);
+      return;
+    }
     this.idle.set(runId, runner);
     while (this.idle.size > this.idleLimit) {
       const oldest = this.idle.entries().next().value;
       if (oldest === undefined) break;
       this.idle.delete(oldest[0]);
-      this.retire(oldest[0], oldest[1]);
+      void this.retire(oldest[0], oldest[1]);
     }
   }
 }

@@ -31,6 +31,16 @@ const INTERRUPTED_MESSAGE =
 const TASK_INTERRUPTED_MESSAGE =
   'The server stopped while this task was running, and the task ended with it.';
 
+/**
+ * Kills the background shells a crashed server process of this machine left running (their
+ * records name a host that is gone; see `reapOrphanedShells` of `@delegate/tools`). Returns
+ * how many process groups it killed; a failure kills none and is not an error.
+ */
+async function reapShells(): Promise<number> {
+  const { reapOrphanedShells } = await import('@delegate/tools');
+  return (await reapOrphanedShells().catch(() => [])).length;
+}
+
 function now(): string {
   return new Date().toISOString();
 }
@@ -331,10 +341,12 @@ export class RunService {
     // With a shared queue, a running run belongs to a worker (or fails over to one).
     const interrupted = this.shared ? [] : await this.store.runIdsWithStatus(['running']);
     for (const runId of interrupted) await this.markInterrupted(runId);
+    const staleTasks = this.shared ? 0 : await this.endStaleTasks();
+    const reapedShells = await reapShells();
     const requeued = await this.requeueQueued();
-    if (interrupted.length + requeued.length > 0)
+    if (interrupted.length + requeued.length + staleTasks + reapedShells > 0)
       this.logger.info(
-        { interrupted: interrupted.length, requeued: requeued.length },
+        { interrupted: interrupted.length, requeued: requeued.length, staleTasks, reapedShells },
         'recovered runs',
       );
     return { interrupted, requeued };
@@ -352,6 +364,24 @@ export class RunService {
       if (run?.status === 'queued') await this.queue.enqueue({ runId, fairnessKey: run.workspace });
     }
     return queued;
+  }
+
+  /**
+   * Ends the tasks of ended or queued runs still stored as running: the background shells of
+   * a session a crash killed (a run's session is kept between its turns). Only when this
+   * process runs every turn: nothing else can be running them.
+   */
+  private async endStaleTasks(): Promise<number> {
+    let ended = 0;
+    for (const runId of await this.store.runIdsWithRunningTasks())
+      ended += await endRunningTasks({
+        store: this.store,
+        hub: this.hub,
+        runId,
+        reason: TASK_INTERRUPTED_MESSAGE,
+        announce: false,
+      });
+    return ended;
   }
 
   private async markInterrupted(runId: string): Promise<void> {

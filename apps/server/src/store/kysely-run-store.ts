@@ -358,6 +358,17 @@ export class KyselyRunStore implements RunStore {
       .execute();
   }
 
+  /** Ids of the runs with a task stored as running. */
+  async runIdsWithRunningTasks(): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('tasks')
+      .select('run_id')
+      .distinct()
+      .where('status', '=', 'running')
+      .execute();
+    return rows.map((row) => row.run_id);
+  }
+
   /** Tasks in the order they were first stored. */
   async listTasks(runId: string): Promise<TaskRecord[]> {
     const rows = await this.db

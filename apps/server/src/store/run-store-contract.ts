@@ -227,6 +227,11 @@ export function describeRunStoreContract(name: string, factory: RunStoreFactory)
         ['t1', 'killed'],
         ['t2', 'running'],
       ]);
+      const other = await store.createRun(sampleRun());
+      await store.upsertTask({ ...task, runId: other.id, taskId: 't3', status: 'completed' });
+      expect(await store.runIdsWithRunningTasks()).toEqual([run.id]);
+      await store.upsertTask({ ...task, runId: other.id, taskId: 't4' });
+      expect((await store.runIdsWithRunningTasks()).sort()).toEqual([run.id, other.id].sort());
     });
 
     it('appends events and replays them after a position', async () => {

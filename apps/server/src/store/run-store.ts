@@ -260,6 +260,8 @@ export interface RunStore {
   upsertTask(task: TaskRecord): Promise<void>;
   /** The run's tasks in start order. */
   listTasks(runId: string): Promise<TaskRecord[]>;
+  /** Ids of the runs that have a task stored as `running`, in no particular order. */
+  runIdsWithRunningTasks(): Promise<string[]>;
 
   /** Appends events in one transaction; `seq` values must continue the run's log. */
   appendEvents(events: readonly StoredEvent[]): Promise<void>;
