@@ -59,20 +59,35 @@ function money(value) {
   return `$${value.toFixed(value < 0.01 ? 5 : 4)}`;
 }
 
+/** How often a run whose stream ended is asked again for events (a resume, a message). */
+const ENDED_POLL_MS = 3_000;
+
 /**
  * Follows a run's SSE stream with fetch (EventSource cannot send the token), reconnecting
- * with Last-Event-ID after a drop. Returns a stop function.
+ * with Last-Event-ID after a drop. Once the run has ended, asks again every ENDED_POLL_MS,
+ * so a run resumed or sent a message (here or elsewhere) is followed again from where it
+ * stopped. Returns a stop function.
  */
 function followEvents(runId, { onEvent, onState }) {
   let stopped = false;
   let lastId = 0;
   let controller;
+  let timer;
+  const pause = (ms) =>
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, ms);
+    });
   const loop = async () => {
     let delay = 500;
+    let ended = false;
+    const end = () => {
+      if (!ended) onState('ended');
+      ended = true;
+    };
     while (!stopped) {
       controller = new AbortController();
       try {
-        onState('connecting');
+        if (!ended) onState('connecting');
         const response = await fetch(`/v1/runs/${runId}/events`, {
           headers: {
             authorization: `Bearer ${sessionStorage.getItem(TOKEN_KEY) ?? ''}`,
@@ -80,12 +95,17 @@ function followEvents(runId, { onEvent, onState }) {
           },
           signal: controller.signal,
         });
-        if (response.status === 204) return onState('ended');
         if (response.status === 401) throw new Unauthorized('The token was refused.');
+        if (response.status === 204) {
+          end();
+          await pause(ENDED_POLL_MS);
+          continue;
+        }
         if (!response.ok || !response.body) throw new Error(`events: ${response.status}`);
         onState('live');
+        ended = false;
         delay = 500;
-        let ended = false;
+        let finished = false;
         const reader = response.body.getReader();
         const decoder = new TextDecoder();
         let buffer = '';
@@ -106,23 +126,29 @@ function followEvents(runId, { onEvent, onState }) {
             if (id === undefined || !data) continue;
             lastId = id;
             const event = JSON.parse(data);
-            if (event.type === 'run.status' && !ACTIVE.has(event.data.status)) ended = true;
+            if (event.type === 'run.status') finished = !ACTIVE.has(event.data.status);
             onEvent(event);
           }
         }
-        if (ended) return onState('ended');
+        if (finished) {
+          end();
+          await pause(ENDED_POLL_MS);
+          continue;
+        }
       } catch (error) {
         if (stopped) return;
         if (error instanceof Unauthorized) return onState('unauthorized');
       }
+      ended = false;
       onState('reconnecting');
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      await pause(delay);
       delay = Math.min(delay * 2, 8_000);
     }
   };
   void loop();
   return () => {
     stopped = true;
+    clearTimeout(timer);
     controller?.abort();
   };
 }

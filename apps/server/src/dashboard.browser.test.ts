@@ -175,5 +175,31 @@ describe.skipIf(!existsSync(CHROMIUM) && process.env.CI !== 'true')(
       );
       expect(seqs).toEqual(seqs.map((_, index) => seqs[0]! + index));
     }, 120_000);
+
+    it('follows a run again once it is resumed after its stream ended', async () => {
+      const page = context.pages()[0] ?? (await context.newPage());
+      await page.goto(proxy.url);
+      await page.waitForSelector('form[aria-label="New run"]');
+      await page.fill('textarea[name=prompt]', 'scenario:hold Wait for the gate');
+      await page.click('form[aria-label="New run"] button[type=submit]');
+      await page.waitForSelector('.run-status.status-running', { timeout: 60_000 });
+      await page.click('button.cancel-run');
+      await page.waitForSelector('.run-status.status-cancelled', { timeout: 60_000 });
+      await page.waitForSelector('.connection:has-text("ended")', { timeout: 60_000 });
+
+      await page.click('button:has-text("Resume")');
+      // Live again, without a reload: the page asked for the events after the last it had.
+      await page.waitForSelector('.connection:has-text("live")', { timeout: 60_000 });
+      await page.waitForSelector('.run-status.status-running', { timeout: 60_000 });
+      gates.open('hold');
+      await page.waitForSelector('.run-status.status-completed', { timeout: 60_000 });
+      await page.waitForSelector('.connection:has-text("ended")', { timeout: 60_000 });
+      const seqs = await page.$$eval('.log div', (lines) =>
+        lines.map((line) => Number(line.textContent?.match(/^#(\d+)/)?.[1])),
+      );
+      // Every event once, in order, across the two turns.
+      expect(seqs).toEqual(seqs.map((_, index) => seqs[0]! + index));
+      expect(await page.textContent('.log')).toContain('run.status · completed');
+    }, 120_000);
   },
 );

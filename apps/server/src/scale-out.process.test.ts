@@ -510,12 +510,19 @@ describe.runIf(services.postgres && services.redis)('with PostgreSQL and Redis s
       expect((await rescuer.exit).code).toBe(0);
     });
 
-    it('fails a run whose worker died more often than --max-failovers allows, saying why', async () => {
+    it('fails a run whose worker died more often than --max-failovers allows, saying why; a cancel before the takeover says why it cannot be carried out yet', async () => {
       const doomed = await cluster.startWorker({ extraArgs: ['--max-failovers', '0'] });
       const runId = await createRun(first, cluster.workspace, 'scenario:doomed');
       await gates.get('doomed-arrived').promise;
-      const next = await cluster.startWorker({ extraArgs: ['--max-failovers', '0'] });
       doomed.child.kill('SIGKILL');
+      await doomed.exit;
+      // No worker is left to take the run over: nobody answers the cancel.
+      const cancel = await first.api(`/v1/runs/${runId}/cancel`, { method: 'POST' });
+      expect(cancel.status).toBe(409);
+      expect(((await cancel.json()) as { error: { message: string } }).error.message).toMatch(
+        /is running, but the worker holding it did not answer.*--failover-after/,
+      );
+      const next = await cluster.startWorker({ extraArgs: ['--max-failovers', '0'] });
       const run = await until(async () => {
         const current = await runOf(first, runId);
         return current.status === 'failed' ? current : undefined;

@@ -225,6 +225,12 @@ export class RunService {
     }
     if (await this.control.send({ op: 'cancel', runId })) return 'cancelling';
     const current = await this.require(runId);
+    // Running, yet no process answered: its worker stopped (or cannot be reached) and the run
+    // waits to be taken over by another one, which then answers.
+    if (current.status === 'running' && this.shared)
+      throw conflict(
+        `Run ${runId} is running, but the worker holding it did not answer: it may have stopped, and another worker takes the run over once its lock runs out (--failover-after). Try again then.`,
+      );
     throw conflict(`Run ${runId} is ${current.status}; there is nothing to cancel.`);
   }
 
