@@ -41,6 +41,7 @@ describe('GET /v1/openapi.json', () => {
         'GET /v1/agents',
         'GET /healthz',
         'GET /readyz',
+        'GET /metrics',
       ].sort(),
     );
   });

@@ -1,6 +1,8 @@
 import { errorMessage } from '@delegate/core';
-import type { App, AppDependencies } from '../app-context.js';
-import { RunStatus } from '../schemas.js';
+import { createRoute, z } from '@hono/zod-openapi';
+import { type App, type AppDependencies, SECURITY } from '../app-context.js';
+import { ErrorView, RunStatus } from '../schemas.js';
+import { COMMON_ERRORS } from './openapi-responses.js';
 
 /** A label value in the text format (backslash, quote and newline escaped). */
 function label(value: string): string {
@@ -67,12 +69,34 @@ export async function renderMetrics(dependencies: AppDependencies): Promise<stri
     .join('\n')}\n`;
 }
 
+const metrics = createRoute({
+  method: 'get',
+  path: '/metrics',
+  summary: 'Runs, queue, tokens, cost and failovers in the Prometheus text format',
+  tags: ['health'],
+  security: SECURITY,
+  responses: {
+    200: {
+      description:
+        'The Prometheus text exposition format (0.0.4): `delegate_runs`, `delegate_queue_jobs`, `delegate_worker_concurrency`, `delegate_turns_total`, `delegate_tokens_total`, `delegate_cost_usd_total`, `delegate_failovers_total`.',
+      content: { 'text/plain': { schema: z.string() } },
+    },
+    503: {
+      description: 'The store or the queue did not answer.',
+      content: { 'application/json': { schema: ErrorView } },
+    },
+    ...COMMON_ERRORS,
+  },
+});
+
 /** Registers `GET /metrics` (behind the token, like every route but the health checks). */
 export function registerMetricsRoutes(app: App, dependencies: AppDependencies): void {
-  app.get('/metrics', async (c) => {
+  app.openapi(metrics, async (c) => {
     try {
       const text = await renderMetrics(dependencies);
-      return c.body(text, 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+      return c.body(text, 200, {
+        'content-type': 'text/plain; version=0.0.4; charset=utf-8',
+      }) as never;
     } catch (error) {
       dependencies.logger.warn({ err: errorMessage(error) }, 'metrics failed');
       return c.json(
