@@ -51,6 +51,16 @@ describe('run routes', () => {
 
   const ended = (run: ApiRun) => ENDED.includes(run.status);
 
+  /** Runs a shell scenario (`shell`, `shell-long`) on a server of its own until its turn ends. */
+  async function runShellScenario(server: TestServer, scenario: string): Promise<ApiRun> {
+    const created = await json<{ id: string }>(
+      await server.api('/v1/runs', {
+        json: { prompt: `scenario:${scenario}`, permissionMode: 'bypassPermissions' },
+      }),
+    );
+    return waitForRun(server, created.id, ended);
+  }
+
   describe('POST /v1/runs', () => {
     it('creates a run, answers 201 with its id and location, and runs it to completion', async () => {
       const response = await test.api('/v1/runs', { json: { prompt: 'scenario:hello' } });
@@ -334,14 +344,9 @@ describe('run routes', () => {
       config: { idleSessions: 0 },
     });
     try {
-      const created = await json<{ id: string }>(
-        await local.api('/v1/runs', {
-          json: { prompt: 'scenario:shell', permissionMode: 'bypassPermissions' },
-        }),
-      );
-      const run = await waitForRun(local, created.id, ended);
+      const run = await runShellScenario(local, 'shell');
       expect(run.tasks).toContainEqual(expect.objectContaining({ type: 'local_bash' }));
-      const directory = join(local.dataDir, 'task-output', created.id);
+      const directory = join(local.dataDir, 'task-output', run.id);
       let left = await readdir(directory);
       for (let attempt = 0; attempt < 250 && left.length > 0; attempt++) {
         await new Promise((resolve) => setTimeout(resolve, 20));
@@ -359,16 +364,11 @@ describe('run routes', () => {
       config: { idleSessions: 0 },
     });
     try {
-      const created = await json<{ id: string }>(
-        await local.api('/v1/runs', {
-          json: { prompt: 'scenario:shell-long', permissionMode: 'bypassPermissions' },
-        }),
-      );
-      const run = await waitForRun(local, created.id, ended);
+      const run = await runShellScenario(local, 'shell-long');
       expect(run.result).toBe('Started the long shell.');
       const shell = await waitForRun(
         local,
-        created.id,
+        run.id,
         (current) =>
           current.tasks.some((task) => task.type === 'local_bash' && task.status !== 'running'),
         'the shell to be stored as ended',
@@ -385,12 +385,7 @@ describe('run routes', () => {
   it("stores an idle session's background shell as killed when the server closes", async () => {
     const local = await startTestServer({ policy: scenarioPolicy(gates) });
     try {
-      const created = await json<{ id: string }>(
-        await local.api('/v1/runs', {
-          json: { prompt: 'scenario:shell-long', permissionMode: 'bypassPermissions' },
-        }),
-      );
-      const run = await waitForRun(local, created.id, ended);
+      const run = await runShellScenario(local, 'shell-long');
       // Kept idle for a next message: the shell still runs.
       expect(run.tasks).toContainEqual(
         expect.objectContaining({ type: 'local_bash', status: 'running' }),
@@ -398,7 +393,7 @@ describe('run routes', () => {
       await local.server.close({ timeoutMs: 2_000 });
       const store = openSqliteRunStore({ path: join(local.dataDir, 'runs.sqlite') });
       try {
-        expect(await store.listTasks(created.id)).toContainEqual(
+        expect(await store.listTasks(run.id)).toContainEqual(
           expect.objectContaining({ type: 'local_bash', status: 'killed' }),
         );
       } finally {
@@ -412,13 +407,8 @@ describe('run routes', () => {
   it("deletes the log of an idle session's background shell when the server closes", async () => {
     const local = await startTestServer({ policy: scenarioPolicy(gates) });
     try {
-      const created = await json<{ id: string }>(
-        await local.api('/v1/runs', {
-          json: { prompt: 'scenario:shell', permissionMode: 'bypassPermissions' },
-        }),
-      );
-      await waitForRun(local, created.id, ended);
-      const directory = join(local.dataDir, 'task-output', created.id);
+      const run = await runShellScenario(local, 'shell');
+      const directory = join(local.dataDir, 'task-output', run.id);
       // Kept idle for a next message, which may still read the shell's output.
       expect(await readdir(directory)).toHaveLength(1);
       await local.server.close({ timeoutMs: 2_000 });
