@@ -92,4 +92,13 @@ export type { AgentEventType } from './events.js';
 export { DelegateError, DelegateErrorCode, errorMessage, isAbortError } from './errors.js';
 export { createAgentId, createTaskId, createUuid } from './ids.js';
 export { MAX_TIMER_MS, timerDelay } from './timer-delay.js';
-export { describeValue, invalidArgument, isObject } from './invalid-argument.js';
+export {
+  checkArray,
+  checkObject,
+  checkOptionalArray,
+  checkOptionalObject,
+  checkString,
+  describeValue,
+  invalidArgument,
+  isObject,
+} from './invalid-argument.js';

@@ -40,3 +40,32 @@ export function invalidArgument(options: {
     { details: { option: options.option } },
   );
 }
+
+// Cheap checks for exported functions: a typeof or Array.isArray, never a schema parse.
+
+/** Throws `INVALID_ARGUMENT` unless `value` is a plain object (not null, not an array). */
+export function checkObject(where: string, option: string, value: unknown): void {
+  if (!isObject(value)) throw invalidArgument({ where, option, expected: 'an object', value });
+}
+
+/** Like `checkObject`, but `undefined` (left out) passes. */
+export function checkOptionalObject(where: string, option: string, value: unknown): void {
+  if (value !== undefined) checkObject(where, option, value);
+}
+
+/** Throws `INVALID_ARGUMENT` unless `value` is an array. */
+export function checkArray(where: string, option: string, value: unknown): void {
+  if (!Array.isArray(value)) throw invalidArgument({ where, option, expected: 'an array', value });
+}
+
+/** Like `checkArray`, but `undefined` (left out) passes. */
+export function checkOptionalArray(where: string, option: string, value: unknown): void {
+  if (value !== undefined) checkArray(where, option, value);
+}
+
+/** Throws `INVALID_ARGUMENT` unless `value` is a string. */
+export function checkString(where: string, option: string, value: unknown): void {
+  if (typeof value !== 'string') {
+    throw invalidArgument({ where, option, expected: 'a string', value });
+  }
+}
