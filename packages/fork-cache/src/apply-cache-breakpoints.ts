@@ -1,4 +1,5 @@
 import { type CacheControl, DelegateError } from '@delegate/core';
+import { checkArray, checkMessages, checkObject, checkOptionalObject } from './check-argument.js';
 import { canCarryBreakpoint } from './lookback.js';
 import { type BlockAddress, type BreakpointMessage, messageBlocks } from './message-blocks.js';
 
@@ -35,6 +36,14 @@ function withoutMarker(block: unknown): unknown {
 export function applyCacheBreakpoints<M extends BreakpointMessage>(
   options: ApplyCacheBreakpointsOptions<M>,
 ): M[] {
+  const where = 'applyCacheBreakpoints()';
+  checkObject(where, 'options', options);
+  checkMessages(where, 'options.messages', options.messages);
+  checkArray(where, 'options.breakpoints', options.breakpoints);
+  options.breakpoints.forEach((address, index) =>
+    checkObject(where, `options.breakpoints[${index}]`, address),
+  );
+  checkOptionalObject(where, 'options.cacheControl', options.cacheControl);
   const { messages, breakpoints } = options;
   const cacheControl = options.cacheControl ?? { type: 'ephemeral' };
   if (breakpoints.length > 4) {

@@ -1,4 +1,5 @@
-import { DelegateError } from '@delegate/core';
+import { DelegateError, invalidArgument } from '@delegate/core';
+import { checkObject } from './check-argument.js';
 
 /** The fork options that decide whether a fork can still share its parent's prompt cache. */
 export type CacheSafeForkOptions = {
@@ -16,6 +17,15 @@ export type CacheSafeForkOptions = {
  * key. Allowed when `shareCache` is false.
  */
 export function assertCacheSafeForkOptions(options: CacheSafeForkOptions): void {
+  checkObject('assertCacheSafeForkOptions()', 'options', options);
+  if (options.shareCache !== undefined && typeof options.shareCache !== 'boolean') {
+    throw invalidArgument({
+      where: 'assertCacheSafeForkOptions()',
+      option: 'options.shareCache',
+      expected: 'true or false',
+      value: options.shareCache,
+    });
+  }
   const { maxOutputTokens, shareCache = true, forkLabel } = options;
   if (maxOutputTokens === undefined) return;
   const where = forkLabel === undefined ? 'this fork' : `fork "${forkLabel}"`;

@@ -1,4 +1,5 @@
 import { DelegateError } from '@delegate/core';
+import { checkArray, checkObject } from './check-argument.js';
 import { describeCacheReach } from './describe-cache-reach.js';
 import { diagnoseCacheBreak } from './diagnose-cache-break.js';
 import {
@@ -50,6 +51,11 @@ export function assertSharedPrefix(
   requests: readonly (CacheKeyRequest | RequestFingerprint)[],
   options: AssertSharedPrefixOptions = {},
 ): void {
+  checkArray('assertSharedPrefix()', 'requests', requests);
+  requests.forEach((request, index) =>
+    checkObject('assertSharedPrefix()', `requests[${index}]`, request),
+  );
+  checkObject('assertSharedPrefix()', 'options', options);
   const upToLastBlock = options.upToLastBlock ?? true;
   const lookback = options.lookback;
   const fingerprints = requests.map((request) =>

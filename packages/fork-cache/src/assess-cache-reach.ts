@@ -1,3 +1,4 @@
+import { invalidArgument, isObject } from '@delegate/core';
 import { type RequestFingerprint } from './fingerprint-request.js';
 import { type LookbackRule, reachesEntry } from './lookback.js';
 import { type PrefixBlockFingerprint } from './prefix-blocks.js';
@@ -61,6 +62,16 @@ function countSharedBlocks(a: RequestFingerprint, b: RequestFingerprint): number
   return shared;
 }
 
+function checkFingerprint(name: string, value: unknown): void {
+  if (isObject(value) && Array.isArray(value.prefixBlocks)) return;
+  throw invalidArgument({
+    where: 'assessCacheReach()',
+    option: name,
+    expected: 'a request fingerprint (from fingerprintRequest)',
+    value,
+  });
+}
+
 function latest(indexes: readonly number[]): number | undefined {
   return indexes.length === 0 ? undefined : Math.max(...indexes);
 }
@@ -72,6 +83,8 @@ function latest(indexes: readonly number[]): number | undefined {
  * whether b reaches the latest such entry, and if not, why and how far it is.
  */
 export function assessCacheReach(a: RequestFingerprint, b: RequestFingerprint): CacheReach {
+  checkFingerprint('a', a);
+  checkFingerprint('b', b);
   const sharedBlocks = countSharedBlocks(a, b);
   const rule = b.lookback;
   const base = { sharedBlocks, lookback: rule };

@@ -1,3 +1,4 @@
+import { checkString } from './check-argument.js';
 import { buildForkDirectiveLine, buildForkRulesBlock } from './fork-worker-rules.js';
 
 /**
@@ -7,5 +8,6 @@ import { buildForkDirectiveLine, buildForkRulesBlock } from './fork-worker-rules
  * parts as two blocks instead, so that siblings can share the rules' cache entry.
  */
 export function buildChildMessage(directive: string): string {
+  checkString('buildChildMessage()', 'directive', directive);
   return `${buildForkRulesBlock()}\n\n${buildForkDirectiveLine(directive)}`;
 }

@@ -8,6 +8,7 @@ import {
   createUserMessage,
   createUuid,
 } from '@delegate/core';
+import { checkObject } from './check-argument.js';
 import { type ForkLayout, DEFAULT_FORK_LAYOUT, assertForkLayout } from './fork-layout.js';
 import {
   type ForkRulesPlacement,
@@ -40,6 +41,7 @@ function checkOptions(options: BuildForkChildMessagesOptions): {
   layout: ForkLayout;
   rulesPlacement: ForkRulesPlacement;
 } {
+  checkObject(`${WHERE}()`, 'options', options);
   if (typeof options.directive !== 'string') {
     throw new DelegateError(
       'INVALID_ARGUMENT',

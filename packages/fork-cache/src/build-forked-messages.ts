@@ -6,7 +6,10 @@ import {
   type ToolUseBlock,
   createUserMessage,
   createUuid,
+  invalidArgument,
+  isObject,
 } from '@delegate/core';
+import { checkString } from './check-argument.js';
 import { buildChildMessage } from './build-child-message.js';
 import { FORK_PLACEHOLDER_RESULT } from './fork-constants.js';
 
@@ -24,6 +27,16 @@ export function buildForkedMessages(
   directive: string,
   assistantMessage: AssistantMessage,
 ): Message[] {
+  checkString('buildForkedMessages()', 'directive', directive);
+  const message: unknown = isObject(assistantMessage) ? assistantMessage.message : undefined;
+  if (!isObject(message) || !Array.isArray(message.content)) {
+    throw invalidArgument({
+      where: 'buildForkedMessages()',
+      option: 'assistantMessage',
+      expected: "the parent's assistant message (with message.content blocks)",
+      value: assistantMessage,
+    });
+  }
   const directiveBlock: ContentBlock = { type: 'text', text: buildChildMessage(directive) };
   // A deep copy: callers add cache_control markers to the child's last blocks, and
   // those must not leak into the parent's history (and so into the parent's requests).

@@ -1,4 +1,5 @@
 import { DelegateError } from '@delegate/core';
+import { checkString } from './check-argument.js';
 
 /**
  * Returns the notice a fork receives when it runs in its own git worktree: the inherited
@@ -6,6 +7,8 @@ import { DelegateError } from '@delegate/core';
  * to the worktree, and files may have changed, so it re-reads them before editing.
  */
 export function buildWorktreeNotice(parentCwd: string, worktreeCwd: string): string {
+  checkString('buildWorktreeNotice()', 'parentCwd', parentCwd);
+  checkString('buildWorktreeNotice()', 'worktreeCwd', worktreeCwd);
   if (parentCwd.trim() === '' || worktreeCwd.trim() === '') {
     throw new DelegateError(
       'INVALID_ARGUMENT',

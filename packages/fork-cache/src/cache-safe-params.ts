@@ -1,4 +1,5 @@
 import { type Message, type ToolUseContext } from '@delegate/core';
+import { checkArray, checkObject } from './check-argument.js';
 
 /**
  * Everything a fork must send exactly as its parent did to reuse the parent's prompt
@@ -44,6 +45,16 @@ export type CacheSafeParamsSlot = {
   get(): CacheSafeParams | null;
 };
 
+function checkParams(where: string, params: unknown): void {
+  checkObject(where, 'params', params);
+  const fields = params as Record<string, unknown>;
+  checkArray(where, 'params.systemPrompt', fields.systemPrompt);
+  checkObject(where, 'params.userContext', fields.userContext);
+  checkObject(where, 'params.systemContext', fields.systemContext);
+  checkObject(where, 'params.toolUseContext', fields.toolUseContext);
+  checkArray(where, 'params.forkContextMessages', fields.forkContextMessages);
+}
+
 function snapshot(params: CacheSafeParams): CacheSafeParams {
   // The arrays and records are copied so that the parent appending to its live message
   // list after the save does not change the prefix a post-turn fork will send. The
@@ -62,6 +73,7 @@ export function createCacheSafeParamsSlot(): CacheSafeParamsSlot {
   let saved: CacheSafeParams | null = null;
   return {
     save(params) {
+      if (params !== null) checkParams('CacheSafeParamsSlot.save()', params);
       saved = params === null ? null : snapshot(params);
     },
     get() {
@@ -77,6 +89,7 @@ const defaultSlot = createCacheSafeParamsSlot();
  * turn (suggestions, summaries, side questions) can fork from it; null clears it.
  */
 export function saveCacheSafeParams(params: CacheSafeParams | null): void {
+  if (params !== null) checkParams('saveCacheSafeParams()', params);
   defaultSlot.save(params);
 }
 

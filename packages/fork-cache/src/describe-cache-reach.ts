@@ -1,3 +1,4 @@
+import { invalidArgument, isObject } from '@delegate/core';
 import { type CacheReach, type PrefixBlockAddress } from './assess-cache-reach.js';
 
 /** Names a block the way diagnoses do: `message 3 block 0 (tool_result)`, `system block 1`, `tool 2`. */
@@ -16,6 +17,14 @@ function unit(reach: CacheReach): string {
  * does: no entry in the shared prefix, no breakpoint after it, or one too far for the lookback.
  */
 export function describeCacheReach(reach: CacheReach): string | undefined {
+  if (!isObject(reach) || !isObject(reach.lookback)) {
+    throw invalidArgument({
+      where: 'describeCacheReach()',
+      option: 'reach',
+      expected: 'a cache reach (from assessCacheReach or diagnoseCacheBreak)',
+      value: reach,
+    });
+  }
   if (reach.reachable) return undefined;
   const { nearestEntry, readEntry, breakpoint, distance } = reach;
   const reads = readEntry

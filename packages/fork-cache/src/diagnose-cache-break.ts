@@ -1,4 +1,5 @@
 import { type CacheReach, assessCacheReach } from './assess-cache-reach.js';
+import { checkObject } from './check-argument.js';
 import { describeCacheReach } from './describe-cache-reach.js';
 import {
   type CacheKeyRequest,
@@ -213,6 +214,8 @@ export function diagnoseCacheBreak(
   a: CacheKeyRequest | RequestFingerprint,
   b: CacheKeyRequest | RequestFingerprint,
 ): CacheBreakDiagnosis {
+  checkObject('diagnoseCacheBreak()', 'a', a);
+  checkObject('diagnoseCacheBreak()', 'b', b);
   const left = toFingerprint(a);
   const right = toFingerprint(b);
   const sharedPrefixMessages = countSharedMessages(left, right);

@@ -1,4 +1,6 @@
+import { invalidArgument } from '@delegate/core';
 import { canonicalJson, hashParts, orderedJson } from './canonical-json.js';
+import { checkArray, checkObject, checkString } from './check-argument.js';
 import { type LookbackRule, resolveLookbackRule } from './lookback.js';
 import {
   type PrefixBlockFingerprint,
@@ -263,6 +265,35 @@ function fingerprintMessage(message: CacheKeyMessage): MessageFingerprint {
   };
 }
 
+const WHERE = 'fingerprintRequest()';
+
+function checkContent(option: string, value: unknown, expected: string): void {
+  if (value === undefined || value === null || typeof value === 'string' || Array.isArray(value)) {
+    return;
+  }
+  throw invalidArgument({ where: WHERE, option, expected, value });
+}
+
+// One typeof per message and field: cheap next to the hashing that follows.
+function checkRequest(request: unknown, options: unknown): void {
+  checkObject(WHERE, 'request', request);
+  const body = request as Record<string, unknown>;
+  checkString(WHERE, 'request.model', body.model);
+  checkContent('request.system', body.system, 'a string or an array of text blocks');
+  if (body.tools !== undefined && body.tools !== null) {
+    checkArray(WHERE, 'request.tools', body.tools);
+  }
+  checkArray(WHERE, 'request.messages', body.messages);
+  (body.messages as unknown[]).forEach((message, index) => {
+    const option = `request.messages[${index}]`;
+    checkObject(WHERE, option, message);
+    const { role, content } = message as Record<string, unknown>;
+    checkString(WHERE, `${option}.role`, role);
+    checkContent(`${option}.content`, content, 'a string or an array of content blocks');
+  });
+  checkObject(WHERE, 'options', options);
+}
+
 /**
  * Fingerprints a Messages API request body: a short sha256 hash per cache-key part
  * (model, tools, system, thinking, other key options, each message and each block), the
@@ -278,7 +309,8 @@ export function fingerprintRequest(
   request: CacheKeyRequest,
   options: FingerprintOptions = {},
 ): RequestFingerprint {
-  const lookback = resolveLookbackRule(options.lookback);
+  checkRequest(request, options);
+  const lookback = resolveLookbackRule(options.lookback, WHERE);
   const toolItems = (request.tools ?? []).map((tool) => ({
     name: toolName(tool),
     hash: hashWithPayload(withoutCacheControl(tool), 'input_schema'),

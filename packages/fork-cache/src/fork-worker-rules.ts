@@ -1,4 +1,5 @@
 import { DelegateError } from '@delegate/core';
+import { checkString } from './check-argument.js';
 import { FORK_BOILERPLATE_TAG, FORK_DIRECTIVE_PREFIX } from './fork-constants.js';
 
 // The rules are identical for every child and every sibling; nothing about one child (its
@@ -80,5 +81,6 @@ export function buildForkRulesForParent(): string {
 
 /** Returns a child's own directive line: `FORK_DIRECTIVE_PREFIX` followed by the directive. */
 export function buildForkDirectiveLine(directive: string): string {
+  checkString('buildForkDirectiveLine()', 'directive', directive);
   return `${FORK_DIRECTIVE_PREFIX}${directive}`;
 }

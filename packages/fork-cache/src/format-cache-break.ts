@@ -1,3 +1,4 @@
+import { invalidArgument, isObject } from '@delegate/core';
 import { describeCacheReach } from './describe-cache-reach.js';
 import { type CacheBreakDiagnosis } from './diagnose-cache-break.js';
 
@@ -7,6 +8,18 @@ function plural(count: number, word: string): string {
 
 /** Writes a diagnosis as one line for a debug log. */
 export function formatCacheBreak(diagnosis: CacheBreakDiagnosis): string {
+  if (
+    !isObject(diagnosis) ||
+    (diagnosis.identical !== true &&
+      (!isObject(diagnosis.firstDifference) || !isObject(diagnosis.reach)))
+  ) {
+    throw invalidArgument({
+      where: 'formatCacheBreak()',
+      option: 'diagnosis',
+      expected: 'a diagnosis from diagnoseCacheBreak',
+      value: diagnosis,
+    });
+  }
   if (diagnosis.identical) {
     return `cache key identical: every part matches (${plural(diagnosis.sharedPrefixMessages, 'message')})`;
   }

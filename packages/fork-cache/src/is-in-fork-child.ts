@@ -1,4 +1,5 @@
 import { type ContentBlock, type Message } from '@delegate/core';
+import { checkArray, checkObject } from './check-argument.js';
 import { FORK_BOILERPLATE_TAG } from './fork-constants.js';
 
 const OPENING_TAG = `<${FORK_BOILERPLATE_TAG}>`;
@@ -24,9 +25,12 @@ function userTexts(content: string | readonly ContentBlock[]): string[] {
  * Assistant messages and tool results that merely quote the tag do not count.
  */
 export function isInForkChild(messages: readonly Message[]): boolean {
-  return messages.some(
-    (message) =>
+  checkArray('isInForkChild()', 'messages', messages);
+  return messages.some((message, index) => {
+    checkObject('isInForkChild()', `messages[${index}]`, message);
+    return (
       message.type === 'user' &&
-      userTexts(message.message.content).some((text) => holdsForkRules(text)),
-  );
+      userTexts(message.message.content).some((text) => holdsForkRules(text))
+    );
+  });
 }

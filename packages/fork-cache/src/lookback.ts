@@ -1,4 +1,4 @@
-import { DelegateError } from '@delegate/core';
+import { DelegateError, invalidArgument, isObject } from '@delegate/core';
 
 /** How far a cache read looks back from each breakpoint for an entry an earlier request wrote. */
 export type LookbackRule = {
@@ -25,7 +25,18 @@ export const CLAUDE_API_LOOKBACK: Readonly<LookbackRule> = { positions: 20, grou
 export const STRICT_LOOKBACK: Readonly<LookbackRule> = { positions: 20, groupToolRuns: false };
 
 /** Checks a caller's lookback rule and fills in the default (`STRICT_LOOKBACK`). */
-export function resolveLookbackRule(rule: Partial<LookbackRule> | undefined): LookbackRule {
+export function resolveLookbackRule(
+  rule: Partial<LookbackRule> | undefined,
+  where: string,
+): LookbackRule {
+  if (rule !== undefined && !isObject(rule)) {
+    throw invalidArgument({
+      where,
+      option: 'options.lookback',
+      expected: 'an object such as { positions: 20 }',
+      value: rule,
+    });
+  }
   const positions = rule?.positions ?? STRICT_LOOKBACK.positions;
   if (!Number.isInteger(positions) || positions < 1) {
     throw new DelegateError(

@@ -1,4 +1,5 @@
 import { DelegateError } from '@delegate/core';
+import { checkMessages, checkObject, checkOptionalArray } from './check-argument.js';
 import {
   type LookbackRule,
   lookbackPositions,
@@ -55,7 +56,10 @@ function markableIndexes(
   addresses: readonly BlockAddress[],
   name: string,
 ): number[] {
-  return addresses.map((address) => {
+  const where = 'planCacheBreakpoints()';
+  checkOptionalArray(where, `options.${name}`, addresses);
+  return addresses.map((address, position) => {
+    checkObject(where, `options.${name}[${position}]`, address);
     const index = flatIndexOf(blocks, address, `planCacheBreakpoints: ${name}`);
     if (!blocks[index]?.markable) {
       throw new DelegateError(
@@ -77,8 +81,10 @@ function markableIndexes(
  * go in that order. Returns the addresses in cache order; pure.
  */
 export function planCacheBreakpoints(options: PlanCacheBreakpointsOptions): BlockAddress[] {
+  checkObject('planCacheBreakpoints()', 'options', options);
+  checkMessages('planCacheBreakpoints()', 'options.messages', options.messages);
   const slots = checkMaxBreakpoints(options.maxBreakpoints);
-  const rule = resolveLookbackRule(options.lookback);
+  const rule = resolveLookbackRule(options.lookback, 'planCacheBreakpoints()');
   const blocks = flattenMessageBlocks(options.messages);
   const cached = markableIndexes(blocks, options.cachedAt ?? [], 'cachedAt');
   const shared = markableIndexes(blocks, options.share ?? [], 'share');

@@ -1,4 +1,5 @@
 import { DelegateError } from '@delegate/core';
+import { checkMessages, checkObject } from './check-argument.js';
 import { type ForkLayout, DEFAULT_FORK_LAYOUT, assertForkLayout } from './fork-layout.js';
 import { type LookbackRule } from './lookback.js';
 import {
@@ -70,6 +71,8 @@ function sharedBeforeDirective(messages: readonly BreakpointMessage[]): BlockAdd
  * use `planCacheBreakpoints` with the previous request's breakpoints as `cachedAt`.
  */
 export function planForkBreakpoints(options: PlanForkBreakpointsOptions): BlockAddress[] {
+  checkObject(`${WHERE}()`, 'options', options);
+  checkMessages(`${WHERE}()`, 'options.messages', options.messages);
   const layout = assertForkLayout(options.layout ?? DEFAULT_FORK_LAYOUT, WHERE);
   const inherited = checkInherited(options.inheritedMessages, options.messages.length);
   const end = inheritedEnd(options.messages, inherited);

@@ -1,4 +1,5 @@
 import { DelegateError } from '@delegate/core';
+import { checkMessages, checkObject } from './check-argument.js';
 import { type ForkLayout, assertForkLayout } from './fork-layout.js';
 import { type BreakpointMessage, messageBlocks } from './message-blocks.js';
 
@@ -42,6 +43,7 @@ function checkCount(name: string, value: unknown): number {
  * right after the parent's history, so nothing is shared to wait for: never.
  */
 export function shouldWaitForFirstSibling(options: SiblingWaitOptions): boolean {
+  checkObject('shouldWaitForFirstSibling()', 'options', options);
   const layout = assertForkLayout(options.layout, 'shouldWaitForFirstSibling');
   const siblings = checkCount('siblings', options.siblings);
   const shared = checkCount('sharedTokens', options.sharedTokens);
@@ -63,7 +65,9 @@ export function estimateSiblingSharedTokens(options: {
   layout: ForkLayout;
   childMessages: readonly BreakpointMessage[];
 }): number {
+  checkObject('estimateSiblingSharedTokens()', 'options', options);
   const layout = assertForkLayout(options.layout, 'estimateSiblingSharedTokens');
+  checkMessages('estimateSiblingSharedTokens()', 'options.childMessages', options.childMessages);
   if (layout === 'per-child') return 0;
   const encoder = new TextEncoder();
   const blocks = options.childMessages.flatMap((message) => [...messageBlocks(message)]);
