@@ -1,5 +1,5 @@
 import { DelegateError, type PermissionRule } from '@delegate/core';
-import { formatAgentDeniedMessage } from './format-agent-denied-message.js';
+import { checkRuleArguments, formatAgentDeniedMessage } from './format-agent-denied-message.js';
 import { permissionRuleValueToString } from './permission-rule-value-to-string.js';
 
 /** Builds the `AGENT_DENIED` error for a denied agent type, with the rule and source in `details`. */
@@ -7,6 +7,7 @@ export function createAgentDeniedError(
   agentType: string,
   rule: PermissionRule | undefined,
 ): DelegateError {
+  checkRuleArguments('createAgentDeniedError()', agentType, rule);
   return new DelegateError('AGENT_DENIED', formatAgentDeniedMessage(agentType, rule), {
     details: {
       agentType,

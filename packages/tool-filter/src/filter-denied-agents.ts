@@ -1,5 +1,10 @@
 import { TOOL_NAMES, type AgentDefinition } from '@delegate/core';
-import { getDenyRuleForAgent, type DenyRulesContext } from './get-deny-rule-for-agent.js';
+import { checkArray, checkObject, checkString } from './check-argument.js';
+import {
+  checkDenyRules,
+  getDenyRuleForAgent,
+  type DenyRulesContext,
+} from './get-deny-rule-for-agent.js';
 
 /** Removes the agents a deny rule such as `Agent(Explore)` hides, keeping order. */
 export function filterDeniedAgents<A extends Pick<AgentDefinition, 'agentType'>>(
@@ -7,7 +12,13 @@ export function filterDeniedAgents<A extends Pick<AgentDefinition, 'agentType'>>
   permissionContext: DenyRulesContext,
   agentToolName: string = TOOL_NAMES.agent,
 ): A[] {
-  return agents.filter(
-    (agent) => getDenyRuleForAgent(permissionContext, agentToolName, agent.agentType) === undefined,
-  );
+  const where = 'filterDeniedAgents()';
+  checkArray(where, 'agents', agents);
+  checkDenyRules(where, permissionContext);
+  checkString(where, 'agentToolName', agentToolName);
+  return agents.filter((agent, index) => {
+    checkObject(where, `agents[${index}]`, agent);
+    checkString(where, `agents[${index}].agentType`, agent.agentType);
+    return getDenyRuleForAgent(permissionContext, agentToolName, agent.agentType) === undefined;
+  });
 }

@@ -1,4 +1,5 @@
 import { TOOL_NAMES, type PermissionMode } from '@delegate/core';
+import { checkArray, checkObject, checkOptionalObject, checkTool } from './check-argument.js';
 import { resolveToolFilterPolicy, type ToolFilterPolicy } from './tool-filter-policy.js';
 import {
   isMcpTool,
@@ -36,13 +37,18 @@ export type FilterToolsForAgentOptions<T extends FilterableTool> = {
 export function filterToolsForAgent<T extends FilterableTool>(
   options: FilterToolsForAgentOptions<T>,
 ): T[] {
+  const where = 'filterToolsForAgent()';
+  checkObject(where, 'options', options);
+  checkArray(where, 'options.tools', options.tools);
+  checkOptionalObject(where, 'options.policy', options.policy);
   const { tools, isBuiltIn, permissionMode } = options;
   const isAsync = options.isAsync ?? false;
   const policy = resolveToolFilterPolicy(options.policy);
   const denySets = isBuiltIn
     ? [policy.allAgentDisallowed]
     : [policy.allAgentDisallowed, policy.customAgentDisallowed];
-  return tools.filter((tool) => {
+  return tools.filter((tool, index) => {
+    checkTool(where, `options.tools[${index}]`, tool);
     // Nobody can answer a question for a background agent, so this wins over every pass below.
     if (isAsync && tool.requiresUserInteraction?.() === true) return false;
     // MCP tools are governed by their server, not by these sets.

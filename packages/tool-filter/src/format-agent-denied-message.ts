@@ -1,5 +1,14 @@
 import { type PermissionRule } from '@delegate/core';
+import { checkObject, checkString } from './check-argument.js';
 import { permissionRuleValueToString } from './permission-rule-value-to-string.js';
+
+/** Throws `INVALID_ARGUMENT` unless `agentType` is a string and `rule` a rule or undefined. */
+export function checkRuleArguments(where: string, agentType: unknown, rule: unknown): void {
+  checkString(where, 'agentType', agentType);
+  if (rule === undefined) return;
+  checkObject(where, 'rule', rule);
+  checkObject(where, 'rule.ruleValue', (rule as { ruleValue?: unknown }).ruleValue);
+}
 
 /**
  * Explains that `agentType` may not be used, naming the deny rule as written
@@ -9,6 +18,7 @@ export function formatAgentDeniedMessage(
   agentType: string,
   rule: PermissionRule | undefined,
 ): string {
+  checkRuleArguments('formatAgentDeniedMessage()', agentType, rule);
   if (rule === undefined) {
     return `Agent type '${agentType}' is blocked by a deny rule in the settings. Remove that rule to use this agent type, or pick another one.`;
   }

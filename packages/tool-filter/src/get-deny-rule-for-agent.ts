@@ -1,8 +1,21 @@
 import { type PermissionRule, type ToolPermissionContext } from '@delegate/core';
+import { checkArray, checkObject, checkString } from './check-argument.js';
 import { isAgentToolName } from './tool-name-matching.js';
 
 /** The part of a permission context the agent deny checks read. */
 export type DenyRulesContext = Pick<ToolPermissionContext, 'denyRules'>;
+
+/** Throws `INVALID_ARGUMENT` unless `permissionContext.denyRules` is an array of rules. */
+export function checkDenyRules(where: string, permissionContext: unknown): void {
+  checkObject(where, 'permissionContext', permissionContext);
+  const rules = (permissionContext as { denyRules?: unknown }).denyRules;
+  checkArray(where, 'permissionContext.denyRules', rules);
+  (rules as unknown[]).forEach((rule, index) => {
+    const option = `permissionContext.denyRules[${index}]`;
+    checkObject(where, option, rule);
+    checkObject(where, `${option}.ruleValue`, (rule as { ruleValue?: unknown }).ruleValue);
+  });
+}
 
 function ruleNamesAgentTool(ruleToolName: string, agentToolName: string): boolean {
   if (ruleToolName === agentToolName) return true;
@@ -33,6 +46,9 @@ export function getDenyRuleForAgent(
   agentToolName: string,
   agentType: string,
 ): PermissionRule | undefined {
+  checkDenyRules('getDenyRuleForAgent()', permissionContext);
+  checkString('getDenyRuleForAgent()', 'agentToolName', agentToolName);
+  checkString('getDenyRuleForAgent()', 'agentType', agentType);
   const matching = permissionContext.denyRules.filter(
     (rule) =>
       ruleNamesAgentTool(rule.ruleValue.toolName, agentToolName) &&

@@ -1,3 +1,5 @@
+import { checkOptionalObject, checkString } from './check-argument.js';
+
 /** Environment variable that opts in to agent teams (in-process teammates). */
 export const AGENT_TEAMS_ENV_VAR = 'DELEGATE_EXPERIMENTAL_AGENT_TEAMS';
 
@@ -15,6 +17,7 @@ export type AgentSwarmsGateOptions = {
 
 /** True when `value` is 1, true, yes or on (any case, surrounding spaces ignored). */
 export function isEnvTruthy(value: string | undefined): boolean {
+  if (value !== undefined) checkString('isEnvTruthy()', 'value', value);
   return value !== undefined && TRUTHY_VALUES.has(value.trim().toLowerCase());
 }
 
@@ -23,6 +26,7 @@ export function isEnvTruthy(value: string | undefined): boolean {
  * `flags.agentTeams`, and not turned off by the killswitch (which always wins).
  */
 export function isAgentSwarmsEnabled(options: AgentSwarmsGateOptions = {}): boolean {
+  checkOptionalObject('isAgentSwarmsEnabled()', 'options', options);
   if (options.killswitch === true) return false;
   return isEnvTruthy(options.env?.[AGENT_TEAMS_ENV_VAR]) || options.flags?.agentTeams === true;
 }

@@ -1,4 +1,5 @@
 import { type Tool } from '@delegate/core';
+import { checkArray, checkTool } from './check-argument.js';
 import { isMcpTool } from './tool-name-matching.js';
 
 /**
@@ -9,8 +10,10 @@ import { isMcpTool } from './tool-name-matching.js';
 export function mcpServersWithTools(
   tools: readonly Pick<Tool, 'name' | 'aliases' | 'isMcp'>[],
 ): string[] {
+  checkArray('mcpServersWithTools()', 'tools', tools);
   const servers: string[] = [];
-  for (const tool of tools) {
+  for (const [index, tool] of tools.entries()) {
+    checkTool('mcpServersWithTools()', `tools[${index}]`, tool);
     if (!isMcpTool(tool)) continue;
     const server = tool.name.split('__')[1];
     if (server !== undefined && server !== '' && !servers.includes(server)) servers.push(server);

@@ -1,4 +1,5 @@
 import { type PermissionRuleValue } from '@delegate/core';
+import { checkString } from './check-argument.js';
 
 /** Index of the first `(` not preceded by an odd number of backslashes, or -1. */
 function firstUnescapedOpen(text: string): number {
@@ -25,6 +26,7 @@ function endsWithUnescapedClose(text: string): boolean {
 
 /** Turns `\(`, `\)` and `\\` back into `(`, `)` and `\`; any other backslash stays. */
 export function unescapeRuleContent(content: string): string {
+  checkString('unescapeRuleContent()', 'content', content);
   return content.replace(/\\([()\\])/g, '$1');
 }
 
@@ -36,6 +38,7 @@ export function unescapeRuleContent(content: string): string {
  * the whole trimmed spec becomes the tool name (so it matches no real tool).
  */
 export function permissionRuleValueFromString(spec: string): PermissionRuleValue {
+  checkString('permissionRuleValueFromString()', 'spec', spec);
   const trimmed = spec.trim();
   const open = firstUnescapedOpen(trimmed);
   if (open === -1) return { toolName: trimmed };

@@ -1,4 +1,5 @@
 import { type AgentDefinition } from '@delegate/core';
+import { checkArray, checkObject, checkOptionalObject, checkString } from './check-argument.js';
 import { filterToolsForAgent } from './filter-tools-for-agent.js';
 import { permissionRuleValueFromString } from './permission-rule-value-from-string.js';
 import { type ToolFilterPolicy } from './tool-filter-policy.js';
@@ -48,6 +49,22 @@ function deniesTool(tool: FilterableTool, name: string): boolean {
   return toolMatchesSpecName(tool, name) || disallowedNameRemoves(name, tool.name);
 }
 
+const WHERE = 'resolveAgentTools()';
+
+function checkSpecs(option: string, specs: unknown): void {
+  if (specs === undefined) return;
+  checkArray(WHERE, option, specs);
+  (specs as unknown[]).forEach((spec, index) => checkString(WHERE, `${option}[${index}]`, spec));
+}
+
+function checkArguments(agent: unknown, availableTools: unknown, options: unknown): void {
+  checkObject(WHERE, 'agent', agent);
+  checkSpecs('agent.tools', (agent as AgentToolFields).tools);
+  checkSpecs('agent.disallowedTools', (agent as AgentToolFields).disallowedTools);
+  checkArray(WHERE, 'availableTools', availableTools);
+  checkOptionalObject(WHERE, 'options', options);
+}
+
 /**
  * Works out the tools of one agent./**
  * Works out the tools of one agent. Sub-agents first pass through `filterToolsForAgent`
@@ -63,6 +80,7 @@ export function resolveAgentTools<T extends FilterableTool>(
   availableTools: readonly T[],
   options: ResolveAgentToolsOptions = {},
 ): ResolvedAgentTools<T> {
+  checkArguments(agent, availableTools, options);
   const isMainThread = options.isMainThread ?? false;
   const gatedTools = isMainThread
     ? [...availableTools]

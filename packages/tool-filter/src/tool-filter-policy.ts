@@ -1,4 +1,5 @@
 import { DelegateError } from '@delegate/core';
+import { checkOptionalObject } from './check-argument.js';
 import {
   DEFAULT_ALL_AGENT_DISALLOWED_TOOLS,
   DEFAULT_ASYNC_AGENT_ALLOWED_TOOLS,
@@ -60,6 +61,7 @@ function toSet(
  * JSON say) is refused with `INVALID_ARGUMENT` naming it.
  */
 export function resolveToolFilterPolicy(policy: ToolFilterPolicy = {}): ResolvedToolFilterPolicy {
+  checkOptionalObject('resolveToolFilterPolicy()', 'policy', policy);
   const teammate = policy.isInProcessTeammate === true && policy.agentSwarmsEnabled === true;
   return {
     allAgentDisallowed: toSet(

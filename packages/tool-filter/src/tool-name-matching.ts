@@ -1,4 +1,5 @@
 import { TOOL_NAMES, type Tool } from '@delegate/core';
+import { checkArray, checkNameSet, checkString, checkTool } from './check-argument.js';
 
 /** The parts of a tool the filters look at; real `Tool` objects satisfy it. */
 export type FilterableTool = Pick<Tool, 'name' | 'aliases' | 'requiresUserInteraction' | 'isMcp'>;
@@ -8,6 +9,7 @@ export const MCP_TOOL_PREFIX = 'mcp__';
 
 /** True when the tool was bridged from an MCP server (its name starts with `mcp__`). */
 export function isMcpToolName(name: string): boolean {
+  checkString('isMcpToolName()', 'name', name);
   return name.startsWith(MCP_TOOL_PREFIX);
 }
 
@@ -19,6 +21,8 @@ export function isMcpToolName(name: string): boolean {
  * so a local tool named `mcp__x`, or one that also answers to `Agent`, gets no pass.
  */
 export function isMcpTool(tool: Pick<Tool, 'name' | 'aliases' | 'isMcp'>): boolean {
+  checkTool('isMcpTool()', 'tool', tool);
+  if (tool.aliases !== undefined) checkArray('isMcpTool()', 'tool.aliases', tool.aliases);
   if (!isMcpToolName(tool.name) || tool.isMcp === false) return false;
   return tool.aliases?.every(isMcpToolName) ?? true;
 }
@@ -30,6 +34,7 @@ export function isAgentToolName(name: string): boolean {
 
 /** True when the tool is the Agent tool, under its name, its legacy name or an alias. */
 export function isAgentTool(tool: Pick<Tool, 'name' | 'aliases'>): boolean {
+  checkTool('isAgentTool()', 'tool', tool);
   return isAgentToolName(tool.name) || (tool.aliases?.some(isAgentToolName) ?? false);
 }
 
@@ -38,6 +43,8 @@ export function isAgentTool(tool: Pick<Tool, 'name' | 'aliases'>): boolean {
  * are treated as one name, so a rule written either way reaches the Agent tool.
  */
 export function toolMatchesSpecName(tool: Pick<Tool, 'name' | 'aliases'>, name: string): boolean {
+  checkTool('toolMatchesSpecName()', 'tool', tool);
+  checkString('toolMatchesSpecName()', 'name', name);
   if (tool.name === name || (tool.aliases?.includes(name) ?? false)) return true;
   return isAgentToolName(name) && isAgentTool(tool);
 }
@@ -50,6 +57,8 @@ export function toolInNameSet(
   tool: Pick<Tool, 'name' | 'aliases'>,
   names: ReadonlySet<string>,
 ): boolean {
+  checkTool('toolInNameSet()', 'tool', tool);
+  checkNameSet('toolInNameSet()', 'names', names);
   return toolNames(tool).some((name) => nameInSet(name, names));
 }
 
@@ -77,6 +86,9 @@ export function toolExemptFrom(
   exempt: ReadonlySet<string>,
   denied: readonly ReadonlySet<string>[],
 ): boolean {
+  checkTool('toolExemptFrom()', 'tool', tool);
+  checkNameSet('toolExemptFrom()', 'exempt', exempt);
+  checkArray('toolExemptFrom()', 'denied', denied);
   const names = toolNames(tool);
   if (!names.some((name) => nameInSet(name, exempt))) return false;
   return !names.some(
@@ -90,6 +102,8 @@ export function toolExemptFrom(
  * removes every `mcp__github__…` tool).
  */
 export function disallowedNameRemoves(name: string, toolName: string): boolean {
+  checkString('disallowedNameRemoves()', 'name', name);
+  checkString('disallowedNameRemoves()', 'toolName', toolName);
   if (toolName === name) return true;
   const server = name.endsWith('__*') ? name.slice(0, -3) : name;
   return isMcpToolName(server) && isMcpToolName(toolName) && toolName.startsWith(`${server}__`);
