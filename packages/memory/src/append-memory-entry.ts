@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { checkOptionalObject } from './check-argument.js';
 import { type AgentMemoryScope, DelegateError } from '@delegate/core';
 import { checkMemoryDirectory, expectedRealDirectory } from './check-memory-directory.js';
 import { fileSystemError } from './file-system-error.js';
@@ -22,6 +23,7 @@ export async function appendMemoryEntry(
   entry: string,
   options: WriteMemoryIndexOptions = {},
 ): Promise<string> {
+  checkOptionalObject('appendMemoryEntry()', 'options', options);
   if (typeof entry !== 'string' || entry.trim().length === 0) {
     throw new DelegateError(
       'INVALID_ARGUMENT',

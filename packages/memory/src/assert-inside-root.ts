@@ -1,4 +1,5 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { checkString } from './check-argument.js';
 import { DelegateError } from '@delegate/core';
 
 /**
@@ -7,6 +8,8 @@ import { DelegateError } from '@delegate/core';
  * not followed.
  */
 export function assertInsideRoot(root: string, target: string): void {
+  checkString('assertInsideRoot()', 'root', root);
+  checkString('assertInsideRoot()', 'target', target);
   const resolvedRoot = resolve(root);
   const resolvedTarget = resolve(target);
   const path = relative(resolvedRoot, resolvedTarget);

@@ -1,4 +1,5 @@
-import { type AgentMemoryScope } from '@delegate/core';
+import { type AgentMemoryScope, invalidArgument } from '@delegate/core';
+import { checkObject } from './check-argument.js';
 import { type MemoryIndexRead, type MemoryIndexTruncation } from './read-bounded-memory-index.js';
 
 /** What the memory prompt is built from. */
@@ -34,6 +35,13 @@ export function describeMemoryScope(scope: AgentMemoryScope): string {
         'This is local-scope memory: it is kept out of version control, so write down what ' +
         'is specific to this project on this machine (local paths, local setup, personal notes).'
       );
+    default:
+      throw invalidArgument({
+        where: 'describeMemoryScope()',
+        option: 'scope',
+        expected: '"user", "project" or "local"',
+        value: scope,
+      });
   }
 }
 
@@ -77,6 +85,8 @@ function describeIndex(index: MemoryIndexRead): string {
 
 /** Builds the memory section of an agent's system prompt from already-gathered parts. */
 export function buildAgentMemoryPrompt(parts: AgentMemoryPromptParts): string {
+  checkObject('buildAgentMemoryPrompt()', 'parts', parts);
+  checkObject('buildAgentMemoryPrompt()', 'parts.index', parts.index);
   return [
     '# Persistent memory',
     '',

@@ -1,4 +1,5 @@
 import { lstatSync, realpathSync } from 'node:fs';
+import { checkObject, checkString } from './check-argument.js';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { type AgentMemoryScope, DelegateError } from '@delegate/core';
 import { systemErrorCode } from './file-system-error.js';
@@ -58,6 +59,10 @@ function escape(check: MemoryDirectoryCheck, reason: string, target: string): De
  * behind one), even to a folder inside the project. A missing folder passes.
  */
 export function checkMemoryDirectory(check: MemoryDirectoryCheck): void {
+  checkObject('checkMemoryDirectory()', 'check', check);
+  for (const field of ['root', 'directory', 'cwd'] as const) {
+    checkString('checkMemoryDirectory()', `check.${field}`, check[field]);
+  }
   if (check.scope !== 'user') {
     const realProject = realPathOfNearest(check.cwd);
     const realRoot = realPathOfNearest(check.root);

@@ -1,4 +1,5 @@
 import { lstat, rm } from 'node:fs/promises';
+import { checkOptionalObject } from './check-argument.js';
 import { dirname } from 'node:path';
 import { type AgentMemoryScope, DelegateError } from '@delegate/core';
 import { assertInsideRoot } from './assert-inside-root.js';
@@ -17,6 +18,7 @@ export async function clearMemory(
   scope: AgentMemoryScope,
   options: AgentMemoryPathOptions = {},
 ): Promise<boolean> {
+  checkOptionalObject('clearMemory()', 'options', options);
   const root = getAgentMemoryRoot(scope, options);
   const directory = getAgentMemoryDir(agentType, scope, options);
   assertInsideRoot(root, directory);

@@ -1,4 +1,5 @@
 import { sanitizeAgentTypeForPath } from './sanitize-agent-type-for-path.js';
+import { checkString } from './check-argument.js';
 import { decodeWtf8 } from './wtf8.js';
 
 /**
@@ -7,6 +8,7 @@ import { decodeWtf8 } from './wtf8.js';
  * length (those end in `~` and a hash and cannot be reversed).
  */
 export function decodeAgentTypeFromPath(folderName: string): string | undefined {
+  checkString('decodeAgentTypeFromPath()', 'folderName', folderName);
   if (folderName.length === 0) return undefined;
   const bytes: number[] = [];
   for (let index = 0; index < folderName.length; index++) {

@@ -1,4 +1,5 @@
 import { type AgentMemoryScope } from '@delegate/core';
+import { checkOptionalObject } from './check-argument.js';
 import { join } from 'node:path';
 import { assertInsideRoot } from './assert-inside-root.js';
 import { type AgentMemoryPathOptions, getAgentMemoryRoot } from './get-agent-memory-root.js';
@@ -13,6 +14,7 @@ export function getAgentMemoryDir(
   scope: AgentMemoryScope,
   options: AgentMemoryPathOptions = {},
 ): string {
+  checkOptionalObject('getAgentMemoryDir()', 'options', options);
   const root = getAgentMemoryRoot(scope, options);
   const directory = join(root, sanitizeAgentTypeForPath(agentType));
   assertInsideRoot(root, directory);

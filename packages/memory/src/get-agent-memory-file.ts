@@ -1,4 +1,5 @@
 import { type AgentMemoryScope } from '@delegate/core';
+import { checkOptionalObject } from './check-argument.js';
 import { join } from 'node:path';
 import { getAgentMemoryDir } from './get-agent-memory-dir.js';
 import { type AgentMemoryPathOptions } from './get-agent-memory-root.js';
@@ -12,5 +13,6 @@ export function getAgentMemoryFile(
   scope: AgentMemoryScope,
   options: AgentMemoryPathOptions = {},
 ): string {
+  checkOptionalObject('getAgentMemoryFile()', 'options', options);
   return join(getAgentMemoryDir(agentType, scope, options), MEMORY_INDEX_FILE_NAME);
 }

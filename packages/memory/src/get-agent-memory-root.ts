@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
+import { checkOptionalObject } from './check-argument.js';
 import { isAbsolute, join, resolve, sep } from 'node:path';
-import { type AgentMemoryScope, DelegateError } from '@delegate/core';
+import { type AgentMemoryScope, DelegateError, invalidArgument } from '@delegate/core';
 
 /** Where agent memory lives; every field is optional. */
 export interface AgentMemoryPathOptions {
@@ -24,6 +25,14 @@ export const DEFAULT_ROOT_DIR_NAME = '.claude';
 export const AGENT_MEMORY_SCOPES: readonly AgentMemoryScope[] = ['user', 'project', 'local'];
 
 function checkRootDirName(rootDirName: string): string {
+  if (typeof rootDirName !== 'string') {
+    throw invalidArgument({
+      where: 'getAgentMemoryRoot()',
+      option: 'options.rootDirName',
+      expected: 'a folder name such as ".claude"',
+      value: rootDirName,
+    });
+  }
   if (
     rootDirName.length === 0 ||
     rootDirName === '.' ||
@@ -79,6 +88,7 @@ export function getAgentMemoryRoot(
   scope: AgentMemoryScope,
   options: AgentMemoryPathOptions = {},
 ): string {
+  checkOptionalObject('getAgentMemoryRoot()', 'options', options);
   const rootDirName = checkRootDirName(options.rootDirName ?? DEFAULT_ROOT_DIR_NAME);
   checkPathOption('cwd', options.cwd);
   checkPathOption('homeDir', options.homeDir);

@@ -1,4 +1,5 @@
 import { readdir } from 'node:fs/promises';
+import { checkOptionalArray, checkOptionalObject, checkString } from './check-argument.js';
 import { join } from 'node:path';
 import { type AgentMemoryScope } from '@delegate/core';
 import { checkMemoryDirectory } from './check-memory-directory.js';
@@ -44,8 +45,12 @@ export interface AgentMemoryEntry {
  * default) with its agent type, path, files and sizes. Missing scope roots are skipped.
  */
 export async function listMemory(options: ListMemoryOptions = {}): Promise<AgentMemoryEntry[]> {
+  checkOptionalObject('listMemory()', 'options', options);
+  checkOptionalArray('listMemory()', 'options.scopes', options.scopes);
+  checkOptionalArray('listMemory()', 'options.knownAgentTypes', options.knownAgentTypes);
   const known = new Map<string, string>();
-  for (const agentType of options.knownAgentTypes ?? []) {
+  for (const [index, agentType] of (options.knownAgentTypes ?? []).entries()) {
+    checkString('listMemory()', `options.knownAgentTypes[${index}]`, agentType);
     if (agentType.length > 0) known.set(sanitizeAgentTypeForPath(agentType), agentType);
   }
   const result: AgentMemoryEntry[] = [];

@@ -1,4 +1,5 @@
 import { type AgentMemoryScope } from '@delegate/core';
+import { checkOptionalObject } from './check-argument.js';
 import { type AgentMemoryPromptOptions, prepareAgentMemory } from './prepare-agent-memory.js';
 
 /**
@@ -10,5 +11,6 @@ export function loadAgentMemoryPrompt(
   scope: AgentMemoryScope,
   options: AgentMemoryPromptOptions = {},
 ): string {
+  checkOptionalObject('loadAgentMemoryPrompt()', 'options', options);
   return prepareAgentMemory(agentType, scope, options).prompt;
 }

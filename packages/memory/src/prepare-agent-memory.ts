@@ -1,4 +1,5 @@
-import { type AgentMemoryScope, DelegateError } from '@delegate/core';
+import { type AgentMemoryScope, DelegateError, invalidArgument } from '@delegate/core';
+import { checkOptionalObject } from './check-argument.js';
 import { buildAgentMemoryPrompt } from './build-agent-memory-prompt.js';
 import { fileSystemError } from './file-system-error.js';
 import { getAgentMemoryDir } from './get-agent-memory-dir.js';
@@ -72,6 +73,15 @@ export function prepareAgentMemory(
   scope: AgentMemoryScope,
   options: AgentMemoryPromptOptions = {},
 ): PreparedAgentMemory {
+  checkOptionalObject('prepareAgentMemory()', 'options', options);
+  if (options.onError !== undefined && typeof options.onError !== 'function') {
+    throw invalidArgument({
+      where: 'prepareAgentMemory()',
+      option: 'options.onError',
+      expected: 'a function',
+      value: options.onError,
+    });
+  }
   const directory = getAgentMemoryDir(agentType, scope, options);
   const indexFile = join(directory, MEMORY_INDEX_FILE_NAME);
   const maxLines = positiveLimit('maxLines', options.maxLines, DEFAULT_MEMORY_INDEX_MAX_LINES);

@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { errorMessage } from '@delegate/core';
+import { checkObject, checkString } from './check-argument.js';
+import { errorMessage, invalidArgument } from '@delegate/core';
 import { systemErrorCode } from './file-system-error.js';
 import { SAFE_READ_FLAGS, describeOpenError, hardLinkProblem } from './read-regular-file.js';
 
@@ -48,16 +49,36 @@ function completeCharacterEnd(buffer: Buffer, end: number): number {
   return start + length > end ? start : end;
 }
 
+// Bad arguments throw; only problems with the file itself are results.
+function checkLimits(file: unknown, limits: unknown): void {
+  const where = 'readBoundedMemoryIndex()';
+  checkString(where, 'file', file);
+  checkObject(where, 'limits', limits);
+  for (const name of ['maxLines', 'maxBytes'] as const) {
+    const value = (limits as Record<string, unknown>)[name];
+    if (typeof value !== 'number' || !(value >= 1)) {
+      throw invalidArgument({
+        where,
+        option: `limits.${name}`,
+        expected: 'a number of at least 1',
+        value,
+      });
+    }
+  }
+}
+
 /**
  * Reads MEMORY.md synchronously, never more than `maxBytes` of it, and cuts it at
  * `maxLines` lines or `maxBytes` bytes (at a line end when there is one, never inside a
  * UTF-8 character). A symbolic link, a FIFO or a device is unreadable: it is never followed
- * or waited on. Never throws: a missing file and an unreadable one are results.
+ * or waited on. Never throws for the file: a missing file and an unreadable one are results
+ * (a wrong-kind argument throws `INVALID_ARGUMENT`).
  */
 export function readBoundedMemoryIndex(
   file: string,
   limits: { maxLines: number; maxBytes: number },
 ): MemoryIndexRead {
+  checkLimits(file, limits);
   let descriptor: number;
   try {
     // Not following a link keeps files outside the memory folder out of the prompt, and not

@@ -1,4 +1,5 @@
 import { stat } from 'node:fs/promises';
+import { checkOptionalObject } from './check-argument.js';
 import { join } from 'node:path';
 import { type AgentMemoryScope } from '@delegate/core';
 import { fileSystemError, systemErrorCode } from './file-system-error.js';
@@ -37,6 +38,7 @@ export async function readMemory(
   scope: AgentMemoryScope,
   options: AgentMemoryPathOptions = {},
 ): Promise<AgentMemorySnapshot> {
+  checkOptionalObject('readMemory()', 'options', options);
   const directory = getAgentMemoryDir(agentType, scope, options);
   const indexFile = join(directory, MEMORY_INDEX_FILE_NAME);
   checkMemoryDirectory({

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { checkOptionalObject } from './check-argument.js';
 import { type AgentMemoryScope, DelegateError } from '@delegate/core';
 import { fileSystemError } from './file-system-error.js';
 import { makeMemoryFolder } from './make-memory-folder.js';
@@ -26,6 +27,7 @@ export async function writeMemoryIndex(
   content: string,
   options: WriteMemoryIndexOptions = {},
 ): Promise<string> {
+  checkOptionalObject('writeMemoryIndex()', 'options', options);
   if (typeof content !== 'string') {
     throw new DelegateError(
       'INVALID_ARGUMENT',
