@@ -1,6 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { constants, existsSync } from 'node:fs';
-import { type FileHandle, open, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
+import {
+  type FileHandle,
+  lstat,
+  open,
+  readlink,
+  realpath,
+  rename,
+  rm,
+  stat,
+} from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { DelegateError } from '@delegate/core';
 import { systemErrorCode } from './file-system-error.js';
@@ -36,6 +45,17 @@ function escaped(directory: string, location: string | undefined): DelegateError
   );
 }
 
+/** Why `directory` could not be opened as a folder: a symbolic link (an escape) or something else in its place. */
+async function notAFolder(directory: string): Promise<DelegateError> {
+  const found = await lstat(directory).catch(() => undefined);
+  if (found === undefined || found.isSymbolicLink()) return escaped(directory, undefined);
+  return new DelegateError(
+    'FILE_SYSTEM_ERROR',
+    `Cannot write in "${directory}": it is ${found.isFile() ? 'a file' : 'not a folder'}, where the memory folder belongs. Move or delete it, then retry.`,
+    { details: { directory } },
+  );
+}
+
 /**
  * Where the folder is, as an open descriptor checked to be `expected` (its real path).
  * On Linux, names inside it are then reached through `/proc/self/fd/N/name`, looked up
@@ -51,7 +71,7 @@ async function openFolder(directory: string, expected: string): Promise<FileHand
     );
   } catch (error) {
     const code = systemErrorCode(error);
-    if (code === 'ELOOP' || code === 'ENOTDIR') throw escaped(directory, undefined);
+    if (code === 'ELOOP' || code === 'ENOTDIR') throw await notAFolder(directory);
     throw error;
   }
   const location = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);

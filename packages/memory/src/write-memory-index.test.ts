@@ -72,6 +72,21 @@ describe('writeMemoryIndex', () => {
     expect(await readdir(base)).toEqual(['file']);
   });
 
+  it("says a file stands where the agent's folder belongs, and leaves it as it was", async () => {
+    const cwd = await makeTempDir();
+    const directory = getAgentMemoryDir('code-reviewer', 'project', { cwd });
+    await mkdir(join(directory, '..'), { recursive: true });
+    await writeFile(directory, 'not a folder');
+    const error = await writeMemoryIndex('code-reviewer', 'project', 'x', { cwd }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(DelegateError.hasCode(error, 'FILE_SYSTEM_ERROR')).toBe(true);
+    expect((error as Error).message).toBe(
+      `Cannot write in "${directory}": it is a file, where the memory folder belongs. Move or delete it, then retry.`,
+    );
+    expect(await readFile(directory, 'utf8')).toBe('not a folder');
+  });
+
   it('removes its temporary file when the rename fails', async () => {
     const cwd = await makeTempDir();
     const directory = getAgentMemoryDir('code-reviewer', 'project', { cwd });
