@@ -37,11 +37,12 @@ export function validationError(
   c: Context,
   options: { target: string; error: ZodError },
 ): Response {
+  const unknown = options.target === 'query' ? 'parameter' : 'field';
   const issues = options.error.issues.map((issue) => {
     const path = issue.path.map(String).join('.');
     const message =
       issue.code === 'unrecognized_keys'
-        ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `"${key}"`).join(', ')}`
+        ? `unknown ${unknown}${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `"${key}"`).join(', ')}`
         : issue.message;
     return {
       path: path || (issue.code === 'unrecognized_keys' ? (issue.keys[0] ?? '') : ''),

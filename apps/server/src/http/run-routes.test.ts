@@ -277,6 +277,24 @@ describe('run routes', () => {
       expect((await json<ApiError>(response)).error.field).toBe(field);
     });
 
+    it('refuses a query parameter it does not know, naming it, on every route that reads one', async () => {
+      const id = await start({ prompt: 'scenario:hello' });
+      await waitForRun(test, id, ended);
+      for (const path of [
+        '/v1/runs?stauts=running',
+        `/v1/runs/${id}/events?afterr=3`,
+        `/v1/runs/${id}/transcript?agnet=main`,
+        '/v1/agents?workspce=x',
+      ]) {
+        const response = await test.api(path);
+        expect(response.status, path).toBe(400);
+        const body = await json<ApiError>(response);
+        const name = path.split('?')[1]!.split('=')[0]!;
+        expect(body.error.field, path).toBe(name);
+        expect(body.error.message, path).toBe(`query.${name}: unknown parameter "${name}"`);
+      }
+    });
+
     it('answers 404 for an unknown run and 400 for a malformed id', async () => {
       expect((await test.api('/v1/runs/run_000000000000000000000000')).status).toBe(404);
       expect((await test.api('/v1/runs/..%2F..%2Fetc')).status).toBe(400);

@@ -90,7 +90,7 @@ export const AgentParams = RunParams.extend({
 });
 
 /** Query of `GET /v1/runs`. */
-export const ListRunsQuery = z.object({
+export const ListRunsQuery = z.strictObject({
   status: RunStatus.optional().meta({ param: { name: 'status', in: 'query' } }),
   limit: z.coerce
     .number()
@@ -107,7 +107,7 @@ export const ListRunsQuery = z.object({
 });
 
 /** Query of `GET /v1/runs/:id/events`. */
-export const EventsQuery = z.object({
+export const EventsQuery = z.strictObject({
   after: z.coerce
     .number()
     .int()
@@ -117,7 +117,7 @@ export const EventsQuery = z.object({
 });
 
 /** Query of `GET /v1/runs/:id/transcript`. */
-export const TranscriptQuery = z.object({
+export const TranscriptQuery = z.strictObject({
   agent: z
     .string()
     .regex(SAFE_ID, 'must be an agent id (letters, digits, "-" and "_")')
@@ -126,7 +126,7 @@ export const TranscriptQuery = z.object({
 });
 
 /** Query of `GET /v1/agents`. */
-export const AgentsQuery = z.object({
+export const AgentsQuery = z.strictObject({
   workspace: z
     .string()
     .min(1)
