@@ -1,22 +1,10 @@
 import { DelegateError, errorMessage } from '@delegate/core';
-import {
-  Kysely,
-  type KyselyPlugin,
-  OperationNodeTransformer,
-  type PluginTransformQueryArgs,
-  type PluginTransformResultArgs,
-  PostgresDialect,
-  type PrimitiveValueListNode,
-  type QueryResult,
-  type RootOperationNode,
-  type UnknownRow,
-  type ValueNode,
-  sql,
-} from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database.js';
 import { KyselyRunStore } from './kysely-run-store.js';
 import { redactUrl } from './redact-url.js';
+import { TextValues, withoutNul } from './text-values-plugin.js';
 import type { EventsAppended } from './run-store.js';
 
 /** PostgreSQL channel that carries `<runId> <first seq> <last seq>` for every append to an event log. */
@@ -42,7 +30,9 @@ export class PostgresRunStore extends KyselyRunStore {
     super({
       db: new Kysely<Database>({
         dialect: new PostgresDialect({ pool }),
-        plugins: [new WithoutNulCharacters()],
+        // PostgreSQL refuses a NUL in text ("invalid byte sequence for encoding UTF8: 0x00"), and
+        // a tool's output can hold one (a command printing binary data): stored as U+FFFD.
+        plugins: [new TextValues(withoutNul)],
       }),
       afterAppend: async (transaction, events) => {
         const ranges = new Map<string, [number, number]>();
@@ -87,47 +77,6 @@ export class PostgresRunStore extends KyselyRunStore {
       clearTimeout(retry);
       await client?.end().catch(() => undefined);
     };
-  }
-}
-
-/** What stands for a NUL character in text PostgreSQL stores (its text type cannot hold one). */
-const NUL_REPLACEMENT = '\ufffd';
-
-function withoutNul(value: unknown): unknown {
-  return typeof value === 'string' && value.includes('\0')
-    ? value.replaceAll('\0', NUL_REPLACEMENT)
-    : value;
-}
-
-// Replaces NUL in every text value a query sends.
-class NulTransformer extends OperationNodeTransformer {
-  protected override transformValue(node: ValueNode): ValueNode {
-    const value = withoutNul(node.value);
-    return value === node.value ? super.transformValue(node) : { ...node, value };
-  }
-
-  protected override transformPrimitiveValueList(
-    node: PrimitiveValueListNode,
-  ): PrimitiveValueListNode {
-    return { ...node, values: node.values.map(withoutNul) };
-  }
-}
-
-/**
- * PostgreSQL refuses a NUL character in text ("invalid byte sequence for encoding UTF8:
- * 0x00"), and a tool's output can hold one (a command printing binary data): stored as it
- * is, the run's agent tree or result failed to save and the run stayed `running`. Each NUL
- * is stored as U+FFFD instead (SQLite keeps it).
- */
-class WithoutNulCharacters implements KyselyPlugin {
-  private readonly transformer = new NulTransformer();
-
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    return this.transformer.transformNode(args.node);
-  }
-
-  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    return args.result;
   }
 }
 

@@ -206,6 +206,19 @@ export function describeRunStoreContract(name: string, factory: RunStoreFactory)
       expect(await store.listAgents('run_missing')).toEqual([]);
     });
 
+    it('gives back a lone surrogate (half of a UTF-16 pair) of a run or an agent as one U+FFFD, and of an event as it was', async () => {
+      const run = await store.createRun(sampleRun({ prompt: 'cut \ud83d here' }));
+      await store.upsertAgent(sampleAgent(run.id, 'main', { lastActivity: 'Read: \udc00' }));
+      await store.appendEvents([
+        { ...event(run.id, 1), data: { type: 'agent.progress', text: 'x\ud800y' } },
+      ]);
+      expect((await store.getRun(run.id))?.prompt).toBe('cut \ufffd here');
+      expect((await store.listAgents(run.id))[0]?.lastActivity).toBe('Read: \ufffd');
+      // Event data is stored as JSON text, which escapes it (\ud800): it reads back as it was sent.
+      const [stored] = await store.listEvents({ runId: run.id, after: 0, limit: 10 });
+      expect(stored?.data.text).toBe('x\ud800y');
+    });
+
     it('keeps tasks', async () => {
       const run = await store.createRun(sampleRun());
       const task = {

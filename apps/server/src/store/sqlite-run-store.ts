@@ -5,6 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from './database.js';
 import { KyselyRunStore } from './kysely-run-store.js';
+import { TextValues, wellFormed } from './text-values-plugin.js';
 
 /**
  * Opens the embedded store: a SQLite file (created with its directory when missing) in
@@ -28,6 +29,9 @@ export function openSqliteRunStore(options: { path: string }): KyselyRunStore {
       { cause: error },
     );
   }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database }),
+    plugins: [new TextValues(wellFormed)],
+  });
   return new KyselyRunStore({ db });
 }
