@@ -146,6 +146,8 @@ function useMiddleware(
               message: `The request body is larger than ${security.bodyLimitBytes} bytes.`,
             },
           },
+          // The rest of the body is not read: the connection cannot carry another request.
+          headers: { connection: 'close' },
         }),
     }),
   );

@@ -172,7 +172,11 @@ describe('run routes', () => {
       expect((await json<ApiError>(plain)).error.message).toMatch(/application\/json/);
       const large = await test.api('/v1/runs', { json: { prompt: 'x'.repeat(10_000) } });
       expect(large.status).toBe(413);
+      // The rest of the body is left unread, so the connection is closed, not kept for reuse.
+      expect(large.headers.get('connection')).toBe('close');
       expect((await json<ApiError>(large)).error.code).toBe('PAYLOAD_TOO_LARGE');
+      // The next request (on a new connection) is answered.
+      expect((await test.api('/v1/runs?limit=1')).status).toBe(200);
     });
 
     it('refuses workspaces outside the roots and traversal, naming the field', async () => {
@@ -277,22 +281,37 @@ describe('run routes', () => {
       expect((await json<ApiError>(response)).error.field).toBe(field);
     });
 
-    it('refuses a query parameter it does not know, naming it, on every route that reads one', async () => {
+    it('refuses a query parameter it does not know, naming it, on every route, before it acts', async () => {
       const id = await start({ prompt: 'scenario:hello' });
       await waitForRun(test, id, ended);
-      for (const path of [
-        '/v1/runs?stauts=running',
-        `/v1/runs/${id}/events?afterr=3`,
-        `/v1/runs/${id}/transcript?agnet=main`,
-        '/v1/agents?workspce=x',
-      ]) {
-        const response = await test.api(path);
+      const routes: [string, RequestInit & { json?: unknown }][] = [
+        ['/v1/runs?stauts=running', {}],
+        [`/v1/runs/${id}/events?afterr=3`, {}],
+        [`/v1/runs/${id}/transcript?agnet=main`, {}],
+        ['/v1/agents?workspce=x', {}],
+        [`/v1/runs/${id}?view=full`, {}],
+        ['/v1/runs?dryRun=1', { json: { prompt: 'scenario:hello' } }],
+        [`/v1/runs/${id}/messages?bogus=1`, { json: { text: 'hi' } }],
+        [`/v1/runs/${id}/resume?force=1`, { method: 'POST' }],
+        [`/v1/runs/${id}/cancel?force=1`, { method: 'POST' }],
+        [`/v1/runs/${id}/agents/main/cancel?force=1`, { method: 'POST' }],
+        [`/v1/runs/${id}/agents/main/background?now=1`, { method: 'POST' }],
+        ['/metrics?format=json', {}],
+      ];
+      const before = (await json<ApiRunList>(await test.api('/v1/runs?limit=200'))).runs.length;
+      for (const [path, init] of routes) {
+        const response = await test.api(path, init);
         expect(response.status, path).toBe(400);
         const body = await json<ApiError>(response);
         const name = path.split('?')[1]!.split('=')[0]!;
         expect(body.error.field, path).toBe(name);
         expect(body.error.message, path).toBe(`query.${name}: unknown parameter "${name}"`);
       }
+      // Refused before anything was done: no run was created, the run was not continued.
+      expect((await json<ApiRunList>(await test.api('/v1/runs?limit=200'))).runs).toHaveLength(
+        before,
+      );
+      expect((await json<ApiRun>(await test.api(`/v1/runs/${id}`))).status).toBe('completed');
     });
 
     it('answers 404 for an unknown run and 400 for a malformed id', async () => {

@@ -89,14 +89,25 @@ export const AgentParams = RunParams.extend({
     .meta({ param: { name: 'agentId', in: 'path' }, example: 'main' }),
 });
 
+/**
+ * A whole number written in decimal digits (at most 15), as a query parameter. `z.coerce` would
+ * also take `0x10`, `1e1` and an empty value (as 0).
+ */
+function decimalParameter(message: string) {
+  return z
+    .string()
+    .regex(/^\d{1,15}$/, message)
+    .transform(Number);
+}
+
+/** The query of a route that takes none: any parameter is a 400 naming it. */
+export const NoQuery = z.strictObject({});
+
 /** Query of `GET /v1/runs`. */
 export const ListRunsQuery = z.strictObject({
   status: RunStatus.optional().meta({ param: { name: 'status', in: 'query' } }),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(200)
+  limit: decimalParameter('must be a whole number from 1 to 200, in decimal digits')
+    .pipe(z.number().int().min(1).max(200))
     .default(50)
     .meta({ param: { name: 'limit', in: 'query' } }),
   cursor: z
@@ -108,10 +119,7 @@ export const ListRunsQuery = z.strictObject({
 
 /** Query of `GET /v1/runs/:id/events`. */
 export const EventsQuery = z.strictObject({
-  after: z.coerce
-    .number()
-    .int()
-    .min(0)
+  after: decimalParameter('must be the id of an event (0 or more, in decimal digits)')
     .optional()
     .meta({ param: { name: 'after', in: 'query' } }),
 });

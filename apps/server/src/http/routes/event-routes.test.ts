@@ -136,8 +136,12 @@ describe('GET /v1/runs/:id/events', () => {
     const bad = await test.api(`/v1/runs/${id}/events`, { headers: { 'last-event-id': 'abc' } });
     expect(bad.status).toBe(400);
     expect((await json<ApiError>(bad)).error.field).toBe('last-event-id');
-    const negative = await test.api(`/v1/runs/${id}/events?after=-1`);
-    expect(negative.status).toBe(400);
+    // ?after= takes what Last-Event-ID takes: decimal digits only (no empty value read as 0).
+    for (const after of ['-1', '', '0x2', '1e1', '0b11', '1.5']) {
+      const response = await test.api(`/v1/runs/${id}/events?after=${after}`);
+      expect(response.status, `after=${after}`).toBe(400);
+      expect((await json<ApiError>(response)).error.field).toBe('after');
+    }
     expect((await test.api('/v1/runs/run_000000000000000000000000/events')).status).toBe(404);
   });
 });

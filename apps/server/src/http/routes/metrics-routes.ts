@@ -1,7 +1,7 @@
 import { errorMessage } from '@delegate/core';
 import { createRoute, z } from '@hono/zod-openapi';
 import { type App, type AppDependencies, SECURITY } from '../app-context.js';
-import { ErrorView, RunStatus } from '../schemas.js';
+import { ErrorView, NoQuery, RunStatus } from '../schemas.js';
 import { COMMON_ERRORS } from './openapi-responses.js';
 
 /** A label value in the text format (backslash, quote and newline escaped). */
@@ -75,6 +75,7 @@ const metrics = createRoute({
   summary: 'Runs, queue, tokens, cost and failovers in the Prometheus text format',
   tags: ['health'],
   security: SECURITY,
+  request: { query: NoQuery },
   responses: {
     200: {
       description:

@@ -6,6 +6,7 @@ import {
   CreateRunBody,
   CreatedRunView,
   ListRunsQuery,
+  NoQuery,
   ResumeRunBody,
   RunListView,
   RunParams,
@@ -34,7 +35,7 @@ const createRun = createRoute({
   summary: 'Start a run',
   tags: ['runs'],
   security: SECURITY,
-  request: { body: body(CreateRunBody) },
+  request: { query: NoQuery, body: body(CreateRunBody) },
   responses: {
     201: json('The run was created and queued.', CreatedRunView),
     ...BAD_REQUEST,
@@ -61,7 +62,7 @@ const getRun = createRoute({
   summary: 'A run with its agent tree, usage and cost per agent',
   tags: ['runs'],
   security: SECURITY,
-  request: { params: RunParams },
+  request: { params: RunParams, query: NoQuery },
   responses: { 200: json('The run.', RunView), ...BAD_REQUEST, ...NOT_FOUND, ...COMMON_ERRORS },
 });
 
@@ -71,7 +72,7 @@ const sendMessage = createRoute({
   summary: 'Continue a run with a user message',
   tags: ['runs'],
   security: SECURITY,
-  request: { params: RunParams, body: body(SendMessageBody) },
+  request: { params: RunParams, query: NoQuery, body: body(SendMessageBody) },
   responses: {
     202: json('The turn was queued.', ActionView),
     ...BAD_REQUEST,
@@ -90,7 +91,7 @@ const resumeRun = createRoute({
   summary: 'Continue an interrupted, failed or cancelled run from its transcripts',
   tags: ['runs'],
   security: SECURITY,
-  request: { params: RunParams, body: body(ResumeRunBody, false) },
+  request: { params: RunParams, query: NoQuery, body: body(ResumeRunBody, false) },
   responses: {
     202: json('The resumed turn was queued.', ActionView),
     ...BAD_REQUEST,
@@ -109,7 +110,7 @@ const cancelRun = createRoute({
   summary: 'Cancel a run (and every agent in it)',
   tags: ['runs'],
   security: SECURITY,
-  request: { params: RunParams },
+  request: { params: RunParams, query: NoQuery },
   responses: {
     202: json('`cancelled` for a queued run, `cancelling` for a running one.', ActionView),
     ...BAD_REQUEST,
@@ -125,7 +126,7 @@ const backgroundAgent = createRoute({
   summary: 'Move a running foreground sub-agent to the background',
   tags: ['agents'],
   security: SECURITY,
-  request: { params: AgentParams },
+  request: { params: AgentParams, query: NoQuery },
   responses: {
     200: json('The agent now runs in the background.', ActionView),
     ...BAD_REQUEST,
@@ -141,7 +142,7 @@ const cancelAgent = createRoute({
   summary: 'Stop one agent of a running run (`main` stops the run)',
   tags: ['agents'],
   security: SECURITY,
-  request: { params: AgentParams },
+  request: { params: AgentParams, query: NoQuery },
   responses: {
     202: json('The agent is being stopped.', ActionView),
     ...BAD_REQUEST,
