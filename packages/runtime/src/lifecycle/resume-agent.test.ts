@@ -111,6 +111,57 @@ describe('resuming in the same session', () => {
   });
 });
 
+describe('two resumes of one agent at once', () => {
+  it('runs the agent once: the second call is refused while the first restores it', async () => {
+    current = await createTestSession({
+      policy: rules([
+        { match: { when: isMain, lastUserText: '<task-notification>' }, reply: 'noted' },
+        launchInBackground('general-purpose', 'job', 'Do the job'),
+        { match: { when: isMain }, reply: 'ok' },
+        { match: { agent: 'general-purpose' }, reply: 'Done.' },
+      ]),
+    });
+    const { session } = current;
+    const events: AgentEvent[] = [];
+    session.events.on((event) => events.push(event));
+    await session.send('start', { waitForBackground: true });
+    const agentId = events.find((event) => event.type === 'agent.started')!.agentId;
+    await session.flush();
+
+    const results = await Promise.allSettled([
+      session.resumeAgent({ agentId, message: 'msg A' }),
+      session.resumeAgent({ agentId, message: 'msg B' }),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected']);
+    const refusal = (results[1] as PromiseRejectedResult).reason as Error;
+    expect(DelegateError.hasCode(refusal, 'INVALID_ARGUMENT')).toBe(true);
+    expect(refusal.message).toMatch(/still running .* SendMessage/);
+    await session.send('', { waitForBackground: true });
+    await session.flush();
+    const requests = current.sim.journal.entries.filter(
+      (entry) => agentOf(entry) === 'general-purpose',
+    );
+    // The first run, then one resumed run that got msg A only.
+    expect(requests).toHaveLength(2);
+    expect(JSON.stringify(requests[1]!.body)).toContain('msg A');
+    expect(JSON.stringify(requests[1]!.body)).not.toContain('msg B');
+
+    // Once that run ended, the agent can be resumed again.
+    await expect(session.resumeAgent({ agentId, message: 'msg C' })).resolves.toMatchObject({
+      status: 'async_launched',
+    });
+    await session.send('', { waitForBackground: true });
+
+    // A closed session runs no more agents, and says so instead of launching one to kill it.
+    await session.close();
+    const closed = await session
+      .resumeAgent({ agentId, message: 'msg D' })
+      .catch((caught: unknown) => caught);
+    expect(DelegateError.hasCode(closed, 'ABORTED')).toBe(true);
+    expect((closed as Error).message).toMatch(/the session was closed; it runs no more agents/);
+  });
+});
+
 describe('resuming a background agent from its transcript', () => {
   it('restores the conversation in a new session and finishes the task', async () => {
     const marker = `${6000 + (process.pid % 1000)}.${Date.now() % 1000}1`;

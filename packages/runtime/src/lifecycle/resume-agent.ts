@@ -64,9 +64,17 @@ function requireStore(runtime: AgentRuntime): TranscriptStore {
   );
 }
 
+/** Agents a `resumeAgent` call is restoring right now, per runtime (not yet running). */
+const resuming = new WeakMap<AgentRuntime, Set<string>>();
+
 function refuseRunning(runtime: AgentRuntime, agentId: string): void {
   const entry = runtime.agents.get(agentId);
-  if (entry && !isCompacted(entry) && entry.status === 'running') {
+  // A resume still reading the transcript has not registered its run yet: a second call in
+  // the meantime would run the agent twice, both writing one transcript.
+  if (
+    (entry && !isCompacted(entry) && entry.status === 'running') ||
+    resuming.get(runtime)?.has(agentId) === true
+  ) {
     throw new DelegateError(
       'INVALID_ARGUMENT',
       `Agent ${agentId} is still running in this session; send it a message with SendMessage instead of resuming it.`,
@@ -272,6 +280,21 @@ export async function resumeAgentFromTranscript(
   checkInFlightToolCalls(options.inFlightToolCalls, 'resumeAgent: inFlightToolCalls');
   const store = requireStore(runtime);
   refuseRunning(runtime, options.agentId);
+  let pending = resuming.get(runtime);
+  if (pending === undefined) resuming.set(runtime, (pending = new Set()));
+  pending.add(options.agentId);
+  try {
+    return await restoreAndStart(runtime, options, store);
+  } finally {
+    pending.delete(options.agentId);
+  }
+}
+
+async function restoreAndStart(
+  runtime: AgentRuntime,
+  options: ResumeAgentOptions,
+  store: TranscriptStore,
+): Promise<AgentToolOutput> {
   const source = options.sessionId
     ? new TranscriptStore({ directory: store.directory, sessionId: options.sessionId })
     : store;

@@ -6,6 +6,7 @@ const OPTIONAL_COUNTS = [
   'maxTurns',
   'maxOutputTokensOverride',
   'maxToolConcurrency',
+  'maxToolResultChars',
   'maxStreamRetries',
   'streamIdleTimeoutMs',
   'maxConsecutiveStalls',

@@ -104,6 +104,11 @@ export type QueryParams = {
   drainQueuedMessages?: () => UserMessage[];
   /** Tools run in parallel at most (concurrency-safe ones only). */
   maxToolConcurrency?: number;
+  /**
+   * Longest text of one tool result passed on to the model; the rest is cut with a note
+   * (default `DEFAULT_MAX_TOOL_RESULT_CHARS`, 400,000 characters).
+   */
+  maxToolResultChars?: number;
   /** Exact tool definitions to send (forks reuse the parent's bytes). */
   toolDefinitions?: readonly ApiToolDefinition[];
   /** Retries of a stream that fails after it started (overloaded, connection reset); default 2. */
@@ -283,6 +288,9 @@ async function* runToolTurn(
     context,
     canUseTool: params.canUseTool,
     maxConcurrency: params.maxToolConcurrency ?? 10,
+    ...(params.maxToolResultChars !== undefined
+      ? { maxResultChars: params.maxToolResultChars }
+      : {}),
     ...(params.toolHooks ? { hooks: params.toolHooks } : {}),
     ...(loop.redact ? { redact: loop.redact } : {}),
   })) {

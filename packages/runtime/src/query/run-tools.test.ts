@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createRootToolUseContext } from '@delegate/context-isolation';
 import { type AssistantMessage, type Tool, createUuid } from '@delegate/core';
 import { z } from 'zod';
-import { type ToolRunUpdate, runToolUses } from './run-tools.js';
+import { DEFAULT_MAX_TOOL_RESULT_CHARS, type ToolRunUpdate, runToolUses } from './run-tools.js';
 
 /** The assistant message the tool calls came in (its content does not matter here). */
 function assistantMessage(stopReason: 'tool_use' | 'max_tokens'): AssistantMessage {
@@ -21,6 +21,62 @@ function assistantMessage(stopReason: 'tool_use' | 'max_tokens'): AssistantMessa
     },
   };
 }
+
+/** The result blocks of one run of `tool` called once with `{}`. */
+async function resultsOf(tool: Tool, maxResultChars?: number) {
+  const context = createRootToolUseContext({ cwd: tmpdir(), tools: [tool], model: 'm' });
+  const results = [];
+  for await (const update of runToolUses({
+    toolUses: [{ type: 'tool_use', id: 'a', name: tool.name, input: {} }],
+    assistantMessage: assistantMessage('tool_use'),
+    context,
+    canUseTool: async () => ({ behavior: 'allow' }),
+    maxConcurrency: 1,
+    ...(maxResultChars !== undefined ? { maxResultChars } : {}),
+  }))
+    if (update.type === 'result') results.push(update.result);
+  return results;
+}
+
+function toolReturning(content: Awaited<ReturnType<Tool['call']>>['content']): Tool {
+  return {
+    name: 'Huge',
+    inputSchema: z.object({}),
+    description: () => 'returns a lot',
+    isReadOnly: () => true,
+    isConcurrencySafe: () => true,
+    call: async () => ({ content }),
+  };
+}
+
+describe('the size of a tool result', () => {
+  const textOf = (result: { content?: unknown } | undefined): string =>
+    (result?.content as { text: string }[]).map((block) => block.text).join('|');
+
+  it('passes a result up to the limit on whole, and cuts a longer one with a note saying how much', async () => {
+    const whole = 'w'.repeat(DEFAULT_MAX_TOOL_RESULT_CHARS);
+    expect(textOf((await resultsOf(toolReturning(whole)))[0])).toBe(whole);
+
+    const [cut] = await resultsOf(toolReturning('H'.repeat(DEFAULT_MAX_TOOL_RESULT_CHARS + 1234)));
+    expect(textOf(cut)).toBe(
+      `${'H'.repeat(DEFAULT_MAX_TOOL_RESULT_CHARS)}|[… 1234 more characters of this tool result were cut: one result is passed on up to ${DEFAULT_MAX_TOOL_RESULT_CHARS} characters.]`,
+    );
+  });
+
+  it('cuts text blocks in order, drops the emptied ones, and takes its limit as an option', async () => {
+    const [cut] = await resultsOf(
+      toolReturning([
+        { type: 'text', text: 'a'.repeat(6) },
+        { type: 'text', text: 'b'.repeat(6) },
+        { type: 'text', text: 'c'.repeat(6) },
+      ]),
+      10,
+    );
+    expect(textOf(cut)).toBe(
+      'aaaaaa|bbbb|[… 8 more characters of this tool result were cut: one result is passed on up to 10 characters.]',
+    );
+  });
+});
 
 describe('runToolUses', () => {
   it("reports a failing permission check on its own call and keeps its siblings' results", async () => {

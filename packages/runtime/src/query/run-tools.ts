@@ -297,6 +297,8 @@ export async function* runToolUses(options: {
    * transcript or an event sees it): the query loop removes the API key with it.
    */
   redact?: (text: string) => string;
+  /** Longest result text passed on; the rest is cut with a note (default `DEFAULT_MAX_TOOL_RESULT_CHARS`). */
+  maxResultChars?: number;
 }): AsyncGenerator<ToolRunUpdate> {
   const { context } = options;
   const calls: Call[] = options.toolUses.map((block) => {
@@ -357,8 +359,48 @@ async function* runBatch(
           ? INTERRUPTED_TOOL_RESULT
           : 'The tool call failed unexpectedly before it returned a result.',
       );
-    yield { type: 'result', ...redacted(outcome, options.redact) };
+    yield {
+      type: 'result',
+      ...capped(
+        redacted(outcome, options.redact),
+        options.maxResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS,
+      ),
+    };
   }
+}
+
+/**
+ * Longest text of one tool result sent on (400,000 characters, about 100,000 tokens): above
+ * every built-in tool's own limit, and below what one request can carry. A longer result
+ * (a custom tool's) is cut with a note; sent whole it could fail the request, and every
+ * later one that resends it.
+ */
+export const DEFAULT_MAX_TOOL_RESULT_CHARS = 400_000;
+
+function cutNote(cut: number, max: number): string {
+  return `[… ${cut} more characters of this tool result were cut: one result is passed on up to ${max} characters.]`;
+}
+
+function capped(outcome: Outcome, max: number): Outcome {
+  const content = outcome.result.content;
+  if (content === undefined || typeof content === 'string') return outcome;
+  const total = content.reduce(
+    (sum, block) => sum + (block.type === 'text' ? block.text.length : 0),
+    0,
+  );
+  if (total <= max) return outcome;
+  let left = max;
+  const blocks = content
+    .map((block) => {
+      if (block.type !== 'text') return block;
+      const kept = block.text.slice(0, Math.max(0, left));
+      left -= kept.length;
+      return { ...block, text: kept };
+    })
+    // The API refuses an empty text block.
+    .filter((block) => block.type !== 'text' || block.text.length > 0);
+  blocks.push({ type: 'text', text: cutNote(total - max, max) });
+  return { ...outcome, result: { ...outcome.result, content: blocks } };
 }
 
 function redacted(outcome: Outcome, redact: ((text: string) => string) | undefined): Outcome {

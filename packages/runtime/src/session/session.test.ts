@@ -408,3 +408,42 @@ describe('many agents in one session', () => {
     expect(resumed.text).toContain('The word was kiwi.');
   });
 });
+
+describe('a custom tool with a huge result', () => {
+  it('sends it cut to the result limit, so neither this request nor any later one is too large', async () => {
+    const { getBuiltinTools } = await import('@delegate/tools');
+    const { z } = await import('zod');
+    const { DEFAULT_MAX_TOOL_RESULT_CHARS } = await import('../query/run-tools.js');
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [{ type: 'tool_use', name: 'Huge', input: {} }],
+        },
+        { match: { when: isMain }, reply: 'fine' },
+      ]),
+      session: {
+        tools: [
+          ...getBuiltinTools(),
+          {
+            name: 'Huge',
+            description: () => 'returns 34 MB',
+            inputSchema: z.object({}),
+            isReadOnly: () => true,
+            isConcurrencySafe: () => true,
+            // Over the 32 MiB a request may hold.
+            call: async () => ({ content: 'H'.repeat(34_000_000) }),
+          },
+        ],
+      },
+    });
+    const { session, sim } = current;
+    expect((await session.send('go')).text).toBe('fine');
+    expect((await session.send('and now')).text).toBe('fine');
+    // Each prompt: the tool call, then the answer after its result.
+    expect(sim.journal.entries.map((entry) => entry.status)).toEqual([200, 200, 200, 200]);
+    const sent = JSON.stringify(sim.journal.entries[1]!.body);
+    expect(sent).toContain('[… 33600000 more characters of this tool result were cut');
+    expect(sent.length).toBeLessThan(DEFAULT_MAX_TOOL_RESULT_CHARS + 50_000);
+  });
+});

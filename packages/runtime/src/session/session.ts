@@ -931,9 +931,16 @@ export class DelegateSession {
    * written again. Refuses an agent still running here, and a follow-up `message` to a
    * one-shot built-in (Explore, Plan) that already gave its report; resumed without one, such
    * an agent settles on that report (its notification is sent again) without a request.
+   * A session that was aborted or closed refuses with `ABORTED`.
    */
   async resumeAgent(options: ResumeAgentOptions): Promise<AgentToolOutput> {
     checkCallOptions('resumeAgent', options);
+    // Started here, it would be killed at once and its notification lost: say so instead.
+    if (this.context.abortController.signal.aborted)
+      throw new DelegateError(
+        'ABORTED',
+        `resumeAgent: the session was ${this.closing ? 'closed' : 'aborted'}; it runs no more agents. Resume ${options.agentId} in a new session over the same transcript folder.`,
+      );
     return resumeAgentFromTranscript(this.runtime, options);
   }
 
