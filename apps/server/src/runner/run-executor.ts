@@ -490,6 +490,9 @@ export class RunExecutor {
     options: { afterTakeover: boolean; onChange: (change: TreeChange) => void },
   ): Promise<void> {
     for (const agent of tree.list()) {
+      // Stopped before they were resumed (a cancel as the turn opened): they stay interrupted,
+      // for a later resume.
+      if (runner.aborted) return;
       if (agent.agentId === MAIN_AGENT_ID || agent.status !== 'interrupted') continue;
       // It finished, and its notification is in the main transcript, before its worker
       // stopped (the store had not caught up): resumed, it would report a second time.
