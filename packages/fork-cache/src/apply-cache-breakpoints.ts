@@ -1,5 +1,11 @@
-import { type CacheControl, DelegateError } from '@delegate/core';
-import { checkArray, checkMessages, checkObject, checkOptionalObject } from './check-argument.js';
+import {
+  type CacheControl,
+  DelegateError,
+  checkArray,
+  checkObject,
+  checkOptionalObject,
+} from '@delegate/core';
+import { checkMessages } from './check-argument.js';
 import { canCarryBreakpoint } from './lookback.js';
 import { type BlockAddress, type BreakpointMessage, messageBlocks } from './message-blocks.js';
 

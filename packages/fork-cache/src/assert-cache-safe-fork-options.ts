@@ -1,5 +1,4 @@
-import { DelegateError, invalidArgument } from '@delegate/core';
-import { checkObject } from './check-argument.js';
+import { DelegateError, invalidArgument, checkObject } from '@delegate/core';
 
 /** The fork options that decide whether a fork can still share its parent's prompt cache. */
 export type CacheSafeForkOptions = {

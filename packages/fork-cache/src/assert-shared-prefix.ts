@@ -1,5 +1,4 @@
-import { DelegateError } from '@delegate/core';
-import { checkArray, checkObject } from './check-argument.js';
+import { DelegateError, checkArray, checkObject } from '@delegate/core';
 import { describeCacheReach } from './describe-cache-reach.js';
 import { diagnoseCacheBreak } from './diagnose-cache-break.js';
 import {

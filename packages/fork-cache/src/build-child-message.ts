@@ -1,4 +1,4 @@
-import { checkString } from './check-argument.js';
+import { checkString } from '@delegate/core';
 import { buildForkDirectiveLine, buildForkRulesBlock } from './fork-worker-rules.js';
 
 /**

@@ -7,8 +7,8 @@ import {
   type ToolUseBlock,
   createUserMessage,
   createUuid,
+  checkObject,
 } from '@delegate/core';
-import { checkObject } from './check-argument.js';
 import { type ForkLayout, DEFAULT_FORK_LAYOUT, assertForkLayout } from './fork-layout.js';
 import {
   type ForkRulesPlacement,

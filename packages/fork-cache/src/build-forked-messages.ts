@@ -8,8 +8,8 @@ import {
   createUuid,
   invalidArgument,
   isObject,
+  checkString,
 } from '@delegate/core';
-import { checkString } from './check-argument.js';
 import { buildChildMessage } from './build-child-message.js';
 import { FORK_PLACEHOLDER_RESULT } from './fork-constants.js';
 

@@ -1,5 +1,4 @@
-import { DelegateError } from '@delegate/core';
-import { checkString } from './check-argument.js';
+import { DelegateError, checkString } from '@delegate/core';
 
 /**
  * Returns the notice a fork receives when it runs in its own git worktree: the inherited

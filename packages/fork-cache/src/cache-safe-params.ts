@@ -1,5 +1,4 @@
-import { type Message, type ToolUseContext } from '@delegate/core';
-import { checkArray, checkObject } from './check-argument.js';
+import { type Message, type ToolUseContext, checkArray, checkObject } from '@delegate/core';
 
 /**
  * Everything a fork must send exactly as its parent did to reuse the parent's prompt

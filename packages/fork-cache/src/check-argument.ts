@@ -1,13 +1,6 @@
 import { checkArray, checkObject, invalidArgument } from '@delegate/core';
 
-// The checks every package shares come from @delegate/core; those below are this package's own.
-export {
-  checkArray,
-  checkObject,
-  checkOptionalArray,
-  checkOptionalObject,
-  checkString,
-} from '@delegate/core';
+// Checks of this package's own; the shared ones (checkObject, checkArray, …) are @delegate/core's.
 
 /**
  * Throws `INVALID_ARGUMENT` unless `messages` is an array of objects whose `content` is a

@@ -1,5 +1,5 @@
+import { checkObject } from '@delegate/core';
 import { type CacheReach, assessCacheReach } from './assess-cache-reach.js';
-import { checkObject } from './check-argument.js';
 import { describeCacheReach } from './describe-cache-reach.js';
 import {
   type CacheKeyRequest,

@@ -1,6 +1,5 @@
-import { invalidArgument } from '@delegate/core';
+import { invalidArgument, checkArray, checkObject, checkString } from '@delegate/core';
 import { canonicalJson, hashParts, orderedJson } from './canonical-json.js';
-import { checkArray, checkObject, checkString } from './check-argument.js';
 import { type LookbackRule, resolveLookbackRule } from './lookback.js';
 import {
   type PrefixBlockFingerprint,

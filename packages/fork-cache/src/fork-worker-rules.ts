@@ -1,5 +1,4 @@
-import { DelegateError } from '@delegate/core';
-import { checkString } from './check-argument.js';
+import { DelegateError, checkString } from '@delegate/core';
 import { FORK_BOILERPLATE_TAG, FORK_DIRECTIVE_PREFIX } from './fork-constants.js';
 
 // The rules are identical for every child and every sibling; nothing about one child (its

@@ -1,5 +1,4 @@
-import { type ContentBlock, type Message } from '@delegate/core';
-import { checkArray, checkObject } from './check-argument.js';
+import { type ContentBlock, type Message, checkArray, checkObject } from '@delegate/core';
 import { FORK_BOILERPLATE_TAG } from './fork-constants.js';
 
 const OPENING_TAG = `<${FORK_BOILERPLATE_TAG}>`;

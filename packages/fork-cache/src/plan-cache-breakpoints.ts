@@ -1,5 +1,5 @@
-import { DelegateError } from '@delegate/core';
-import { checkMessages, checkObject, checkOptionalArray } from './check-argument.js';
+import { DelegateError, checkObject, checkOptionalArray } from '@delegate/core';
+import { checkMessages } from './check-argument.js';
 import {
   type LookbackRule,
   lookbackPositions,

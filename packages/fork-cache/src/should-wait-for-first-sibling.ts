@@ -1,5 +1,5 @@
-import { DelegateError } from '@delegate/core';
-import { checkMessages, checkObject } from './check-argument.js';
+import { DelegateError, checkObject } from '@delegate/core';
+import { checkMessages } from './check-argument.js';
 import { type ForkLayout, assertForkLayout } from './fork-layout.js';
 import { type BreakpointMessage, messageBlocks } from './message-blocks.js';
 

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-import { checkOptionalObject } from './check-argument.js';
-import { type AgentMemoryScope, DelegateError } from '@delegate/core';
+import { type AgentMemoryScope, DelegateError, checkOptionalObject } from '@delegate/core';
 import { checkMemoryDirectory, expectedRealDirectory } from './check-memory-directory.js';
 import { fileSystemError } from './file-system-error.js';
 import { makeMemoryFolder } from './make-memory-folder.js';

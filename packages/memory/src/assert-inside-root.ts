@@ -1,6 +1,5 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { checkString } from './check-argument.js';
-import { DelegateError } from '@delegate/core';
+import { DelegateError, checkString } from '@delegate/core';
 
 /**
  * Throws a DelegateError (PATH_ESCAPE) unless `target` lies strictly inside `root`

@@ -1,5 +1,4 @@
-import { type AgentMemoryScope, invalidArgument } from '@delegate/core';
-import { checkObject } from './check-argument.js';
+import { type AgentMemoryScope, invalidArgument, checkObject } from '@delegate/core';
 import { type MemoryIndexRead, type MemoryIndexTruncation } from './read-bounded-memory-index.js';
 
 /** What the memory prompt is built from. */

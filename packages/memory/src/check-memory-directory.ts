@@ -1,7 +1,6 @@
 import { lstatSync, realpathSync } from 'node:fs';
-import { checkObject, checkString } from './check-argument.js';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { type AgentMemoryScope, DelegateError } from '@delegate/core';
+import { type AgentMemoryScope, DelegateError, checkObject, checkString } from '@delegate/core';
 import { systemErrorCode } from './file-system-error.js';
 
 /** What {@link checkMemoryDirectory} checks. */

@@ -1,7 +1,6 @@
 import { lstat, rm } from 'node:fs/promises';
-import { checkOptionalObject } from './check-argument.js';
 import { dirname } from 'node:path';
-import { type AgentMemoryScope, DelegateError } from '@delegate/core';
+import { type AgentMemoryScope, DelegateError, checkOptionalObject } from '@delegate/core';
 import { assertInsideRoot } from './assert-inside-root.js';
 import { checkMemoryDirectory } from './check-memory-directory.js';
 import { fileSystemError, systemErrorCode } from './file-system-error.js';

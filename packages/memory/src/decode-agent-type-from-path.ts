@@ -1,5 +1,5 @@
+import { checkString } from '@delegate/core';
 import { sanitizeAgentTypeForPath } from './sanitize-agent-type-for-path.js';
-import { checkString } from './check-argument.js';
 import { decodeWtf8 } from './wtf8.js';
 
 /**

@@ -1,5 +1,4 @@
-import { type AgentMemoryScope } from '@delegate/core';
-import { checkOptionalObject } from './check-argument.js';
+import { type AgentMemoryScope, checkOptionalObject } from '@delegate/core';
 import { join } from 'node:path';
 import { getAgentMemoryDir } from './get-agent-memory-dir.js';
 import { type AgentMemoryPathOptions } from './get-agent-memory-root.js';

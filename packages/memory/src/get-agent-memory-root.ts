@@ -1,7 +1,11 @@
 import { homedir } from 'node:os';
-import { checkOptionalObject } from './check-argument.js';
 import { isAbsolute, join, resolve, sep } from 'node:path';
-import { type AgentMemoryScope, DelegateError, invalidArgument } from '@delegate/core';
+import {
+  type AgentMemoryScope,
+  DelegateError,
+  invalidArgument,
+  checkOptionalObject,
+} from '@delegate/core';
 
 /** Where agent memory lives; every field is optional. */
 export interface AgentMemoryPathOptions {

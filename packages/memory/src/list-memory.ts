@@ -1,7 +1,11 @@
 import { readdir } from 'node:fs/promises';
-import { checkOptionalArray, checkOptionalObject, checkString } from './check-argument.js';
 import { join } from 'node:path';
-import { type AgentMemoryScope } from '@delegate/core';
+import {
+  type AgentMemoryScope,
+  checkOptionalArray,
+  checkOptionalObject,
+  checkString,
+} from '@delegate/core';
 import { checkMemoryDirectory } from './check-memory-directory.js';
 import { decodeAgentTypeFromPath } from './decode-agent-type-from-path.js';
 import { fileSystemError, systemErrorCode } from './file-system-error.js';

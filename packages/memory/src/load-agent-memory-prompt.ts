@@ -1,5 +1,4 @@
-import { type AgentMemoryScope } from '@delegate/core';
-import { checkOptionalObject } from './check-argument.js';
+import { type AgentMemoryScope, checkOptionalObject } from '@delegate/core';
 import { type AgentMemoryPromptOptions, prepareAgentMemory } from './prepare-agent-memory.js';
 
 /**

@@ -1,5 +1,9 @@
-import { type AgentMemoryScope, DelegateError, invalidArgument } from '@delegate/core';
-import { checkOptionalObject } from './check-argument.js';
+import {
+  type AgentMemoryScope,
+  DelegateError,
+  invalidArgument,
+  checkOptionalObject,
+} from '@delegate/core';
 import { buildAgentMemoryPrompt } from './build-agent-memory-prompt.js';
 import { fileSystemError } from './file-system-error.js';
 import { getAgentMemoryDir } from './get-agent-memory-dir.js';

@@ -1,6 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { checkObject, checkString } from './check-argument.js';
-import { errorMessage, invalidArgument } from '@delegate/core';
+import { errorMessage, invalidArgument, checkObject, checkString } from '@delegate/core';
 import { systemErrorCode } from './file-system-error.js';
 import { SAFE_READ_FLAGS, describeOpenError, hardLinkProblem } from './read-regular-file.js';
 

@@ -1,7 +1,6 @@
 import { stat } from 'node:fs/promises';
-import { checkOptionalObject } from './check-argument.js';
 import { join } from 'node:path';
-import { type AgentMemoryScope } from '@delegate/core';
+import { type AgentMemoryScope, checkOptionalObject } from '@delegate/core';
 import { fileSystemError, systemErrorCode } from './file-system-error.js';
 import { getAgentMemoryDir } from './get-agent-memory-dir.js';
 import { MEMORY_INDEX_FILE_NAME } from './get-agent-memory-file.js';

@@ -1,4 +1,4 @@
-import { checkArray } from './check-argument.js';
+import { checkArray } from '@delegate/core';
 import {
   checkMcpArguments,
   hasRequiredMcpServers,

@@ -1,5 +1,10 @@
-import { TOOL_NAMES, type AgentDefinition } from '@delegate/core';
-import { checkArray, checkObject, checkString } from './check-argument.js';
+import {
+  TOOL_NAMES,
+  type AgentDefinition,
+  checkArray,
+  checkObject,
+  checkString,
+} from '@delegate/core';
 import {
   checkDenyRules,
   getDenyRuleForAgent,

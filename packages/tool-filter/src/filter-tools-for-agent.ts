@@ -1,5 +1,11 @@
-import { TOOL_NAMES, type PermissionMode } from '@delegate/core';
-import { checkArray, checkObject, checkOptionalObject, checkTool } from './check-argument.js';
+import {
+  TOOL_NAMES,
+  type PermissionMode,
+  checkArray,
+  checkObject,
+  checkOptionalObject,
+} from '@delegate/core';
+import { checkTool } from './check-argument.js';
 import { resolveToolFilterPolicy, type ToolFilterPolicy } from './tool-filter-policy.js';
 import {
   isMcpTool,

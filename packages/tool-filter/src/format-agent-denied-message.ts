@@ -1,5 +1,4 @@
-import { type PermissionRule } from '@delegate/core';
-import { checkObject, checkString } from './check-argument.js';
+import { type PermissionRule, checkObject, checkString } from '@delegate/core';
 import { permissionRuleValueToString } from './permission-rule-value-to-string.js';
 
 /** Throws `INVALID_ARGUMENT` unless `agentType` is a string and `rule` a rule or undefined. */

@@ -1,5 +1,10 @@
-import { type PermissionRule, type ToolPermissionContext } from '@delegate/core';
-import { checkArray, checkObject, checkString } from './check-argument.js';
+import {
+  type PermissionRule,
+  type ToolPermissionContext,
+  checkArray,
+  checkObject,
+  checkString,
+} from '@delegate/core';
 import { isAgentToolName } from './tool-name-matching.js';
 
 /** The part of a permission context the agent deny checks read. */

@@ -1,5 +1,4 @@
-import { type AgentDefinition } from '@delegate/core';
-import { checkArray, checkObject } from './check-argument.js';
+import { type AgentDefinition, checkArray, checkObject } from '@delegate/core';
 
 /** The field of an agent definition the MCP requirement checks read. */
 export type McpRequirementFields = Pick<AgentDefinition, 'requiredMcpServers'>;

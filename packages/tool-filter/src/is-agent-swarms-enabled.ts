@@ -1,4 +1,4 @@
-import { checkOptionalObject, checkString } from './check-argument.js';
+import { checkOptionalObject, checkString } from '@delegate/core';
 
 /** Environment variable that opts in to agent teams (in-process teammates). */
 export const AGENT_TEAMS_ENV_VAR = 'DELEGATE_EXPERIMENTAL_AGENT_TEAMS';

@@ -1,5 +1,5 @@
-import { type Tool } from '@delegate/core';
-import { checkArray, checkTool } from './check-argument.js';
+import { type Tool, checkArray } from '@delegate/core';
+import { checkTool } from './check-argument.js';
 import { isMcpTool } from './tool-name-matching.js';
 
 /**

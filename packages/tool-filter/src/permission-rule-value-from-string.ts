@@ -1,5 +1,4 @@
-import { type PermissionRuleValue } from '@delegate/core';
-import { checkString } from './check-argument.js';
+import { type PermissionRuleValue, checkString } from '@delegate/core';
 
 /** Index of the first `(` not preceded by an odd number of backslashes, or -1. */
 function firstUnescapedOpen(text: string): number {

@@ -1,5 +1,4 @@
-import { type PermissionRuleValue } from '@delegate/core';
-import { checkObject, checkString } from './check-argument.js';
+import { type PermissionRuleValue, checkObject, checkString } from '@delegate/core';
 
 /** Escapes `\`, `(` and `)` with a backslash so the content survives a parse. */
 export function escapeRuleContent(content: string): string {

@@ -1,5 +1,10 @@
-import { type AgentDefinition } from '@delegate/core';
-import { checkArray, checkObject, checkOptionalObject, checkString } from './check-argument.js';
+import {
+  type AgentDefinition,
+  checkArray,
+  checkObject,
+  checkOptionalObject,
+  checkString,
+} from '@delegate/core';
 import { filterToolsForAgent } from './filter-tools-for-agent.js';
 import { permissionRuleValueFromString } from './permission-rule-value-from-string.js';
 import { type ToolFilterPolicy } from './tool-filter-policy.js';

@@ -1,5 +1,4 @@
-import { DelegateError } from '@delegate/core';
-import { checkOptionalObject } from './check-argument.js';
+import { DelegateError, checkOptionalObject } from '@delegate/core';
 import {
   DEFAULT_ALL_AGENT_DISALLOWED_TOOLS,
   DEFAULT_ASYNC_AGENT_ALLOWED_TOOLS,

@@ -1,5 +1,5 @@
-import { TOOL_NAMES, type Tool } from '@delegate/core';
-import { checkArray, checkNameSet, checkString, checkTool } from './check-argument.js';
+import { TOOL_NAMES, type Tool, checkArray, checkString } from '@delegate/core';
+import { checkNameSet, checkTool } from './check-argument.js';
 
 /** The parts of a tool the filters look at; real `Tool` objects satisfy it. */
 export type FilterableTool = Pick<Tool, 'name' | 'aliases' | 'requiresUserInteraction' | 'isMcp'>;
