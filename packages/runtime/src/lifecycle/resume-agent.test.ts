@@ -49,25 +49,38 @@ function reopen(
   });
 }
 
+/**
+ * A session whose main agent starts one background `general-purpose` job ("Do the job") and
+ * waits for it; `replies` answer the job. Returns the job's agent id once it has finished.
+ */
+async function finishedBackgroundJob(
+  replies: Rule[],
+): Promise<{ session: DelegateSession; agentId: string }> {
+  current = await createTestSession({
+    policy: rules([
+      { match: { when: isMain, lastUserText: '<task-notification>' }, reply: 'noted' },
+      launchInBackground('general-purpose', 'job', 'Do the job'),
+      { match: { when: isMain }, reply: 'ok' },
+      ...replies,
+    ]),
+  });
+  const { session } = current;
+  const events: AgentEvent[] = [];
+  session.events.on((event) => events.push(event));
+  await session.send('start', { waitForBackground: true });
+  const agentId = events.find((event) => event.type === 'agent.started')!.agentId;
+  await session.flush();
+  return { session, agentId };
+}
+
 describe('resuming in the same session', () => {
   it('resumes an agent in the same session (after a restart) without writing its history twice', async () => {
-    current = await createTestSession({
-      policy: rules([
-        { match: { when: isMain, lastUserText: '<task-notification>' }, reply: 'noted' },
-        launchInBackground('general-purpose', 'job', 'Do the job'),
-        { match: { when: isMain }, reply: 'ok' },
-        { match: { agent: 'general-purpose', lastUserText: 'And the rest' }, reply: 'Rest done.' },
-        { match: { agent: 'general-purpose' }, reply: 'Job done.' },
-      ]),
-    });
-    const { session } = current;
-    const events: AgentEvent[] = [];
-    session.events.on((event) => events.push(event));
-    await session.send('start', { waitForBackground: true });
-    const agentId = events.find((event) => event.type === 'agent.started')!.agentId;
-    await session.flush();
+    const { session, agentId } = await finishedBackgroundJob([
+      { match: { agent: 'general-purpose', lastUserText: 'And the rest' }, reply: 'Rest done.' },
+      { match: { agent: 'general-purpose' }, reply: 'Job done.' },
+    ]);
     // The process restarts and picks the same session up again.
-    const again = await reopen(current, session.transcript!.sessionId);
+    const again = await reopen(current!, session.transcript!.sessionId);
     await again.resumeAgent({ agentId, message: 'And the rest' });
     await again.send('', { waitForBackground: true });
     await again.flush();
@@ -113,20 +126,9 @@ describe('resuming in the same session', () => {
 
 describe('two resumes of one agent at once', () => {
   it('runs the agent once: the second call is refused while the first restores it', async () => {
-    current = await createTestSession({
-      policy: rules([
-        { match: { when: isMain, lastUserText: '<task-notification>' }, reply: 'noted' },
-        launchInBackground('general-purpose', 'job', 'Do the job'),
-        { match: { when: isMain }, reply: 'ok' },
-        { match: { agent: 'general-purpose' }, reply: 'Done.' },
-      ]),
-    });
-    const { session } = current;
-    const events: AgentEvent[] = [];
-    session.events.on((event) => events.push(event));
-    await session.send('start', { waitForBackground: true });
-    const agentId = events.find((event) => event.type === 'agent.started')!.agentId;
-    await session.flush();
+    const { session, agentId } = await finishedBackgroundJob([
+      { match: { agent: 'general-purpose' }, reply: 'Done.' },
+    ]);
 
     const results = await Promise.allSettled([
       session.resumeAgent({ agentId, message: 'msg A' }),
@@ -138,7 +140,7 @@ describe('two resumes of one agent at once', () => {
     expect(refusal.message).toMatch(/still running .* SendMessage/);
     await session.send('', { waitForBackground: true });
     await session.flush();
-    const requests = current.sim.journal.entries.filter(
+    const requests = current!.sim.journal.entries.filter(
       (entry) => agentOf(entry) === 'general-purpose',
     );
     // The first run, then one resumed run that got msg A only.

@@ -64,16 +64,13 @@ function requireStore(runtime: AgentRuntime): TranscriptStore {
   );
 }
 
-/** Agents a `resumeAgent` call is restoring right now, per runtime (not yet running). */
-const resuming = new WeakMap<AgentRuntime, Set<string>>();
-
 function refuseRunning(runtime: AgentRuntime, agentId: string): void {
   const entry = runtime.agents.get(agentId);
   // A resume still reading the transcript has not registered its run yet: a second call in
   // the meantime would run the agent twice, both writing one transcript.
   if (
     (entry && !isCompacted(entry) && entry.status === 'running') ||
-    resuming.get(runtime)?.has(agentId) === true
+    runtime.resumingAgents.has(agentId)
   ) {
     throw new DelegateError(
       'INVALID_ARGUMENT',
@@ -280,13 +277,11 @@ export async function resumeAgentFromTranscript(
   checkInFlightToolCalls(options.inFlightToolCalls, 'resumeAgent: inFlightToolCalls');
   const store = requireStore(runtime);
   refuseRunning(runtime, options.agentId);
-  let pending = resuming.get(runtime);
-  if (pending === undefined) resuming.set(runtime, (pending = new Set()));
-  pending.add(options.agentId);
+  runtime.resumingAgents.add(options.agentId);
   try {
     return await restoreAndStart(runtime, options, store);
   } finally {
-    pending.delete(options.agentId);
+    runtime.resumingAgents.delete(options.agentId);
   }
 }
 

@@ -100,6 +100,8 @@ export type AgentRuntime = {
   pendingBackgroundSpawns: number;
   /** Runs still settling (flush waits for them). */
   pendingRuns: Set<Promise<unknown>>;
+  /** Agents a `resumeAgent` call is restoring from their transcript (not running yet). */
+  resumingAgents: Set<string>;
   /** Sub-agents' own MCP servers while a run has them open (`close` stops them all). */
   agentMcpConnections: Set<{ close(): Promise<void> }>;
   /** Background agents start through this, one per event-loop turn (see `createStartGate`). */

@@ -509,6 +509,7 @@ export class DelegateSession {
       oneShotAgentTypes: agentDefs.ONE_SHOT_BUILTIN_AGENT_TYPES,
       pendingBackgroundSpawns: 0,
       pendingRuns: new Set(),
+      resumingAgents: new Set(),
       agentMcpConnections: new Set(),
       backgroundStart: createStartGate(),
       requestGate: createStartGate(),
