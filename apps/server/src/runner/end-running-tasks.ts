@@ -1,5 +1,5 @@
 import type { RunEventHub } from '../events/run-event-hub.js';
-import type { RunStore } from '../store/run-store.js';
+import type { AgentRecord, AgentStatus, RunStore } from '../store/run-store.js';
 
 /**
  * Ends the run's tasks the store still has as running, as `killed` (what a stop records), with
@@ -36,4 +36,26 @@ export async function endRunningTasks(options: {
     });
   }
   return ended;
+}
+
+/**
+ * Ends the run's agents the store still has as running with `status` and `error`, with an
+ * `agent.status` event each (a crash, a takeover or a broken turn stopped them). Returns them as
+ * they were.
+ */
+export async function endRunningAgents(options: {
+  store: RunStore;
+  hub: RunEventHub;
+  runId: string;
+  status: Extract<AgentStatus, 'interrupted' | 'failed'>;
+  error: string;
+}): Promise<AgentRecord[]> {
+  const { store, hub, runId, status, error } = options;
+  const running = (await store.listAgents(runId)).filter((agent) => agent.status === 'running');
+  const endedAt = new Date().toISOString();
+  for (const agent of running) {
+    await store.upsertAgent({ ...agent, status, currentTool: null, endedAt, error });
+    void hub.publish(runId, { type: 'agent.status', agentId: agent.agentId, status, error });
+  }
+  return running;
 }

@@ -1,6 +1,6 @@
 import type { RunEventHub } from '../events/run-event-hub.js';
 import type { RunStore } from '../store/run-store.js';
-import { endRunningTasks } from './end-running-tasks.js';
+import { endRunningAgents, endRunningTasks } from './end-running-tasks.js';
 
 function now(): string {
   return new Date().toISOString();
@@ -25,22 +25,7 @@ export async function failBrokenRun(options: {
   const current = await store.getRun(runId);
   if (current?.status !== 'running') return false;
   const message = `The server failed while running this turn (${options.reason}). POST /v1/runs/${runId}/resume continues it from its last finished turn.`;
-  for (const agent of await store.listAgents(runId)) {
-    if (agent.status !== 'running') continue;
-    await store.upsertAgent({
-      ...agent,
-      status: 'failed',
-      currentTool: null,
-      endedAt: now(),
-      error: message,
-    });
-    void hub.publish(runId, {
-      type: 'agent.status',
-      agentId: agent.agentId,
-      status: 'failed',
-      error: message,
-    });
-  }
+  await endRunningAgents({ store, hub, runId, status: 'failed', error: message });
   await endRunningTasks({
     store,
     hub,

@@ -18,7 +18,7 @@ import type {
 import { resolveWorkspace } from '../workspace/resolve-workspace.js';
 import { MAIN_AGENT_ID } from './agent-tree.js';
 import { checkMainAgentRuns, findMainAgent, loadWorkspaceAgents } from './prepare-session.js';
-import { endRunningTasks } from './end-running-tasks.js';
+import { endRunningAgents, endRunningTasks } from './end-running-tasks.js';
 import type { RunExecutor } from './run-executor.js';
 import { LocalRunControl, type RunControl } from './run-control.js';
 
@@ -391,22 +391,13 @@ export class RunService {
   }
 
   private async markInterrupted(runId: string): Promise<void> {
-    for (const agent of await this.store.listAgents(runId)) {
-      if (agent.status !== 'running') continue;
-      await this.store.upsertAgent({
-        ...agent,
-        status: 'interrupted',
-        currentTool: null,
-        endedAt: now(),
-        error: INTERRUPTED_MESSAGE,
-      });
-      void this.hub.publish(runId, {
-        type: 'agent.status',
-        agentId: agent.agentId,
-        status: 'interrupted',
-        error: INTERRUPTED_MESSAGE,
-      });
-    }
+    await endRunningAgents({
+      store: this.store,
+      hub: this.hub,
+      runId,
+      status: 'interrupted',
+      error: INTERRUPTED_MESSAGE,
+    });
     await endRunningTasks({
       store: this.store,
       hub: this.hub,
