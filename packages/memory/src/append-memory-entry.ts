@@ -1,14 +1,7 @@
-import { join } from 'node:path';
 import { type AgentMemoryScope, DelegateError, checkOptionalObject } from '@delegate/core';
-import { checkMemoryDirectory, expectedRealDirectory } from './check-memory-directory.js';
-import { fileSystemError } from './file-system-error.js';
-import { makeMemoryFolder } from './make-memory-folder.js';
-import { getAgentMemoryDir } from './get-agent-memory-dir.js';
-import { MEMORY_INDEX_FILE_NAME } from './get-agent-memory-file.js';
-import { getAgentMemoryRoot } from './get-agent-memory-root.js';
-import { pathLockKey, withPathLock } from './path-lock.js';
 import { readRegularFile } from './read-regular-file.js';
 import { writeFileAtomic } from './write-file-atomic.js';
+import { changeMemoryIndex } from './change-memory-index.js';
 import { type WriteMemoryIndexOptions } from './write-memory-index.js';
 
 /**
@@ -30,35 +23,19 @@ export async function appendMemoryEntry(
       { details: { agentType, scope } },
     );
   }
-  const directory = getAgentMemoryDir(agentType, scope, options);
-  const file = join(directory, MEMORY_INDEX_FILE_NAME);
   const block = entry.endsWith('\n') ? entry : `${entry}\n`;
-  const check = {
+  return changeMemoryIndex({
+    agentType,
     scope,
-    root: getAgentMemoryRoot(scope, options),
-    directory,
-    cwd: options.cwd ?? process.cwd(),
-  };
-  await withPathLock(pathLockKey(file), async () => {
-    checkMemoryDirectory(check);
-    try {
-      await makeMemoryFolder(check);
-      checkMemoryDirectory(check);
+    paths: options,
+    action: 'append to the memory index',
+    change: async (file, expectedDirectory) => {
       const current = (await readRegularFile(file)) ?? '';
       const separator = current.length === 0 || current.endsWith('\n') ? '' : '\n';
       await writeFileAtomic(file, current + separator + block, {
         fsync: options.fsync ?? false,
-        expectedDirectory: expectedRealDirectory(check),
+        expectedDirectory,
       });
-    } catch (cause) {
-      if (cause instanceof DelegateError) throw cause;
-      throw fileSystemError({
-        action: 'append to the memory index',
-        path: file,
-        cause,
-        details: { agentType, scope },
-      });
-    }
+    },
   });
-  return file;
 }

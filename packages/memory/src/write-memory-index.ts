@@ -1,13 +1,7 @@
-import { join } from 'node:path';
 import { type AgentMemoryScope, DelegateError, checkOptionalObject } from '@delegate/core';
-import { fileSystemError } from './file-system-error.js';
-import { makeMemoryFolder } from './make-memory-folder.js';
-import { getAgentMemoryDir } from './get-agent-memory-dir.js';
-import { MEMORY_INDEX_FILE_NAME } from './get-agent-memory-file.js';
-import { type AgentMemoryPathOptions, getAgentMemoryRoot } from './get-agent-memory-root.js';
-import { checkMemoryDirectory, expectedRealDirectory } from './check-memory-directory.js';
-import { pathLockKey, withPathLock } from './path-lock.js';
+import { type AgentMemoryPathOptions } from './get-agent-memory-root.js';
 import { writeFileAtomic } from './write-file-atomic.js';
+import { changeMemoryIndex } from './change-memory-index.js';
 
 /** Options for writing MEMORY.md. */
 export interface WriteMemoryIndexOptions extends AgentMemoryPathOptions {
@@ -34,35 +28,12 @@ export async function writeMemoryIndex(
       { details: { agentType, scope } },
     );
   }
-  const directory = getAgentMemoryDir(agentType, scope, options);
-  const file = join(directory, MEMORY_INDEX_FILE_NAME);
-  const check = {
+  return changeMemoryIndex({
+    agentType,
     scope,
-    root: getAgentMemoryRoot(scope, options),
-    directory,
-    cwd: options.cwd ?? process.cwd(),
-  };
-  checkMemoryDirectory(check);
-  // In the queue of appends to the same file: a write made after an append replaces it, and
-  // an append made after a write adds to it, whatever finishes first.
-  await withPathLock(pathLockKey(file), async () => {
-    try {
-      await makeMemoryFolder(check);
-      // Checked again now that the folder exists, to narrow the window for a swapped-in link.
-      checkMemoryDirectory(check);
-      await writeFileAtomic(file, content, {
-        fsync: options.fsync ?? false,
-        expectedDirectory: expectedRealDirectory(check),
-      });
-    } catch (cause) {
-      if (cause instanceof DelegateError) throw cause;
-      throw fileSystemError({
-        action: 'write the memory index',
-        path: file,
-        cause,
-        details: { agentType, scope },
-      });
-    }
+    paths: options,
+    action: 'write the memory index',
+    change: (file, expectedDirectory) =>
+      writeFileAtomic(file, content, { fsync: options.fsync ?? false, expectedDirectory }),
   });
-  return file;
 }
