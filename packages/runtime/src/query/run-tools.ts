@@ -371,9 +371,9 @@ async function* runBatch(
 
 /**
  * Longest text of one tool result sent on (400,000 characters, about 100,000 tokens): above
- * every built-in tool's own limit, and below what one request can carry. A longer result
- * (a custom tool's) is cut with a note; sent whole it could fail the request, and every
- * later one that resends it.
+ * what the built-in tools return by default, and far below what one request can carry. A
+ * longer result (a custom tool's) is cut with a note; sent whole it could fail the request,
+ * and every later one that resends it.
  */
 export const DEFAULT_MAX_TOOL_RESULT_CHARS = 400_000;
 
