@@ -313,18 +313,12 @@ export class RunExecutor {
    * show as running for good); never rejects.
    */
   private retire(runId: string, runner: SessionRunner): Promise<void> {
-    const shells = new Set(
-      runner
-        .tasks()
-        .filter((task) => task.type === 'local_bash' && task.status === 'running')
-        .map((task) => task.taskId),
-    );
     return runner
       .close()
       .then(() =>
         this.storeTasks(
           runId,
-          runner.tasks().filter((task) => shells.has(task.taskId) && task.status !== 'running'),
+          runner.tasks().filter((task) => task.type === 'local_bash'),
         ),
       )
       .catch((error: unknown) =>
