@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { isAbsolute, join, relative } from 'node:path';
 import { readFile, realpath } from 'node:fs/promises';
 import { DelegateError } from '@delegate/core';
+import { reapOrphanedShells } from '@delegate/tools';
 import type { Logger } from 'pino';
 import type { RunEventHub } from '../events/run-event-hub.js';
 import { ApiError, conflict, runNotFound } from '../http/api-error.js';
@@ -37,7 +38,6 @@ const TASK_INTERRUPTED_MESSAGE =
  * how many process groups it killed; a failure kills none and is not an error.
  */
 async function reapShells(): Promise<number> {
-  const { reapOrphanedShells } = await import('@delegate/tools');
   return (await reapOrphanedShells().catch(() => [])).length;
 }
 

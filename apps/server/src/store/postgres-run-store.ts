@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { Database } from './database.js';
 import { KyselyRunStore } from './kysely-run-store.js';
 import { redactUrl } from './redact-url.js';
-import { TextValues, withoutNul } from './text-values-plugin.js';
+import { TextValues, postgresText } from './text-values-plugin.js';
 import type { EventsAppended } from './run-store.js';
 
 /** PostgreSQL channel that carries `<runId> <first seq> <last seq>` for every append to an event log. */
@@ -32,7 +32,7 @@ export class PostgresRunStore extends KyselyRunStore {
         dialect: new PostgresDialect({ pool }),
         // PostgreSQL refuses a NUL in text ("invalid byte sequence for encoding UTF8: 0x00"), and
         // a tool's output can hold one (a command printing binary data): stored as U+FFFD.
-        plugins: [new TextValues(withoutNul)],
+        plugins: [new TextValues(postgresText)],
       }),
       afterAppend: async (transaction, events) => {
         const ranges = new Map<string, [number, number]>();

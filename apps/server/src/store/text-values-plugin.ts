@@ -25,7 +25,7 @@ export function wellFormed(text: string): string {
 }
 
 /** NUL as U+FFFD (PostgreSQL's text type cannot hold one), and lone surrogates as `wellFormed`. */
-export function withoutNul(text: string): string {
+export function postgresText(text: string): string {
   const formed = wellFormed(text);
   return formed.includes('\0') ? formed.replaceAll('\0', REPLACEMENT_CHARACTER) : formed;
 }
