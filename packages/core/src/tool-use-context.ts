@@ -144,6 +144,13 @@ export type ToolUseContext = {
   readFileState: FileStateCache;
   /** Aborts the agent's work. */
   abortController: AbortController;
+  /**
+   * Aborts when the agent itself stops, not merely the query loop or tool call at hand: work
+   * a tool leaves running after its call returns (a background shell) stops with this one.
+   * Absent: `abortController.signal` is that signal too. A query loop sets it on the context
+   * it hands its tools, whose own controller stops with the loop.
+   */
+  lifetimeSignal?: AbortSignal;
   /** Reads application state. */
   getAppState: () => AppState;
   /** Changes application state (a no-op in isolated sub-agents). */

@@ -21,7 +21,7 @@ export {
 } from './lifecycle/settle-in-flight-calls.js';
 export type { InFlightToolCalls, SettledToolCalls } from './lifecycle/settle-in-flight-calls.js';
 export { query } from './query/query.js';
-export { DEFAULT_MAX_TOOL_RESULT_CHARS } from './query/run-tools.js';
+export { DEFAULT_MAX_TOOL_RESULT_CHARS, INTERRUPT_GRACE_MS } from './query/run-tools.js';
 export type {
   QueryEvent,
   QueryOutcome,

@@ -108,7 +108,8 @@ async function startInBackground(options: {
   const { input, context, registry } = options;
   // Task registration must reach the root even from an isolated sub-agent.
   const setTasks = context.setAppStateForTasks ?? context.setAppState;
-  const signal = context.abortController.signal;
+  // The shell outlives this call: it stops with the agent, not with the call or its loop.
+  const signal = context.lifetimeSignal ?? context.abortController.signal;
   let taskId = '';
   const kill = (): void => {
     registry.kill(taskId);

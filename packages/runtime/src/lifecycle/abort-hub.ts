@@ -38,6 +38,20 @@ export class AbortHub {
     return child;
   }
 
+  /**
+   * Links a controller made elsewhere (a foreground agent moved to the background), as
+   * `createChild` links its own; one of an aborted hub is aborted at once.
+   */
+  adopt(child: AbortController): void {
+    if (child.signal.aborted || this.children.has(child)) return;
+    if (this.parent.aborted) {
+      child.abort(this.parent.reason);
+      return;
+    }
+    this.children.add(child);
+    child.signal.addEventListener('abort', () => this.children.delete(child), { once: true });
+  }
+
   /** Unlinks `child` (a later parent abort no longer reaches it); false when it was not linked. */
   release(child: AbortController): boolean {
     return this.children.delete(child);

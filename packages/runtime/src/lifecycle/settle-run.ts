@@ -237,6 +237,18 @@ export function releaseAbortLink(runtime: AgentRuntime, record: AgentRecord): vo
   if (!releaseSubagentContext(record.context)) releaseChildAbortController(controller);
 }
 
+/**
+ * A foreground run moved to the background outlives the call that started it, as a
+ * background agent does: its abort link moves from its caller to the session's hub, so a
+ * caller that stops (a loop whose consumer broke off) no longer stops it; the session's
+ * abort and TaskStop still do.
+ */
+export function linkToSession(runtime: AgentRuntime, record: AgentRecord): void {
+  const controller = record.context.abortController;
+  if (!releaseSubagentContext(record.context)) releaseChildAbortController(controller);
+  runtime.backgroundAbort.adopt(controller);
+}
+
 /** A message that arrived while the run was settling starts the next run. */
 function deliverInbox(runtime: AgentRuntime, record: AgentRecord): void {
   const [first, ...rest] = takeInbox(record);

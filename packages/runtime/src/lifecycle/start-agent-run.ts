@@ -7,7 +7,7 @@ import type { AgentRecord } from './agent-record.js';
 import { driveAgent } from './drive-agent.js';
 import { beginRun, moveToBackground } from './record-transitions.js';
 import { foregroundResult } from './run-outcome.js';
-import { type AgentRun, settleAfterFailure, settleRun } from './settle-run.js';
+import { type AgentRun, linkToSession, settleAfterFailure, settleRun } from './settle-run.js';
 import type { LoopOutcome } from './run-outcome.js';
 
 /** Options of {@link startAgentRun}. */
@@ -240,6 +240,7 @@ async function runInForeground(
   }
   if (race.kind === 'backgrounded') {
     moveToBackground(run.record);
+    linkToSession(runtime, run.record);
     runtime.tasks.update(run.taskId, { isBackgrounded: true });
     runtime.events.emit({
       type: 'agent.backgrounded',

@@ -330,6 +330,67 @@ describe('query', () => {
     expect(JSON.stringify(last.message.content)).toContain('is_error');
   });
 
+  it('interrupts the running tool calls of a consumer that breaks out, and returns once they ended', async () => {
+    const marker = `${Date.now() % 100000}.${process.pid % 1000}3`;
+    let reason: unknown;
+    const watch: Tool = {
+      name: 'Watch',
+      inputSchema: z.object({}),
+      description: () => 'Watches until stopped.',
+      isReadOnly: () => true,
+      isConcurrencySafe: () => true,
+      async call(_input, context, extras) {
+        extras?.onProgress?.({ watching: true });
+        const signal = context.abortController.signal;
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+        reason = signal.reason;
+        return { content: 'stopped watching' };
+      },
+    };
+    sim = await startSim({
+      policy: script([
+        [
+          // A shell left in the background outlives the call and the loop; the watch does not.
+          {
+            type: 'tool_use',
+            name: 'Bash',
+            input: { command: `sleep ${marker}`, run_in_background: true },
+          },
+          { type: 'tool_use', name: 'Watch', input: {} },
+        ],
+        'unreachable',
+      ]),
+    });
+    const context = rootContext([...getBuiltinTools(), watch], { mode: 'bypassPermissions' });
+    const seen: string[] = [];
+    for await (const event of testQuery({
+      messages: [createUserMessage({ content: 'watch' })],
+      toolUseContext: context,
+    })) {
+      seen.push(event.type);
+      if (event.type === 'progress') break;
+    }
+    expect(seen).toContain('progress');
+    // The break returned after the call saw its abort, with the loop's reason.
+    expect(DelegateError.isInstance(reason) && reason.code).toBe('ABORTED');
+    expect(context.abortController.signal.aborted).toBe(false);
+    expect(sim.journal.entries).toHaveLength(1);
+    const shellRunning = (): boolean => {
+      try {
+        return execFileSync('pgrep', ['-f', `sleep ${marker}`], { encoding: 'utf8' }).length > 0;
+      } catch {
+        return false;
+      }
+    };
+    expect(shellRunning()).toBe(true);
+    // The caller's own abort still reaches the shell the loop left in the background.
+    context.abortController.abort();
+    const goneBy = Date.now() + 5_000;
+    while (shellRunning() && Date.now() < goneBy)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(shellRunning()).toBe(false);
+  });
+
   it('retries a 429 and a 529 through the SDK', async () => {
     sim = await startSim({
       policy: script(['fine']),

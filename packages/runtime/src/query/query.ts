@@ -35,6 +35,7 @@ import { userContextReminder } from './user-context.js';
 import { WireConversation } from './wire-conversation.js';
 import type { UsageGuard } from '../usage/usage-guard.js';
 import { checkQueryParams } from './check-query-params.js';
+import { createLoopContext } from './loop-context.js';
 import { secretRedactor } from '../util/redact-secrets.js';
 
 /** A raw stream event of the Messages API, as yielded by `query`. */
@@ -152,7 +153,14 @@ export type QueryParams = {
 /** The state of one running loop. */
 type Loop = {
   params: QueryParams;
+  /** The context the loop hands its tools (see `createLoopContext`). */
   context: ToolUseContext;
+  /** The caller's context (`params.toolUseContext`). */
+  origin: ToolUseContext;
+  /** Stops the loop's running tool calls when its consumer stops reading. */
+  interrupt: () => void;
+  /** Unlinks the loop's abort controller from the caller's when the loop ends. */
+  release: () => void;
   signal: AbortSignal;
   conversation: Message[];
   wire: WireConversation;
@@ -175,23 +183,30 @@ function historyContextTokens(conversation: readonly Message[]): number {
 
 async function startLoop(params: QueryParams): Promise<Loop> {
   checkQueryParams(params);
-  const context = params.toolUseContext;
-  const thinking = params.thinking ?? context.options.thinking;
+  const origin = params.toolUseContext;
+  const thinking = params.thinking ?? origin.options.thinking;
   const toolDefinitions =
-    params.toolDefinitions ?? (await toolsToApiDefinitions(context.options.tools, context));
-  setRenderedRequestParts(context, {
+    params.toolDefinitions ?? (await toolsToApiDefinitions(origin.options.tools, origin));
+  const { context, interrupt, release } = createLoopContext(origin);
+  const rendered = {
     systemPrompt: [...params.systemPrompt],
     toolDefinitions,
     ...(params.userContext ? { userContext: params.userContext } : {}),
     ...(params.systemContext ? { systemContext: params.systemContext } : {}),
     ...(thinking ? { thinking } : {}),
-  });
+  };
+  // Under both: the loop's tools (a fork) read it from theirs, the caller from its own.
+  setRenderedRequestParts(origin, rendered);
+  setRenderedRequestParts(context, rendered);
   // Built once: its bytes open every request of this loop.
   const reminder = userContextReminder(params.userContext);
   const conversation = [...params.messages];
   return {
     params,
     context,
+    origin,
+    interrupt,
+    release,
     signal: context.abortController.signal,
     conversation,
     wire: new WireConversation(reminder ? [reminder, ...conversation] : conversation),
@@ -257,6 +272,7 @@ function buildTurnRequest(loop: Loop): Anthropic.MessageCreateParamsStreaming {
     ...(params.effort ? { effort: params.effort } : {}),
     ...(params.skipCacheWrite ? { skipCacheWrite: true } : {}),
   });
+  setLastRequest(loop.origin, request);
   setLastRequest(loop.context, request);
   return request;
 }
@@ -280,6 +296,7 @@ async function* runToolTurn(
 ): AsyncGenerator<QueryEvent> {
   const { context, params } = loop;
   context.messages = loop.conversation;
+  loop.origin.messages = loop.conversation;
   const results: ToolResultBlock[] = [];
   const extraMessages: Message[] = [];
   for await (const update of runToolUses({
@@ -293,6 +310,7 @@ async function* runToolTurn(
       : {}),
     ...(params.toolHooks ? { hooks: params.toolHooks } : {}),
     ...(loop.redact ? { redact: loop.redact } : {}),
+    interrupt: loop.interrupt,
   })) {
     if (update.type === 'progress') {
       yield update.message;
@@ -321,10 +339,21 @@ async function* runToolTurn(
  * followed by a `system` message with subtype `api_retry`, and only the retried
  * response becomes an assistant message (sum usage from assistant messages, not events).
  * The conversation is kept in request form as it grows, so a turn costs the same at
- * turn 600 as at turn 6.
+ * turn 600 as at turn 6. A consumer that stops reading while tool calls run (a `break`)
+ * interrupts them, and its `break` returns once they have ended (up to
+ * `INTERRUPT_GRACE_MS`); the caller's abort controller is left as it was.
  */
 export async function* query(params: QueryParams): AsyncGenerator<QueryEvent, QueryOutcome> {
   const loop = await startLoop(params);
+  try {
+    return yield* runLoop(loop);
+  } finally {
+    loop.release();
+  }
+}
+
+async function* runLoop(loop: Loop): AsyncGenerator<QueryEvent, QueryOutcome> {
+  const { params } = loop;
   for (;;) {
     if (params.requestGate) await params.requestGate();
     if (loop.signal.aborted) return { reason: 'aborted', turns: loop.turns };

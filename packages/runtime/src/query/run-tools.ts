@@ -299,6 +299,12 @@ export async function* runToolUses(options: {
   redact?: (text: string) => string;
   /** Longest result text passed on; the rest is cut with a note (default `DEFAULT_MAX_TOOL_RESULT_CHARS`). */
   maxResultChars?: number;
+  /**
+   * Called when the consumer stops reading while calls still run (a `break`, a `return()`):
+   * it should abort the signal they run under. The generator then waits for them to end, up
+   * to `INTERRUPT_GRACE_MS`, before it closes.
+   */
+  interrupt?: () => void;
 }): AsyncGenerator<ToolRunUpdate> {
   const { context } = options;
   const calls: Call[] = options.toolUses.map((block) => {
@@ -348,8 +354,19 @@ async function* runBatch(
   );
   // runOne never rejects on purpose; allSettled keeps one unexpected failure from
   // closing the channel while sibling calls still run.
-  void Promise.allSettled(workers).then(() => channel.close());
-  for await (const update of channel) yield update;
+  const settled = Promise.allSettled(workers);
+  void settled.then(() => channel.close());
+  let drained = false;
+  try {
+    for await (const update of channel) yield update;
+    drained = true;
+  } finally {
+    // The consumer stopped reading while calls ran: stop them rather than leave them running.
+    if (!drained && options.interrupt) {
+      options.interrupt();
+      await settledWithin(settled, INTERRUPT_GRACE_MS);
+    }
+  }
   for (let index = 0; index < batch.length; index++) {
     const outcome =
       results[index] ??
@@ -366,6 +383,26 @@ async function* runBatch(
         options.maxResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS,
       ),
     };
+  }
+}
+
+/**
+ * How long a tool batch whose consumer stopped reading waits for its interrupted calls to
+ * end (a killed shell, a sub-agent's stream) before it lets the consumer go on; a call that
+ * ignores its abort signal is left behind after that.
+ */
+export const INTERRUPT_GRACE_MS = 5_000;
+
+async function settledWithin(settled: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  try {
+    await Promise.race([settled, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
