@@ -86,6 +86,42 @@ describe('delegate run', () => {
       expect(text).not.toContain(key);
   });
 
+  it.each(['text', 'json', 'stream-json'])(
+    'prints the API key a model repeats as [REDACTED] in %s output, as transcripts have it',
+    async (format) => {
+      const key = 'sk-ant-cli-secret-9876543210';
+      const result = await run(
+        [
+          'run',
+          '--sim',
+          policy('relay-prompt'),
+          '--output-format',
+          format,
+          `remember my key ${key}`,
+        ],
+        { env: { ANTHROPIC_API_KEY: key } },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      // The answer (and, in stream-json, the sub-agent's messages and events) went through.
+      expect(result.stdout).toContain('you asked: remember my key [REDACTED]');
+      expect(result.stdout).not.toContain(key);
+      expect(result.stderr).not.toContain(key);
+    },
+  );
+
+  it('warns that a rule naming a built-in tool in another case matches no tool', async () => {
+    const result = await runToolCall(
+      ['--permission-mode', 'bypassPermissions', '--disallowed-tools', 'bash'],
+      `Bash ${JSON.stringify({ command: 'echo ran' })}`,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    // Names match exactly, as in Claude Code: the rule stops nothing, and the person is told.
+    expect(result.stdout).toContain('ran');
+    expect(result.stderr).toContain(
+      '--disallowed-tools: "bash" names no tool, so this deny rule denies nothing: tool names are case-sensitive. Did you mean "Bash"?',
+    );
+  });
+
   it('prints one JSON object with the answer, session, usage, cost and agents', async () => {
     const result = await run([
       'run',

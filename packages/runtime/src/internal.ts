@@ -45,6 +45,7 @@ export { INTERRUPTED_TOOL_RESULT, runToolUses } from './query/run-tools.js';
 export type { ToolCallHooks, ToolCallInfo, ToolRunUpdate } from './query/run-tools.js';
 export { cachedInputSchema, toolsToApiDefinitions } from './query/tool-schemas.js';
 export { getRenderedRequestParts } from './query/rendered-request.js';
+export { redactValue } from './util/redact-secrets.js';
 export type { RenderedRequestParts } from './query/rendered-request.js';
 export { decideByRules, prepareRuleChecks } from './permissions.js';
 export {

@@ -97,8 +97,10 @@ export async function runTurn(
     const answer = await cli.session.send(options.prompt, {
       waitForBackground: options.waitForBackground,
       ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
-      onEvent: (event) => {
-        if (event.type === 'stream_request_start') requestStartedAt = Date.now();
+      onEvent: (raw) => {
+        if (raw.type === 'stream_request_start') requestStartedAt = Date.now();
+        // What a renderer prints or the tree keeps carries no secret of the session.
+        const event = raw.type === 'stream_event' ? raw : cli.redact(raw);
         if (event.type === 'assistant') {
           numTurns++;
           if (requestStartedAt !== undefined) durationApiMs += Date.now() - requestStartedAt;
@@ -108,13 +110,13 @@ export async function runTurn(
         renderer.onMainEvent(event);
       },
     });
-    text = answer.text;
+    text = cli.redact(answer.text);
     // Ctrl-C while the main agent waits for a background agent ends a completed turn too.
     const stopped = options.stoppedBy();
     if (stopped) exitReason = stopped;
     else if (answer.outcome.reason === 'aborted') exitReason = 'aborted';
   } catch (error) {
-    failure = failureMessage(error, options);
+    failure = cli.redact(failureMessage(error, options));
     exitReason = classifyFailure(error, options.stoppedBy());
   }
   tree.setMainStatus(
@@ -157,7 +159,8 @@ export async function executeRun(options: {
 }): Promise<RunResult> {
   const { cli, renderer, tree, liveView } = options;
   const { session } = cli;
-  const stopEvents = session.events.on((event) => {
+  const stopEvents = session.events.on((raw) => {
+    const event = cli.redact(raw);
     tree.handleEvent(event);
     renderer.onAgentEvent(event);
   });

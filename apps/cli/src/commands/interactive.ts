@@ -93,7 +93,8 @@ class InteractiveSession {
           : { behavior: 'deny', message: 'The person at the terminal said no.' };
       },
     });
-    this.stopEvents = this.cli.session.events.on((event) => this.onEvent(event));
+    const { redact } = this.cli;
+    this.stopEvents = this.cli.session.events.on((event) => this.onEvent(redact(event)));
   }
 
   get sessionId(): string {

@@ -26,6 +26,7 @@ import {
   readMainAgentMcp,
 } from './main-agent-extras.js';
 import { loadPolicyModule } from './load-policy-module.js';
+import { type OutputRedaction, outputRedaction } from './output-redaction.js';
 import { toPermissionRules } from './permission-rules.js';
 import { lockSession } from './session-lock.js';
 import { settleEarlierAgents } from './settle-earlier-agents.js';
@@ -75,6 +76,8 @@ export type CliSession = {
   apiKeySource: string;
   /** MCP servers and where each stands. */
   mcpServers: () => Array<{ name: string; status: string }>;
+  /** Applied to everything the CLI prints of the run: the session's secrets removed. */
+  redact: OutputRedaction;
   /** Stops MCP servers and the simulator. */
   close(): Promise<void>;
 };
@@ -418,9 +421,9 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
         ...(api.baseURL ? { baseURL: api.baseURL } : {}),
         ...(await mainThreadOptions(config, mainAgent, options.onWarning ?? (() => undefined))),
         agentDefinitions: definitions,
-        allowRules: await toPermissionRules(config.allowRules, 'allow'),
-        denyRules: await toPermissionRules(config.denyRules, 'deny'),
-        askRules: await toPermissionRules(config.askRules, 'ask'),
+        allowRules: await toPermissionRules(config.allowRules, 'allow', options.onWarning),
+        denyRules: await toPermissionRules(config.denyRules, 'deny', options.onWarning),
+        askRules: await toPermissionRules(config.askRules, 'ask', options.onWarning),
         transcriptDir: config.transcriptDir.value,
         homeDir: config.homeDir,
         forkEnabled: config.fork.value,
@@ -455,6 +458,7 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
       session,
       sessionId,
       apiKeySource: api.source,
+      redact: outputRedaction([api.apiKey, config.apiKey.value]),
       mcpServers: () =>
         (manager?.getClients() ?? []).map((client) => ({ name: client.name, status: client.type })),
       close,

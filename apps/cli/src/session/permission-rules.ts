@@ -1,4 +1,4 @@
-import { type PermissionRule, TOOL_NAME_PATTERN } from '@delegate/core';
+import { type PermissionRule, TOOL_NAMES, TOOL_NAME_PATTERN } from '@delegate/core';
 import { UsageError } from '../exit-codes.js';
 import type { Sourced } from '../settings/resolve-config.js';
 import type { SettingOrigin } from '../settings/settings-schema.js';
@@ -13,15 +13,29 @@ const RULE_SOURCES: Record<SettingOrigin, PermissionRule['source']> = {
   flag: 'cliArg',
 };
 
+// Built-in tool names by their lower case, to catch a rule that names one in another case.
+const BUILT_IN_BY_LOWER_CASE = new Map(
+  Object.values(TOOL_NAMES).map((name) => [name.toLowerCase(), name]),
+);
+
+const RULE_EFFECT: Record<PermissionRule['ruleBehavior'], string> = {
+  allow: 'allows nothing',
+  deny: 'denies nothing',
+  ask: 'asks about nothing',
+};
+
 /**
  * Rule strings from settings and flags as permission rules, each naming where it came from.
  * A string that is no rule (`Bash(rm:*` without its parenthesis) is a `UsageError` naming the
  * flag or the file: taken as it is, it would name a tool that does not exist, and a deny rule
- * would silently stop nothing.
+ * would silently stop nothing. Tool names match exactly, as in Claude Code: a rule naming a
+ * built-in tool in another case (`bash`) is kept as written, and `onWarning` is told it
+ * matches no tool.
  */
 export async function toPermissionRules(
   sourced: readonly Sourced<string>[],
   behavior: PermissionRule['ruleBehavior'],
+  onWarning?: (message: string) => void,
 ): Promise<PermissionRule[]> {
   const { permissionRuleValueFromString } = await import('@delegate/tool-filter');
   return sourced.flatMap((rule) =>
@@ -30,6 +44,12 @@ export async function toPermissionRules(
       if (!TOOL_NAME_PATTERN.test(ruleValue.toolName)) {
         throw new UsageError(
           `${rule.where ?? 'a permission rule'}: "${spec.slice(0, 80)}" is not a permission rule. Write a tool name, optionally with content in parentheses, such as "Bash(git commit:*)", "Read" or "Agent(Explore)".`,
+        );
+      }
+      const meant = BUILT_IN_BY_LOWER_CASE.get(ruleValue.toolName.toLowerCase());
+      if (meant !== undefined && meant !== ruleValue.toolName) {
+        onWarning?.(
+          `${rule.where ?? 'a permission rule'}: "${spec.slice(0, 80)}" names no tool, so this ${behavior} rule ${RULE_EFFECT[behavior]}: tool names are case-sensitive. Did you mean "${meant}"?`,
         );
       }
       return { source: RULE_SOURCES[rule.origin], ruleBehavior: behavior, ruleValue };

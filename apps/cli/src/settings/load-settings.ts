@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { z } from 'zod';
@@ -35,11 +35,27 @@ export function settingsPaths(options: { cwd: string; homeDir?: string }): Array
   path: string;
 }> {
   const root = findProjectRoot(options.cwd);
+  const home = options.homeDir ?? homedir();
+  const user = { origin: 'user' as const, path: join(home, '.delegate', 'settings.json') };
+  // Run from the home folder (or under a home that is a git repository, as a dotfiles one
+  // is), the project's settings folder is the user's: it is read once, as the user's.
+  if (samePath(root, home)) return [user];
   return [
-    { origin: 'user', path: join(options.homeDir ?? homedir(), '.delegate', 'settings.json') },
+    user,
     { origin: 'project', path: join(root, '.delegate', 'settings.json') },
     { origin: 'local', path: join(root, '.delegate', 'settings.local.json') },
   ];
+}
+
+function samePath(a: string, b: string): boolean {
+  const real = (path: string): string => {
+    try {
+      return realpathSync(path);
+    } catch {
+      return resolve(path);
+    }
+  };
+  return real(a) === real(b);
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {

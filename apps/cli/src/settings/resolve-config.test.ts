@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { resolveConfig } from './resolve-config.js';
 
 let root: string;
 beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), 'delegate-config-'));
+  root = await realpath(await mkdtemp(join(tmpdir(), 'delegate-config-')));
   await mkdir(join(root, 'home', '.delegate'), { recursive: true });
   await mkdir(join(root, 'repo', '.git'), { recursive: true });
   await mkdir(join(root, 'repo', '.delegate'), { recursive: true });
@@ -121,5 +121,60 @@ describe('resolveConfig', () => {
     expect(trusted.projectTrusted).toBe(true);
     expect(trusted.permissionMode.value).toBe('acceptEdits');
     expect(trusted.ignored).toEqual([]);
+  });
+
+  it.each([
+    ['a link out of the project', 'logs/run'],
+    ['the home folder', '~/elsewhere'],
+  ])(
+    "ignores an untrusted project's transcriptDir that leads outside it through %s",
+    async (_, transcriptDir) => {
+      await mkdir(join(root, 'outside'));
+      await symlink(join(root, 'outside'), join(root, 'repo', 'logs'));
+      await write('repo/.delegate/settings.json', { transcriptDir });
+      const config = resolveConfig({
+        flags: {},
+        env: { HOME: join(root, 'home') },
+        processCwd: join(root, 'repo'),
+      });
+      expect(config.ignored.map((entry) => entry.field)).toEqual(['transcriptDir']);
+      expect(config.transcriptDir.value).toBe(join(root, 'home', '.delegate', 'transcripts'));
+    },
+  );
+
+  it("keeps an untrusted project's transcriptDir that stays inside it, also one not made yet", async () => {
+    await write('repo/.delegate/settings.json', { transcriptDir: 'sub/new/logs' });
+    const config = resolveConfig({
+      flags: {},
+      env: { HOME: join(root, 'home') },
+      processCwd: join(root, 'repo'),
+    });
+    expect(config.ignored).toEqual([]);
+    expect(config.transcriptDir.value).toBe(join(root, 'repo', 'sub', 'new', 'logs'));
+  });
+
+  it('reads ~/ in DELEGATE_TRANSCRIPT_DIR as the home folder', () => {
+    const config = resolveConfig({
+      flags: {},
+      env: { HOME: join(root, 'home'), DELEGATE_TRANSCRIPT_DIR: '~/tx' },
+      processCwd: join(root, 'repo'),
+    });
+    expect(config.transcriptDir).toMatchObject({ value: join(root, 'home', 'tx'), origin: 'env' });
+  });
+
+  it('reads the settings of a run from the home folder once, as the user settings', async () => {
+    await write('home/.delegate/settings.json', { permissionMode: 'acceptEdits' });
+    // A home folder that is a git repository (dotfiles) is the project root of its subfolders.
+    await mkdir(join(root, 'home', '.git'));
+    await mkdir(join(root, 'home', 'notes'));
+    for (const cwd of [join(root, 'home'), join(root, 'home', 'notes')]) {
+      const config = resolveConfig({
+        flags: {},
+        env: { HOME: join(root, 'home') },
+        processCwd: cwd,
+      });
+      expect(config.ignored).toEqual([]);
+      expect(config.permissionMode).toMatchObject({ value: 'acceptEdits', origin: 'user' });
+    }
   });
 });

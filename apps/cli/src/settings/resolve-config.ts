@@ -1,5 +1,5 @@
 import { realpathSync, statSync } from 'node:fs';
-import { dirname, join, resolve, sep } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { DEFAULT_PRICE_TABLE, type PermissionMode, type PriceTable } from '@delegate/core';
 import { UsageError } from '../exit-codes.js';
 import { homeDirectory } from './home-directory.js';
@@ -132,6 +132,26 @@ function isInside(root: string, path: string): boolean {
   return path === root || path.startsWith(`${root}${sep}`);
 }
 
+/**
+ * Where `path` really leads: the real path of its nearest existing ancestor with the rest
+ * appended. A link anywhere on the way (`logs -> /elsewhere`) is followed, also when the
+ * folder itself does not exist yet.
+ */
+function realDestination(path: string): string {
+  const missing: string[] = [];
+  let current = resolve(path);
+  for (;;) {
+    try {
+      return join(realpathSync(current), ...missing.reverse());
+    } catch {
+      const parent = dirname(current);
+      if (parent === current) return resolve(path);
+      missing.push(basename(current));
+      current = parent;
+    }
+  }
+}
+
 /** The last layer that sets a value wins; `fallback` when none does. */
 function pick<T>(candidates: readonly Candidate<T>[], fallback: T): Sourced<T> {
   let chosen: Sourced<T> = { value: fallback, origin: 'default' };
@@ -170,7 +190,11 @@ function isProjectTrusted(options: {
  * programs: a looser permission mode, allow rules, extra directories, MCP servers, and a
  * transcript folder outside the project.
  */
-function restrictUntrusted(layer: Layer, projectRoot: string, ignored: IgnoredSetting[]): Layer {
+function restrictUntrusted(
+  layer: Layer,
+  options: { projectRoot: string; homeDir: string },
+  ignored: IgnoredSetting[],
+): Layer {
   const { settings } = layer;
   const where = layer.file.path;
   const drop = (field: string, reason: string): void => void ignored.push({ where, field, reason });
@@ -190,7 +214,15 @@ function restrictUntrusted(layer: Layer, projectRoot: string, ignored: IgnoredSe
   }
   if (settings.permissions) kept.permissions = restricting;
   const transcripts = settings.transcriptDir;
-  if (typeof transcripts === 'string' && !isInside(projectRoot, resolve(layer.base, transcripts))) {
+  // Judged where the folder really is: read as the run reads it (`~/…` under the home folder),
+  // and through any link on the way.
+  if (
+    typeof transcripts === 'string' &&
+    !isInside(
+      realPath(options.projectRoot),
+      realDestination(settingsPath(transcripts, layer.base, options.homeDir)),
+    )
+  ) {
     drop('transcriptDir', 'it lies outside the project');
     delete kept.transcriptDir;
   }
@@ -205,6 +237,7 @@ function restrictUntrusted(layer: Layer, projectRoot: string, ignored: IgnoredSe
 function settingsLayers(options: {
   files: readonly SettingsFile[];
   projectRoot: string;
+  homeDir: string;
   trusted: boolean;
   ignored: IgnoredSetting[];
 }): Layer[] {
@@ -212,7 +245,7 @@ function settingsLayers(options: {
     // Paths in a settings file are relative to the folder that holds its `.delegate` folder.
     const layer: Layer = { file, base: dirname(dirname(file.path)), settings: file.settings };
     if (file.origin === 'user' || options.trusted) return layer;
-    return restrictUntrusted(layer, options.projectRoot, options.ignored);
+    return restrictUntrusted(layer, options, options.ignored);
   });
 }
 
@@ -267,7 +300,8 @@ class Candidates {
       ...(extra.env
         ? [
             {
-              value: envValue ? resolve(this.processCwd, envValue) : undefined,
+              // `~/…` as in a settings file: a quoted `~` reaches us unexpanded by the shell.
+              value: envValue ? settingsPath(envValue, this.processCwd, this.homeDir) : undefined,
               origin: 'env' as const,
               where: extra.env,
             },
@@ -337,7 +371,7 @@ export function resolveConfig(options: {
   const files = loadSettingsFiles({ cwd, homeDir });
   const trusted = isProjectTrusted({ files, projectRoot, homeDir, flag: flags.trustProject });
   const ignored: IgnoredSetting[] = [];
-  const layers = settingsLayers({ files, projectRoot, trusted, ignored });
+  const layers = settingsLayers({ files, projectRoot, homeDir, trusted, ignored });
   const read = new Candidates(layers, env, options.processCwd, homeDir);
 
   const additionalDirectories = read.list(
