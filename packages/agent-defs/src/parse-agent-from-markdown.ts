@@ -229,8 +229,25 @@ function isSubset(
   return inner.every((tool) => outer.includes(tool));
 }
 
-// The whole block (past a `---` inside a value) names the same agent: its fields are used,
-// but never with more tools or fewer removed tools than Claude Code's shorter reading gives.
+// Fields that let an agent do more (approve more, run commands, start programs, load skills,
+// keep memory): taken only as Claude Code reads them, never from past a `---` it stops at.
+const GRANTING_FIELDS = ['permissionMode', 'hooks', 'mcpServers', 'skills', 'memory'] as const;
+
+// Claude Code's value of each granting field the whole block reads differently; their names.
+function keepClaudeGrants(agent: AgentDefinition, claude: AgentDefinition): string[] {
+  const kept: string[] = [];
+  for (const field of GRANTING_FIELDS) {
+    if (JSON.stringify(agent[field]) === JSON.stringify(claude[field])) continue;
+    kept.push(field);
+    if (claude[field] === undefined) delete agent[field];
+    else Object.assign(agent, { [field]: claude[field] });
+  }
+  return kept;
+}
+
+// The whole block (past a `---` inside a value) names the same agent: its fields are used
+// (the whole description, say), but never with more tools, fewer removed tools or any
+// granting field other than Claude Code's shorter reading gives.
 function preferWhole(
   claude: Built & { ok: true },
   whole: Built & { ok: true },
@@ -246,6 +263,13 @@ function preferWhole(
     ...new Set([...(claude.agent.disallowedTools ?? []), ...(whole.agent.disallowedTools ?? [])]),
   ];
   if (disallowed.length > 0) agent.disallowedTools = disallowed;
+  const grants = keepClaudeGrants(agent, claude.agent);
+  const kept = [
+    ...(keptClaudeTools ? ["Claude Code's tools, which allow fewer"] : []),
+    ...(grants.length > 0
+      ? [`Claude Code's ${grants.map((field) => `\`${field}\``).join(', ')} (none past that line)`]
+      : []),
+  ];
   const lost = Object.keys(whole.record).filter(
     (key) => JSON.stringify(whole.record[key]) !== JSON.stringify(claude.record[key]),
   );
@@ -254,7 +278,7 @@ function preferWhole(
     agentType: agent.agentType,
     line: cut.claudeEndLine,
     severity: 'warning',
-    reason: `Claude Code ends this frontmatter at the \`---\` on line ${cut.claudeEndLine}, inside a value, so it reads ${lost.length === 0 ? 'the values around it differently' : `${truncateForDiagnostic(lost.map((key) => `\`${key}\``).join(', '))} differently or not at all`}; Delegate reads the whole block up to line ${cut.wholeEndLine}${keptClaudeTools ? ", but keeps Claude Code's tools, which allow fewer" : ''} — write the dashes another way (— or ___) so both read the file the same`,
+    reason: `Claude Code ends this frontmatter at the \`---\` on line ${cut.claudeEndLine}, inside a value, so it reads ${lost.length === 0 ? 'the values around it differently' : `${truncateForDiagnostic(lost.map((key) => `\`${key}\``).join(', '))} differently or not at all`}; Delegate reads the whole block up to line ${cut.wholeEndLine}${kept.length > 0 ? `, but keeps ${kept.join(' and ')}` : ''} — write the dashes another way (— or ___) so both read the file the same`,
   };
   return { agent, warnings: [warning, ...whole.warnings] };
 }
