@@ -1,13 +1,18 @@
 #!/usr/bin/env node
 import { processIo } from './cli-io.js';
 import { printDelegateWarnings } from './delegate-warnings.js';
+import { EXIT_CODES } from './exit-codes.js';
 import { runCli } from './program.js';
 import { applyV8Flags } from './v8-flags.js';
 
 applyV8Flags();
 printDelegateWarnings(process.stderr);
 
-const code = await runCli(process.argv.slice(2), processIo());
+const io = processIo();
+const code = await runCli(process.argv.slice(2), io);
 // Exit even when a library left a handle open (a keep-alive socket, a timer); wait for
-// stdout to take what was written first.
-process.stdout.write('', () => process.exit(code));
+// stdout to take what was written first. Output that could not be written (its reader went
+// away, also after the run ended) is exit code 141, whatever the command's own outcome.
+process.stdout.write('', (error) =>
+  process.exit(error || io.outputClosed?.aborted === true ? EXIT_CODES.outputClosed : code),
+);

@@ -1,3 +1,6 @@
+import { isAbsolute } from 'node:path';
+import { UsageError } from './exit-codes.js';
+
 /** The process around a command: its streams, environment and working directory. */
 export type CliIo = {
   stdout: NodeJS.WriteStream;
@@ -32,7 +35,44 @@ export function processIo(): CliIo {
     stderr: process.stderr,
     stdin: process.stdin,
     env: process.env,
-    cwd: process.cwd(),
+    // Read when a command needs it: `--version` and `--help` work in a deleted directory.
+    get cwd(): string {
+      return currentDirectory();
+    },
     outputClosed: closed.signal,
   };
+}
+
+/**
+ * The process's working directory; one that was deleted (or cannot be read) is a usage error
+ * saying so, instead of the `uv_cwd` crash of `process.cwd()`.
+ */
+export function currentDirectory(): string {
+  try {
+    return process.cwd();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'an error';
+    throw new UsageError(
+      `the current directory cannot be read (${code}: it was deleted, or access to it was taken away). Change to a directory that exists, or pass --cwd with an absolute path.`,
+    );
+  }
+}
+
+/**
+ * Where an absolute `--cwd` stands in for a working directory that no longer exists: the
+ * process moves there, so relative paths of the other flags are taken from it.
+ */
+export function enterCwdFlagIfCurrentGone(cwdFlag: unknown): void {
+  if (typeof cwdFlag !== 'string' || !isAbsolute(cwdFlag)) return;
+  try {
+    process.cwd();
+    return;
+  } catch {
+    // Gone: move to --cwd below.
+  }
+  try {
+    process.chdir(cwdFlag);
+  } catch {
+    // A --cwd that does not exist either: the command says the current directory is gone.
+  }
 }

@@ -111,6 +111,7 @@ describe('the live view in a terminal', () => {
       () => processesWith(`sleep ${seconds}`).length > 0 || undefined,
     );
     expect(screen()).toMatch(/general-purpose "long task" \[foreground\]/);
+    expect(screen()).toContain('Ctrl-B: background the running agent');
 
     tmux('send-keys', '-t', session, 'C-b');
     const backgrounded = await waitFor('the agent in the background', () => {
@@ -118,6 +119,13 @@ describe('the live view in a terminal', () => {
       return /general-purpose "long task" \[background\]/.test(text) ? text : undefined;
     });
     expect(backgrounded).toContain('Moved general-purpose to the background.');
+    // With no foreground agent left, the last line no longer offers Ctrl-B.
+    await waitFor('the key hint without Ctrl-B', () => {
+      const text = screen();
+      return text.includes('· Ctrl-C: stop') && !text.includes('Ctrl-B: background')
+        ? text
+        : undefined;
+    });
     // The main agent got its turn back while the agent keeps running.
     expect(processesWith(`sleep ${seconds}`).length).toBeGreaterThan(0);
 

@@ -1,6 +1,12 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { CliIo } from './cli-io.js';
+import { type CliIo, enterCwdFlagIfCurrentGone } from './cli-io.js';
 import { EXIT_CODES, type ExitCode, UsageError } from './exit-codes.js';
+import {
+  PIPED_INPUT_WAIT_MS,
+  joinPromptAndInput,
+  readAllInput,
+  readInputBesidePrompt,
+} from './piped-input.js';
 import { CLI_PERMISSION_MODES, OUTPUT_FORMATS } from './commands/run-choices.js';
 
 /** Validates the options (zod is loaded only when a command runs, not for --help or --version). */
@@ -101,18 +107,22 @@ function addRunOptions(command: Command): Command {
     )
     .option(
       '--sim [policy-module]',
-      'answer from the bundled simulator instead of the API (it repeats your prompt, or runs a policy module: a .js, .mjs, .cjs, .ts, .mts or .cts file; any other word is the prompt)',
+      'answer from the bundled simulator instead of the API (it repeats your prompt, or runs a policy module: one word ending in .js, .mjs or .cjs, or .ts, .mts or .cts under a TypeScript loader; any other value is the prompt)',
     )
     .option('--verbose', 'accepted for compatibility with `claude -p --verbose`');
 }
 
-/** File names `--sim [policy-module]` takes as a module; any other word starts the prompt. */
-const POLICY_MODULE_NAME = /\.(?:[cm]?js|[cm]?ts)$/;
+/**
+ * File names `--sim [policy-module]` takes as a module: one word (no white space) ending in a
+ * module extension; any other value starts the prompt.
+ */
+const POLICY_MODULE_NAME = /^\S+\.(?:[cm]?js|[cm]?ts)$/;
 
 /**
  * `--sim` takes an optional policy module, so in `delegate run --sim "hi"` the prompt would
- * be taken for a module. Only a value ending in a module extension (`.mjs`, `.ts`, …) is one;
- * any other (`README.md`, even when that file exists) is the start of the prompt.
+ * be taken for a module. Only a single word ending in a module extension (`.mjs`, `.ts`, …)
+ * is one; any other value (`README.md`, even when that file exists, or
+ * `"Explain src/index.ts"`) is the start of the prompt.
  */
 function splitSimValue(options: Record<string, unknown>): {
   options: Record<string, unknown>;
@@ -123,11 +133,20 @@ function splitSimValue(options: Record<string, unknown>): {
   return { options: { ...options, sim: true }, promptStart: sim };
 }
 
-async function readStdin(stdin: NodeJS.ReadStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stdin)
-    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8').trim();
+/**
+ * The prompt of a run: the prompt argument, with the text piped in on stdin after it (as
+ * `cat logs.txt | claude -p "explain"` sends both); without a prompt argument, stdin alone.
+ */
+async function promptWithInput(prompt: string, io: CliIo): Promise<string> {
+  if (io.stdin.isTTY === true) return prompt;
+  if (prompt === '') return readAllInput(io.stdin);
+  const input = await readInputBesidePrompt(io.stdin);
+  if (input.waited) {
+    io.stderr.write(
+      `delegate: stdin gave no input within ${PIPED_INPUT_WAIT_MS / 1000}s, so the prompt runs without it (pass < /dev/null to skip the wait).\n`,
+    );
+  }
+  return joinPromptAndInput(prompt, input.text);
 }
 
 /**
@@ -160,13 +179,12 @@ type CommandContext = { io: CliIo; done: (code: ExitCode) => void };
 
 /** `delegate [-p]` (interactive, or one prompt) and `delegate run`. */
 function registerRunCommands(program: Command, { io, done }: CommandContext): void {
-  // With no prompt words, the prompt comes from stdin when it is not a terminal (a pipe, a file).
+  // Stdin that is not a terminal (a pipe, a file) is the prompt, or follows the prompt words.
   const run = async (prompt: string, rawOptions: Record<string, unknown>): Promise<void> => {
     const { options, promptStart } = splitSimValue(rawOptions);
-    let text = promptStart === undefined ? prompt : `${promptStart} ${prompt}`.trim();
-    const fromTerminal = io.stdin.isTTY === true;
-    if (text === '' && !fromTerminal) text = await readStdin(io.stdin);
-    if (text.trim() === '') throw emptyPrompt(fromTerminal);
+    const words = promptStart === undefined ? prompt : `${promptStart} ${prompt}`.trim();
+    const text = await promptWithInput(words, io);
+    if (text.trim() === '') throw emptyPrompt(io.stdin.isTTY === true);
     const { runCommand } = await import('./commands/run.js');
     done(await runCommand({ prompt: text, flags: await parseRunFlags(options), io }));
   };
@@ -260,6 +278,11 @@ function registerDemoCommand(program: Command, { io, done }: CommandContext): vo
     );
 }
 
+/** Refuses an empty `--agents` as `delegate run` does (same check, same message). */
+async function checkAgentsFlag(agents: string | undefined): Promise<void> {
+  if (agents !== undefined) await parseRunFlags({ agents });
+}
+
 /** `delegate agents list | show | validate`. */
 function registerAgentsCommands(program: Command, { io, done }: CommandContext): void {
   const agents = program
@@ -286,6 +309,7 @@ function registerAgentsCommands(program: Command, { io, done }: CommandContext):
     .option('--json', 'print JSON')
     .addHelpText('after', examples(['delegate agents list', 'delegate agents list --json']))
     .action(async (options: { cwd?: string; agents?: string; json?: boolean }) => {
+      await checkAgentsFlag(options.agents);
       const { agentsListCommand } = await import('./commands/agents.js');
       done(await agentsListCommand({ io, ...options }));
     });
@@ -301,6 +325,7 @@ function registerAgentsCommands(program: Command, { io, done }: CommandContext):
       examples(['delegate agents show Explore', 'delegate agents show code-reviewer --json']),
     )
     .action(async (name: string, options: { cwd?: string; agents?: string; json?: boolean }) => {
+      await checkAgentsFlag(options.agents);
       const { agentsShowCommand } = await import('./commands/agents.js');
       done(await agentsShowCommand({ io, name, ...options }));
     });
@@ -325,6 +350,7 @@ function registerAgentsCommands(program: Command, { io, done }: CommandContext):
       ]),
     )
     .action(async (paths: string[], options: { cwd?: string; agents?: string; json?: boolean }) => {
+      await checkAgentsFlag(options.agents);
       const { agentsValidateCommand } = await import('./commands/agents.js');
       done(await agentsValidateCommand({ io, paths, ...options }));
     });
@@ -479,29 +505,48 @@ function registerServiceCommands(program: Command, { io, done }: CommandContext)
     });
 }
 
-/** `delegate help [command…]`: the help of a command, as `delegate <command…> --help` prints it. */
-function registerHelpCommand(program: Command, { done }: CommandContext): void {
+/** Prints the help of the command `words` name under `program`; a word that names none is a usage error. */
+function showHelp(program: Command, words: readonly string[], { done }: CommandContext): void {
+  let target = program;
+  for (const [index, word] of words.entries()) {
+    const next = target.commands.find((command) => command.name() === word);
+    if (next === undefined) {
+      const parent = ['delegate', ...words.slice(0, index)].join(' ');
+      const names = target.commands
+        .map((command) => command.name())
+        .filter((name) => name !== 'help')
+        .join(', ');
+      throw new UsageError(
+        `there is no command '${parent} ${word}'. The commands of '${parent}' are ${names}.`,
+      );
+    }
+    target = next;
+  }
+  target.outputHelp();
+  done(EXIT_CODES.success);
+}
+
+/**
+ * `delegate help [command…]`: the help of a command, as `delegate <command…> --help` prints it;
+ * and `delegate agents help [command]` (and of the other groups), which says so when it names
+ * no command instead of printing the group's help.
+ */
+function registerHelpCommand(program: Command, context: CommandContext): void {
+  for (const group of program.commands) {
+    if (group.commands.length === 0) continue;
+    group
+      .helpCommand(false)
+      .command('help')
+      .argument('[command...]', `a command of delegate ${group.name()}`)
+      .description('show the help of a command')
+      .action((words: string[]) => showHelp(program, [group.name(), ...words], context));
+  }
   program
     .command('help')
     .argument('[command...]', 'a command, such as run or agents show')
     .description('show the help of a command')
     .addHelpText('after', examples(['delegate help run', 'delegate help agents show']))
-    .action((words: string[]) => {
-      let target = program;
-      for (const [index, word] of words.entries()) {
-        const next = target.commands.find((command) => command.name() === word);
-        if (next === undefined) {
-          const parent = ['delegate', ...words.slice(0, index)].join(' ');
-          const names = target.commands.map((command) => command.name()).join(', ');
-          throw new UsageError(
-            `there is no command '${parent} ${word}'. The commands of '${parent}' are ${names}.`,
-          );
-        }
-        target = next;
-      }
-      target.outputHelp();
-      done(EXIT_CODES.success);
-    });
+    .action((words: string[]) => showHelp(program, words, context));
 }
 
 /**
@@ -535,7 +580,8 @@ export function createProgram(io: CliIo, result: { exitCode: ExitCode }): Comman
     })
     .exitOverride()
     // Options after a subcommand belong to it, even when the root has an option of that name.
-    .enablePositionalOptions();
+    .enablePositionalOptions()
+    .hook('preAction', (_program, action) => enterCwdFlagIfCurrentGone(action.opts()['cwd']));
 
   for (const register of [
     registerRunCommands,

@@ -39,7 +39,7 @@ export type SimRequest = {
   toolResults: SimToolResult[];
   /** The fork directive found in the last text block, if any. */
   forkDirective: string | undefined;
-  /** The agent name from the `x-delegate-agent` header, if sent. */
+  /** The agent name from the `x-delegate-agent` header (percent-encoding decoded), if sent. */
   agent: string | undefined;
   /** Hash of the system text and the first user message text: one conversation, whatever its length. */
   conversationKey: string;

@@ -286,6 +286,37 @@ describe('startSim with the real SDK', () => {
   });
 });
 
+describe('the agent of a request', () => {
+  it('decodes the percent-encoded x-delegate-agent header, so a rule on a non-ASCII agent matches', async () => {
+    const { sim } = await open({
+      policy: rules([
+        { match: { agent: 'rév' }, reply: (request) => `agent ${request.agent}` },
+        { match: {}, reply: (request) => `other ${String(request.agent)}` },
+      ]),
+    });
+    const ask = async (agent: string): Promise<string> => {
+      const client = new Anthropic({
+        apiKey: 'test',
+        baseURL: sim.url,
+        maxRetries: 0,
+        defaultHeaders: { 'x-delegate-agent': agent },
+      });
+      const message = await client.messages.create({
+        model: MODEL,
+        max_tokens: 50,
+        messages: [{ role: 'user', content: 'hi' }],
+      });
+      return message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+    };
+    // What the runtime sends for `rév`: every byte outside printable ASCII, and `%`, encoded.
+    expect(await ask('r%C3%A9v')).toBe('agent rév');
+    expect(sim.journal.last()?.headers['x-delegate-agent']).toBe('r%C3%A9v');
+    // Not valid percent-encoding (another client's raw value): taken as it is.
+    expect(await ask('100%')).toBe('other 100%');
+    expect(await ask('%E0%A4%A')).toBe('other %E0%A4%A');
+  });
+});
+
 describe('connections that end early, and many at once', () => {
   const timers = () => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
 

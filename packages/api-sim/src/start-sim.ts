@@ -225,12 +225,26 @@ function buildSimRequest(
     lastTextBlock,
     toolResults,
     forkDirective: lastTextBlock === undefined ? undefined : context.forkDirective(lastTextBlock),
-    agent: context.headers['x-delegate-agent'],
+    agent: agentFromHeader(context.headers['x-delegate-agent']),
     conversationKey: sha256Hex(system, firstUser).slice(0, 16),
     turnIndex: messages.filter((message) => message.role === 'assistant').length,
     thinkingEnabled: thinkingType === 'enabled' || thinkingType === 'adaptive',
     headers: context.headers,
   };
+}
+
+/**
+ * The agent name an `x-delegate-agent` header carries: the runtime percent-encodes every
+ * character outside printable ASCII (and `%`), so `r%C3%A9v` is `rév`. A value that is not
+ * valid percent-encoding (`100%` from another client) is taken as it is.
+ */
+function agentFromHeader(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }
 
 /**

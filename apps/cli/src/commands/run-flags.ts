@@ -7,9 +7,12 @@ import { OUTPUT_FORMATS } from './run-choices.js';
 
 export type { OutputFormat } from './run-choices.js';
 
-/** A flag's text value; an empty one (`--resume ""`) is refused with what the flag takes. */
+/**
+ * A flag's text value; an empty one (`--resume ""`, or only white space: `--model "  "`) is
+ * refused with what the flag takes.
+ */
 function text(what: string) {
-  return z.string().min(1, `expected ${what}, not an empty value`);
+  return z.string().refine((value) => value.trim() !== '', `expected ${what}, not an empty value`);
 }
 
 /** The options of `delegate run` (and `delegate -p`), validated. */

@@ -16,6 +16,7 @@ import { type EffectiveConfig, resolveConfig } from '../settings/resolve-config.
 import { colorsFor } from '../terminal/colors.js';
 import { AgentTree } from '../usage/agent-tree.js';
 import { executeRun, exitCodeFor } from './execute-run.js';
+import { listenDuringSetup, setupStoppedMessage } from './setup-interrupts.js';
 import { type OutputFormat, type RunFlags, configFlags } from './run-flags.js';
 
 /** Whether a `text` run draws the live agent tree: stderr is a terminal that can draw it. */
@@ -130,7 +131,20 @@ export async function runCommand(options: {
 }): Promise<ExitCode> {
   const { flags, io } = options;
   const config = resolveConfig({ flags: configFlags(flags), env: io.env, processCwd: io.cwd });
-  const cli = await createCliSession(sessionOptionsFor({ flags, config, io }));
+  const setup = listenDuringSetup(io);
+  let cli: CliSession;
+  try {
+    cli = await createCliSession({
+      ...sessionOptionsFor({ flags, config, io }),
+      signal: setup.signal,
+    });
+  } catch (error) {
+    setup.stop();
+    const stoppedBy = setup.reason();
+    if (stoppedBy === undefined) throw error;
+    io.stderr.write(setupStoppedMessage(setup));
+    return exitCodeFor(stoppedBy);
+  }
   const tree = new AgentTree({
     mainModel: cli.session.context.options.model,
     prices: config.prices.value,
@@ -144,6 +158,15 @@ export async function runCommand(options: {
     omitWarnings: ['TRANSCRIPT_WRITE_FAILED'],
   });
   renderer.start(describeSession(cli));
+  // From here the run's own listener hears stop signals (executeRun installs it at once).
+  setup.stop();
+  const stoppedEarly = setup.reason();
+  if (stoppedEarly !== undefined) {
+    await cli.session.close();
+    await cli.close();
+    io.stderr.write(setupStoppedMessage(setup));
+    return exitCodeFor(stoppedEarly);
+  }
   const result = await executeRun({
     cli,
     prompt: options.prompt,

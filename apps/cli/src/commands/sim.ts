@@ -44,7 +44,7 @@ export async function simCommand(options: {
   const { io } = options;
   const { startSim } = await import('@delegate/api-sim');
   const policy = options.policy
-    ? await loadPolicyModule(options.policy, io.cwd)
+    ? await loadPolicyModule({ path: options.policy, processCwd: io.cwd, flag: '--policy' })
     : await defaultSimPolicy();
   const sim = await startSim({ policy, port: options.port, host: options.host }).catch(
     (error: unknown) => {

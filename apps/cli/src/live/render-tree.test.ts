@@ -61,6 +61,16 @@ describe('renderTree', () => {
     ).not.toContain('Ctrl-B');
   });
 
+  it('offers Ctrl-B only while a foreground sub-agent runs, not after it went to the background', () => {
+    const tree = sampleTree();
+    const render = () => renderTree(tree, { colors: plain, width: 200, now: 5_000, frame: 0 });
+    expect(render().at(-1)).toContain('Ctrl-B: background the running agent · Ctrl-C: stop');
+    tree.handleEvent({ type: 'agent.backgrounded', agentId: 'a1', timestamp: '', taskId: 't1' });
+    expect(render()[1]).toContain('[background]');
+    expect(render().at(-1)).not.toContain('Ctrl-B');
+    expect(render().at(-1)).toMatch(/ · Ctrl-C: stop$/);
+  });
+
   it('colors an agent by its definition and cuts lines to the terminal width', () => {
     const colored = renderTree(sampleTree(), {
       colors: picocolors.createColors(true),

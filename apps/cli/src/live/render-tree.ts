@@ -115,12 +115,21 @@ export function renderTree(tree: AgentTree, options: RenderTreeOptions): string[
   lines.push(
     colors.dim(
       cut(
-        `total ${formatUsd(totals.costUsd)}${totals.priced ? '' : ' (some models unpriced)'} · ${formatCacheSplit(totals)}${options.final ? '' : ' · Ctrl-B: background the running agent · Ctrl-C: stop'}`,
+        `total ${formatUsd(totals.costUsd)}${totals.priced ? '' : ' (some models unpriced)'} · ${formatCacheSplit(totals)}${keyHints(nodes, options)}`,
         options.width,
       ),
     ),
   );
   return lines;
+}
+
+/** The keys the last line offers: Ctrl-B only while a foreground sub-agent runs to move. */
+function keyHints(nodes: readonly AgentNode[], options: RenderTreeOptions): string {
+  if (options.final) return '';
+  const movable = nodes.some(
+    (node) => node.status === 'running' && (node.mode === 'foreground' || node.mode === 'fork'),
+  );
+  return movable ? ' · Ctrl-B: background the running agent · Ctrl-C: stop' : ' · Ctrl-C: stop';
 }
 
 // Characters one column wide that the tree itself draws, besides printable ASCII: box

@@ -31,6 +31,7 @@ import { toPermissionRules } from './permission-rules.js';
 import { lockSession } from './session-lock.js';
 import { settleEarlierAgents } from './settle-earlier-agents.js';
 import { checkTranscriptFolder } from './check-transcript-folder.js';
+import { checkModels } from './check-models.js';
 
 /** Options of `createCliSession` that are not settings. */
 export type CliSessionOptions = {
@@ -65,6 +66,11 @@ export type CliSessionOptions = {
   onWarning?: (message: string) => void;
   /** Extra session options (the demo's). */
   session?: Partial<DelegateSessionOptions>;
+  /**
+   * Aborted by a stop signal while the session is set up: waiting for MCP servers ends, what
+   * was started is closed, and `createCliSession` rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
 };
 
 /** A session built from the command line, with what a renderer needs and what to close. */
@@ -101,7 +107,11 @@ async function connectApi(options: CliSessionOptions): Promise<ApiConnection> {
       options.simPolicy ??
       (options.sim === true || options.sim === undefined
         ? await defaultSimPolicy()
-        : await loadPolicyModule(options.sim, options.processCwd));
+        : await loadPolicyModule({
+            path: options.sim,
+            processCwd: options.processCwd,
+            flag: '--sim',
+          }));
     const sim = await startSim({
       policy,
       ...(options.simPacing ? { pacing: options.simPacing } : {}),
@@ -199,6 +209,31 @@ async function loadDefinitions(options: CliSessionOptions): Promise<AgentDefinit
 }
 
 /**
+ * The servers' states once each has connected or failed; a stop (`signal`) before then closes
+ * them (their processes end) and rejects with its reason.
+ */
+async function settledUnlessStopped(
+  manager: McpManager,
+  signal: AbortSignal | undefined,
+): Promise<Awaited<ReturnType<McpManager['whenSettled']>>> {
+  if (!signal) return manager.whenSettled();
+  let onAbort: (() => void) | undefined;
+  const stopped = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([manager.whenSettled(), stopped]);
+  } catch (error) {
+    await manager.close();
+    throw error;
+  } finally {
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
  * Starts the MCP servers of `--mcp-config` and those the `--agent` file defines, and waits
  * until each has connected or failed. A name in both runs the `--mcp-config` server.
  */
@@ -220,9 +255,10 @@ async function connectMcpServers(
   }
   if (Object.keys(servers).length === 0) return undefined;
   const { createMcpManager } = await loadTools();
+  options.signal?.throwIfAborted();
   const manager = createMcpManager({ servers });
   // The first request should offer the servers' tools.
-  for (const state of await manager.whenSettled()) {
+  for (const state of await settledUnlessStopped(manager, options.signal)) {
     if (state.type === 'failed')
       options.onWarning?.(
         `MCP server "${state.name}" did not connect: ${state.error ?? 'unknown error'}`,
@@ -352,6 +388,7 @@ async function createSession(
  */
 export async function createCliSession(options: CliSessionOptions): Promise<CliSession> {
   const { config } = options;
+  checkModels(config);
   const definitions = await loadDefinitions(options);
   const mainAgent =
     options.agent === undefined
@@ -452,6 +489,11 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
         transcriptDir: config.transcriptDir.value,
         onWarning: options.onWarning ?? (() => undefined),
       });
+    }
+    // A stop signal during setup closes what was started (below) instead of running.
+    if (options.signal?.aborted) {
+      await session.close();
+      options.signal.throwIfAborted();
     }
     const manager = mcp;
     return {

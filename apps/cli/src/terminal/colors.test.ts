@@ -20,11 +20,15 @@ describe('colors', () => {
     expect(colorsEnabled(terminal, { TERM: 'dumb' })).toBe(false);
   });
 
-  it('turns colors on for FORCE_COLOR unless it is 0 or empty', () => {
-    expect(colorsEnabled(pipe, { FORCE_COLOR: '1' })).toBe(true);
-    expect(colorsEnabled(pipe, { FORCE_COLOR: '1', NO_COLOR: '1' })).toBe(true);
-    expect(colorsEnabled(terminal, { FORCE_COLOR: '0' })).toBe(true);
-    expect(colorsEnabled(pipe, { FORCE_COLOR: '0' })).toBe(false);
-    expect(colorsEnabled(pipe, { FORCE_COLOR: '' })).toBe(false);
+  it('reads FORCE_COLOR as Node.js does: 1, 2, 3, true or empty force colors on, 0 or false off', () => {
+    for (const value of ['1', '2', '3', 'true', '']) {
+      expect(colorsEnabled(pipe, { FORCE_COLOR: value }), value).toBe(true);
+      expect(colorsEnabled(pipe, { FORCE_COLOR: value, NO_COLOR: '1' }), value).toBe(true);
+    }
+    for (const value of ['0', 'false']) {
+      expect(colorsEnabled(terminal, { FORCE_COLOR: value }), value).toBe(false);
+      expect(colorsFor(terminal, { FORCE_COLOR: value }).red('x'), value).toBe('x');
+      expect(colorsEnabled(pipe, { FORCE_COLOR: value }), value).toBe(false);
+    }
   });
 });

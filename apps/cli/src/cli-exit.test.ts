@@ -1,0 +1,101 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CLI_BIN, type Scratch, makeScratch } from './__fixtures__/run-cli.js';
+
+let scratch: Scratch;
+beforeEach(async () => {
+  scratch = await makeScratch();
+});
+afterEach(async () => {
+  await scratch.cleanup();
+});
+
+/** Whether a process runs (one that exited counts as gone, reaped or not). */
+function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/** Waits until `path` holds a process id, and returns it. */
+async function readPid(path: string): Promise<number | undefined> {
+  for (let tries = 0; tries < 500; tries++) {
+    const text = await readFile(path, 'utf8').catch(() => '');
+    if (text.trim() !== '') return Number(text.trim());
+    await delay(20);
+  }
+  return undefined;
+}
+
+describe('stopping delegate run', () => {
+  it.each([
+    ['SIGTERM', 143],
+    ['SIGINT', 130],
+  ] as const)(
+    'stops the MCP servers still connecting on %s, and exits with its code',
+    async (signal, expected) => {
+      const pidFile = join(scratch.project, 'server.pid');
+      // A server that never answers: the run would wait up to 30 s for it to connect.
+      const config = join(scratch.project, 'mcp.json');
+      await writeFile(
+        config,
+        JSON.stringify({
+          mcpServers: {
+            silent: { command: 'sh', args: ['-c', `echo $$ > ${pidFile}; exec sleep 1000`] },
+          },
+        }),
+      );
+      const child = spawn(
+        process.execPath,
+        [CLI_BIN, 'run', '--sim', '--mcp-config', config, 'hi'],
+        {
+          cwd: scratch.project,
+          env: { ...process.env, HOME: scratch.home, NO_COLOR: '1' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      const pid = await readPid(pidFile);
+      try {
+        expect(pid, `the MCP server never started: ${stderr}`).toBeDefined();
+        child.kill(signal);
+        expect(await closed, stderr).toBe(expected);
+        expect(stderr).toContain('while the run was starting. Nothing ran');
+        // The server is stopped with the run, not left running on its own.
+        for (let tries = 0; tries < 100 && alive(pid as number); tries++) await delay(20);
+        expect(alive(pid as number)).toBe(false);
+      } finally {
+        if (pid !== undefined && alive(pid)) process.kill(pid, 'SIGKILL');
+      }
+    },
+  );
+
+  it.each(['text', 'json'])(
+    'exits 141 when the reader of the %s output goes away after the run ended, as `| head -1` does',
+    async (format) => {
+      // The simulator answers with the prompt: an answer far larger than a pipe holds.
+      const input = join(scratch.project, 'lines.txt');
+      const lines = Array.from({ length: 100_000 }, (_, index) => String(index + 1));
+      await writeFile(input, `${lines.join('\n')}\n`);
+      const script = `"$0" "$1" run --sim --output-format "$2" < "$3" | head -1 > /dev/null; exit "\${PIPESTATUS[0]}"`;
+      const child = spawn('bash', ['-c', script, process.execPath, CLI_BIN, format, input], {
+        cwd: scratch.project,
+        env: { ...process.env, HOME: scratch.home, NO_COLOR: '1' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(code, stderr).toBe(141);
+      expect(stderr).not.toMatch(/EPIPE|Unhandled|at .*\.js:\d+/);
+    },
+  );
+});
