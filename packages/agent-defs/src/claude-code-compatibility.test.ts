@@ -347,7 +347,9 @@ const OBSERVED: Observed[] = [
     content: '---\nname: description-missing\n---\nb\n',
     loads: false,
   },
-  // Hooks: Claude Code skips a file whose hooks do not fit its schema.
+  // Hooks: Claude Code loads a file whose hooks do not fit its schema without the hooks (its
+  // parseHooksFromFrontmatter logs the problem and returns none); these five were recorded as
+  // skipped before, against that reading.
   {
     file: 'hooks-valid.md',
     content: fm(
@@ -362,16 +364,16 @@ const OBSERVED: Observed[] = [
     loads: true,
   },
   { file: 'hooks-null.md', content: fm('hooks-null', 'hooks:\n'), loads: true },
-  { file: 'hooks-text.md', content: fm('hooks-text', 'hooks: "x"\n'), loads: false },
+  { file: 'hooks-text.md', content: fm('hooks-text', 'hooks: "x"\n'), loads: true },
   {
     file: 'hooks-matcher-number.md',
     content: fm('hooks-matcher-number', 'hooks: {PreToolUse: [{matcher: 5, hooks: []}]}\n'),
-    loads: false,
+    loads: true,
   },
   {
     file: 'hooks-no-command.md',
     content: fm('hooks-no-command', 'hooks: {PreToolUse: [{hooks: [{type: command}]}]}\n'),
-    loads: false,
+    loads: true,
   },
   {
     file: 'hooks-bad-timeout.md',
@@ -379,12 +381,12 @@ const OBSERVED: Observed[] = [
       'hooks-bad-timeout',
       'hooks: {PreToolUse: [{hooks: [{type: command, command: x, timeout: 0}]}]}\n',
     ),
-    loads: false,
+    loads: true,
   },
   {
     file: 'hooks-bad-url.md',
     content: fm('hooks-bad-url', 'hooks: {PreToolUse: [{hooks: [{type: http, url: notaurl}]}]}\n'),
-    loads: false,
+    loads: true,
   },
   {
     file: 'hooks-http.md',
@@ -500,9 +502,33 @@ describe('Claude Code compatibility: every rule, against what Claude Code 2.1.32
     }
   });
 
+  it('loads an agent whose hooks do not fit without any of them, with a warning on the hooks line', () => {
+    for (const file of [
+      'hooks-text.md',
+      'hooks-matcher-number.md',
+      'hooks-no-command.md',
+      'hooks-bad-timeout.md',
+      'hooks-bad-url.md',
+    ]) {
+      const agent = loaded.agents.find((candidate) => candidate.filePath === join(root, file));
+      expect(agent?.hooks, file).toBeUndefined();
+      expect(
+        loaded.diagnostics.find((diagnostic) => diagnostic.filePath === join(root, file)),
+        file,
+      ).toMatchObject({
+        severity: 'warning',
+        line: 4,
+        reason: expect.stringMatching(
+          /^`hooks` does not have the shape Claude Code requires \(hooks/,
+        ),
+      });
+    }
+  });
+
   it('warns where Claude Code cuts the frontmatter at a --- inside a value, keeping narrower tools', () => {
     const agent = loaded.agents.find((candidate) => candidate.agentType === 'cut-block');
-    expect(agent?.whenToUse).toBe('line\n---\nmore');
+    // Claude Code's description, up to the cut; the whole block's narrower tools.
+    expect(agent?.whenToUse).toBe('line');
     expect(agent?.tools).toEqual(['Read']);
     const warning = loaded.diagnostics.find(
       (diagnostic) => diagnostic.agentType === 'cut-block' && diagnostic.severity === 'warning',

@@ -1,29 +1,107 @@
-import { stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { realpathSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { AGENT_DIRECTORY_NAMES } from './agent-directory-names.js';
+import { findGitRoot, findMainCheckout } from './find-git-root.js';
 
-async function exists(path: string): Promise<boolean> {
+/** Options of {@link findProjectRoots} and {@link findProjectAgentDirectories}. */
+export type FindProjectRootsOptions = {
+  /**
+   * Home directory, where the search stops: its agents are the user's, never the project's.
+   * Default `os.homedir()` (none when that is not an absolute path).
+   */
+  homeDir?: string;
+};
+
+/** A project agents folder, and the folder its files may not resolve outside of. */
+export type ProjectAgentDirectory = {
+  /** The agents folder (`<dir>/.claude/agents`, `<dir>/.delegate/agents`). */
+  path: string;
+  /**
+   * Where a symbolic link in it may lead: the repository root (the main checkout's for its
+   * folders), or, outside a repository, the folder that holds this `.claude` or `.delegate`.
+   */
+  confineTo: string;
+};
+
+function realPathOrSelf(path: string): string {
   try {
-    await stat(path);
+    return realpathSync.native(path);
+  } catch {
+    return path;
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    statSync(path);
     return true;
   } catch {
     return false;
   }
 }
 
-/**
- * Returns the directories whose project agents apply to `cwd`, farthest first: every
- * directory from the repository root (the nearest ancestor holding `.git`) down to `cwd`,
- * or only `cwd` when no ancestor holds `.git`.
- */
-export async function findProjectRoots(cwd: string): Promise<string[]> {
-  const start = resolve(cwd);
-  const chain: string[] = [];
-  let current = start;
-  for (;;) {
-    chain.push(current);
-    if (await exists(join(current, '.git'))) return chain.reverse();
-    const parent = dirname(current);
-    if (parent === current) return [start];
-    current = parent;
+function homeOf(options: FindProjectRootsOptions): string | undefined {
+  const home = options.homeDir ?? homedir();
+  return isAbsolute(home) ? resolve(home) : undefined;
+}
+
+function isSameDirectory(left: string, right: string): boolean {
+  return left === right || realPathOrSelf(left) === realPathOrSelf(right);
+}
+
+// The directories whose agents apply, nearest first, and the repository root they stop at.
+function walkUp(
+  cwd: string,
+  options: FindProjectRootsOptions,
+): { roots: string[]; gitRoot?: string } {
+  const home = homeOf(options);
+  const gitRoot = findGitRoot(cwd);
+  const roots: string[] = [];
+  for (let current = resolve(cwd); ; current = dirname(current)) {
+    if (home !== undefined && isSameDirectory(current, home)) break;
+    roots.push(current);
+    if (current === gitRoot || dirname(current) === current) break;
   }
+  return gitRoot === undefined ? { roots } : { roots, gitRoot };
+}
+
+/**
+ * Returns the directories whose `.claude/agents` (and `.delegate/agents`) hold project agents
+ * for `cwd`, as Claude Code searches them: from `cwd` up to the repository root (the nearest
+ * ancestor holding `.git`), or, outside a repository, up to the file-system root; in both
+ * cases stopping before the home directory, whose agents are the user's. Nearest first: that
+ * is the order they are read in, and a later one wins.
+ */
+export async function findProjectRoots(
+  cwd: string,
+  options: FindProjectRootsOptions = {},
+): Promise<string[]> {
+  return walkUp(cwd, options).roots;
+}
+
+/**
+ * Returns the project agents folders for `cwd` in the order they are read (a later one wins a
+ * tie): for each of {@link findProjectRoots}, nearest first, its `.claude/agents` then its
+ * `.delegate/agents`. In a linked git worktree whose root has no agents folder of a name, the
+ * main checkout's folder of that name comes last, as Claude Code adds it (agent files the main
+ * checkout does not commit still apply in its worktrees).
+ */
+export async function findProjectAgentDirectories(
+  cwd: string,
+  options: FindProjectRootsOptions = {},
+): Promise<ProjectAgentDirectory[]> {
+  const { roots, gitRoot } = walkUp(cwd, options);
+  const directories = roots.flatMap((root) =>
+    AGENT_DIRECTORY_NAMES.map((name) => ({ path: join(root, name), confineTo: gitRoot ?? root })),
+  );
+  const main = gitRoot === undefined ? undefined : findMainCheckout(gitRoot);
+  if (gitRoot === undefined || main === undefined) return directories;
+  for (const name of AGENT_DIRECTORY_NAMES) {
+    const own = roots.includes(gitRoot) && exists(join(gitRoot, name));
+    const path = join(main, name);
+    if (!own && !directories.some((directory) => directory.path === path))
+      directories.push({ path, confineTo: main });
+  }
+  return directories;
 }

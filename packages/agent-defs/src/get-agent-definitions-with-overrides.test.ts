@@ -92,7 +92,7 @@ describe('getAgentDefinitionsWithOverrides precedence', () => {
     expect(active.get('acme:x')?.getSystemPrompt()).toBe('plugin');
     expect(active.get('acme:y')?.getSystemPrompt()).toBe('plugin');
     expect(active.get('general-purpose')?.getSystemPrompt()).toBe('project');
-    expect(active.get('Explore')?.getSystemPrompt()).toBe('project-near');
+    expect(active.get('Explore')?.getSystemPrompt()).toBe('project-far');
     expect(active.get('Plan')?.getSystemPrompt()).toBe('flag');
     expect(active.get('shared')?.getSystemPrompt()).toBe('policy');
     expect(active.get('shared')?.source).toBe('policySettings');
@@ -109,10 +109,11 @@ describe('getAgentDefinitionsWithOverrides precedence', () => {
       'policySettings:policy',
     ]);
     const explore = result.allAgents.filter((agent) => agent.agentType === 'Explore');
+    // Project folders are read from cwd up to the repository root, as in Claude Code.
     expect(explore.map((agent) => agent.getSystemPrompt())).toEqual([
       expect.stringMatching(/READ-ONLY/),
-      'project-far',
       'project-near',
+      'project-far',
     ]);
     expect(result.allAgents).toHaveLength(3 + 2 + 3 + 5 + 2 + 1);
   });
@@ -183,14 +184,47 @@ describe('getAgentDefinitionsWithOverrides sources', () => {
     expect(result.diagnostics).toEqual([]);
   });
 
-  it('uses only the cwd when no ancestor holds .git', async () => {
-    const plain = join(root, 'plain', 'inner');
-    await agentFile(join(root, 'plain', '.claude', 'agents', 'parent.md'), 'parent', 'parent');
-    await agentFile(join(plain, '.claude', 'agents', 'here.md'), 'here', 'here');
-    const result = await load({ cwd: plain });
-    const types = result.activeAgents.map((agent) => agent.agentType);
-    expect(types).toContain('here');
-    expect(types).not.toContain('parent');
+  it('loads every folder from cwd up to the home directory when no ancestor holds .git, as Claude Code does', async () => {
+    const projects = join(home, 'projects');
+    const inner = join(projects, 'plain', 'inner');
+    await agentFile(join(projects, 'plain', '.claude', 'agents', 'parent.md'), 'parent', 'parent');
+    await agentFile(join(inner, '.delegate', 'agents', 'here.md'), 'here', 'here');
+    await agentFile(join(projects, '.claude', 'agents', 'top.md'), 'top', 'top');
+    await agentFile(join(home, '.claude', 'agents', 'mine.md'), 'mine', 'user');
+    await agentFile(join(root, '.claude', 'agents', 'above.md'), 'above', 'above home');
+    const result = await load({ cwd: inner });
+    const sources = Object.fromEntries(
+      result.allAgents.map((agent) => [agent.agentType, agent.source]),
+    );
+    expect(sources).toMatchObject({
+      here: 'projectSettings',
+      parent: 'projectSettings',
+      top: 'projectSettings',
+      // The home directory is the user's, never a project level; nothing above it is read.
+      mine: 'userSettings',
+    });
+    expect(sources).not.toHaveProperty('above');
+    expect(result.allAgents.filter((agent) => agent.agentType === 'mine')).toHaveLength(1);
+  });
+
+  it('lets the project folder farthest from cwd win, as Claude Code does, and names both files', async () => {
+    const near = join(cwd, '.claude', 'agents', 'reviewer.md');
+    const far = join(repo, '.claude', 'agents', 'reviewer.md');
+    await agentFile(near, 'reviewer', 'near');
+    await agentFile(far, 'reviewer', 'far');
+    const result = await load();
+    const active = result.activeAgents.find((agent) => agent.agentType === 'reviewer');
+    expect(active?.getSystemPrompt()).toBe('far');
+    expect(active?.filePath).toBe(far);
+    expect(result.diagnostics).toEqual([
+      expect.objectContaining({
+        filePath: far,
+        severity: 'warning',
+        reason: expect.stringContaining(
+          `is defined both in ${near} and in ${far}; Delegate uses ${far}, because project folders are read from the working directory up to the repository root`,
+        ),
+      }),
+    ]);
   });
 
   it('passes exploreModel to the built-in Explore agent', async () => {

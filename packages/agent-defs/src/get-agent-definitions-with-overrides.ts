@@ -5,7 +5,8 @@ import { DelegateError, type AgentDefinitionsResult } from '@delegate/core';
 import { type AgentDiagnostic, type FailedAgentFile } from './agent-diagnostic.js';
 import { createLimiter } from './create-limiter.js';
 import { describeAgentOverrides } from './describe-agent-overrides.js';
-import { findProjectRoots } from './find-project-roots.js';
+import { AGENT_DIRECTORY_NAMES } from './agent-directory-names.js';
+import { findProjectAgentDirectories } from './find-project-roots.js';
 import { getActiveAgentsFromList } from './get-active-agents-from-list.js';
 import { getBuiltInAgents } from './get-built-in-agents.js';
 import { loadFlagAgents } from './load-flag-agents.js';
@@ -15,15 +16,12 @@ import {
 } from './load-agents-from-directories.js';
 import { loadPluginAgents } from './load-plugin-agents.js';
 
-/** Folders, relative to a home or project directory, that hold agent files; a later one wins a tie. */
-export const AGENT_DIRECTORY_NAMES: readonly string[] = [
-  join('.claude', 'agents'),
-  join('.delegate', 'agents'),
-];
-
 /** Options of {@link getAgentDefinitionsWithOverrides}. */
 export type AgentDefinitionsOptions = {
-  /** Working directory; project agents are searched from here up to the repository root. */
+  /**
+   * Working directory; project agents are searched from here up to the repository root (or,
+   * outside a repository, up to the file-system root), never in the home directory.
+   */
   cwd: string;
   /** Home directory for user agents; default `os.homedir()`. */
   homeDir?: string;
@@ -107,17 +105,14 @@ async function load(
   const limiter = createLimiter(options.concurrency ?? DEFAULT_READ_CONCURRENCY);
   const userDirectories =
     homeDir === NO_HOME ? [] : AGENT_DIRECTORY_NAMES.map((name) => join(homeDir, name));
-  const projectRoots = await findProjectRoots(cwd);
   // A home directory inside the repository (also through a symbolic link) would otherwise
   // load user agents twice, the project's copy winning.
   const userReal = new Set(userDirectories.map(realPathOrSelf));
-  const projectLayers = projectRoots.map((root) =>
-    AGENT_DIRECTORY_NAMES.map((name) => join(root, name)).filter(
-      (directory) => !userReal.has(realPathOrSelf(directory)),
-    ),
-  );
+  const projectDirectories = (
+    await findProjectAgentDirectories(cwd, homeDir === NO_HOME ? {} : { homeDir })
+  ).filter((directory) => !userReal.has(realPathOrSelf(directory.path)));
 
-  const [plugins, user, policy, ...projects] = await Promise.all([
+  const [plugins, user, policy, project] = await Promise.all([
     loadPluginAgents({ pluginDirs: options.pluginDirs ?? [], limiter }),
     loadAgentsFromDirectories({ directories: userDirectories, source: 'userSettings', limiter }),
     loadAgentsFromDirectories({
@@ -125,21 +120,19 @@ async function load(
       source: 'policySettings',
       limiter,
     }),
-    // Each project level is its own layer: a nearer directory overriding a farther one is intended, not a duplicate.
-    // A cloned repository may hold symbolic links to files elsewhere; those are not read.
-    ...projectLayers.map((directories) =>
-      loadAgentsFromDirectories({
-        directories,
-        source: 'projectSettings',
-        limiter,
-        confineTo: projectRoots[0] ?? cwd,
-      }),
-    ),
+    // One layer, nearest folder first: as in Claude Code, the folder read last (the farthest
+    // from cwd) wins, and each tie gets a warning naming both files. A cloned repository may
+    // hold symbolic links to files elsewhere; those are not read.
+    loadAgentsFromDirectories({
+      directories: projectDirectories,
+      source: 'projectSettings',
+      limiter,
+    }),
   ]);
   const flag = loadFlagAgents({ flagAgents: options.flagAgents, baseDir: cwd });
 
   if (homeDir === NO_HOME) user.diagnostics.unshift(NO_HOME_DIAGNOSTIC);
-  const ordered = [plugins, user, ...projects, flag, policy];
+  const ordered = [plugins, user, project, flag, policy];
   const allAgents = [
     ...getBuiltInAgents(
       options.exploreModel === undefined ? {} : { exploreModel: options.exploreModel },
@@ -161,9 +154,10 @@ async function load(
 /**
  * Loads every agent definition for a working directory: built-ins < plugins < user
  * (`~/.claude/agents`, `~/.delegate/agents`) < project (`.claude/agents`, `.delegate/agents`
- * from the repository root down to `cwd`) < `--agents` JSON < policy directory. A higher
- * source overrides a lower one of the same type; `allAgents` keeps them all. Results are
- * memoized per cwd and options until {@link clearAgentDefinitionsCache} is called.
+ * in each directory from `cwd` up to the repository root, the farthest winning, as in Claude
+ * Code) < `--agents` JSON < policy directory. A higher source overrides a lower one of the
+ * same type; `allAgents` keeps them all. Results are memoized per cwd and options until
+ * {@link clearAgentDefinitionsCache} is called.
  */
 export async function getAgentDefinitionsWithOverrides(
   options: AgentDefinitionsOptions,

@@ -59,6 +59,7 @@ export {
   loadAgentsFromDirectories,
 } from './load-agents-from-directories.js';
 export type {
+  AgentFolder,
   LoadAgentsFromDirectoriesOptions,
   LoadedAgents,
 } from './load-agents-from-directories.js';
@@ -66,13 +67,15 @@ export {
   MAX_PLUGIN_MANIFEST_BYTES,
   PLUGIN_MANIFEST_PATHS,
   loadPluginAgents,
+  readPluginManifest,
   readPluginName,
 } from './load-plugin-agents.js';
-export type { LoadPluginAgentsOptions, PluginName } from './load-plugin-agents.js';
-export { findProjectRoots } from './find-project-roots.js';
+export type { LoadPluginAgentsOptions, PluginManifest, PluginName } from './load-plugin-agents.js';
+export { findProjectAgentDirectories, findProjectRoots } from './find-project-roots.js';
+export type { FindProjectRootsOptions, ProjectAgentDirectory } from './find-project-roots.js';
+export { AGENT_DIRECTORY_NAMES } from './agent-directory-names.js';
 export { getActiveAgentsFromList } from './get-active-agents-from-list.js';
 export {
-  AGENT_DIRECTORY_NAMES,
   clearAgentDefinitionsCache,
   getAgentDefinitionsWithOverrides,
 } from './get-agent-definitions-with-overrides.js';

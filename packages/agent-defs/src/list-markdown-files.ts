@@ -1,5 +1,5 @@
 import { readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { type AgentDiagnostic } from './agent-diagnostic.js';
 
 /** Deepest folder level searched below an agents directory; deeper folders get a warning. */
@@ -55,6 +55,8 @@ type Walk = {
   visited: Set<string>;
   tooDeep: string[];
   truncated: boolean;
+  /** The file cap was passed: every entry still to come sorts after the files kept. */
+  stopped: boolean;
 };
 
 function escapes(walk: Walk, path: string, real: string): boolean {
@@ -136,12 +138,39 @@ function classify(walk: Walk, entry: Dirent, path: string): Kind {
   }
 }
 
+type Entry = { entry: Dirent; path: string; kind: Kind; key: string };
+
+// A folder's entries in the order their paths sort: a directory sorts as its name followed by
+// the separator, since every path under it starts so (`a.md` comes before `a/b.md`, and
+// `a-b.md` before both). Walking in this order lists files already sorted by path.
+function sortedEntries(walk: Walk, current: string, entries: readonly Dirent[]): Entry[] {
+  return entries
+    .map((entry) => {
+      const path = join(current, entry.name);
+      const kind = classify(walk, entry, path);
+      return { entry, path, kind, key: kind === 'directory' ? `${entry.name}${sep}` : entry.name };
+    })
+    .sort((left, right) => compareCodeUnits(left.key, right.key));
+}
+
+function addFile(walk: Walk, path: string): void {
+  if (walk.files.length < MAX_AGENT_FILES_PER_DIRECTORY) {
+    walk.files.push(path);
+    return;
+  }
+  // Every file still to come sorts after this one, so nothing more can be kept.
+  truncate(
+    walk,
+    `holds more than ${MAX_AGENT_FILES_PER_DIRECTORY} agent files; the first ${MAX_AGENT_FILES_PER_DIRECTORY} in sorted path order were read and the rest skipped, starting with ${path} — keep agents directories small`,
+  );
+  walk.stopped = true;
+}
+
 function walkDirectory(walk: Walk, current: string, depth: number): void {
   const entries = readEntries(walk, current);
   if (entries === undefined) return;
-  for (const entry of entries) {
-    const path = join(current, entry.name);
-    const kind = classify(walk, entry, path);
+  for (const { entry, path, kind } of sortedEntries(walk, current, entries)) {
+    if (walk.stopped) return;
     if (typeof kind === 'object') {
       // Only an entry that would have been an agent file is worth a word.
       if (entry.name.endsWith('.md'))
@@ -151,14 +180,7 @@ function walkDirectory(walk: Walk, current: string, depth: number): void {
           reason: `${kind.skipped}, not an agent file; skipped`,
         });
     } else if (kind === 'file' && entry.name.endsWith('.md')) {
-      if (walk.files.length >= MAX_AGENT_FILES_PER_DIRECTORY) {
-        truncate(
-          walk,
-          `holds more than ${MAX_AGENT_FILES_PER_DIRECTORY} agent files; the rest were skipped — keep agents directories small`,
-        );
-        continue;
-      }
-      walk.files.push(path);
+      addFile(walk, path);
     } else if (kind === 'directory') {
       if (depth < MAX_AGENTS_DIRECTORY_DEPTH) walkDirectory(walk, path, depth + 1);
       else walk.tooDeep.push(path);
@@ -174,7 +196,10 @@ function walkDirectory(walk: Walk, current: string, depth: number): void {
  * `*.md` link that dangles or loops. At most {@link MAX_AGENT_FILES_PER_DIRECTORY} files and
  * {@link MAX_AGENT_SUBDIRECTORIES} directories are taken, {@link MAX_AGENTS_DIRECTORY_DEPTH}
  * levels deep; each limit reached gets one warning. A missing directory gives an empty list.
- * The order is by path, so loading is deterministic.
+ * Each folder's entries are sorted before they are walked, so files are found in sorted path
+ * order and the files kept when a limit is reached are the first ones by path, whatever order
+ * the file system lists them in. Only one folder's entries per level are held at a time, and
+ * the walk stops at the first file past the limit.
  */
 export function listMarkdownFiles(
   directory: string,
@@ -196,6 +221,7 @@ export function listMarkdownFiles(
     visited: new Set(),
     tooDeep: [],
     truncated: false,
+    stopped: false,
   };
   walkDirectory(walk, directory, 0);
   if (walk.tooDeep.length > 0) {
@@ -206,7 +232,6 @@ export function listMarkdownFiles(
       reason: `${walk.tooDeep.length} folder(s) more than ${MAX_AGENTS_DIRECTORY_DEPTH} levels below ${directory} were not searched, this one first; Claude Code reads agent files there — move them into a shallower folder`,
     });
   }
-  walk.files.sort(compareCodeUnits);
   walk.diagnostics.sort((left, right) => compareCodeUnits(left.filePath, right.filePath));
   return { files: walk.files, diagnostics: walk.diagnostics };
 }

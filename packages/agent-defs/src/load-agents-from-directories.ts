@@ -1,3 +1,5 @@
+import { realpathSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { type AgentDefinition, type AgentSource } from '@delegate/core';
 import {
@@ -12,10 +14,25 @@ import { readAgentFileSync } from './read-agent-file.js';
 /** Default number of agent files read in one go before the event loop gets a turn. */
 export const DEFAULT_READ_CONCURRENCY = 32;
 
+/** One place agent files are read from, with its own limits. */
+export type AgentFolder = {
+  /** The agents folder, searched recursively; with `singleFile`, one `.md` file. */
+  path: string;
+  /** Directory its files may not resolve outside of through symbolic links; default the options' `confineTo`. */
+  confineTo?: string;
+  /** `path` is one agent file (a plugin manifest can name one); its folder is its `baseDir`. */
+  singleFile?: boolean;
+};
+
 /** Input of {@link loadAgentsFromDirectories}. */
 export type LoadAgentsFromDirectoriesOptions = {
-  /** Agents directories that form one layer of one source, in load order. */
-  directories: readonly string[];
+  /** Agents directories (or {@link AgentFolder}s) that form one layer of one source, in load order. */
+  directories: ReadonlyArray<string | AgentFolder>;
+  /**
+   * Read a file that two of the directories reach (the same real path) only the first time, as
+   * Claude Code reads a plugin's agents. Default false.
+   */
+  readEachFileOnce?: boolean;
   /** Source the definitions belong to. */
   source: AgentSource;
   /** Plugin that supplied the directories; agent types become `plugin:name`. */
@@ -43,15 +60,27 @@ type Listed = { filePath: string; baseDir: string };
 
 type Defined = { filePath: string; baseDir: string };
 
+// Why the later of two folders of one source wins, and what Claude Code does instead.
+function whyLaterFolderWins(later: string, agent: AgentDefinition, earlier: Defined): string {
+  const sameLevel = dirname(dirname(agent.baseDir)) === dirname(dirname(earlier.baseDir));
+  const delegateWins = isDelegateFolder(agent.baseDir) && !isDelegateFolder(earlier.baseDir);
+  if (sameLevel && delegateWins)
+    return `Delegate uses ${later} (a .delegate/agents file beats a .claude/agents file), while Claude Code reads only ${earlier.filePath}`;
+  if (agent.source !== 'projectSettings')
+    return `Delegate uses ${later} (its agents folder, ${agent.baseDir}, comes later in the search order)`;
+  const claude = isDelegateFolder(agent.baseDir)
+    ? `; Claude Code reads no .delegate/agents folder${isDelegateFolder(earlier.baseDir) ? '' : `, so it uses ${earlier.filePath}`}`
+    : ', as Claude Code does';
+  return `Delegate uses ${later}, because project folders are read from the working directory up to the repository root (then the main checkout's, in a git worktree without its own) and the one read last wins${claude}`;
+}
+
 // Which of two files of one type Delegate uses, and why, and what Claude Code does instead.
 function duplicateWarning(agent: AgentDefinition, earlier: Defined): AgentDiagnostic {
   const later = agent.filePath ?? agent.baseDir;
   const why =
     earlier.baseDir === agent.baseDir
       ? `Delegate uses ${later} (the later path in sorted order), while Claude Code uses whichever file its directory listing returns last, which depends on the file system`
-      : isDelegateFolder(agent.baseDir) && !isDelegateFolder(earlier.baseDir)
-        ? `Delegate uses ${later} (a .delegate/agents file beats a .claude/agents file), while Claude Code reads only ${earlier.filePath}`
-        : `Delegate uses ${later} (its agents folder, ${agent.baseDir}, comes later in the search order)`;
+      : whyLaterFolderWins(later, agent, earlier);
   return {
     filePath: later,
     agentType: agent.agentType,
@@ -97,6 +126,42 @@ function collect(
   }
 }
 
+function realPathOrSelf(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return path;
+  }
+}
+
+// Every file to read, in load order: each folder's files sorted by path, folders in order.
+function listFolders(
+  options: LoadAgentsFromDirectoriesOptions,
+  diagnostics: AgentDiagnostic[],
+): Listed[] {
+  const listed: Listed[] = [];
+  const seen = new Set<string>();
+  for (const entry of options.directories) {
+    const folder = typeof entry === 'string' ? { path: entry } : entry;
+    const confineTo = folder.confineTo ?? options.confineTo;
+    const baseDir = folder.singleFile === true ? dirname(folder.path) : folder.path;
+    const listing =
+      folder.singleFile === true
+        ? { files: [folder.path], diagnostics: [] }
+        : listMarkdownFiles(folder.path, confineTo === undefined ? {} : { confineTo });
+    diagnostics.push(...listing.diagnostics);
+    for (const filePath of listing.files) {
+      if (options.readEachFileOnce === true) {
+        const real = realPathOrSelf(filePath);
+        if (seen.has(real)) continue;
+        seen.add(real);
+      }
+      listed.push({ filePath, baseDir });
+    }
+  }
+  return listed;
+}
+
 /**
  * Loads every `.md` agent file under the given directories (recursively, sorted by path). A
  * bad file gets a diagnostic (and an entry in `failed`) and the others still load; a missing
@@ -110,15 +175,7 @@ export async function loadAgentsFromDirectories(
 ): Promise<LoadedAgents> {
   const limiter = options.limiter ?? createLimiter(1);
   const loaded: LoadedAgents = { agents: [], diagnostics: [], failed: [] };
-  const listed: Listed[] = [];
-  for (const directory of options.directories) {
-    const listing = listMarkdownFiles(
-      directory,
-      options.confineTo === undefined ? {} : { confineTo: options.confineTo },
-    );
-    loaded.diagnostics.push(...listing.diagnostics);
-    for (const filePath of listing.files) listed.push({ filePath, baseDir: directory });
-  }
+  const listed = listFolders(options, loaded.diagnostics);
   const results: Array<{ listed: Listed; result: ParseAgentResult }> = [];
   let next = 0;
   while (next < listed.length) {

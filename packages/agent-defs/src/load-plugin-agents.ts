@@ -6,9 +6,11 @@ import {
   loadAgentsFromDirectories,
   type LoadedAgents,
 } from './load-agents-from-directories.js';
+import { validateTypeSegment } from './plugin-agent-rules.js';
+import { quoteForDiagnostic } from './quote-for-diagnostic.js';
 import { readConfinedFile } from './read-confined-file.js';
+import { resolvePluginAgentPaths } from './resolve-plugin-agent-paths.js';
 import { truncateForDiagnostic } from './truncate-for-diagnostic.js';
-import { validateAgentName } from './validate-agent-name.js';
 
 /** Largest plugin manifest read (64 KiB); a bigger one is ignored with a warning. */
 export const MAX_PLUGIN_MANIFEST_BYTES = 64 * 1024;
@@ -28,7 +30,7 @@ export type PluginName = {
 };
 
 function nameProblem(name: string): string | undefined {
-  return name.includes(':') ? "contains ':'" : validateAgentName(name);
+  return validateTypeSegment(name);
 }
 
 function parseManifest(text: string): { ok: true; value: unknown } | { ok: false } {
@@ -39,13 +41,23 @@ function parseManifest(text: string): { ok: true; value: unknown } | { ok: false
   }
 }
 
+/** What a plugin's manifest says, as far as its agents go. */
+export type PluginManifest = PluginName & {
+  /** The manifest read, when one was found and parsed. */
+  manifestPath?: string;
+  /** The manifest's `agents` value as written (a path or a list of paths), when it has one. */
+  agents?: unknown;
+};
+
 /**
- * Reads a plugin's name from its manifest (`.claude-plugin/plugin.json`, then `plugin.json`),
- * else its directory name. The manifest goes through the confined reader: a FIFO, a device or
- * a file over {@link MAX_PLUGIN_MANIFEST_BYTES} is skipped with a warning, never read.
+ * Reads a plugin's manifest (`.claude-plugin/plugin.json`, then `plugin.json`): its name (else
+ * the directory name) and its `agents` paths. The manifest goes through the confined reader: a
+ * FIFO, a device or a file over {@link MAX_PLUGIN_MANIFEST_BYTES} is skipped with a warning,
+ * never read.
  */
-export async function readPluginName(pluginDir: string): Promise<PluginName> {
+export async function readPluginManifest(pluginDir: string): Promise<PluginManifest> {
   const diagnostics: AgentDiagnostic[] = [];
+  const fallback = basename(resolve(pluginDir));
   for (const manifest of PLUGIN_MANIFEST_PATHS) {
     const filePath = join(pluginDir, manifest);
     const read = readConfinedFile(filePath, { maxBytes: MAX_PLUGIN_MANIFEST_BYTES });
@@ -67,37 +79,49 @@ export async function readPluginName(pluginDir: string): Promise<PluginName> {
       });
       break;
     }
-    const name = (parsed.value as { name?: unknown } | null)?.name;
+    const { name, agents } = (parsed.value ?? {}) as { name?: unknown; agents?: unknown };
+    const found = { manifestPath: filePath, ...(agents === undefined ? {} : { agents }) };
     if (typeof name === 'string' && nameProblem(name.trim()) === undefined)
-      return { name: name.trim(), diagnostics };
+      return { name: name.trim(), diagnostics, ...found };
     diagnostics.push({
       filePath,
       severity: 'warning',
       reason: `plugin manifest has no usable "name" (${typeof name === 'string' ? `${JSON.stringify(truncateForDiagnostic(name))} ${nameProblem(name.trim()) ?? ''}` : 'missing'}); using the directory name`,
     });
-    break;
+    return { name: fallback, diagnostics, ...found };
   }
-  return { name: basename(resolve(pluginDir)), diagnostics };
+  return { name: fallback, diagnostics };
+}
+
+/**
+ * Reads a plugin's name from its manifest (`.claude-plugin/plugin.json`, then `plugin.json`),
+ * else its directory name. The manifest goes through the confined reader: a FIFO, a device or
+ * a file over {@link MAX_PLUGIN_MANIFEST_BYTES} is skipped with a warning, never read.
+ */
+export async function readPluginName(pluginDir: string): Promise<PluginName> {
+  const { name, diagnostics } = await readPluginManifest(pluginDir);
+  return { name, diagnostics };
 }
 
 /** Input of {@link loadPluginAgents}. */
 export type LoadPluginAgentsOptions = {
-  /** Plugin directories, each with an `agents/` folder. */
+  /** Plugin directories, each with an `agents/` folder (and a manifest that may name more). */
   pluginDirs: readonly string[];
   /** Shared limiter for file reads. */
   limiter?: Limiter;
 };
 
 /**
- * Loads the agents of each plugin from `<pluginDir>/agents/**.md`, in the order given. Agent
- * types are namespaced as `plugin:name`, so a plugin cannot silently replace a built-in or
- * another plugin's agent.
+ * Loads the agents of each plugin, in the order given: `<pluginDir>/agents/**.md`, then the
+ * files and folders its manifest's `agents` names (paths inside the plugin; see
+ * {@link resolvePluginAgentPaths}), each file once. Agent types are namespaced as
+ * `plugin:name`, so a plugin cannot silently replace a built-in or another plugin's agent.
  */
 export async function loadPluginAgents(options: LoadPluginAgentsOptions): Promise<LoadedAgents> {
   const limiter = options.limiter ?? createLimiter(DEFAULT_READ_CONCURRENCY);
   const results = await Promise.all(
     options.pluginDirs.map(async (pluginDir): Promise<LoadedAgents> => {
-      const plugin = await readPluginName(pluginDir);
+      const plugin = await readPluginManifest(pluginDir);
       const problem = nameProblem(plugin.name);
       if (problem !== undefined) {
         return {
@@ -108,20 +132,29 @@ export async function loadPluginAgents(options: LoadPluginAgentsOptions): Promis
             {
               filePath: pluginDir,
               severity: 'error',
-              reason: `plugin name ${JSON.stringify(truncateForDiagnostic(plugin.name))} ${problem}; set "name" in its plugin.json`,
+              reason: `plugin name ${quoteForDiagnostic(plugin.name)} ${problem}; set "name" in its plugin.json`,
             },
           ],
         };
       }
+      const extra =
+        plugin.manifestPath === undefined || plugin.agents === undefined
+          ? { folders: [], diagnostics: [] }
+          : resolvePluginAgentPaths({
+              pluginDir,
+              manifestPath: plugin.manifestPath,
+              agents: plugin.agents,
+            });
       const loaded = await loadAgentsFromDirectories({
-        directories: [join(pluginDir, 'agents')],
+        directories: [join(pluginDir, 'agents'), ...extra.folders],
         source: 'plugin',
         plugin: plugin.name,
+        readEachFileOnce: true,
         limiter,
       });
       return {
         agents: loaded.agents,
-        diagnostics: [...plugin.diagnostics, ...loaded.diagnostics],
+        diagnostics: [...plugin.diagnostics, ...extra.diagnostics, ...loaded.diagnostics],
         failed: loaded.failed,
       };
     }),

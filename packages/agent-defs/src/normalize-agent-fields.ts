@@ -30,6 +30,12 @@ export type AgentFieldsContext = {
   extraKeys?: readonly string[];
   /** Line of a top-level key, when the format knows it. */
   lineOf?: (key: string) => number | undefined;
+  /**
+   * What `hooks` of the wrong shape do: `ignore` (default) loads the agent without hooks, with
+   * a warning, as Claude Code reads an agent file; `reject` refuses the agent, as Claude Code
+   * reads `--agents` JSON.
+   */
+  invalidHooks?: 'ignore' | 'reject';
 };
 
 /** Fields read from a definition, with the notes made on the way, or the reason they are unusable. */
@@ -232,6 +238,18 @@ function readBoolean(value: unknown, key: string): Outcome<boolean> {
   return { kind: 'drop', reason: `\`${key}\` is ${describeType(value)}; expected true or false` };
 }
 
+// Exactly as Claude Code reads it: only `true` (or the text "true") starts the agent in the
+// background, so `yes` or `True` in quotes must not either.
+function readBackground(value: unknown): Outcome<boolean> {
+  if (value === undefined || value === null) return { kind: 'value', value: undefined };
+  if (value === true || value === 'true') return { kind: 'value', value: true };
+  if (value === false || value === 'false') return { kind: 'value', value: false };
+  return {
+    kind: 'drop',
+    reason: `\`background\` is ${describeType(value)}; Claude Code runs an agent in the background only for true (or the text "true") and ignores any other value, so the agent runs in the foreground — write true or false`,
+  };
+}
+
 // Exact spellings only: memory adds Read, Write and Edit to the agent's tools, and Claude Code
 // does that only for these three values.
 function readMemory(value: unknown): Outcome<AgentMemoryScope> {
@@ -244,13 +262,16 @@ function readMemory(value: unknown): Outcome<AgentMemoryScope> {
   };
 }
 
+// Exact spelling only, as Claude Code reads it: `WORKTREE` gives no worktree there either.
 function readIsolation(value: unknown): Outcome<'worktree'> {
   if (value === undefined || value === null) return { kind: 'value', value: undefined };
-  if (typeof value === 'string' && value.trim().toLowerCase() === 'worktree')
-    return { kind: 'value', value: 'worktree' };
+  if (value === 'worktree') return { kind: 'value', value: 'worktree' };
+  const meant = typeof value === 'string' && value.trim().toLowerCase() === 'worktree';
   return {
     kind: 'drop',
-    reason: `\`isolation\` is ${describeType(value)}; the only supported value is worktree, and Claude Code ignores any other, so the agent runs without isolation`,
+    reason: meant
+      ? `\`isolation\` must be spelled exactly \`worktree\`; Claude Code ignores ${describeType(value)}, so the agent runs without isolation`
+      : `\`isolation\` is ${describeType(value)}; the only supported value is worktree, and Claude Code ignores any other, so the agent runs without isolation`,
   };
 }
 
@@ -289,33 +310,36 @@ function withoutUnsafeKeys<T>(outcome: Outcome<T>, key: string): Outcome<T> {
   };
 }
 
+const MCP_SERVERS_AS_LIST =
+  'write each server as an item of a YAML list (`- github`, or `- name: { command: … }` for one defined here)';
+
+// Only a YAML list, as Claude Code reads it: a mapping or a comma-separated text adds no
+// server there, so it must not add one here. Each item is a server name, as written, or a
+// `{ name: config }` mapping; an item of another kind is left out, as Claude Code leaves it out.
 function readMcpServers(value: unknown): Outcome<Array<string | Record<string, unknown>>> {
   if (value === undefined || value === null) return { kind: 'value', value: undefined };
-  if (typeof value === 'string') return { kind: 'value', value: unique(splitListValue(value)) };
-  if (isPlainRecord(value)) {
-    // `{ name: config, ... }` written as one mapping: one inline server per key.
+  if (!Array.isArray(value)) {
     return {
-      kind: 'value',
-      value: Object.entries(value).map(([name, config]) => ({ [name]: config })),
+      kind: 'drop',
+      reason: `\`mcpServers\` is ${describeType(value)}; Claude Code reads mcpServers only as a YAML list and ignores any other value, so the agent gets no MCP servers of its own — ${MCP_SERVERS_AS_LIST}`,
     };
   }
-  if (Array.isArray(value)) {
-    const servers: Array<string | Record<string, unknown>> = [];
-    for (const item of value) {
-      if (typeof item === 'string') servers.push(...splitListValue(item));
-      else if (isPlainRecord(item)) servers.push(item);
-      else
-        return {
-          kind: 'drop',
-          reason: `\`mcpServers\` has an item that is ${describeType(item)}; expected server names or { name: config } mappings`,
-        };
-    }
-    return { kind: 'value', value: servers };
-  }
-  return {
-    kind: 'drop',
-    reason: `\`mcpServers\` is ${describeType(value)}; expected server names or { name: config } mappings`,
-  };
+  const servers: Array<string | Record<string, unknown>> = [];
+  const notes: string[] = [];
+  value.forEach((item: unknown, index) => {
+    if (typeof item === 'string' && item.trim().length > 0) {
+      servers.push(item);
+      if (item.includes(','))
+        notes.push(
+          `item ${index + 1} of \`mcpServers\`, ${describeType(item)}, is one server name, as Claude Code reads it, not several; ${MCP_SERVERS_AS_LIST}`,
+        );
+    } else if (isPlainRecord(item)) servers.push(item);
+    else
+      notes.push(
+        `item ${index + 1} of \`mcpServers\` is ${describeType(item)}, which Claude Code leaves out, and so does Delegate; expected a server name or a { name: config } mapping`,
+      );
+  });
+  return { kind: 'value', value: servers.length === 0 ? undefined : servers, notes };
 }
 
 function readOptionalStringList(value: unknown, key: string): Outcome<string[]> {
@@ -329,15 +353,21 @@ function readOptionalStringList(value: unknown, key: string): Outcome<string[]> 
   return { kind: 'value', value: list === undefined ? undefined : unique(list) };
 }
 
-// Claude Code skips the whole file when its hooks do not have the right shape.
-function readHooks(value: unknown): Outcome<Record<string, unknown>> {
+// Claude Code loads an agent file whose hooks do not have the right shape without its hooks
+// (it rejects such `--agents` JSON); the agent never gets hooks it would not run there.
+function readHooks(value: unknown, invalid: 'ignore' | 'reject'): Outcome<Record<string, unknown>> {
   if (value === undefined || value === null) return { kind: 'value', value: undefined };
   const problem = validateHooks(value);
   if (problem === undefined && isPlainRecord(value)) return { kind: 'value', value };
-  return {
-    kind: 'reject',
-    reason: `\`hooks\` does not have the shape Claude Code requires (${problem ?? 'expected a mapping'}); write each event as a list of { matcher, hooks: [{ type: command, command }] } entries`,
-  };
+  const shape = `\`hooks\` does not have the shape Claude Code requires (${problem ?? 'expected a mapping'})`;
+  const fix =
+    'write each event as a list of { matcher, hooks: [{ type: command, command }] } entries';
+  return invalid === 'reject'
+    ? { kind: 'reject', reason: `${shape}; ${fix}` }
+    : {
+        kind: 'drop',
+        reason: `${shape}, so Claude Code runs none of them and neither does Delegate; ${fix}`,
+      };
 }
 
 function readText(value: unknown, key: string): Outcome<string> {
@@ -348,11 +378,13 @@ function readText(value: unknown, key: string): Outcome<string> {
 }
 
 /**
- * Reads the optional fields of an agent definition, leniently: case is ignored in enum
- * values, numbers may be numeric strings, lists may be comma-separated strings. A bad field
- * that has a safe fallback is dropped with a warning; a bad field that limits what the agent
- * may do refuses the agent only where Claude Code refuses it too (hooks of the wrong shape);
- * `tools` and `disallowedTools` are read exactly as Claude Code reads them.
+ * Reads the optional fields of an agent definition. Where a looser reading cannot give the
+ * agent more than Claude Code gives it, it is lenient: case is ignored in model, effort and
+ * color values, numbers may be numeric strings, skills may be a comma-separated string. Fields
+ * that change what the agent does (`permissionMode`, `memory`, `isolation`, `background`,
+ * `mcpServers`, `hooks`, `tools`, `disallowedTools`) are read exactly as Claude Code reads
+ * them. A bad field is dropped with a warning; the agent is refused only where Claude Code
+ * refuses it too (hooks of the wrong shape in `--agents` JSON, see `invalidHooks`).
  */
 export function normalizeAgentFields(
   record: Record<string, unknown>,
@@ -407,7 +439,7 @@ export function normalizeAgentFields(
     () => apply('maxTurns', readMaxTurns(record.maxTurns)),
     () => apply('maxTokens', readMaxTokens(record.maxTokens)),
     () => apply('maxCostUsd', readMaxCostUsd(record.maxCostUsd)),
-    () => apply('background', readBoolean(record.background, 'background')),
+    () => apply('background', readBackground(record.background)),
     () => apply('memory', readMemory(record.memory)),
     () => apply('isolation', readIsolation(record.isolation)),
     () => apply('color', readColor(record.color)),
@@ -417,7 +449,11 @@ export function normalizeAgentFields(
         'requiredMcpServers',
         readOptionalStringList(record.requiredMcpServers, 'requiredMcpServers'),
       ),
-    () => apply('hooks', withoutUnsafeKeys(readHooks(record.hooks), 'hooks')),
+    () =>
+      apply(
+        'hooks',
+        withoutUnsafeKeys(readHooks(record.hooks, context.invalidHooks ?? 'ignore'), 'hooks'),
+      ),
     () => apply('skills', readOptionalStringList(record.skills, 'skills')),
     () => apply('initialPrompt', readText(record.initialPrompt, 'initialPrompt')),
     () => apply('omitClaudeMd', readBoolean(record.omitClaudeMd, 'omitClaudeMd')),

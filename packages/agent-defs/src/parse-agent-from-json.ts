@@ -65,7 +65,13 @@ function parse(
       reason: `agent ${JSON.stringify(truncateForDiagnostic(agentType))} needs a "prompt" (its system prompt as text)`,
     });
   }
-  const normalized = normalizeAgentFields(record, { filePath, agentType, extraKeys: ['prompt'] });
+  // Claude Code refuses an `--agents` entry whose hooks do not fit, unlike an agent file.
+  const normalized = normalizeAgentFields(record, {
+    filePath,
+    agentType,
+    extraKeys: ['prompt'],
+    invalidHooks: 'reject',
+  });
   if (!normalized.ok) return { ok: false, diagnostic: normalized.diagnostic };
   const systemPrompt = prompt.trim();
   return {

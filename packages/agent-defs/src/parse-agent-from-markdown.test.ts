@@ -89,9 +89,7 @@ describe('parseAgentFromMarkdown', () => {
 
   it('is lenient with the case of enum values and with numbers written as text', () => {
     const { agent, warnings } = agentOf(
-      header(
-        'model: Sonnet\ncolor: Blue\nmaxTurns: "25"\neffort: HIGH\nbackground: "yes"\nisolation: Worktree',
-      ),
+      header('model: Sonnet\ncolor: Blue\nmaxTurns: "25"\neffort: HIGH\nbackground: "true"'),
     );
     expect(agent).toMatchObject({
       model: 'sonnet',
@@ -99,9 +97,56 @@ describe('parseAgentFromMarkdown', () => {
       maxTurns: 25,
       effort: 'high',
       background: true,
-      isolation: 'worktree',
     });
     expect(warnings).toEqual([]);
+  });
+
+  it('reads background, isolation and mcpServers exactly as Claude Code does, ignoring other values with a warning', () => {
+    const cases: Array<[string, 'background' | 'isolation' | 'mcpServers', RegExp]> = [
+      [
+        'background: yes',
+        'background',
+        /Claude Code runs an agent in the background only for true/,
+      ],
+      ['background: "True"', 'background', /the agent runs in the foreground/],
+      [
+        'isolation: WORKTREE',
+        'isolation',
+        /must be spelled exactly `worktree`; Claude Code ignores/,
+      ],
+      ['isolation: Worktree', 'isolation', /the agent runs without isolation/],
+      [
+        'mcpServers:\n  evil: {command: /tmp/evil}',
+        'mcpServers',
+        /`mcpServers` is a mapping; Claude Code reads mcpServers only as a YAML list/,
+      ],
+      ['mcpServers: github, slack', 'mcpServers', /`mcpServers` is the text "github, slack"/],
+    ];
+    for (const [line, field, reason] of cases) {
+      const { agent, warnings } = agentOf(header(line));
+      expect(agent[field], line).toBeUndefined();
+      expect(warnings, line).toEqual([
+        expect.objectContaining({
+          filePath: '/agents/test.md',
+          severity: 'warning',
+          line: 4,
+          reason: expect.stringMatching(reason),
+        }),
+      ]);
+    }
+    expect(agentOf(header('background: true')).agent.background).toBe(true);
+    expect(agentOf(header('isolation: worktree')).agent.isolation).toBe('worktree');
+  });
+
+  it('keeps each mcpServers list item as Claude Code reads it, leaving out items of another kind', () => {
+    const { agent, warnings } = agentOf(
+      header('mcpServers:\n  - github\n  - 7\n  - local: {command: run}\n  - a, b'),
+    );
+    expect(agent.mcpServers).toEqual(['github', { local: { command: 'run' } }, 'a, b']);
+    expect(warnings.map((warning) => warning.reason)).toEqual([
+      expect.stringMatching(/^item 2 of `mcpServers` is number 7, which Claude Code leaves out/),
+      expect.stringMatching(/^item 4 of `mcpServers`, the text "a, b", is one server name/),
+    ]);
   });
 
   it('reads each of the five effort levels Claude Code takes, xhigh included', () => {
@@ -194,14 +239,30 @@ describe('parseAgentFromMarkdown', () => {
     }
   });
 
-  it('refuses the agent when its hooks do not have the shape Claude Code requires', () => {
-    for (const line of ['hooks: run-linter', 'hooks: [1]', 'hooks:\n  PreToolUse: 5']) {
-      expect(diagnosticOf(header(line))).toMatchObject({
-        severity: 'error',
-        line: 4,
-        agentType: 'helper',
-        reason: expect.stringMatching(/`hooks` does not have the shape/),
-      });
+  it('loads the agent without hooks, as Claude Code does, when its hooks do not have the right shape', () => {
+    for (const [line, problem] of [
+      ['hooks: run-linter', 'hooks: expected a mapping'],
+      ['hooks: "echo hi"', 'hooks: expected a mapping'],
+      ['hooks: [1]', 'hooks: expected a mapping'],
+      ['hooks:\n  PreToolUse: bad', 'hooks.PreToolUse: expected a list'],
+      [
+        'hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: echo hi\n          timeout: -1',
+        'hooks.PreToolUse[0].hooks[0].timeout: must be a positive number',
+      ],
+    ] as const) {
+      const { agent, warnings } = agentOf(header(line));
+      expect(agent.hooks, line).toBeUndefined();
+      expect(warnings, line).toEqual([
+        {
+          filePath: '/agents/test.md',
+          agentType: 'helper',
+          line: 4,
+          severity: 'warning',
+          reason: expect.stringContaining(
+            `\`hooks\` does not have the shape Claude Code requires (${problem}), so Claude Code runs none of them and neither does Delegate`,
+          ),
+        },
+      ]);
     }
   });
 
@@ -660,7 +721,7 @@ describe('parseAgentFromMarkdown', () => {
     );
   });
 
-  it('grants nothing from past a --- where Claude Code ends the frontmatter', () => {
+  it('applies no field from past a --- where Claude Code ends the frontmatter, and names the fields ignored', () => {
     const result = agentOf(
       [
         '---',
@@ -671,7 +732,10 @@ describe('parseAgentFromMarkdown', () => {
         'mcpServers: [{evil: {command: /tmp/x}}]',
         'skills: [deploy]',
         'memory: project',
-        'model: haiku',
+        'model: opus',
+        'maxTurns: 500',
+        'background: true',
+        'isolation: worktree',
         '---',
         '',
         'Prompt.',
@@ -679,14 +743,49 @@ describe('parseAgentFromMarkdown', () => {
     );
     const { agent } = result;
     // Claude Code reads only `name` and the description up to the dashes: none of these.
-    for (const field of ['permissionMode', 'hooks', 'mcpServers', 'skills', 'memory'] as const)
+    for (const field of [
+      'permissionMode',
+      'hooks',
+      'mcpServers',
+      'skills',
+      'memory',
+      'model',
+      'maxTurns',
+      'background',
+      'isolation',
+    ] as const)
       expect(agent[field], field).toBeUndefined();
-    // What grants nothing is still read from the whole block.
-    expect(agent.model).toBe('haiku');
-    const warning = result.warnings.find((entry) => /ends this frontmatter/.test(entry.reason));
-    expect(warning?.reason).toMatch(
-      /keeps Claude Code's `permissionMode`, `hooks`, `mcpServers`, `skills`, `memory` \(none past that line\)/,
+    expect(agent.whenToUse).toBe('Splits docs on');
+    expect(agent.getSystemPrompt()).toBe('Prompt.');
+    expect(result.warnings[0]).toEqual({
+      filePath: '/agents/test.md',
+      agentType: 'splitter',
+      line: 3,
+      severity: 'warning',
+      reason:
+        'Claude Code ends this frontmatter at the `---` on line 3, inside a value, and reads only the lines above it, so Delegate reads the fields as Claude Code does and ignores `description`, `permissionMode`, `hooks`, `mcpServers`, `skills`, `memory`, `model`, `maxTurns` and 2 more as the whole block up to line 13 gives them — write the dashes another way (— or ___) so both read the file the same',
+    });
+  });
+
+  it('takes from past the cut only what narrows the agent: fewer tools, more removed tools', () => {
+    const { agent, warnings } = agentOf(
+      '---\nname: helper\ndescription: a --- b\ntools: Read, Grep\ndisallowedTools: Bash\n---\nPrompt.\n',
     );
+    // Claude Code reads no tools (every tool); the whole block's list allows fewer.
+    expect(agent.tools).toEqual(['Read', 'Grep']);
+    expect(agent.disallowedTools).toEqual(['Bash']);
+    expect(agent.whenToUse).toBe('a');
+    expect(warnings[0]).toMatchObject({
+      line: 3,
+      reason: expect.stringContaining(
+        "ignores `description` as the whole block up to line 6 gives them; only the whole block's `tools` and `disallowedTools`, which let the agent do less, are applied",
+      ),
+    });
+    // Wider tools past the cut are not taken: Claude Code's reading (`Read`) stays.
+    const wider = agentOf(
+      '---\nname: helper\ntools: Read\ndescription: a --- b\ntools: Read, Bash\n---\nPrompt.\n',
+    );
+    expect(wider.agent.tools).toEqual(['Read']);
   });
 
   it('skips text without frontmatter with an info note', () => {

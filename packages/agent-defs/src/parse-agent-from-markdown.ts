@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import { type AgentDefinition, type AgentSource } from '@delegate/core';
 import { type AgentDiagnostic, type ParseAgentResult } from './agent-diagnostic.js';
 import { describeFrontmatterReading } from './describe-frontmatter-reading.js';
@@ -6,8 +7,11 @@ import { explainMissingFrontmatter } from './explain-missing-frontmatter.js';
 import { guessAgentName } from './guess-agent-name.js';
 import { KNOWN_AGENT_KEYS, normalizeAgentFields } from './normalize-agent-fields.js';
 import { parseFrontmatterYaml, type FrontmatterReading } from './parse-frontmatter-yaml.js';
+import { quoteForDiagnostic } from './quote-for-diagnostic.js';
+import { readCutFrontmatter } from './read-cut-frontmatter.js';
 import {
   PLUGIN_IGNORED_KEYS,
+  findPluginFolderProblem,
   pluginAgentType,
   pluginFallbackDescription,
   pluginFileAgentName,
@@ -220,69 +224,6 @@ function readFailure(
   });
 }
 
-function isSubset(
-  inner: readonly string[] | undefined,
-  outer: readonly string[] | undefined,
-): boolean {
-  if (outer === undefined || outer.includes('*')) return true;
-  if (inner === undefined || inner.includes('*')) return false;
-  return inner.every((tool) => outer.includes(tool));
-}
-
-// Fields that let an agent do more (approve more, run commands, start programs, load skills,
-// keep memory): taken only as Claude Code reads them, never from past a `---` it stops at.
-const GRANTING_FIELDS = ['permissionMode', 'hooks', 'mcpServers', 'skills', 'memory'] as const;
-
-// Claude Code's value of each granting field the whole block reads differently; their names.
-function keepClaudeGrants(agent: AgentDefinition, claude: AgentDefinition): string[] {
-  const kept: string[] = [];
-  for (const field of GRANTING_FIELDS) {
-    if (JSON.stringify(agent[field]) === JSON.stringify(claude[field])) continue;
-    kept.push(field);
-    if (claude[field] === undefined) delete agent[field];
-    else Object.assign(agent, { [field]: claude[field] });
-  }
-  return kept;
-}
-
-// The whole block (past a `---` inside a value) names the same agent: its fields are used
-// (the whole description, say), but never with more tools, fewer removed tools or any
-// granting field other than Claude Code's shorter reading gives.
-function preferWhole(
-  claude: Built & { ok: true },
-  whole: Built & { ok: true },
-  cut: { claudeEndLine: number; wholeEndLine: number },
-): { agent: AgentDefinition; warnings: AgentDiagnostic[] } {
-  const agent: AgentDefinition = { ...whole.agent };
-  const keptClaudeTools = !isSubset(whole.agent.tools, claude.agent.tools);
-  if (keptClaudeTools) {
-    if (claude.agent.tools === undefined) delete agent.tools;
-    else agent.tools = claude.agent.tools;
-  }
-  const disallowed = [
-    ...new Set([...(claude.agent.disallowedTools ?? []), ...(whole.agent.disallowedTools ?? [])]),
-  ];
-  if (disallowed.length > 0) agent.disallowedTools = disallowed;
-  const grants = keepClaudeGrants(agent, claude.agent);
-  const kept = [
-    ...(keptClaudeTools ? ["Claude Code's tools, which allow fewer"] : []),
-    ...(grants.length > 0
-      ? [`Claude Code's ${grants.map((field) => `\`${field}\``).join(', ')} (none past that line)`]
-      : []),
-  ];
-  const lost = Object.keys(whole.record).filter(
-    (key) => JSON.stringify(whole.record[key]) !== JSON.stringify(claude.record[key]),
-  );
-  const warning: AgentDiagnostic = {
-    filePath: agent.filePath ?? agent.baseDir,
-    agentType: agent.agentType,
-    line: cut.claudeEndLine,
-    severity: 'warning',
-    reason: `Claude Code ends this frontmatter at the \`---\` on line ${cut.claudeEndLine}, inside a value, so it reads ${lost.length === 0 ? 'the values around it differently' : `${truncateForDiagnostic(lost.map((key) => `\`${key}\``).join(', '))} differently or not at all`}; Delegate reads the whole block up to line ${cut.wholeEndLine}${kept.length > 0 ? `, but keeps ${kept.join(' and ')}` : ''} — write the dashes another way (— or ___) so both read the file the same`,
-  };
-  return { agent, warnings: [warning, ...whole.warnings] };
-}
-
 function emptyBodyWarning(agent: AgentDefinition): AgentDiagnostic[] {
   if (agent.getSystemPrompt().length > 0) return [];
   return [
@@ -387,8 +328,15 @@ function parse(options: ParseAgentFromMarkdownOptions): ParseAgentResult {
     ok: false,
     diagnostic: { filePath, severity: 'error', ...problem },
   });
-  const parts = splitFrontmatter(options.content);
   const { plugin } = options;
+  const badFolder =
+    plugin === undefined ? undefined : findPluginFolderProblem({ ...options, plugin });
+  if (badFolder !== undefined) {
+    return fail({
+      reason: `the folder ${quoteForDiagnostic(badFolder.name)} in ${dirname(badFolder.folder)} ${badFolder.problem}, so it cannot be part of an agent type (plugin:folder:name) and its files are not loaded; rename the folder`,
+    });
+  }
+  const parts = splitFrontmatter(options.content);
   if (plugin !== undefined && parts.kind !== 'frontmatter') {
     const reason = UNREAD_FRONTMATTER[parts.kind === 'none' ? parts.reason : 'unclosed'];
     const line = parts.kind === 'none' ? parts.line : 1;
@@ -469,25 +417,13 @@ function parse(options: ParseAgentFromMarkdownOptions): ParseAgentResult {
   if (parts.wholeYaml !== undefined && parts.wholeEndLine !== undefined) {
     const wholeReading = parseFrontmatterYaml(parts.wholeYaml);
     const whole = wholeReading.ok ? build(wholeReading, context) : undefined;
-    chosen =
-      whole?.ok === true && whole.agent.agentType === claude.agent.agentType
-        ? preferWhole(claude, whole, {
-            claudeEndLine: parts.claudeEndLine,
-            wholeEndLine: parts.wholeEndLine,
-          })
-        : {
-            agent: claude.agent,
-            warnings: [
-              {
-                filePath,
-                agentType: claude.agent.agentType,
-                line: parts.claudeEndLine,
-                severity: 'warning',
-                reason: `Claude Code ends this frontmatter at the \`---\` on line ${parts.claudeEndLine}, inside a value, and reads only the lines above it; the whole block up to line ${parts.wholeEndLine} ${whole === undefined ? 'is not valid YAML' : 'does not give the same agent'}, so Delegate reads the file as Claude Code does — write the dashes another way (— or ___)`,
-              },
-              ...claude.warnings,
-            ],
-          };
+    chosen = readCutFrontmatter({
+      claude,
+      whole: whole?.ok === true ? whole : undefined,
+      wholeParses: wholeReading.ok,
+      claudeEndLine: parts.claudeEndLine,
+      wholeEndLine: parts.wholeEndLine,
+    });
   }
   return {
     ok: true,

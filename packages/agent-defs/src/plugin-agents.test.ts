@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -137,5 +137,161 @@ describe("a plugin's agents folder, read as Claude Code reads it", () => {
       [5, '`hooks`'],
       [6, '`mcpServers`'],
     ]);
+  });
+});
+
+describe("a plugin manifest's `agents` paths", () => {
+  let plugin: string;
+  let outside: string;
+  const manifest = () => join(plugin, '.claude-plugin', 'plugin.json');
+  const write = async (path: string, content: string): Promise<void> => {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, content);
+  };
+  const agentText = (name: string) => `---\nname: ${name}\ndescription: ${name}.\n---\n${name}.\n`;
+
+  beforeAll(async () => {
+    const base = await realpath(await mkdtemp(join(tmpdir(), 'plugin-manifest-agents-')));
+    plugin = join(base, 'acme');
+    outside = join(base, 'outside');
+    await write(join(plugin, 'agents', 'default.md'), agentText('default'));
+    await write(join(plugin, 'specialists', 'reviewer.md'), agentText('reviewer'));
+    await write(join(plugin, 'extra', 'deep', 'tester.md'), agentText('tester'));
+    await write(join(outside, 'stolen.md'), agentText('stolen'));
+    await symlink(outside, join(plugin, 'linked-out'));
+    await write(
+      manifest(),
+      JSON.stringify({
+        name: 'acme',
+        agents: [
+          './specialists/reviewer.md',
+          './extra/',
+          './agents/',
+          '../outside/',
+          join(outside, 'stolen.md'),
+          './linked-out',
+          './missing/',
+        ],
+      }),
+    );
+  });
+
+  afterAll(async () => {
+    await rm(dirname(plugin), { recursive: true, force: true });
+  });
+
+  it('loads the files and folders it names besides agents/, each file once', async () => {
+    const loaded = await loadPluginAgents({ pluginDirs: [plugin] });
+    expect(loaded.agents.map((entry) => entry.agentType)).toEqual([
+      'acme:default',
+      'acme:reviewer',
+      'acme:deep:tester',
+    ]);
+    expect(loaded.agents[1]?.filePath).toBe(join(plugin, 'specialists', 'reviewer.md'));
+    expect(loaded.failed).toEqual([]);
+  });
+
+  it('refuses paths that leave the plugin folder and warns about missing ones, naming plugin.json and the path', async () => {
+    const loaded = await loadPluginAgents({ pluginDirs: [plugin] });
+    expect(loaded.agents.some((entry) => entry.agentType === 'acme:stolen')).toBe(false);
+    expect(
+      loaded.diagnostics.map((diagnostic) => [
+        diagnostic.filePath,
+        diagnostic.severity,
+        diagnostic.reason,
+      ]),
+    ).toEqual([
+      [
+        manifest(),
+        'warning',
+        expect.stringMatching(
+          /^`agents` item 4: "\.\.\/outside\/" leads to .*, outside the plugin folder/,
+        ),
+      ],
+      [
+        manifest(),
+        'warning',
+        expect.stringMatching(
+          /^`agents` item 5: "\/.*" is an absolute path, outside the plugin folder/,
+        ),
+      ],
+      [
+        manifest(),
+        'warning',
+        expect.stringMatching(
+          /^`agents` item 6: "\.\/linked-out" leads through a symbolic link to .*outside, outside the plugin folder/,
+        ),
+      ],
+      [
+        manifest(),
+        'warning',
+        expect.stringMatching(/^`agents` item 7: "\.\/missing\/" does not exist/),
+      ],
+    ]);
+  });
+
+  it('takes a single path as well as a list', async () => {
+    await write(manifest(), JSON.stringify({ name: 'acme', agents: './specialists/' }));
+    const loaded = await loadPluginAgents({ pluginDirs: [plugin] });
+    expect(loaded.agents.map((entry) => entry.agentType)).toEqual([
+      'acme:default',
+      'acme:reviewer',
+    ]);
+    expect(loaded.diagnostics).toEqual([]);
+  });
+});
+
+describe('plugin agent folders whose names cannot be part of a type', () => {
+  let plugin: string;
+
+  beforeAll(async () => {
+    plugin = await mkdtemp(join(tmpdir(), 'plugin-folder-names-'));
+    await mkdir(join(plugin, '.claude-plugin'));
+    await writeFile(join(plugin, '.claude-plugin', 'plugin.json'), JSON.stringify({ name: 'p' }));
+    const folders = [
+      'evil\nline',
+      'rtl\u202eexe',
+      'zero\u200bwidth',
+      '__proto__',
+      'a:b',
+      ' ',
+      'a',
+      'ok',
+    ];
+    for (const folder of folders) {
+      const nested = folder === 'a' ? join('a', 'b') : folder;
+      await mkdir(join(plugin, 'agents', nested), { recursive: true });
+      await writeFile(
+        join(plugin, 'agents', nested, 'x.md'),
+        '---\nname: x\ndescription: X.\n---\nX.\n',
+      );
+    }
+  });
+
+  afterAll(async () => {
+    await rm(plugin, { recursive: true, force: true });
+  });
+
+  it('refuses the files of each bad folder with an error naming the folder, and loads the others', async () => {
+    const loaded = await loadPluginAgents({ pluginDirs: [plugin] });
+    expect(loaded.agents.map((entry) => entry.agentType).sort()).toEqual(['p:a:b:x', 'p:ok:x']);
+    const reasons = loaded.failed.map((failed) => failed.diagnostic.reason).sort();
+    expect(reasons).toEqual(
+      [
+        'the folder " " in AGENTS is blank (only spaces)',
+        'the folder "__proto__" in AGENTS is reserved',
+        'the folder "a:b" in AGENTS contains \':\'',
+        'the folder "evil\\u{A}line" in AGENTS contains a control character',
+        'the folder "rtl\\u{202E}exe" in AGENTS contains an invisible character (such as a zero-width space or a direction mark)',
+        'the folder "zero\\u{200B}width" in AGENTS contains an invisible character (such as a zero-width space or a direction mark)',
+      ]
+        .map(
+          (start) =>
+            start.replace('AGENTS', join(plugin, 'agents')) +
+            ', so it cannot be part of an agent type (plugin:folder:name) and its files are not loaded; rename the folder',
+        )
+        .sort(),
+    );
+    expect(loaded.failed.every((failed) => failed.diagnostic.severity === 'error')).toBe(true);
   });
 });

@@ -45,9 +45,27 @@ const HookMatcher = z.looseObject({
 /** The shape Claude Code requires of an agent's `hooks`: event names mapped to lists of matchers. */
 export const AgentHooks = z.record(z.string(), z.array(HookMatcher));
 
+const TYPE_WORDS: Readonly<Record<string, string>> = {
+  record: 'a mapping',
+  object: 'a mapping',
+  array: 'a list',
+  string: 'text',
+  number: 'a number',
+  boolean: 'true or false',
+};
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_type') {
+    const expected = String((issue as { expected?: unknown }).expected);
+    return `expected ${TYPE_WORDS[expected] ?? expected}`;
+  }
+  if (issue.code === 'too_small') return 'must be a positive number';
+  return issue.code.replace(/_/g, ' ');
+}
+
 /**
- * Checks an agent's `hooks` value as Claude Code does, which skips the whole agent file when
- * the value does not fit: a mapping of event names to lists of `{ matcher?, hooks: [...] }`,
+ * Checks an agent's `hooks` value as Claude Code does, which loads an agent file without its
+ * hooks (and refuses `--agents` JSON) when the value does not fit: a mapping of event names to lists of `{ matcher?, hooks: [...] }`,
  * each hook a `command`, `prompt`, `agent`, `http` or `mcp_tool` hook with its required field.
  * Returns where and why it does not fit (no file text quoted), or `undefined` when it does.
  */
@@ -60,5 +78,5 @@ export function validateHooks(value: unknown): string | undefined {
   const path = issue.path
     .map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part).slice(0, 40)}`))
     .join('');
-  return `hooks${path}: ${issue.code === 'invalid_type' ? `expected ${String((issue as { expected?: unknown }).expected)}` : issue.code.replace(/_/g, ' ')}`;
+  return `hooks${path}: ${describeIssue(issue)}`;
 }
