@@ -560,7 +560,10 @@ describe.runIf(services.postgres && services.redis)('with PostgreSQL and Redis s
     it('reports readiness of the store and the queue, and metrics behind the token', async () => {
       const ready = await first.api('/readyz', { headers: { authorization: '' } });
       expect(ready.status).toBe(200);
-      expect(await ready.json()).toEqual({ status: 'ok', checks: { store: 'ok', queue: 'ok' } });
+      expect(await ready.json()).toEqual({
+        status: 'ok',
+        checks: { store: 'ok', queue: 'ok', events: 'ok' },
+      });
       const anonymous = await fetch(`${first.server.url}/metrics`);
       expect(anonymous.status).toBe(401);
       const metrics = await first.api('/metrics');
@@ -598,7 +601,10 @@ describe.runIf(services.postgres && services.redis)('with PostgreSQL and Redis s
       expect(await health.json()).toEqual({ status: 'ok' });
       const ready = await fetch(`${url}/readyz`);
       expect(ready.status).toBe(200);
-      expect(await ready.json()).toEqual({ status: 'ok', checks: { store: 'ok', queue: 'ok' } });
+      expect(await ready.json()).toEqual({
+        status: 'ok',
+        checks: { store: 'ok', queue: 'ok', events: 'ok' },
+      });
       // /metrics needs the token, as on an API node.
       expect((await fetch(`${url}/metrics`)).status).toBe(401);
       const wrong = await fetch(`${url}/metrics`, {

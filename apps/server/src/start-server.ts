@@ -232,6 +232,8 @@ type Engine = {
   start: () => Promise<void>;
   /** Stops the requeue sweep and listening for other processes' event appends. */
   stopWatching: () => Promise<void>;
+  /** With a shared store: true while other processes' appends are heard (for /readyz). */
+  appendWatch?: () => boolean;
 };
 
 async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
@@ -261,6 +263,13 @@ async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
           // The executor fails a run past maxFailovers; BullMQ must not fail the job first.
           maxStalledCount: config.maxFailovers + 1,
           onHandlerError,
+          onConnection: (change) =>
+            change.state === 'lost'
+              ? logger.warn(
+                  { err: redact(errorMessage(change.error)) },
+                  'lost the connection to the Redis queue; new runs are refused with 503 and runs cannot be handed to workers until it is back (reconnecting)',
+                )
+              : logger.info('the Redis queue answers again'),
         })
       : new InProcessRunQueue({ concurrency: config.maxConcurrentRuns, onHandlerError }));
   if (config.queue && !parts.queue && !(await queue.ready())) {
@@ -283,6 +292,7 @@ async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
           idleSessions: config.idleSessions,
           shared: queue.shared === true,
           maxFailovers: config.maxFailovers,
+          ...(queue.shared ? { lockDurationMs: config.failoverAfterMs } : {}),
           ...(parts.onIdle ? { onIdle: parts.onIdle } : {}),
           ...(parts.onBusy ? { onBusy: parts.onBusy } : {}),
           defaults: {
@@ -296,9 +306,25 @@ async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
             secrets: redactableSecrets(base.secrets),
           },
         });
+  const appendWatch = { listening: true };
   const stopWatching = store.watchAppends
-    ? await store.watchAppends((append) => hub.appendedElsewhere(append))
-    : async () => undefined;
+    ? await store.watchAppends((append) => hub.appendedElsewhere(append), {
+        onLost: (error) => {
+          appendWatch.listening = false;
+          logger.warn(
+            { err: redact(errorMessage(error)) },
+            "lost the PostgreSQL listener that hears other nodes' events; following runs from this node waits until it is back (retrying)",
+          );
+        },
+        onRestored: () => {
+          appendWatch.listening = true;
+          logger.info(
+            "listening to other nodes' events again; catching up on what was stored meanwhile",
+          );
+          hub.catchUp();
+        },
+      })
+    : undefined;
   const control = config.queue
     ? await RedisRunControl.open({
         executor,
@@ -334,12 +360,16 @@ async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
     },
     stopWatching: async () => {
       clearInterval(sweep);
-      await stopWatching();
+      await stopWatching?.();
     },
+    ...(stopWatching ? { appendWatch: () => appendWatch.listening } : {}),
   };
 }
 
-/** Now and then queues runs the store says are queued but whose job a race lost (shared queue). */
+/**
+ * Now and then queues runs the store says are queued but whose job a race lost, and takes over
+ * running runs nobody holds (shared queue).
+ */
 function startRequeueSweep(
   service: RunService,
   config: ServerConfig,
@@ -352,6 +382,7 @@ function startRequeueSweep(
       busy = true;
       service
         .requeueQueued()
+        .then(() => service.takeOverOrphaned())
         .catch((error: unknown) =>
           logger.warn({ err: errorMessage(error) }, 'requeue sweep failed'),
         )

@@ -28,6 +28,8 @@ export type WorkerProcess = {
 /** An API node in this process. */
 export type ApiNode = {
   server: DelegateServer;
+  /** Its JSON log lines. */
+  logs: () => string;
   api: (path: string, init?: RequestInit & { json?: unknown }) => Promise<Response>;
 };
 
@@ -38,7 +40,15 @@ export type Cluster = {
   prefix: string;
   workspace: string;
   startWorker: (options?: { concurrency?: number; extraArgs?: string[] }) => Promise<WorkerProcess>;
-  startApiNode: () => Promise<ApiNode>;
+  /**
+   * Starts a node in this process: API only by default, or API and worker (`role: 'all'`);
+   * `storeUrl` / `queueUrl` reach the cluster's PostgreSQL / Redis some other way (a proxy).
+   */
+  startApiNode: (options?: {
+    role?: 'api' | 'all';
+    storeUrl?: string;
+    queueUrl?: string;
+  }) => Promise<ApiNode>;
   close: () => Promise<void>;
 };
 
@@ -136,18 +146,26 @@ export async function startCluster(options: {
     return worker;
   };
 
-  const startApiNode: Cluster['startApiNode'] = async () => {
+  const startApiNode: Cluster['startApiNode'] = async (nodeOptions = {}) => {
     count += 1;
-    const logs = new Writable({ write: (_chunk, _encoding, callback) => callback() });
+    let logged = '';
+    const logs = new Writable({
+      write: (chunk, _encoding, callback) => {
+        logged += String(chunk);
+        callback();
+      },
+    });
     const server = await startServer(
       {
         ...common(`api-${count}`),
-        role: 'api',
+        ...(nodeOptions.storeUrl ? { store: nodeOptions.storeUrl } : {}),
+        ...(nodeOptions.queueUrl ? { queue: nodeOptions.queueUrl } : {}),
+        role: nodeOptions.role ?? 'api',
         port: 0,
         apiKey: TEST_API_KEY,
         baseURL: sim.url,
         token: TEST_TOKEN,
-        logLevel: 'warn',
+        logLevel: 'info',
         rateLimitPerMinute: 100_000,
         authFailuresPerMinute: 100_000,
       },
@@ -165,7 +183,7 @@ export async function startCluster(options: {
         ...(json !== undefined ? { body: JSON.stringify(json), method: rest.method ?? 'POST' } : {}),
       });
     };
-    return { server, api };
+    return { server, api, logs: () => logged };
   };
 
   return {

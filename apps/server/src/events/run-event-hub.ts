@@ -3,6 +3,9 @@ import type { EventsAppended, RunStore, StoredEvent } from '../store/run-store.j
 
 type Listener = (event: StoredEvent) => void;
 
+/** Events read per query when catching up after the append watch was lost. */
+const CATCH_UP_PAGE = 500;
+
 type RunLog = {
   /** Next seq to assign; unknown until loaded from the store. */
   nextSeq: number | undefined;
@@ -209,6 +212,31 @@ export class RunEventHub {
         this.onWriteError(runId, error);
       }
     });
+  }
+
+  /**
+   * The watch of other processes' appends was lost for a while: every run followed here gets
+   * what was stored after the last event it was handed, so no follower misses one.
+   */
+  catchUp(): void {
+    for (const [runId, log] of this.logs) {
+      if (log.listeners.size === 0) continue;
+      log.fetching = log.fetching.then(async () => {
+        try {
+          for (;;) {
+            const events = await this.store.listEvents({
+              runId,
+              after: log.delivered,
+              limit: CATCH_UP_PAGE,
+            });
+            for (const event of events) this.deliver(log, event);
+            if (events.length < CATCH_UP_PAGE) return;
+          }
+        } catch (error) {
+          this.onWriteError(runId, error);
+        }
+      });
+    }
   }
 
   private release(runId: string, log: RunLog): void {

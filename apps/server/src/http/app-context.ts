@@ -34,6 +34,8 @@ export type AppDependencies = {
   streams: OpenStreams;
   /** False once the server is shutting down. */
   isAccepting: () => boolean;
+  /** With a shared store: true while this node hears other nodes' event appends. */
+  appendWatch?: () => boolean;
 };
 
 /** The bearer scheme every /v1 route uses, for the OpenAPI document. */

@@ -12,7 +12,7 @@ import { type RunningJob, drainRunningJobs } from './drain-running-jobs.js';
 
 const QUEUE_NAME = 'runs';
 
-type Active = RunningJob;
+type Active = RunningJob & { lost: AbortController };
 
 /** Options of {@link BullRunQueue}. */
 export type BullRunQueueOptions = {
@@ -28,7 +28,12 @@ export type BullRunQueueOptions = {
   maxStalledCount: number;
   /** Called when a handler throws (the queue goes on with the next job). */
   onHandlerError?: (job: RunJob, error: unknown) => void;
+  /** Called when the connection to Redis is lost (with the error) and when it is back. */
+  onConnection?: (change: { state: 'lost'; error: unknown } | { state: 'back' }) => void;
 };
+
+/** How long an enqueue waits for Redis before it reports the queue unreachable, in ms. */
+const ENQUEUE_TIMEOUT_MS = 5_000;
 
 /** `promise`, or a rejection after `ms`. */
 function withTimeout<T>(promise: Promise<T> | undefined, ms: number): Promise<T | undefined> {
@@ -78,8 +83,25 @@ export class BullRunQueue implements RunQueue {
     this.options = options;
     this.onHandlerError = options.onHandlerError ?? (() => undefined);
     this.connection = openRedis(options.url);
+    this.watchConnection(options.onConnection);
     this.queue = new Queue(QUEUE_NAME, { connection: this.connection, prefix: options.prefix });
     this.queue.on('error', () => undefined);
+  }
+
+  /** Tells of a lost connection once, and again once it is back (ioredis reconnects by itself). */
+  private watchConnection(onConnection: BullRunQueueOptions['onConnection']): void {
+    if (!onConnection) return;
+    let lost = false;
+    this.connection.on('error', (error: unknown) => {
+      if (lost || !this.accepting) return;
+      lost = true;
+      onConnection({ state: 'lost', error });
+    });
+    this.connection.on('ready', () => {
+      if (!lost) return;
+      lost = false;
+      onConnection({ state: 'back' });
+    });
   }
 
   private get fairnessKey(): string {
@@ -95,12 +117,29 @@ export class BullRunQueue implements RunQueue {
       );
     }
     if (this.active.has(job.runId)) return;
+    // Commands wait for Redis to come back (BullMQ needs that): a request must not.
+    try {
+      await withTimeout(this.add(job), ENQUEUE_TIMEOUT_MS);
+    } catch (error) {
+      throw new DelegateError(
+        'LIMIT_EXCEEDED',
+        `The run queue (Redis) did not answer within ${ENQUEUE_TIMEOUT_MS / 1_000} s, so run ${job.runId} is stored as queued but not handed to a worker yet; a worker queues it once Redis is back. Check that Redis runs.`,
+        { cause: error },
+      );
+    }
+  }
+
+  private async add(job: RunJob): Promise<void> {
     const existing = await this.queue.getJob(job.runId);
     if (existing) return;
     const place = await this.connection.hincrby(this.fairnessKey, job.fairnessKey, 1);
     await this.queue.add(
       'run',
-      { runId: job.runId, fairnessKey: job.fairnessKey },
+      {
+        runId: job.runId,
+        fairnessKey: job.fairnessKey,
+        ...(job.takeover ? { takeover: true } : {}),
+      },
       {
         jobId: job.runId,
         priority: Math.max(1, Math.min(place, 2_000_000)),
@@ -108,6 +147,11 @@ export class BullRunQueue implements RunQueue {
         removeOnFail: true,
       },
     );
+  }
+
+  /** True when the run has a job in Redis (waiting, delayed or active). */
+  async hasJob(runId: string): Promise<boolean> {
+    return (await this.queue.getJob(runId)) !== undefined;
   }
 
   /** Removes a job that no worker has taken. */
@@ -140,15 +184,36 @@ export class BullRunQueue implements RunQueue {
       removeOnFail: { count: 0 },
     });
     this.worker.on('error', () => undefined);
+    // A worker that was stalled (paused, starved) past its lock time finds its lock taken.
+    this.worker.on('lockRenewalFailed', (jobIds: string[]) => {
+      for (const jobId of jobIds) this.active.get(jobId)?.lost.abort();
+    });
+  }
+
+  /** Who holds the lock of the job `jobId` now, as seen from the holder of `token`. */
+  private async lockHolder(
+    jobId: string,
+    token: string | undefined,
+  ): Promise<'this' | 'other' | 'none'> {
+    const holder = await withTimeout(
+      this.connection.get(`${this.options.prefix}:${QUEUE_NAME}:${jobId}:lock`),
+      2_000,
+    );
+    if (holder === null || holder === undefined) return 'none';
+    return holder === token ? 'this' : 'other';
   }
 
   private async process(handler: RunJobHandler, job: Job, token: string | undefined) {
     const data = job.data as RunJob;
+    const lost = new AbortController();
     const item: RunJob = {
       runId: data.runId,
       fairnessKey: data.fairnessKey,
       attempt: Math.max(1, job.attemptsStarted),
       failovers: job.stalledCounter,
+      ...(data.takeover ? { takeover: true } : {}),
+      lockLost: lost.signal,
+      lockHolder: () => this.lockHolder(job.id ?? data.runId, token),
     };
     if (item.attempt === 1) await this.leaveLine(item);
     const controller = new AbortController();
@@ -165,7 +230,7 @@ export class BullRunQueue implements RunQueue {
           // A failing error callback must not stop the queue.
         }
       });
-    this.active.set(item.runId, { job: item, controller, done });
+    this.active.set(item.runId, { job: item, controller, done, lost });
     try {
       await done;
     } finally {

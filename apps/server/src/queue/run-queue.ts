@@ -8,6 +8,18 @@ export type RunJob = {
   attempt?: number;
   /** How many times the job was taken from a worker that stopped answering (shared queues). */
   failovers?: number;
+  /**
+   * Shared queues: a job queued for a run the store says is running, whose worker is gone
+   * (its job was lost): the worker that takes it takes the run over.
+   */
+  takeover?: boolean;
+  /** Shared queues: aborts when renewing this job's lock failed (another worker may hold it). */
+  lockLost?: AbortSignal;
+  /**
+   * Shared queues: who holds the job's lock now: this worker, another one, or nobody (the
+   * job is gone from the queue: finished elsewhere, or the queue lost its data).
+   */
+  lockHolder?: () => Promise<'this' | 'other' | 'none'>;
 };
 
 /**
@@ -61,6 +73,8 @@ export interface RunQueue {
    * and waits for their handlers to record them.
    */
   shutdown(options: { timeoutMs: number }): Promise<RunQueueShutdown>;
+  /** Shared queues: true when the run has a job (waiting or being worked on) in the queue. */
+  hasJob?(runId: string): Promise<boolean>;
   /** Current counts. */
   stats(): Promise<RunQueueStats>;
   /** True while jobs are accepted and the backing service (if any) answers. */

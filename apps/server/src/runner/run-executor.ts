@@ -14,6 +14,7 @@ import {
 } from './prepare-session.js';
 import { type RunnerTask, SessionRunner, type SessionRunnerOptions } from './session-runner.js';
 import { failBrokenRun } from './fail-broken-run.js';
+import { retryStoreWrite } from './retry-store-write.js';
 import { takeOverRun } from './take-over-run.js';
 import { TranscriptSync } from './transcript-sync.js';
 
@@ -34,6 +35,10 @@ type ActiveRun = {
   writes: Promise<void>;
   /** Copies the transcripts into the store (the run's checkpoints). */
   transcripts: TranscriptSync;
+  /** True once another worker holds the run: nothing more of it is recorded from here. */
+  lost: boolean;
+  /** Changes held back while it is checked that the run is still this worker's. */
+  held: TreeChange[] | undefined;
 };
 
 /** Lifecycle events after which the task list has changed. */
@@ -102,6 +107,7 @@ export class RunExecutor {
   private readonly idleLimit: number;
   private readonly shared: boolean;
   private readonly maxFailovers: number;
+  private readonly lockDurationMs: number | undefined;
   private readonly active = new Map<string, ActiveRun>();
   /** Sessions of finished turns, oldest first, for quick continuation. */
   private readonly idle = new Map<string, SessionRunner>();
@@ -122,6 +128,11 @@ export class RunExecutor {
     shared?: boolean;
     /** Times a run may be taken over from a dead worker before it is failed. */
     maxFailovers?: number;
+    /**
+     * A shared queue's lock time (`--failover-after-ms`): a worker that did not run for half of
+     * it (paused, starved) checks that its runs are still its own before recording more.
+     */
+    lockDurationMs?: number;
     /** Called each time the last working run's turn ends. */
     onIdle?: () => void;
     /** Called when a run starts working while none was. */
@@ -134,6 +145,7 @@ export class RunExecutor {
     this.redact = options.redact;
     this.shared = options.shared ?? false;
     this.maxFailovers = options.maxFailovers ?? 3;
+    this.lockDurationMs = options.lockDurationMs;
     this.idleLimit = this.shared ? 0 : options.idleSessions;
     this.onIdle = options.onIdle;
     this.onBusy = options.onBusy;
@@ -151,29 +163,45 @@ export class RunExecutor {
           return outcome === 'handed-back' ? outcome : undefined;
       }
     } catch (error) {
-      // Nothing else would end the run: it would show as running until the server restarts.
-      await this.failBroken(job.runId, error);
+      // Nothing else would end the run: it would show as running for good.
+      const recorded = await this.failBroken(job.runId, error, signal);
+      // Shut down before the store took the failure: on a shared queue the job goes back, and
+      // the worker that takes it takes the run over (the store still says running).
+      if (!recorded && this.shared) return 'handed-back';
       throw error;
     }
   };
 
-  /** Fails a run whose turn broke off with an error it could not record (see failBrokenRun). */
-  private async failBroken(runId: string, error: unknown): Promise<void> {
+  /**
+   * Fails a run whose turn broke off with an error it could not record (see failBrokenRun),
+   * trying again while the store does not answer, until `signal` aborts (the shutdown's grace
+   * time ran out). False when the failure could not be stored by then.
+   */
+  private async failBroken(runId: string, error: unknown, signal: AbortSignal): Promise<boolean> {
+    const reason = this.redact(errorMessage(error));
     try {
-      if (
-        await failBrokenRun({
-          store: this.store,
-          hub: this.hub,
-          runId,
-          reason: this.redact(errorMessage(error)),
-        })
-      )
+      const failed = await retryStoreWrite({
+        write: () => failBrokenRun({ store: this.store, hub: this.hub, runId, reason }),
+        signal,
+        onFailure: (failure, attempt) => {
+          if (attempt === 1)
+            this.logger.error(
+              { runId, err: this.redact(errorMessage(failure)) },
+              'could not record the failure of a run whose turn broke off; trying again until the store answers',
+            );
+        },
+      });
+      if (failed)
         this.logger.warn({ runId }, 'run failed after an error its turn could not record');
+      return true;
     } catch (failure) {
       this.logger.error(
         { runId, err: this.redact(errorMessage(failure)) },
-        'could not record the failure of a run whose turn broke off; it stays running until the server restarts',
+        this.shared
+          ? 'the worker shut down before the failure of a run whose turn broke off could be stored; its job goes back to the queue, and the worker that takes it takes the run over'
+          : 'the server shut down before the failure of a run whose turn broke off could be stored; it is marked interrupted when the server starts again',
       );
+      return false;
     }
   }
 
@@ -185,13 +213,13 @@ export class RunExecutor {
     if (!current) return;
     let run: RunRecord | undefined;
     let input: RunInput;
-    if (current.status === 'running' && (job.attempt ?? 1) > 1) {
+    if (current.status === 'running' && ((job.attempt ?? 1) > 1 || job.takeover)) {
       // The worker that held this job stopped answering; this one takes the run over.
       const takeover = await takeOverRun({
         store: this.store,
         hub: this.hub,
         run: current,
-        failovers: Math.max(job.failovers ?? 0, (job.attempt ?? 1) - 1),
+        failovers: Math.max(job.failovers ?? 0, (job.attempt ?? 1) - 1, job.takeover ? 1 : 0),
         maxFailovers: this.maxFailovers,
       });
       if (!takeover) return;
@@ -207,8 +235,9 @@ export class RunExecutor {
       // Cancelled while it waited.
       if (!run) return;
     }
-    const ended = await this.work({ run, input, signal });
+    const ended = await this.work({ run, input, signal, job });
     if (ended === 'handed-back') return ended;
+    if (ended === 'lost') return;
     // A message sent while this turn was ending is queued under the same job: run it here.
     return (await this.store.getRun(run.id))?.status === 'queued' ? 'again' : undefined;
   }
@@ -217,8 +246,9 @@ export class RunExecutor {
     run: RunRecord;
     input: RunInput;
     signal: AbortSignal;
-  }): Promise<TurnEnd['status'] | 'handed-back'> {
-    const { run, input, signal } = options;
+    job: RunJob;
+  }): Promise<TurnEnd['status'] | 'handed-back' | 'lost'> {
+    const { run, input, signal, job } = options;
     const release = this.hub.retain(run.id);
     const active: ActiveRun = {
       runner: undefined,
@@ -231,6 +261,8 @@ export class RunExecutor {
         directory: join(this.defaults.dataDir, 'transcripts'),
         sessionId: run.sessionId,
       }),
+      lost: false,
+      held: undefined,
     };
     this.active.set(run.id, active);
     if (this.active.size === 1) this.onBusy?.();
@@ -238,6 +270,7 @@ export class RunExecutor {
     signal.addEventListener('abort', onShutdown, { once: true });
     // Checkpoints between the events too, so a long tool call loses nothing already answered.
     const checkpoint = setInterval(() => this.queueTranscriptSync(run.id, active), 250);
+    const unwatch = this.watchOwnership({ runId: run.id, job, active });
     try {
       void this.hub.publish(run.id, { type: 'run.status', status: 'running' });
       // A takeover continues the turn whose input is already logged (run.failover says why).
@@ -249,17 +282,23 @@ export class RunExecutor {
         });
       const end = await this.runTurn({ run, input, active });
       clearInterval(checkpoint);
+      if (!(await this.stillHolds({ runId: run.id, job, active })))
+        return await this.letGo(run.id, active);
       if (end.status === 'interrupted' && active.stopping === 'shutdown' && this.shared)
         return await this.handBack({ run, active, input });
-      await this.finishTurn({ run, active, end });
+      if (!(await this.finishTurn({ run, active, end, signal })))
+        return await this.letGo(run.id, active);
       return end.status;
     } catch (error) {
+      // Another worker holds the run now: the failure is not this worker's to record.
+      if (active.lost) return await this.letGo(run.id, active);
       // The turn broke off before its session was kept or closed: no later turn uses it.
       if (active.runner && this.idle.get(run.id) !== active.runner)
         void this.retire(run.id, active.runner);
       throw error;
     } finally {
       clearInterval(checkpoint);
+      unwatch();
       signal.removeEventListener('abort', onShutdown);
       this.active.delete(run.id);
       release();
@@ -523,6 +562,11 @@ export class RunExecutor {
 
   /** Stores changed agents (in order) and appends the change's events to the log. */
   private record(runId: string, active: ActiveRun, change: TreeChange): void {
+    if (active.lost) return;
+    if (active.held) {
+      active.held.push(change);
+      return;
+    }
     for (const data of change.events) void this.hub.publish(runId, data as RunEventData);
     if (change.agents.length === 0) return;
     const agents = change.agents.map((agent) => this.redact(agent));
@@ -536,6 +580,8 @@ export class RunExecutor {
   }
 
   private queueTranscriptSync(runId: string, active: ActiveRun): void {
+    // The checkpoints are the holder's now; a stale copy must not replace them.
+    if (active.lost || active.held) return;
     active.transcripts
       .sync()
       .catch((error: unknown) =>
@@ -605,6 +651,7 @@ export class RunExecutor {
   }
 
   private queueTaskSync(run: RunRecord, active: ActiveRun): void {
+    if (active.lost) return;
     active.writes = active.writes
       .then(() => this.syncTasks(run, active.runner))
       .catch((error: unknown) =>
@@ -636,8 +683,9 @@ export class RunExecutor {
     run: RunRecord;
     active: ActiveRun;
     end: TurnEnd;
-  }): Promise<void> {
-    const { run, active, end } = options;
+    signal: AbortSignal;
+  }): Promise<boolean> {
+    const { run, active, end, signal } = options;
     // Run and agent statuses share their names.
     const agentStatus: AgentStatus = end.status;
     if (active.tree) {
@@ -656,20 +704,122 @@ export class RunExecutor {
     await this.syncTasks(run, active.runner).catch((error: unknown) =>
       this.logger.error({ runId: run.id, err: errorMessage(error) }, 'storing tasks failed'),
     );
-    await this.store.transitionRun({
-      runId: run.id,
-      from: ['running'],
-      patch: { status: end.status, result: end.result, error: end.error, endedAt: now() },
-    });
+    // The store may be down as the turn ends: the end is stored once it answers again.
+    const stored = await this.untilStored(run.id, signal, () =>
+      this.store.transitionRun({
+        runId: run.id,
+        from: ['running'],
+        patch: { status: end.status, result: end.result, error: end.error, endedAt: now() },
+      }),
+    );
+    // Not running any more: another worker took the run over and ended it meanwhile.
+    if (!stored) return false;
     // The status event is the last of the turn: a follower ends after it.
-    await this.hub.publish(run.id, {
-      type: 'run.status',
-      status: end.status,
-      ...(end.result !== null ? { result: end.result } : {}),
-      ...(end.error ? { error: end.error } : {}),
+    await this.untilStored(run.id, signal, async () => {
+      const stored = await this.hub.publish(run.id, {
+        type: 'run.status',
+        status: end.status,
+        ...(end.result !== null ? { result: end.result } : {}),
+        ...(end.error ? { error: end.error } : {}),
+      });
+      if (!stored) throw new Error('the store refused the run.status event');
     });
     if (active.runner) this.keepIdle(run.id, active.runner, end.status === 'completed');
     this.logger.info({ runId: run.id, status: end.status }, 'run turn ended');
+    return true;
+  }
+
+  /**
+   * On a shared queue, watches that the run stays this worker's: when renewing its lock fails,
+   * or when this process did not run for half the lock time (paused, starved), what the run
+   * does is held back until it is checked; a run another worker holds now is let go.
+   */
+  private watchOwnership(options: { runId: string; job: RunJob; active: ActiveRun }): () => void {
+    const { runId, job, active } = options;
+    const lockDurationMs = this.lockDurationMs;
+    if (!job.lockHolder || lockDurationMs === undefined) return () => undefined;
+    const check = (): void => void this.stillHolds(options);
+    job.lockLost?.addEventListener('abort', check, { once: true });
+    let last = Date.now();
+    // Timers run before the I/O that was waiting while the process stood still, so the check
+    // begins before anything that arrived meanwhile is recorded.
+    const timer = setInterval(() => {
+      const gap = Date.now() - last;
+      last = Date.now();
+      if (gap > lockDurationMs / 2 && !active.lost) {
+        this.logger.warn(
+          { runId, pausedMs: gap },
+          'this worker stood still; checking that it still holds the run',
+        );
+        check();
+      }
+    }, 250);
+    return () => {
+      clearInterval(timer);
+      job.lockLost?.removeEventListener('abort', check);
+    };
+  }
+
+  /**
+   * True while the run is this worker's: its job's lock is this worker's, or nobody's while
+   * the store still says running (the queue lost its data). Changes held back meanwhile are
+   * recorded once it is; a run that is not is stopped here (see letGo).
+   */
+  private async stillHolds(options: {
+    runId: string;
+    job: RunJob;
+    active: ActiveRun;
+  }): Promise<boolean> {
+    const { runId, job, active } = options;
+    if (active.lost) return false;
+    if (!job.lockHolder) return true;
+    active.held ??= [];
+    let holds = true;
+    try {
+      const holder = await job.lockHolder();
+      holds =
+        holder === 'this' ||
+        (holder === 'none' && (await this.store.getRun(runId))?.status === 'running');
+    } catch {
+      // Redis or the store does not answer: go on; the end's compare-and-set still guards it.
+    }
+    const held = active.held ?? [];
+    active.held = undefined;
+    if (!holds) {
+      active.lost = true;
+      active.runner?.abort(
+        new DelegateError('ABORTED', `Run ${runId} is held by another worker now.`),
+      );
+      return false;
+    }
+    for (const change of held) this.record(runId, active, change);
+    return true;
+  }
+
+  /** Lets go of a run another worker holds now: its session closes, and nothing more is stored. */
+  private async letGo(runId: string, active: ActiveRun): Promise<'lost'> {
+    active.lost = true;
+    this.logger.warn(
+      { runId },
+      'lost the run to another worker (this one stood still past its lock time, --failover-after-ms); stopped it here without recording anything more',
+    );
+    await active.runner?.close().catch(() => undefined);
+    return 'lost';
+  }
+
+  /** Runs a store write of the turn's end, again while the store does not answer (see retryStoreWrite). */
+  private untilStored<T>(runId: string, signal: AbortSignal, write: () => Promise<T>): Promise<T> {
+    return retryStoreWrite({
+      write,
+      signal,
+      onFailure: (error, attempt) => {
+        if (attempt === 1)
+          this.logger.error(
+            { runId, err: this.redact(errorMessage(error)) },
+            'could not store the end of a turn; trying again until the store answers',
+          );
+      },
+    });
   }
 
   /** Keeps a completed turn's session for the run's next message; any other is closed. */

@@ -229,7 +229,7 @@ export class RunService {
     // waits to be taken over by another one, which then answers.
     if (current.status === 'running' && this.shared)
       throw conflict(
-        `Run ${runId} is running, but the worker holding it did not answer: it may have stopped, and another worker takes the run over once its lock runs out (--failover-after). Try again then.`,
+        `Run ${runId} is running, but the worker holding it did not answer: it may have stopped, and another worker takes the run over once its lock runs out (--failover-after-ms), or at the next check for runs nobody holds (every --failover-after-ms, at least 10 s) when the queue lost its job. Try again then.`,
       );
     throw conflict(`Run ${runId} is ${current.status}; there is nothing to cancel.`);
   }
@@ -350,9 +350,16 @@ export class RunService {
     const staleTasks = this.shared ? 0 : await this.endStaleTasks();
     const reapedShells = await reapShells();
     const requeued = await this.requeueQueued();
-    if (interrupted.length + requeued.length + staleTasks + reapedShells > 0)
+    const orphaned = await this.takeOverOrphaned();
+    if (interrupted.length + requeued.length + orphaned.length + staleTasks + reapedShells > 0)
       this.logger.info(
-        { interrupted: interrupted.length, requeued: requeued.length, staleTasks, reapedShells },
+        {
+          interrupted: interrupted.length,
+          requeued: requeued.length,
+          orphaned: orphaned.length,
+          staleTasks,
+          reapedShells,
+        },
         'recovered runs',
       );
     return { interrupted, requeued };
@@ -370,6 +377,32 @@ export class RunService {
       if (run?.status === 'queued') await this.queue.enqueue({ runId, fairnessKey: run.workspace });
     }
     return queued;
+  }
+
+  /**
+   * On a shared queue: queues a takeover of every run the store says is running that has no
+   * job in the queue and that no process says it works on (the queue lost its data, then the
+   * run's worker stopped): nothing else would ever take it over. Run on start and with the
+   * requeue sweep.
+   */
+  async takeOverOrphaned(): Promise<string[]> {
+    if (!this.shared || !this.queue.hasJob) return [];
+    const orphaned: string[] = [];
+    for (const runId of await this.store.runIdsWithStatus(['running'])) {
+      if (await this.queue.hasJob(runId)) continue;
+      if (await this.control.send({ op: 'isActive', runId })) continue;
+      // Asked again: a job may have come (and gone) while the workers were asked.
+      const run = await this.store.getRun(runId);
+      if (run?.status !== 'running' || (await this.queue.hasJob(runId))) continue;
+      await this.queue.enqueue({ runId, fairnessKey: run.workspace, takeover: true });
+      orphaned.push(runId);
+    }
+    if (orphaned.length > 0)
+      this.logger.warn(
+        { runIds: orphaned },
+        'running runs had no queue job and no worker working on them; queued for a takeover',
+      );
+    return orphaned;
   }
 
   /**

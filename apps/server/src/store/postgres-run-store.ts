@@ -5,10 +5,15 @@ import type { Database } from './database.js';
 import { KyselyRunStore } from './kysely-run-store.js';
 import { redactUrl } from './redact-url.js';
 import { TextValues, postgresText } from './text-values-plugin.js';
-import type { EventsAppended } from './run-store.js';
+import type { AppendWatchEvents, EventsAppended } from './run-store.js';
 
 /** PostgreSQL channel that carries `<runId> <first seq> <last seq>` for every append to an event log. */
 export const EVENTS_CHANNEL = 'delegate_events';
+
+/** First pause before listening again after the connection dropped, in ms (doubled per failure). */
+const WATCH_RETRY_FIRST_MS = 500;
+/** Longest pause between attempts to listen again, in ms. */
+const WATCH_RETRY_MAX_MS = 10_000;
 
 /**
  * The shared store on PostgreSQL: the same Kysely queries and migrations as the SQLite
@@ -27,6 +32,9 @@ export class PostgresRunStore extends KyselyRunStore {
     });
     // An idle client losing its connection must not crash the process; the next query reports it.
     pool.on('error', () => undefined);
+    // Nor one that loses it while checked out between two queries (Kysely holds a client for a
+    // transaction): the pool listens only to idle ones, and the query in progress reports it.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     super({
       db: new Kysely<Database>({
         dialect: new PostgresDialect({ pool }),
@@ -50,32 +58,69 @@ export class PostgresRunStore extends KyselyRunStore {
     this.url = options.url;
   }
 
-  /** Listens on a dedicated connection; reconnects when it drops. */
-  async watchAppends(listener: (append: EventsAppended) => void): Promise<() => Promise<void>> {
+  /**
+   * Listens on a dedicated connection. When it drops, connects again after 0.5 s, then after
+   * twice as long each time it fails (at most 10 s), until it listens again or is stopped.
+   */
+  async watchAppends(
+    listener: (append: EventsAppended) => void,
+    events: AppendWatchEvents = {},
+  ): Promise<() => Promise<void>> {
     let client: pg.Client | undefined;
     let stopped = false;
     let retry: NodeJS.Timeout | undefined;
-    const connect = async (): Promise<void> => {
-      const next = new pg.Client({ connectionString: this.url });
+    let failures = 0;
+    const lose = (lost: pg.Client, error: unknown): void => {
+      if (client !== lost) return;
+      client = undefined;
+      void lost.end().catch(() => undefined);
+      if (stopped) return;
+      events.onLost?.(error);
+      reconnect();
+    };
+    const open = async (): Promise<pg.Client> => {
+      const next = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 10_000 });
       next.on('notification', (message) => {
         const [runId, first, last] = (message.payload ?? '').split(' ');
         if (runId && first && last)
           listener({ runId, firstSeq: Number(first), lastSeq: Number(last) });
       });
-      next.on('error', () => {
-        if (stopped) return;
+      next.on('error', (error) => lose(next, error));
+      next.on('end', () => lose(next, new Error('the connection to PostgreSQL closed')));
+      try {
+        await next.connect();
+        await next.query(`LISTEN ${EVENTS_CHANNEL}`);
+      } catch (error) {
         void next.end().catch(() => undefined);
-        retry = setTimeout(() => void connect().catch(() => undefined), 1_000);
-      });
-      await next.connect();
-      await next.query(`LISTEN ${EVENTS_CHANNEL}`);
-      client = next;
+        throw error;
+      }
+      return next;
     };
-    await connect();
+    const reconnect = (): void => {
+      const pause = Math.min(WATCH_RETRY_MAX_MS, WATCH_RETRY_FIRST_MS * 2 ** failures);
+      failures += 1;
+      retry = setTimeout(() => {
+        open().then(
+          (next) => {
+            if (stopped) return void next.end().catch(() => undefined);
+            client = next;
+            failures = 0;
+            events.onRestored?.();
+          },
+          () => {
+            if (!stopped) reconnect();
+          },
+        );
+      }, pause);
+      retry.unref();
+    };
+    client = await open();
     return async () => {
       stopped = true;
       clearTimeout(retry);
-      await client?.end().catch(() => undefined);
+      const last = client;
+      client = undefined;
+      await last?.end().catch(() => undefined);
     };
   }
 }

@@ -210,6 +210,17 @@ export type EventsAppended = {
   lastSeq: number;
 };
 
+/** What a shared store tells about its watch of other processes' appends, besides the appends. */
+export type AppendWatchEvents = {
+  /** The watch broke off (the database went away): appends are not heard until it is back. */
+  onLost?: (error: unknown) => void;
+  /**
+   * The watch is back after a loss. Appends made meanwhile were not heard: read the log from
+   * the last position delivered (the event hub's `catchUp`).
+   */
+  onRestored?: () => void;
+};
+
 /** A page of runs, newest first. */
 export type RunPage = {
   /** Runs of this page. */
@@ -287,7 +298,11 @@ export interface RunStore {
   /**
    * Calls `listener` with the positions whenever any process appends events to any run's log (a shared store
    * only; absent on embedded stores, where the only writer is this process). Resolves with
-   * a function that stops listening.
+   * a function that stops listening. A watch that breaks off is opened again, with a growing
+   * pause between attempts, until it is back or stopped; `events` hears of both.
    */
-  watchAppends?(listener: (append: EventsAppended) => void): Promise<() => Promise<void>>;
+  watchAppends?(
+    listener: (append: EventsAppended) => void,
+    events?: AppendWatchEvents,
+  ): Promise<() => Promise<void>>;
 }

@@ -35,10 +35,14 @@ export function registerHealthRoutes(app: App, dependencies: AppDependencies): v
       dependencies.logger.warn({ err: errorMessage(error) }, 'store not reachable');
       checks.store = 'unreachable';
     }
-    checks.queue =
-      (await dependencies.queue.ready()) && dependencies.isAccepting()
+    checks.queue = !dependencies.isAccepting()
+      ? 'not accepting work'
+      : (await dependencies.queue.ready())
         ? 'ok'
-        : 'not accepting work';
+        : 'unreachable';
+    // A node that does not hear other nodes' appends leaves its followers of their runs waiting.
+    if (dependencies.appendWatch)
+      checks.events = dependencies.appendWatch() ? 'ok' : 'not listening';
     const ready = Object.values(checks).every((value) => value === 'ok');
     return c.json(
       { status: ready ? ('ok' as const) : ('unavailable' as const), checks },
