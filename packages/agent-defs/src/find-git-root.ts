@@ -5,7 +5,8 @@ import { readConfinedFile } from './read-confined-file.js';
 /** Largest `.git`, `commondir` or `gitdir` file read while finding a worktree's main checkout. */
 const MAX_GIT_POINTER_BYTES = 4096;
 
-function exists(path: string): boolean {
+/** Whether anything stands at `path` (links followed). */
+export function exists(path: string): boolean {
   try {
     statSync(path);
     return true;
@@ -14,7 +15,8 @@ function exists(path: string): boolean {
   }
 }
 
-function realPathOrSelf(path: string): string {
+/** The real path of `path`, or `path` itself when it cannot be resolved. */
+export function realPathOrSelf(path: string): string {
   try {
     return realpathSync.native(path);
   } catch {

@@ -1,8 +1,7 @@
-import { realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { AGENT_DIRECTORY_NAMES } from './agent-directory-names.js';
-import { findGitRoot, findMainCheckout } from './find-git-root.js';
+import { exists, findGitRoot, findMainCheckout, realPathOrSelf } from './find-git-root.js';
 
 /** Options of {@link findProjectRoots} and {@link findProjectAgentDirectories}. */
 export type FindProjectRootsOptions = {
@@ -23,23 +22,6 @@ export type ProjectAgentDirectory = {
    */
   confineTo: string;
 };
-
-function realPathOrSelf(path: string): string {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    return path;
-  }
-}
-
-function exists(path: string): boolean {
-  try {
-    statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function homeOf(options: FindProjectRootsOptions): string | undefined {
   const home = options.homeDir ?? homedir();

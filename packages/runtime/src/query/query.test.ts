@@ -16,6 +16,7 @@ import {
 } from '@delegate/core';
 import { getBuiltinTools } from '@delegate/tools';
 import { z } from 'zod';
+import { watchTool } from '../__fixtures__/watch-tool.js';
 import { createApiClient } from '../session/model-config.js';
 import { createCanUseTool } from '../permissions.js';
 import { type QueryEvent, type QueryOutcome, type QueryParams, query } from './query.js';
@@ -333,20 +334,7 @@ describe('query', () => {
   it('interrupts the running tool calls of a consumer that breaks out, and returns once they ended', async () => {
     const marker = `${Date.now() % 100000}.${process.pid % 1000}3`;
     let reason: unknown;
-    const watch: Tool = {
-      name: 'Watch',
-      inputSchema: z.object({}),
-      description: () => 'Watches until stopped.',
-      isReadOnly: () => true,
-      isConcurrencySafe: () => true,
-      async call(_input, context, extras) {
-        extras?.onProgress?.({ watching: true });
-        const signal = context.abortController.signal;
-        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
-        reason = signal.reason;
-        return { content: 'stopped watching' };
-      },
-    };
+    const watch = watchTool((abortReason) => (reason = abortReason));
     sim = await startSim({
       policy: script([
         [

@@ -3,10 +3,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rules } from '@delegate/api-sim';
-import type { Tool } from '@delegate/core';
 import { getBuiltinTools } from '@delegate/tools';
-import { z } from 'zod';
 import { agentCall, isMain, resultText } from '../__fixtures__/sim-helpers.js';
+import { watchTool } from '../__fixtures__/watch-tool.js';
 import { type TestSession, createTestSession, waitUntil } from '../__fixtures__/test-session.js';
 
 let current: TestSession | undefined;
@@ -28,21 +27,6 @@ function alive(pid: number): boolean {
     return false;
   }
 }
-
-/** A tool that reports progress at once, then waits until its call is aborted. */
-const watch: Tool = {
-  name: 'Watch',
-  inputSchema: z.object({}),
-  description: () => 'Watches until stopped.',
-  isReadOnly: () => true,
-  isConcurrencySafe: () => true,
-  async call(_input, context, extras) {
-    extras?.onProgress?.({ watching: true });
-    const signal = context.abortController.signal;
-    await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
-    return { content: 'stopped watching' };
-  },
-};
 
 /**
  * A main agent that, in one message, hands a shell job to a foreground general-purpose
@@ -75,7 +59,7 @@ describe('a run() loop that stops while tool calls run', () => {
   it('stops the foreground agent it was waiting for and its shell, and the session goes on', async () => {
     current = await createTestSession({
       policy: delegatesShellWork('echo $$ > shell.pid; exec sleep 30'),
-      session: { permissionMode: 'bypassPermissions', tools: [...getBuiltinTools(), watch] },
+      session: { permissionMode: 'bypassPermissions', tools: [...getBuiltinTools(), watchTool()] },
     });
     const { session, cwd } = current;
     const pidFile = join(cwd, 'shell.pid');
@@ -100,7 +84,7 @@ describe('a run() loop that stops while tool calls run', () => {
     const gate = 'release-the-agent';
     current = await createTestSession({
       policy: delegatesShellWork(`while [ ! -e ${gate} ]; do sleep 0.05; done; echo done`),
-      session: { permissionMode: 'bypassPermissions', tools: [...getBuiltinTools(), watch] },
+      session: { permissionMode: 'bypassPermissions', tools: [...getBuiltinTools(), watchTool()] },
     });
     const { session, cwd } = current;
     for await (const event of session.run('run the shell job')) {
