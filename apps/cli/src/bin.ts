@@ -13,6 +13,10 @@ const code = await runCli(process.argv.slice(2), io);
 // Exit even when a library left a handle open (a keep-alive socket, a timer); wait for
 // stdout to take what was written first. Output that could not be written (its reader went
 // away, also after the run ended) is exit code 141, whatever the command's own outcome.
+// The decision waits one turn of the event loop: the EPIPE of an earlier write is reported
+// (outputClosed aborted) on the next tick, possibly after this empty write's callback.
 process.stdout.write('', (error) =>
-  process.exit(error || io.outputClosed?.aborted === true ? EXIT_CODES.outputClosed : code),
+  setImmediate(() =>
+    process.exit(error || io.outputClosed?.aborted === true ? EXIT_CODES.outputClosed : code),
+  ),
 );

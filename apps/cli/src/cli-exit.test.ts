@@ -79,14 +79,12 @@ describe('stopping delegate run', () => {
   );
 
   it.each(['text', 'json'])(
-    'exits 141 when the reader of the %s output goes away after the run ended, as `| head -1` does',
+    'exits 141 when the reader of the %s output has gone away by the time the answer is written',
     async (format) => {
-      // The simulator answers with the prompt: an answer far larger than a pipe holds.
-      const input = join(scratch.project, 'lines.txt');
-      const lines = Array.from({ length: 100_000 }, (_, index) => String(index + 1));
-      await writeFile(input, `${lines.join('\n')}\n`);
-      const script = `"$0" "$1" run --sim --output-format "$2" < "$3" | head -1 > /dev/null; exit "\${PIPESTATUS[0]}"`;
-      const child = spawn('bash', ['-c', script, process.execPath, CLI_BIN, format, input], {
+      // The reader (`true`) leaves before the run writes its answer, at the end. (With `| head -1`
+      // head may read a short answer whole before it leaves: nothing is lost, and the exit is 0.)
+      const script = `"$0" "$1" run --sim --output-format "$2" hi | true; exit "\${PIPESTATUS[0]}"`;
+      const child = spawn('bash', ['-c', script, process.execPath, CLI_BIN, format], {
         cwd: scratch.project,
         env: { ...process.env, HOME: scratch.home, NO_COLOR: '1' },
         stdio: ['ignore', 'ignore', 'pipe'],
