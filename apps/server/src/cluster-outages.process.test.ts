@@ -8,7 +8,7 @@ import {
   startCluster,
 } from './__fixtures__/cluster.js';
 import { Gates } from './__fixtures__/scenario-policy.js';
-import { type ApiEvent, type ApiRun, json } from './__fixtures__/api-types.js';
+import { type ApiEvent, type ApiRun, type ApiRunList, json } from './__fixtures__/api-types.js';
 import { TEST_REDIS_URL, probeTestServices } from './__fixtures__/services.js';
 import { type TcpProxy, startTcpProxy } from './__fixtures__/tcp-proxy.js';
 import { readSse } from './__fixtures__/test-server.js';
@@ -291,10 +291,15 @@ describe.runIf(services.postgres && services.redis)('a cluster through outages',
     }
   });
 
-  it('while Redis is down, a new run is answered 503 instead of hanging, /readyz says the queue is unreachable, and the log says so', async () => {
+  it('while Redis is down, a new run is answered 503 and withdrawn (a retry starts the only run), a message is answered 503 and kept, /readyz says the queue is unreachable, and the log says so', async () => {
     const proxy = await proxyTo(TEST_REDIS_URL, 6379);
     const node = await cluster.startApiNode({ queueUrl: proxy.url });
+    // The worker reaches Redis directly: only the API node loses it.
+    const worker = await cluster.startWorker();
     try {
+      gates.open('kept');
+      const kept = await createRun(node, 'scenario:kept before the outage');
+      expect((await ended(node, kept)).status).toBe('completed');
       proxy.cut();
       await until(
         async () =>
@@ -302,12 +307,20 @@ describe.runIf(services.postgres && services.redis)('a cluster through outages',
         'the log line',
       );
       const refused = await node.api('/v1/runs', {
-        json: { prompt: 'while Redis is down', workspace: cluster.workspace },
+        json: { prompt: 'scenario:refused while Redis is down', workspace: cluster.workspace },
         signal: AbortSignal.timeout(20_000),
       });
       expect(refused.status).toBe(503);
       expect((await json<{ error: { message: string } }>(refused)).error.message).toMatch(
-        /run queue \(Redis\) did not answer/,
+        /run queue \(Redis\) did not answer.*not started and will not be: send the request again/,
+      );
+      const message = await node.api(`/v1/runs/${kept}/messages`, {
+        json: { text: 'and once more while Redis is down' },
+        signal: AbortSignal.timeout(20_000),
+      });
+      expect(message.status).toBe(503);
+      expect((await json<{ error: { message: string } }>(message)).error.message).toMatch(
+        /run queue \(Redis\) did not answer.*The message is stored .* so do not send it again/,
       );
       expect(await readiness(node)).toEqual({
         status: 503,
@@ -322,8 +335,26 @@ describe.runIf(services.postgres && services.redis)('a cluster through outages',
         'the log line of its return',
       );
       expect((await readiness(node)).status).toBe(200);
+      // The message's turn runs once Redis is back.
+      expect((await ended(node, kept)).status).toBe('completed');
+      expect(arrivals.get('kept')).toBe(2);
+      // The client sends the run again: one run does the work, the refused one stays failed,
+      // though the job sent while Redis was away reached the queue once it was back.
+      gates.open('refused');
+      const retried = await createRun(node, 'scenario:refused while Redis is down');
+      expect((await ended(node, retried)).status).toBe('completed');
+      const list = await json<ApiRunList>(await node.api('/v1/runs?limit=100'));
+      const withdrawn = list.runs.filter(
+        (run) => run.prompt.startsWith('scenario:refused') && run.id !== retried,
+      );
+      expect(withdrawn).toMatchObject([
+        { status: 'failed', error: { code: 'UNAVAILABLE', message: /^Not started: / } },
+      ]);
+      expect(arrivals.get('refused')).toBe(1);
     } finally {
       proxy.restore();
+      worker.child.kill('SIGTERM');
+      await worker.exit;
       await node.server.close({ timeoutMs: 1_000 });
     }
   });

@@ -113,7 +113,7 @@ export class BullRunQueue implements RunQueue {
     if (!this.accepting) {
       throw new DelegateError(
         'LIMIT_EXCEEDED',
-        `The server is shutting down and takes no new work; run ${job.runId} stays queued and starts when a worker takes it.`,
+        `The server is shutting down and takes no new work (run ${job.runId}).`,
       );
     }
     if (this.active.has(job.runId)) return;
@@ -123,7 +123,7 @@ export class BullRunQueue implements RunQueue {
     } catch (error) {
       throw new DelegateError(
         'LIMIT_EXCEEDED',
-        `The run queue (Redis) did not answer within ${ENQUEUE_TIMEOUT_MS / 1_000} s, so run ${job.runId} is stored as queued but not handed to a worker yet; a worker queues it once Redis is back. Check that Redis runs.`,
+        `The run queue (Redis) did not answer within ${ENQUEUE_TIMEOUT_MS / 1_000} s when run ${job.runId} was queued; check that Redis runs.`,
         { cause: error },
       );
     }

@@ -43,7 +43,7 @@ export class InProcessRunQueue implements RunQueue {
     if (!this.accepting) {
       throw new DelegateError(
         'LIMIT_EXCEEDED',
-        `The server is shutting down and takes no new work; run ${job.runId} stays queued and starts when the server is back.`,
+        `The server is shutting down and takes no new work (run ${job.runId}).`,
       );
     }
     if (this.active.has(job.runId) || this.isWaiting(job.runId)) return;

@@ -29,6 +29,21 @@ export type RunDetails = { run: RunRecord; agents: AgentRecord[]; tasks: TaskRec
 const INTERRUPTED_MESSAGE =
   'The server stopped while this run was working. POST /v1/runs/{id}/resume continues it from its transcripts.';
 
+/** The message of any thrown value. */
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The 503 answer to a run creation whose queue refused the run (the run was withdrawn). */
+function withdrawnRun(cause: unknown): ApiError {
+  return new ApiError({
+    status: 503,
+    code: 'UNAVAILABLE',
+    message: `${errorMessage(cause)} The run was not started and will not be: send the request again once the server is ready (GET /readyz).`,
+    cause,
+  });
+}
+
 const TASK_INTERRUPTED_MESSAGE =
   'The server stopped while this task was running, and the task ended with it.';
 
@@ -132,8 +147,38 @@ export class RunService {
       pending: { kind: 'start' },
       createdAt: now(),
     });
-    await this.queueTurn(run);
+    try {
+      await this.queueTurn(run);
+    } catch (error) {
+      if (await this.withdraw(run.id, error)) throw withdrawnRun(error);
+    }
     return run;
+  }
+
+  /**
+   * Ends a new run its queue refused (Redis did not answer, the server is stopping) as failed,
+   * so that the client, told the request failed, can send it again without a second run
+   * starting later. Returns false when a worker took it meanwhile (the queue answered late):
+   * then the run goes on and the request succeeds.
+   */
+  private async withdraw(runId: string, cause: unknown): Promise<boolean> {
+    // The queue is not asked to drop the job: it may not answer. A job it adds late finds
+    // the run ended and is skipped.
+    const failed = await this.store.transitionRun({
+      runId,
+      from: ['queued'],
+      patch: {
+        status: 'failed',
+        pending: null,
+        endedAt: now(),
+        error: { code: 'UNAVAILABLE', message: `Not started: ${errorMessage(cause)}` },
+      },
+    });
+    if (!failed) return false;
+    await this.hub
+      .publish(runId, { type: 'run.status', status: 'failed', error: failed.error! })
+      .catch(() => undefined);
+    return true;
   }
 
   /** A run with its tree and tasks, or a 404. */
@@ -498,7 +543,17 @@ export class RunService {
         ),
       );
     if (options.input.kind === 'resume') this.executor?.dropIdle(run.id);
-    await this.queueTurn(run);
+    try {
+      await this.queueTurn(run);
+    } catch (error) {
+      // The input is stored with the run queued: the requeue sweep hands it to a worker.
+      throw new ApiError({
+        status: 503,
+        code: 'UNAVAILABLE',
+        message: `${errorMessage(error)} The message is stored and run ${run.id} stays queued: it starts once a worker can take it, so do not send it again.`,
+        cause: error,
+      });
+    }
     return run;
   }
 
