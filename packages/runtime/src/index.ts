@@ -68,6 +68,7 @@ export {
 export { createAgentTool } from './agent-tool/agent-tool.js';
 export type {
   AgentToolOutput,
+  AgentToolProgress,
   CompletedAgentOutput,
   LaunchedAgentOutput,
 } from './agent-tool/agent-tool-output.js';

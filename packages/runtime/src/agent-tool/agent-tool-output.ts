@@ -30,6 +30,27 @@ export type LaunchedAgentOutput = {
 /** What the Agent tool returns. */
 export type AgentToolOutput = CompletedAgentOutput | LaunchedAgentOutput;
 
+/**
+ * What the Agent tool reports, as the `data` of a `progress` message, after each response of a
+ * sub-agent it runs in the foreground (none once the agent moves to the background).
+ */
+export type AgentToolProgress = {
+  /** Discriminator. */
+  type: 'agent_progress';
+  /** The sub-agent's id. */
+  agentId: string;
+  /** Its agent type (`fork` for a fork). */
+  agentType: string;
+  /** Messages of its run so far. */
+  messageCount: number;
+  /** Tool calls it made so far. */
+  toolUseCount: number;
+  /** Input and output tokens of its responses so far, cache reads and writes included. */
+  tokens: number;
+  /** What it did last (`called Bash`), when its last response called a tool. */
+  lastActivity?: string;
+};
+
 const LAUNCHED_LAST_LINE =
   'You will receive a <task-notification> when it finishes; do not poll or sleep waiting for it. Use TaskOutput only if you have nothing else to do.';
 

@@ -408,6 +408,7 @@ async function launch(options: {
     ...(plan.forkLayout ? { forkLayout: plan.forkLayout } : {}),
     ...cacheBaseline(runtime, plan, context),
     toolUseId: options.extras.toolUseId,
+    ...(options.extras.onProgress ? { onForegroundProgress: options.extras.onProgress } : {}),
   });
   const warnings = memory?.warning
     ? [...plan.extras.warnings, { code: 'MEMORY_UNAVAILABLE', message: memory.warning }]

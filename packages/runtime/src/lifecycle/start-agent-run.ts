@@ -1,10 +1,14 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { type AgentRunMode, type Message, DelegateError } from '@delegate/core';
 import type { ForkLayout } from '@delegate/fork-cache';
-import type { AgentToolOutput, LaunchedAgentOutput } from '../agent-tool/agent-tool-output.js';
+import type {
+  AgentToolOutput,
+  AgentToolProgress,
+  LaunchedAgentOutput,
+} from '../agent-tool/agent-tool-output.js';
 import type { AgentRuntime } from '../session/agent-runtime.js';
 import type { AgentRecord } from './agent-record.js';
-import { driveAgent } from './drive-agent.js';
+import { type AgentProgress, driveAgent } from './drive-agent.js';
 import { beginRun, moveToBackground } from './record-transitions.js';
 import { foregroundResult } from './run-outcome.js';
 import { type AgentRun, linkToSession, settleAfterFailure, settleRun } from './settle-run.js';
@@ -24,6 +28,8 @@ export type RunOptions = {
   transcriptOnly?: readonly Message[];
   /** Id of the `Agent` call that started the run, for `agent.started`. */
   toolUseId?: string;
+  /** Told after each response while the run is in the foreground (the Agent tool's progress). */
+  onForegroundProgress?: (progress: AgentToolProgress) => void;
   /** Set for a fork's first run: its first request places breakpoints for this layout. */
   forkLayout?: ForkLayout;
   /** With cache debugging on: the request the run's first request should read from (a fork's parent's). */
@@ -100,14 +106,33 @@ function startLoop(runtime: AgentRuntime, run: AgentRun, options: RunOptions): L
     ...(options.forkLayout ? { forkLayout: options.forkLayout } : {}),
     ...(options.cacheBaseline ? { cacheBaseline: options.cacheBaseline } : {}),
     ...(options.endsWithReport ? { endsWithReport: true } : {}),
-    onProgress: (progress) =>
+    onProgress: (progress) => {
       runtime.tasks.update(run.taskId, {
         usage: progress.usage,
         costUsd: runtime.usage.costOf(progress.usage, run.record.model).costUsd,
         toolUseCount: progress.toolUseCount,
         ...(progress.lastActivity ? { lastActivity: progress.lastActivity } : {}),
-      }),
+      });
+      if (!run.record.isBackground) options.onForegroundProgress?.(toolProgress(run, progress));
+    },
   });
+}
+
+function toolProgress(run: AgentRun, progress: AgentProgress): AgentToolProgress {
+  const { usage } = progress;
+  return {
+    type: 'agent_progress',
+    agentId: run.record.agentId,
+    agentType: run.record.agentType,
+    messageCount: progress.messageCount,
+    toolUseCount: progress.toolUseCount,
+    tokens:
+      usage.input_tokens +
+      usage.output_tokens +
+      usage.cache_creation_input_tokens +
+      usage.cache_read_input_tokens,
+    ...(progress.lastActivity ? { lastActivity: progress.lastActivity } : {}),
+  };
 }
 
 function launched(run: AgentRun): LaunchedAgentOutput {

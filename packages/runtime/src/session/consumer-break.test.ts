@@ -6,6 +6,8 @@ import { rules } from '@delegate/api-sim';
 import { getBuiltinTools } from '@delegate/tools';
 import { agentCall, isMain, resultText } from '../__fixtures__/sim-helpers.js';
 import { watchTool } from '../__fixtures__/watch-tool.js';
+import type { AgentToolProgress } from '../agent-tool/agent-tool-output.js';
+import type { QueryEvent } from '../query/query.js';
 import { type TestSession, createTestSession, waitUntil } from '../__fixtures__/test-session.js';
 
 let current: TestSession | undefined;
@@ -17,6 +19,19 @@ afterEach(async () => {
 
 async function shellPid(file: string): Promise<number> {
   return existsSync(file) ? Number((await readFile(file, 'utf8')).trim()) : 0;
+}
+
+function isWatchProgress(message: QueryEvent): boolean {
+  return message.type === 'progress' && (message.data as { watching?: boolean }).watching === true;
+}
+
+function agentProgress(messages: readonly QueryEvent[]): AgentToolProgress[] {
+  return messages.flatMap((message) =>
+    message.type === 'progress' &&
+    (message.data as { type?: string } | undefined)?.type === 'agent_progress'
+      ? [message.data as AgentToolProgress]
+      : [],
+  );
 }
 
 function alive(pid: number): boolean {
@@ -65,7 +80,7 @@ describe('a run() loop that stops while tool calls run', () => {
     const pidFile = join(cwd, 'shell.pid');
     for await (const event of session.run('run the shell job')) {
       // Watch's progress: the loop is in the middle of both calls.
-      if (event.type !== 'progress') continue;
+      if (!isWatchProgress(event)) continue;
       // The file exists before `echo` writes to it: wait for the number.
       expect(await waitUntil(async () => (await shellPid(pidFile)) > 0)).toBe(true);
       break;
@@ -88,7 +103,7 @@ describe('a run() loop that stops while tool calls run', () => {
     });
     const { session, cwd } = current;
     for await (const event of session.run('run the shell job')) {
-      if (event.type !== 'progress') continue;
+      if (!isWatchProgress(event)) continue;
       expect(await waitUntil(() => session.foregroundAgents().length === 1)).toBe(true);
       expect(session.backgroundAgent(session.foregroundAgents()[0]!)).toBe(true);
       // Its Agent call has returned (async_launched) before the loop stops.
@@ -101,5 +116,85 @@ describe('a run() loop that stops while tool calls run', () => {
     const finished = await session.send('', { waitForBackground: true });
     expect(finished.outcome.reason).toBe('completed');
     expect(session.tasks.get(running[0]!.id)?.status).toBe('completed');
+  });
+
+  it("stops on a foreground agent's own progress: each of its responses reaches the loop while its Agent call runs", async () => {
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            agentCall({ description: 'look', prompt: 'look', subagent_type: 'general-purpose' }),
+          ],
+        },
+        {
+          match: { agent: 'general-purpose', toolResult: false },
+          reply: [{ type: 'tool_use', name: 'Bash', input: { command: 'echo one' } }],
+        },
+        {
+          match: { agent: 'general-purpose', toolResult: 'Bash' },
+          reply: [{ type: 'tool_use', name: 'Bash', input: { command: 'exec sleep 30' } }],
+        },
+        { match: { when: isMain }, reply: 'done' },
+      ]),
+      session: { permissionMode: 'bypassPermissions' },
+    });
+    const { session } = current;
+    const seen: QueryEvent[] = [];
+    for await (const event of session.run('look around')) {
+      seen.push(event);
+      // The second response starts the long command: stop there.
+      if (agentProgress(seen).length === 2) break;
+    }
+    const [first, second] = agentProgress(seen);
+    const agentId = session.tasks.list().find((task) => task.type === 'local_agent')?.agentId;
+    expect(first).toMatchObject({
+      type: 'agent_progress',
+      agentId,
+      agentType: 'general-purpose',
+      toolUseCount: 1,
+      lastActivity: 'called Bash',
+    });
+    expect(first!.tokens).toBeGreaterThan(0);
+    expect(second).toMatchObject({ agentId, toolUseCount: 2 });
+    expect(second!.messageCount).toBeGreaterThan(first!.messageCount);
+    // No tool result was added in between: the Agent call was still running.
+    expect(seen.filter((message) => message.type === 'user')).toEqual([]);
+    // The break stopped it and its shell.
+    expect(session.foregroundAgents()).toEqual([]);
+    expect(session.tasks.list().filter((task) => task.status === 'running')).toEqual([]);
+  });
+
+  it('gets no progress from a background agent', async () => {
+    current = await createTestSession({
+      policy: rules([
+        { match: { when: isMain, lastUserText: '<task-notification>' }, reply: 'noted' },
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            agentCall({
+              description: 'later',
+              prompt: 'later',
+              subagent_type: 'general-purpose',
+              run_in_background: true,
+            }),
+          ],
+        },
+        {
+          match: { agent: 'general-purpose', toolResult: false },
+          reply: [{ type: 'tool_use', name: 'Bash', input: { command: 'echo one' } }],
+        },
+        { match: { agent: 'general-purpose', toolResult: 'Bash' }, reply: 'later done' },
+        { match: { when: isMain }, reply: 'started' },
+      ]),
+      session: { permissionMode: 'bypassPermissions' },
+    });
+    const seen: QueryEvent[] = [];
+    for await (const event of current.session.run('start it')) seen.push(event);
+    await current.session.send('', { waitForBackground: true });
+    expect(current.session.tasks.list().find((task) => task.type === 'local_agent')?.status).toBe(
+      'completed',
+    );
+    expect(agentProgress(seen)).toEqual([]);
   });
 });
