@@ -589,6 +589,7 @@ describe('the loader on any input', () => {
     'body text',
     'description: !!binary aGk=',
     'title: A page',
+    'argument-hint: "[file]"',
   );
   const files = fc.oneof(
     fc.array(lines, { maxLength: 10 }).map((parts) => parts.join('\n')),
@@ -597,7 +598,7 @@ describe('the loader on any input', () => {
     fc.string({ unit: 'binary', maxLength: 200 }),
   );
 
-  it('never throws, and a file either loads or has a diagnostic saying why (an error unless it has no frontmatter or is a documentation page)', () => {
+  it('never throws, and a file either loads or has a diagnostic saying why (an error unless it has no frontmatter or is a documentation page or a slash command)', () => {
     fc.assert(
       fc.property(files, (content) => {
         const result = parseAgentFromMarkdown({
@@ -611,7 +612,7 @@ describe('the loader on any input', () => {
         expect(diagnostic.reason.length).toBeGreaterThan(10);
         if (diagnostic.severity !== 'error') {
           expect(diagnostic.reason).toMatch(
-            /^(?:no YAML frontmatter|a page whose frontmatter has `title` but no `name`)/,
+            /^(?:no YAML frontmatter|a page whose frontmatter has `title` but no `name`|looks like a slash command)/,
           );
         }
       }),

@@ -109,15 +109,32 @@ describe('project agents in a linked git worktree', () => {
     expect(types).not.toContain('local');
   });
 
-  it('lists the main checkout’s folders last, confined to the main checkout', async () => {
+  it('lists the main checkout’s folders first (the lowest level), confined to the main checkout', async () => {
     const { main, worktree } = await repositoryWithWorktree();
-    const directories = await findProjectAgentDirectories(worktree, { homeDir: home });
+    await mkdir(join(worktree, 'src'));
+    const directories = await findProjectAgentDirectories(join(worktree, 'src'), {
+      homeDir: home,
+    });
     expect(directories).toEqual([
-      { path: join(worktree, '.claude', 'agents'), confineTo: worktree },
-      { path: join(worktree, '.delegate', 'agents'), confineTo: worktree },
       { path: join(main, '.claude', 'agents'), confineTo: main },
       { path: join(main, '.delegate', 'agents'), confineTo: main },
+      { path: join(worktree, '.claude', 'agents'), confineTo: worktree },
+      { path: join(worktree, '.delegate', 'agents'), confineTo: worktree },
+      { path: join(worktree, 'src', '.claude', 'agents'), confineTo: worktree },
+      { path: join(worktree, 'src', '.delegate', 'agents'), confineTo: worktree },
     ]);
+  });
+
+  it('lets a worktree subdirectory’s agent beat the main checkout’s of the same name, as Claude Code does', async () => {
+    const { main, worktree } = await repositoryWithWorktree();
+    await agentFile(join(main, '.claude', 'agents', 'x.md'), 'x', 'from main');
+    await agentFile(join(main, '.claude', 'agents', 'only.md'), 'only', 'from main');
+    await agentFile(join(worktree, 'sub', '.claude', 'agents', 'x.md'), 'x', 'from sub');
+    const result = await load(join(worktree, 'sub'));
+    const prompt = (type: string): string | undefined =>
+      result.activeAgents.find((agent) => agent.agentType === type)?.getSystemPrompt();
+    expect(prompt('x')).toBe('from sub');
+    expect(prompt('only')).toBe('from main');
   });
 
   it('does not follow a hand-made .git file to a folder git did not link back', async () => {

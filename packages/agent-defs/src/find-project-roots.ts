@@ -52,8 +52,8 @@ function walkUp(
  * Returns the directories whose `.claude/agents` (and `.delegate/agents`) hold project agents
  * for `cwd`, as Claude Code searches them: from `cwd` up to the repository root (the nearest
  * ancestor holding `.git`), or, outside a repository, up to the file-system root; in both
- * cases stopping before the home directory, whose agents are the user's. Nearest first: that
- * is the order they are read in, and a later one wins.
+ * cases stopping before the home directory, whose agents are the user's. Nearest first, and
+ * the nearest wins: a file in `cwd`'s folder beats one of the same name in the root's.
  */
 export async function findProjectRoots(
   cwd: string,
@@ -63,27 +63,31 @@ export async function findProjectRoots(
 }
 
 /**
- * Returns the project agents folders for `cwd` in the order they are read (a later one wins a
- * tie): for each of {@link findProjectRoots}, nearest first, its `.claude/agents` then its
- * `.delegate/agents`. In a linked git worktree whose root has no agents folder of a name, the
- * main checkout's folder of that name comes last, as Claude Code adds it (agent files the main
- * checkout does not commit still apply in its worktrees).
+ * Returns the project agents folders for `cwd` in the order they are read, so that a later one
+ * wins a tie, as in Claude Code the folder nearest `cwd` does. In a linked git worktree whose
+ * root has no agents folder of a name, the main checkout's folder of that name comes first, the
+ * lowest level, as Claude Code adds it (agent files the main checkout does not commit still
+ * apply in its worktrees). Then each of {@link findProjectRoots}, farthest first: its
+ * `.claude/agents`, then its `.delegate/agents`.
  */
 export async function findProjectAgentDirectories(
   cwd: string,
   options: FindProjectRootsOptions = {},
 ): Promise<ProjectAgentDirectory[]> {
   const { roots, gitRoot } = walkUp(cwd, options);
-  const directories = roots.flatMap((root) =>
-    AGENT_DIRECTORY_NAMES.map((name) => ({ path: join(root, name), confineTo: gitRoot ?? root })),
-  );
+  const directories = roots
+    .toReversed()
+    .flatMap((root) =>
+      AGENT_DIRECTORY_NAMES.map((name) => ({ path: join(root, name), confineTo: gitRoot ?? root })),
+    );
   const main = gitRoot === undefined ? undefined : findMainCheckout(gitRoot);
   if (gitRoot === undefined || main === undefined) return directories;
+  const fallback: ProjectAgentDirectory[] = [];
   for (const name of AGENT_DIRECTORY_NAMES) {
     const own = roots.includes(gitRoot) && exists(join(gitRoot, name));
     const path = join(main, name);
     if (!own && !directories.some((directory) => directory.path === path))
-      directories.push({ path, confineTo: main });
+      fallback.push({ path, confineTo: main });
   }
-  return directories;
+  return [...fallback, ...directories];
 }

@@ -92,7 +92,7 @@ describe('getAgentDefinitionsWithOverrides precedence', () => {
     expect(active.get('acme:x')?.getSystemPrompt()).toBe('plugin');
     expect(active.get('acme:y')?.getSystemPrompt()).toBe('plugin');
     expect(active.get('general-purpose')?.getSystemPrompt()).toBe('project');
-    expect(active.get('Explore')?.getSystemPrompt()).toBe('project-far');
+    expect(active.get('Explore')?.getSystemPrompt()).toBe('project-near');
     expect(active.get('Plan')?.getSystemPrompt()).toBe('flag');
     expect(active.get('shared')?.getSystemPrompt()).toBe('policy');
     expect(active.get('shared')?.source).toBe('policySettings');
@@ -109,11 +109,11 @@ describe('getAgentDefinitionsWithOverrides precedence', () => {
       'policySettings:policy',
     ]);
     const explore = result.allAgents.filter((agent) => agent.agentType === 'Explore');
-    // Project folders are read from cwd up to the repository root, as in Claude Code.
+    // Project folders are read from the repository root down to cwd: the nearest wins, as in Claude Code.
     expect(explore.map((agent) => agent.getSystemPrompt())).toEqual([
       expect.stringMatching(/READ-ONLY/),
-      'project-near',
       'project-far',
+      'project-near',
     ]);
     expect(result.allAgents).toHaveLength(3 + 2 + 3 + 5 + 2 + 1);
   });
@@ -207,24 +207,58 @@ describe('getAgentDefinitionsWithOverrides sources', () => {
     expect(result.allAgents.filter((agent) => agent.agentType === 'mine')).toHaveLength(1);
   });
 
-  it('lets the project folder farthest from cwd win, as Claude Code does, and names both files', async () => {
+  it('lets the project folder nearest cwd win, as Claude Code does, and names both files', async () => {
     const near = join(cwd, '.claude', 'agents', 'reviewer.md');
     const far = join(repo, '.claude', 'agents', 'reviewer.md');
     await agentFile(near, 'reviewer', 'near');
     await agentFile(far, 'reviewer', 'far');
     const result = await load();
     const active = result.activeAgents.find((agent) => agent.agentType === 'reviewer');
-    expect(active?.getSystemPrompt()).toBe('far');
-    expect(active?.filePath).toBe(far);
+    expect(active?.getSystemPrompt()).toBe('near');
+    expect(active?.filePath).toBe(near);
     expect(result.diagnostics).toEqual([
       expect.objectContaining({
-        filePath: far,
+        filePath: near,
         severity: 'warning',
         reason: expect.stringContaining(
-          `is defined both in ${near} and in ${far}; Delegate uses ${far}, because project folders are read from the working directory up to the repository root`,
+          `is defined both in ${far} and in ${near}; Delegate uses ${near}, because the project folder nearest the working directory wins`,
         ),
       }),
     ]);
+    expect(result.diagnostics[0]?.reason).toContain(', as Claude Code does — rename one of them');
+  });
+
+  it('lets the nearest of three project levels win, as Claude Code does', async () => {
+    const levels = { root: repo, middle: join(repo, 'packages'), near: cwd };
+    for (const [level, directory] of Object.entries(levels))
+      await agentFile(join(directory, '.claude', 'agents', 'shared.md'), 'shared', level);
+    await agentFile(join(repo, '.claude', 'agents', 'two.md'), 'two', 'root');
+    await agentFile(join(levels.middle, '.claude', 'agents', 'two.md'), 'two', 'middle');
+    const result = await load({ pluginDirs: [], policyDir: join(root, 'none') });
+    const prompt = (type: string): string | undefined =>
+      result.activeAgents.find((agent) => agent.agentType === type)?.getSystemPrompt();
+    expect(prompt('shared')).toBe('near');
+    expect(prompt('two')).toBe('middle');
+  });
+
+  it('keeps user agents below project agents whichever level the project file is at', async () => {
+    await agentFile(join(home, '.claude', 'agents', 'mine.md'), 'mine', 'user');
+    await agentFile(join(repo, '.claude', 'agents', 'mine.md'), 'mine', 'root');
+    const result = await load({ pluginDirs: [], policyDir: join(root, 'none') });
+    const active = result.activeAgents.find((agent) => agent.agentType === 'mine');
+    expect(active).toMatchObject({
+      source: 'projectSettings',
+      filePath: join(repo, '.claude', 'agents', 'mine.md'),
+    });
+  });
+
+  it('lets a nearer .claude/agents file beat a farther .delegate/agents one', async () => {
+    await agentFile(join(repo, '.delegate', 'agents', 'mixed.md'), 'mixed', 'root delegate');
+    await agentFile(join(cwd, '.claude', 'agents', 'mixed.md'), 'mixed', 'near claude');
+    const result = await load({ pluginDirs: [], policyDir: join(root, 'none') });
+    expect(
+      result.activeAgents.find((agent) => agent.agentType === 'mixed')?.getSystemPrompt(),
+    ).toBe('near claude');
   });
 
   it('passes exploreModel to the built-in Explore agent', async () => {

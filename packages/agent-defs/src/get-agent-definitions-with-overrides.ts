@@ -120,9 +120,10 @@ async function load(
       source: 'policySettings',
       limiter,
     }),
-    // One layer, nearest folder first: as in Claude Code, the folder read last (the farthest
-    // from cwd) wins, and each tie gets a warning naming both files. A cloned repository may
-    // hold symbolic links to files elsewhere; those are not read.
+    // One layer, read farthest folder first (the main checkout's, in a worktree without its
+    // own, before all): as in Claude Code, the folder nearest cwd wins, and each tie gets a
+    // warning naming both files. A cloned repository may hold symbolic links to files
+    // elsewhere; those are not read.
     loadAgentsFromDirectories({
       directories: projectDirectories,
       source: 'projectSettings',
@@ -154,8 +155,8 @@ async function load(
 /**
  * Loads every agent definition for a working directory: built-ins < plugins < user
  * (`~/.claude/agents`, `~/.delegate/agents`) < project (`.claude/agents`, `.delegate/agents`
- * in each directory from `cwd` up to the repository root, the farthest winning, as in Claude
- * Code) < `--agents` JSON < policy directory. A higher source overrides a lower one of the
+ * in each directory from `cwd` up to the repository root, the nearest to `cwd` winning, as in
+ * Claude Code) < `--agents` JSON < policy directory. A higher source overrides a lower one of the
  * same type; `allAgents` keeps them all. Results are memoized per cwd and options until
  * {@link clearAgentDefinitionsCache} is called.
  */

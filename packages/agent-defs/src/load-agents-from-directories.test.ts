@@ -29,7 +29,7 @@ describe('loadAgentsFromDirectories on a realistic collection', () => {
     }
   });
 
-  it('reports only notes: the README and other docs, unknown keys, and unquoted `key: value` text in descriptions', async () => {
+  it('reports only notes: the README and other docs, slash commands, unknown keys, and unquoted `key: value` text in descriptions', async () => {
     const { diagnostics } = await loadAgentsFromDirectories({
       directories: [realistic],
       source: 'userSettings',
@@ -42,6 +42,13 @@ describe('loadAgentsFromDirectories on a realistic collection', () => {
     expect(notes).toEqual([
       expect.stringMatching(/^CONTRIBUTING\.md: no YAML frontmatter/),
       expect.stringMatching(/^README\.md: no YAML frontmatter/),
+      // Commands copied from a collection beside its agents: Claude Code skips them silently.
+      expect.stringMatching(
+        /^commands\/red-green\.md: looks like a slash command, not an agent \(it is in a folder named `commands`/,
+      ),
+      expect.stringMatching(
+        /^commands\/setup\.md: looks like a slash command, not an agent \(its frontmatter has `argument-hint`/,
+      ),
       expect.stringMatching(/^engineering\/api-designer\.md: the frontmatter is not strict YAML/),
       expect.stringMatching(/^engineering\/code-reviewer\.md: the frontmatter is not strict YAML/),
       expect.stringMatching(/^engineering\/security-auditor\.md: unknown key `category`/),

@@ -71,7 +71,7 @@ function whyLaterFolderWins(later: string, agent: AgentDefinition, earlier: Defi
   const claude = isDelegateFolder(agent.baseDir)
     ? `; Claude Code reads no .delegate/agents folder${isDelegateFolder(earlier.baseDir) ? '' : `, so it uses ${earlier.filePath}`}`
     : ', as Claude Code does';
-  return `Delegate uses ${later}, because project folders are read from the working directory up to the repository root (then the main checkout's, in a git worktree without its own) and the one read last wins${claude}`;
+  return `Delegate uses ${later}, because the project folder nearest the working directory wins (the main checkout's folders, read in a git worktree without its own, come lowest)${claude}`;
 }
 
 // Which of two files of one type Delegate uses, and why, and what Claude Code does instead.

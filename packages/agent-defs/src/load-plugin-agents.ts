@@ -1,6 +1,7 @@
 import { basename, join, resolve } from 'node:path';
 import { type AgentDiagnostic } from './agent-diagnostic.js';
 import { createLimiter, type Limiter } from './create-limiter.js';
+import { describeUnlistedPluginAgents } from './describe-unlisted-plugin-agents.js';
 import {
   DEFAULT_READ_CONCURRENCY,
   loadAgentsFromDirectories,
@@ -9,7 +10,7 @@ import {
 import { validateTypeSegment } from './plugin-agent-rules.js';
 import { quoteForDiagnostic } from './quote-for-diagnostic.js';
 import { readConfinedFile } from './read-confined-file.js';
-import { resolvePluginAgentPaths } from './resolve-plugin-agent-paths.js';
+import { resolvePluginAgentPaths, type PluginAgentPaths } from './resolve-plugin-agent-paths.js';
 import { truncateForDiagnostic } from './truncate-for-diagnostic.js';
 
 /** Largest plugin manifest read (64 KiB); a bigger one is ignored with a warning. */
@@ -51,9 +52,9 @@ export type PluginManifest = PluginName & {
 
 /**
  * Reads a plugin's manifest (`.claude-plugin/plugin.json`, then `plugin.json`): its name (else
- * the directory name) and its `agents` paths. The manifest goes through the confined reader: a
- * FIFO, a device or a file over {@link MAX_PLUGIN_MANIFEST_BYTES} is skipped with a warning,
- * never read.
+ * the directory name) and its `agents` paths, which replace the `agents/` folder. The manifest
+ * goes through the confined reader: a FIFO, a device or a file over
+ * {@link MAX_PLUGIN_MANIFEST_BYTES} is skipped with a warning, never read.
  */
 export async function readPluginManifest(pluginDir: string): Promise<PluginManifest> {
   const diagnostics: AgentDiagnostic[] = [];
@@ -103,19 +104,46 @@ export async function readPluginName(pluginDir: string): Promise<PluginName> {
   return { name, diagnostics };
 }
 
+// The files the manifest lists in place of `agents/` (none when it refuses them), with a
+// warning on `agents/` files left out; `undefined` when the manifest lists none.
+function listedAgentFiles(pluginDir: string, plugin: PluginManifest): PluginAgentPaths | undefined {
+  if (plugin.manifestPath === undefined || plugin.agents === undefined) return undefined;
+  const manifestPath = plugin.manifestPath;
+  const listed = resolvePluginAgentPaths({
+    pluginDir,
+    manifestPath,
+    agents: plugin.agents,
+    plugin: plugin.name,
+  });
+  // A refused or empty list has its own diagnostic, which says the agents/ folder is not read.
+  const empty = Array.isArray(plugin.agents) && plugin.agents.length === 0;
+  if (listed.refused || empty) return listed;
+  const unlisted = describeUnlistedPluginAgents({
+    pluginDir,
+    manifestPath,
+    folders: listed.folders,
+  });
+  return unlisted === undefined
+    ? listed
+    : { ...listed, diagnostics: [...listed.diagnostics, unlisted] };
+}
+
 /** Input of {@link loadPluginAgents}. */
 export type LoadPluginAgentsOptions = {
-  /** Plugin directories, each with an `agents/` folder (and a manifest that may name more). */
+  /** Plugin directories, each with an `agents/` folder (or a manifest listing its agent files). */
   pluginDirs: readonly string[];
   /** Shared limiter for file reads. */
   limiter?: Limiter;
 };
 
 /**
- * Loads the agents of each plugin, in the order given: `<pluginDir>/agents/**.md`, then the
- * files and folders its manifest's `agents` names (paths inside the plugin; see
- * {@link resolvePluginAgentPaths}), each file once. Agent types are namespaced as
- * `plugin:name`, so a plugin cannot silently replace a built-in or another plugin's agent.
+ * Loads the agents of each plugin, in the order given: `<pluginDir>/agents/**.md`, or, when its
+ * manifest has `agents`, only the `.md` files that lists (as in Claude Code 2.1.328; see
+ * {@link resolvePluginAgentPaths}), each file once. A manifest whose `agents` breaks Claude
+ * Code's rules (a folder such as `./agents` listed) loads none of that plugin's agents, with an
+ * error naming the manifest and the entry; other plugins still load. Agent types are
+ * namespaced as `plugin:name`, so a plugin cannot silently replace a built-in or another
+ * plugin's agent.
  */
 export async function loadPluginAgents(options: LoadPluginAgentsOptions): Promise<LoadedAgents> {
   const limiter = options.limiter ?? createLimiter(DEFAULT_READ_CONCURRENCY);
@@ -137,16 +165,9 @@ export async function loadPluginAgents(options: LoadPluginAgentsOptions): Promis
           ],
         };
       }
-      const extra =
-        plugin.manifestPath === undefined || plugin.agents === undefined
-          ? { folders: [], diagnostics: [] }
-          : resolvePluginAgentPaths({
-              pluginDir,
-              manifestPath: plugin.manifestPath,
-              agents: plugin.agents,
-            });
+      const listed = listedAgentFiles(pluginDir, plugin);
       const loaded = await loadAgentsFromDirectories({
-        directories: [join(pluginDir, 'agents'), ...extra.folders],
+        directories: listed?.folders ?? [join(pluginDir, 'agents')],
         source: 'plugin',
         plugin: plugin.name,
         readEachFileOnce: true,
@@ -154,7 +175,7 @@ export async function loadPluginAgents(options: LoadPluginAgentsOptions): Promis
       });
       return {
         agents: loaded.agents,
-        diagnostics: [...plugin.diagnostics, ...extra.diagnostics, ...loaded.diagnostics],
+        diagnostics: [...plugin.diagnostics, ...(listed?.diagnostics ?? []), ...loaded.diagnostics],
         failed: loaded.failed,
       };
     }),

@@ -73,7 +73,8 @@ export const KNOWN_AGENT_KEYS: readonly string[] = [
 /** Unknown keys noted one by one; the rest of them get a single note with their count. */
 export const MAX_UNKNOWN_KEY_NOTES = 20;
 
-const MODEL_ALIASES = ['inherit', 'sonnet', 'opus', 'haiku'];
+// Claude Code's agent model aliases (2.1.328), kept lower case; any other text is a model id.
+const MODEL_ALIASES = ['inherit', 'sonnet', 'opus', 'haiku', 'fable'];
 
 // Spellings of the tool fields used by skills, commands and other tools, and the agent key each means.
 const TOOL_KEY_SPELLINGS: ReadonlyMap<string, string> = new Map([
@@ -143,7 +144,7 @@ function readModel(value: unknown): Outcome<string> {
   if (typeof value !== 'string') {
     return {
       kind: 'drop',
-      reason: `\`model\` is ${describeType(value)}; expected inherit, sonnet, opus, haiku or a model id`,
+      reason: `\`model\` is ${describeType(value)}; expected inherit, sonnet, opus, haiku, fable or a model id`,
     };
   }
   const trimmed = value.trim();

@@ -157,6 +157,17 @@ describe('parseAgentFromMarkdown', () => {
     }
   });
 
+  it('reads fable as one of Claude Code’s model aliases, in any case, and names it among them', () => {
+    for (const spelling of ['fable', 'Fable', ' FABLE ']) {
+      const { agent, warnings } = agentOf(header(`model: "${spelling}"`));
+      expect(agent.model).toBe('fable');
+      expect(warnings).toEqual([]);
+    }
+    expect(agentOf(header('model: 4')).warnings[0]?.reason).toContain(
+      'expected inherit, sonnet, opus, haiku, fable or a model id',
+    );
+  });
+
   it('keeps full model ids as written', () => {
     expect(agentOf(header('model: claude-sonnet-4-5-20250929')).agent.model).toBe(
       'claude-sonnet-4-5-20250929',
@@ -699,6 +710,89 @@ describe('parseAgentFromMarkdown', () => {
     expect(
       diagnosticOf('---\ntitle: Reviewer\nName: reviewer\ndescription: d\n---\nBody').severity,
     ).toBe('error');
+  });
+
+  it('skips a slash command (a command key, no name) with a note, as Claude Code skips it', () => {
+    for (const [command, key] of [
+      [
+        '---\ndescription: "Set up the project"\nargument-hint: "[--resume]"\n---\n# Setup',
+        'argument-hint',
+      ],
+      [
+        '---\ndescription: Commit.\nallowed-tools: Bash(git commit:*)\nmodel: haiku\n---\nCommit.',
+        'allowed-tools',
+      ],
+    ] as const) {
+      expect(diagnosticOf(command)).toEqual({
+        filePath: '/agents/test.md',
+        severity: 'info',
+        reason: `looks like a slash command, not an agent (its frontmatter has \`${key}\` and no \`name\`); skipped, as Claude Code skips it — slash commands belong in .claude/commands; if this is an agent, add \`name:\``,
+      });
+    }
+  });
+
+  it('takes a file without name in a folder named commands for a slash command', () => {
+    const command = '---\ndescription: Work test-first.\ncategory: workflow\n---\nWrite a test.';
+    const inCommands = (filePath: string, baseDir = '/repo/.claude/agents') =>
+      parseAgentFromMarkdown({ filePath, baseDir, content: command, source: 'projectSettings' });
+    for (const [filePath, baseDir] of [
+      ['/repo/.claude/agents/commands/tdd.md', undefined],
+      ['/repo/.claude/agents/collection/commands/git/tdd.md', undefined],
+      ['/repo/commands/tdd.md', '/repo/commands'],
+    ] as const) {
+      const result = inCommands(filePath, baseDir);
+      expect(result.ok ? undefined : result.diagnostic, filePath).toEqual({
+        filePath,
+        severity: 'info',
+        reason: expect.stringMatching(
+          /^looks like a slash command, not an agent \(it is in a folder named `commands` and its frontmatter has no `name`\)/,
+        ),
+      });
+    }
+    // The same file elsewhere is an agent without a name; a folder above the agents folder does not count.
+    for (const filePath of ['/repo/.claude/agents/tdd.md', '/repo/.claude/agents/commandsx/tdd.md'])
+      expect(inCommands(filePath)).toMatchObject({ ok: false, diagnostic: { severity: 'error' } });
+    expect(
+      parseAgentFromMarkdown({
+        filePath: '/commands/repo/.claude/agents/tdd.md',
+        baseDir: '/commands/repo/.claude/agents',
+        content: command,
+        source: 'projectSettings',
+      }),
+    ).toMatchObject({ ok: false, diagnostic: { severity: 'error' } });
+  });
+
+  it('keeps the missing-name error for a file with an agent key, even beside a command key or in commands/', () => {
+    for (const content of [
+      '---\ndescription: Reviews.\ntools: Read, Grep\n---\nReview.',
+      '---\ndescription: Reviews.\nmodel: opus\n---\nReview.',
+      '---\ndescription: Reviews.\ntools: Read\nargument-hint: "[file]"\n---\nReview.',
+      '---\ndescription: Reviews.\ncolor: blue\nallowed-tools: Read\n---\nReview.',
+    ]) {
+      expect(diagnosticOf(content), content).toMatchObject({
+        severity: 'error',
+        reason: 'missing `name`; add `name: test` to the frontmatter',
+      });
+    }
+    expect(
+      parseAgentFromMarkdown({
+        filePath: '/repo/.claude/agents/commands/review.md',
+        baseDir: '/repo/.claude/agents',
+        content: '---\ndescription: Reviews.\ntools: Read\n---\nReview.',
+        source: 'projectSettings',
+      }),
+    ).toMatchObject({ ok: false, diagnostic: { severity: 'error' } });
+    // `Name` in another case is a misspelt agent name, not a command.
+    expect(
+      diagnosticOf('---\nName: setup\ndescription: d\nargument-hint: x\n---\nBody').severity,
+    ).toBe('error');
+  });
+
+  it('loads a command-like file in a plugin’s agents folder as an agent, as Claude Code does', () => {
+    const result = parse('---\ndescription: Set up.\nargument-hint: "[--resume]"\n---\nSet up.', {
+      plugin: 'acme',
+    });
+    expect(result).toMatchObject({ ok: true, agent: { agentType: 'acme:test' } });
   });
 
   it('says an empty frontmatter above the keys ends the frontmatter, and which --- to remove', () => {

@@ -4,7 +4,9 @@ import { type AgentDiagnostic, type ParseAgentResult } from './agent-diagnostic.
 import { describeFrontmatterReading } from './describe-frontmatter-reading.js';
 import { explainFrontmatterFailure } from './explain-frontmatter-failure.js';
 import { explainMissingFrontmatter } from './explain-missing-frontmatter.js';
+import { explainSlashCommand } from './explain-slash-command.js';
 import { guessAgentName } from './guess-agent-name.js';
+import { looksLikeSlashCommand } from './looks-like-slash-command.js';
 import { KNOWN_AGENT_KEYS, normalizeAgentFields } from './normalize-agent-fields.js';
 import { parseFrontmatterYaml, type FrontmatterReading } from './parse-frontmatter-yaml.js';
 import { quoteForDiagnostic } from './quote-for-diagnostic.js';
@@ -411,6 +413,12 @@ function parse(options: ParseAgentFromMarkdownOptions): ParseAgentResult {
       },
     };
   }
+  const command =
+    plugin === undefined
+      ? looksLikeSlashCommand({ record: claudeReading.record, filePath, baseDir: options.baseDir })
+      : undefined;
+  if (command !== undefined)
+    return { ok: false, diagnostic: { filePath, ...explainSlashCommand(command) } };
   const claude = build(claudeReading, context);
   if (!claude.ok) return fail(claude.problem);
   let chosen: { agent: AgentDefinition; warnings: AgentDiagnostic[] } = claude;

@@ -140,104 +140,150 @@ describe("a plugin's agents folder, read as Claude Code reads it", () => {
   });
 });
 
-describe("a plugin manifest's `agents` paths", () => {
+describe("a plugin manifest's `agents` paths, read as Claude Code 2.1.328 reads them", () => {
+  let base: string;
   let plugin: string;
-  let outside: string;
   const manifest = () => join(plugin, '.claude-plugin', 'plugin.json');
   const write = async (path: string, content: string): Promise<void> => {
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, content);
   };
   const agentText = (name: string) => `---\nname: ${name}\ndescription: ${name}.\n---\n${name}.\n`;
+  const withAgents = async (agents: unknown): Promise<LoadedAgents> => {
+    await write(manifest(), JSON.stringify({ name: 'acme', agents }));
+    return loadPluginAgents({ pluginDirs: [plugin] });
+  };
+  const types = (loaded: LoadedAgents) => loaded.agents.map((entry) => entry.agentType);
 
   beforeAll(async () => {
-    const base = await realpath(await mkdtemp(join(tmpdir(), 'plugin-manifest-agents-')));
+    base = await realpath(await mkdtemp(join(tmpdir(), 'plugin-manifest-agents-')));
     plugin = join(base, 'acme');
-    outside = join(base, 'outside');
     await write(join(plugin, 'agents', 'default.md'), agentText('default'));
+    await write(join(plugin, 'agents', 'other.md'), agentText('other'));
     await write(join(plugin, 'specialists', 'reviewer.md'), agentText('reviewer'));
     await write(join(plugin, 'extra', 'deep', 'tester.md'), agentText('tester'));
-    await write(join(outside, 'stolen.md'), agentText('stolen'));
-    await symlink(outside, join(plugin, 'linked-out'));
-    await write(
-      manifest(),
-      JSON.stringify({
-        name: 'acme',
-        agents: [
-          './specialists/reviewer.md',
-          './extra/',
-          './agents/',
-          '../outside/',
-          join(outside, 'stolen.md'),
-          './linked-out',
-          './missing/',
-        ],
-      }),
-    );
+    await write(join(plugin, 'bundle.md', 'inside.md'), agentText('inside'));
+    await write(join(base, 'outside', 'stolen.md'), agentText('stolen'));
+    await symlink(join(base, 'outside', 'stolen.md'), join(plugin, 'linked-out.md'));
+    await write(join(base, 'other-plugin', 'agents', 'fine.md'), agentText('fine'));
   });
 
   afterAll(async () => {
-    await rm(dirname(plugin), { recursive: true, force: true });
+    await rm(base, { recursive: true, force: true });
   });
 
-  it('loads the files and folders it names besides agents/, each file once', async () => {
-    const loaded = await loadPluginAgents({ pluginDirs: [plugin] });
-    expect(loaded.agents.map((entry) => entry.agentType)).toEqual([
-      'acme:default',
-      'acme:reviewer',
-      'acme:deep:tester',
+  it('loads only the files it lists, not the agents/ folder too, each file once', async () => {
+    const loaded = await withAgents([
+      './specialists/reviewer.md',
+      './extra/deep/tester.md',
+      './agents/default.md',
+      './specialists/reviewer.md',
     ]);
-    expect(loaded.agents[1]?.filePath).toBe(join(plugin, 'specialists', 'reviewer.md'));
+    // A listed file's folders do not join the type (Claude Code lists `acme:tester`).
+    expect(types(loaded)).toEqual(['acme:reviewer', 'acme:tester', 'acme:default']);
+    expect(loaded.agents[0]?.filePath).toBe(join(plugin, 'specialists', 'reviewer.md'));
     expect(loaded.failed).toEqual([]);
   });
 
-  it('refuses paths that leave the plugin folder and warns about missing ones, naming plugin.json and the path', async () => {
-    const loaded = await loadPluginAgents({ pluginDirs: [plugin] });
-    expect(loaded.agents.some((entry) => entry.agentType === 'acme:stolen')).toBe(false);
+  it('warns on the agents/ folder about its files the list leaves out', async () => {
+    const loaded = await withAgents(['./agents/default.md']);
+    expect(types(loaded)).toEqual(['acme:default']);
+    expect(loaded.diagnostics).toEqual([
+      {
+        filePath: join(plugin, 'agents'),
+        severity: 'warning',
+        reason: `the agent file "other.md" here is not loaded: ${manifest()} lists the plugin's agent files in \`agents\`, and, as in Claude Code, those replace the agents/ folder; add the files to that list, or remove \`agents\` so this folder is read`,
+      },
+    ]);
+    const none = await withAgents('./specialists/reviewer.md');
+    expect(types(none)).toEqual(['acme:reviewer']);
+    expect(none.diagnostics[0]?.reason).toMatch(
+      /^2 agent files here \("default\.md", …\) are not loaded: /,
+    );
+  });
+
+  it('reads a listed folder whose name ends in .md like agents/, as Claude Code does', async () => {
+    expect(types(await withAgents(['./bundle.md']))).toEqual(['acme:inside']);
+  });
+
+  it('refuses listed paths that leave the plugin folder and warns about missing ones, naming plugin.json and the path', async () => {
+    const loaded = await withAgents([
+      './specialists/reviewer.md',
+      './../outside/stolen.md',
+      './linked-out.md',
+      './missing.md',
+    ]);
+    expect(types(loaded)).toEqual(['acme:reviewer']);
     expect(
-      loaded.diagnostics.map((diagnostic) => [
-        diagnostic.filePath,
-        diagnostic.severity,
-        diagnostic.reason,
-      ]),
+      loaded.diagnostics
+        .filter((diagnostic) => diagnostic.filePath === manifest())
+        .map((diagnostic) => [diagnostic.severity, diagnostic.reason]),
     ).toEqual([
       [
-        manifest(),
         'warning',
         expect.stringMatching(
-          /^`agents` item 4: "\.\.\/outside\/" leads to .*, outside the plugin folder/,
+          /^`agents` item 2: "\.\/\.\.\/outside\/stolen\.md" leads to .*, outside the plugin folder/,
         ),
       ],
       [
-        manifest(),
         'warning',
         expect.stringMatching(
-          /^`agents` item 5: "\/.*" is an absolute path, outside the plugin folder/,
+          /^`agents` item 3: "\.\/linked-out\.md" leads through a symbolic link to .*stolen\.md, outside the plugin folder/,
         ),
       ],
-      [
-        manifest(),
-        'warning',
-        expect.stringMatching(
-          /^`agents` item 6: "\.\/linked-out" leads through a symbolic link to .*outside, outside the plugin folder/,
-        ),
-      ],
-      [
-        manifest(),
-        'warning',
-        expect.stringMatching(/^`agents` item 7: "\.\/missing\/" does not exist/),
-      ],
+      ['warning', expect.stringMatching(/^`agents` item 4: "\.\/missing\.md" does not exist/)],
     ]);
   });
 
-  it('takes a single path as well as a list', async () => {
-    await write(manifest(), JSON.stringify({ name: 'acme', agents: './specialists/' }));
-    const loaded = await loadPluginAgents({ pluginDirs: [plugin] });
-    expect(loaded.agents.map((entry) => entry.agentType)).toEqual([
-      'acme:default',
-      'acme:reviewer',
+  it('refuses the whole plugin when an entry is a folder, as Claude Code does, and still loads other plugins', async () => {
+    await write(manifest(), JSON.stringify({ name: 'acme', agents: ['./agents'] }));
+    const loaded = await loadPluginAgents({ pluginDirs: [plugin, join(base, 'other-plugin')] });
+    expect(types(loaded)).toEqual(['other-plugin:fine']);
+    expect(loaded.diagnostics).toEqual([
+      {
+        filePath: manifest(),
+        severity: 'error',
+        reason:
+          '`agents` must list agent files, each a path that starts with "./" and ends in ".md", as Claude Code requires: item 1 "./agents" does not end in ".md"; Claude Code refuses the whole plugin, so none of "acme"\'s agents were loaded — list each agent file ("./agents/reviewer.md"), or remove `agents` so the agents/ folder is read',
+      },
     ]);
-    expect(loaded.diagnostics).toEqual([]);
+  });
+
+  it('refuses the whole plugin for every other entry Claude Code refuses, naming each bad one', async () => {
+    const cases: Array<[unknown, string]> = [
+      ['./extra/', 'the path "./extra/" does not end in ".md"'],
+      [['./specialists/reviewer.md', './extra/'], 'item 2 "./extra/" does not end in ".md"'],
+      [['specialists/reviewer.md'], 'item 1 "specialists/reviewer.md" does not start with "./"'],
+      [['./specialists/REVIEWER.MD'], 'item 1 "./specialists/REVIEWER.MD" does not end in ".md"'],
+      [[''], 'item 1 "" neither starts with "./" nor ends in ".md"'],
+      [[3, null], 'item 1 is a number, not a path; item 2 is null, not a path'],
+      [{ main: './agents/default.md' }, 'it is a mapping, not a path or a list of paths'],
+    ];
+    for (const [agents, problem] of cases) {
+      const loaded = await withAgents(agents);
+      expect(types(loaded), JSON.stringify(agents)).toEqual([]);
+      expect(loaded.diagnostics, JSON.stringify(agents)).toEqual([
+        expect.objectContaining({
+          filePath: manifest(),
+          severity: 'error',
+          reason: expect.stringContaining(
+            `as Claude Code requires: ${problem}; Claude Code refuses`,
+          ),
+        }),
+      ]);
+    }
+  });
+
+  it('loads no agent for an empty list, with a warning, as Claude Code loads none', async () => {
+    const loaded = await withAgents([]);
+    expect(types(loaded)).toEqual([]);
+    expect(loaded.diagnostics).toEqual([
+      expect.objectContaining({
+        filePath: manifest(),
+        severity: 'warning',
+        reason: expect.stringMatching(/^`agents` is an empty list, so no agents were loaded/),
+      }),
+    ]);
   });
 });
 

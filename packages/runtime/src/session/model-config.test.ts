@@ -14,6 +14,14 @@ describe('model configuration', () => {
     expect(resolveModelAlias('claude-custom-1')).toBe('claude-custom-1');
   });
 
+  it('sends the alias fable as claude-fable-5-2, as Claude Code does', () => {
+    expect(resolveModelAlias('fable')).toBe('claude-fable-5-2');
+    expect(resolveModelAlias(' Fable ')).toBe('claude-fable-5-2');
+    expect(resolveAgentModel({ parentModel: 'claude-parent', definitionModel: 'fable' })).toBe(
+      'claude-fable-5-2',
+    );
+  });
+
   it('picks a sub-agent model: fork inherits, then call, then definition, then default', () => {
     const parentModel = 'claude-parent';
     expect(resolveAgentModel({ parentModel, callModel: 'haiku', isFork: true })).toBe(parentModel);

@@ -21,11 +21,12 @@ function loadSdk(): typeof Anthropic {
   );
 }
 
-/** Model ids the aliases `sonnet`, `opus` and `haiku` stand for. */
+/** Model ids the aliases `sonnet`, `opus`, `haiku` and `fable` stand for, as in Claude Code. */
 export const MODEL_ALIASES: Readonly<Record<string, string>> = {
   sonnet: 'claude-sonnet-5-5',
   opus: 'claude-opus-5-5',
   haiku: 'claude-haiku-5-5',
+  fable: 'claude-fable-5-2',
 };
 
 /** Model sub-agents use when neither the call nor the definition names one. */
