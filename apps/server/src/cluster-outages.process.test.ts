@@ -171,18 +171,24 @@ describe.runIf(services.postgres && services.redis)('a cluster through outages',
     }
   });
 
-  it('a turn that ends while PostgreSQL is down is recorded once it is back: the run ends as its turn did, not running for good', async () => {
+  it('a turn that ends while PostgreSQL is down is recorded once it is back, with the events of the outage: the run ends as its turn did, not running for good', async () => {
     const proxy = await proxyTo(cluster.storeUrl, 5432);
     const worker = await cluster.startApiNode({ role: 'all', storeUrl: proxy.url });
     const observer = await cluster.startApiNode();
     try {
+      // A run of the same work without an outage, for its events.
+      gates.open('no-outage');
+      const calm = await createRun(observer, 'scenario:no-outage');
+      expect((await ended(observer, calm)).status).toBe('completed');
+      const calmEvents = await (await follow(observer, calm)).done;
       const runId = await createRun(observer, 'scenario:end-in-outage');
       await gates.get('end-in-outage-arrived').promise;
       proxy.cut();
       gates.open('end-in-outage');
       await until(
-        async () => (worker.logs().includes('"could not ') ? true : undefined),
-        'the worker to notice',
+        async () =>
+          worker.logs().includes('could not store the end of a turn') ? true : undefined,
+        'the worker to try to store the end',
       );
       expect((await runOf(observer, runId)).status).toBe('running');
       proxy.restore();
@@ -192,7 +198,13 @@ describe.runIf(services.postgres && services.redis)('a cluster through outages',
       const replay = await follow(observer, runId);
       const events = await replay.done;
       expect(events.at(-1)?.data).toMatchObject({ type: 'run.status', status: 'completed' });
-      expect(worker.logs()).toContain('could not store the end of a turn; trying again');
+      // What happened while it was down is kept too, in order: the same events as without.
+      expectNoGap(events);
+      const kinds = (list: readonly ApiEvent[]) =>
+        list.map((event) => `${event.data.type} ${event.agentId ?? ''}`);
+      expect(kinds(events)).toEqual(kinds(calmEvents));
+      expect(events.map((event) => event.data.type)).toContain('agent.usage');
+      expect(worker.logs()).toContain('could not store events; keeping them and trying again');
       expect(worker.logs()).not.toContain('until the server restarts');
       expect(worker.logs()).not.toContain(CLUSTER_DB_PASSWORD);
     } finally {

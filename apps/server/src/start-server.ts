@@ -35,6 +35,9 @@ import { redactUrl, urlPasswords } from './store/redact-url.js';
 import { openSqliteRunStore } from './store/sqlite-run-store.js';
 import { isInside } from './workspace/resolve-workspace.js';
 
+/** How long a shutdown waits for events held for a store that does not answer, in ms. */
+const EVENTS_FLUSH_GIVE_UP_MS = 5_000;
+
 /** A running delegate-server. */
 export type DelegateServer = {
   /**
@@ -249,6 +252,14 @@ async function assemble(base: Foundation, parts: ServerParts): Promise<Engine> {
     redact,
     onWriteError: (runId, error) =>
       logger.error({ runId, err: redact(errorMessage(error)) }, 'storing events failed'),
+    // Said on the first failure of a series, and then every tenth (about every 100 s).
+    onRetry: (runId, error, attempt) => {
+      if (attempt === 1 || attempt % 10 === 0)
+        logger.warn(
+          { runId, attempt, err: redact(errorMessage(error)) },
+          'could not store events; keeping them and trying again',
+        );
+    },
   });
   const onHandlerError = (job: RunJob, error: unknown): void =>
     logger.error({ runId: job.runId, err: redact(errorMessage(error)) }, 'run job failed');
@@ -425,7 +436,7 @@ async function abandon(
     ['listener', async () => (server?.listening ? closeHttp(server) : undefined)],
     ['run control', () => engine.control.close()],
     ['append watch', () => engine.stopWatching()],
-    ['events', () => engine.hub.flushAll()],
+    ['events', () => engine.hub.flushAll({ giveUpAfterMs: 0 })],
     ['store', () => engine.store.close()],
     ['simulator', async () => base.sim?.close()],
   ];
@@ -534,7 +545,8 @@ export async function startServer(
       });
       // Kept for a next message that will now go to another process (or a restart).
       await engine.executor?.closeIdle();
-      await engine.hub.flushAll();
+      // Events held for a store that does not answer are dropped after a while: it must end.
+      await engine.hub.flushAll({ giveUpAfterMs: EVENTS_FLUSH_GIVE_UP_MS });
       // Event streams send what is left and end; then the sockets close.
       shutdown.abort();
       await streams.drained(2_000);

@@ -8,7 +8,7 @@ import { sampleRun } from '../store/run-store-contract.js';
 import type { StoredEvent } from '../store/run-store.js';
 import { openSqliteRunStore } from '../store/sqlite-run-store.js';
 import { followRunEvents, hasNothingToFollow } from './follow-run-events.js';
-import { RunEventHub } from './run-event-hub.js';
+import { MOST_HELD_EVENTS, RunEventHub } from './run-event-hub.js';
 
 const progress = (count: number): RunEventData => ({
   type: 'agent.progress',
@@ -104,6 +104,110 @@ describe('RunEventHub and followRunEvents', () => {
     expect(errors).toHaveLength(1);
     expect((await hub.publish(runId, progress(2)))?.seq).toBe(1);
     expect(seen).toEqual([1]);
+  });
+
+  /** `store`, whose appends fail with a refused connection while `down()` says so. */
+  function storeDownWhile(down: () => boolean): KyselyRunStore {
+    const flaky = Object.create(store) as KyselyRunStore;
+    flaky.appendEvents = async (events) => {
+      if (down()) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+      return store.appendEvents(events);
+    };
+    return flaky;
+  }
+
+  it('holds the events of a store out of reach and writes them, in order and without a gap, once it answers', async () => {
+    let failures = 0;
+    const attempts: number[] = [];
+    const errors: unknown[] = [];
+    const hub = new RunEventHub({
+      store: storeDownWhile(() => failures++ < 2),
+      onRetry: (_run, _error, attempt) => attempts.push(attempt),
+      onWriteError: (_run, error) => errors.push(error),
+    });
+    const seen: number[] = [];
+    hub.subscribe(runId, (event) => seen.push(event.data.messageCount as number));
+    const first = hub.publish(runId, progress(1));
+    await pause(100);
+    expect(hub.hasPending(runId)).toBe(true);
+    const later = [hub.publish(runId, progress(2)), hub.publish(runId, progress(3))];
+    const stored = await Promise.all([first, ...later]);
+    expect(stored.map((event) => event?.seq)).toEqual([1, 2, 3]);
+    expect(seen).toEqual([1, 2, 3]);
+    expect(attempts).toEqual([1, 2]);
+    expect(errors).toEqual([]);
+    expect((await store.listEvents({ runId, after: 0, limit: 10 })).map((e) => e.seq)).toEqual([
+      1, 2, 3,
+    ]);
+  });
+
+  it('stores a batch once when the store took it but its answer was lost', async () => {
+    let lose = 1;
+    const flaky = Object.create(store) as KyselyRunStore;
+    flaky.appendEvents = async (events) => {
+      await store.appendEvents(events);
+      if (lose-- > 0) throw Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+    };
+    const hub = new RunEventHub({ store: flaky });
+    const seen: number[] = [];
+    hub.subscribe(runId, (event) => seen.push(event.seq));
+    const stored = await Promise.all([
+      hub.publish(runId, progress(1)),
+      hub.publish(runId, progress(2)),
+    ]);
+    expect(stored.map((event) => event?.seq)).toEqual([1, 2]);
+    expect((await hub.publish(runId, progress(3)))?.seq).toBe(3);
+    expect(seen).toEqual([1, 2, 3]);
+    const log = await store.listEvents({ runId, after: 0, limit: 10 });
+    expect(log.map((event) => [event.seq, event.data.messageCount])).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 3],
+    ]);
+  });
+
+  it('drops what it holds for a run on discard, and for every run when a flush gives up', async () => {
+    const errors: unknown[] = [];
+    const hub = new RunEventHub({
+      store: storeDownWhile(() => true),
+      onWriteError: (_run, error) => errors.push(error),
+    });
+    const discarded = hub.publish(runId, progress(1));
+    await pause(50);
+    hub.discard(runId);
+    expect(await discarded).toBeUndefined();
+    const held = hub.publish(runId, progress(2));
+    await hub.flushAll({ giveUpAfterMs: 100 });
+    expect(await held).toBeUndefined();
+    expect(errors).toHaveLength(1);
+    expect(await store.listEvents({ runId, after: 0, limit: 10 })).toEqual([]);
+  });
+
+  it(`holds at most ${MOST_HELD_EVENTS} events of a run and says once that it drops the rest`, async () => {
+    let down = true;
+    const errors: unknown[] = [];
+    const hub = new RunEventHub({
+      store: storeDownWhile(() => down),
+      onWriteError: (_run, error) => errors.push(error),
+    });
+    const first = hub.publish(runId, progress(0));
+    await pause(50);
+    const rest = Array.from({ length: MOST_HELD_EVENTS + 5 }, (_, index) =>
+      hub.publish(runId, progress(index + 1)),
+    );
+    expect(errors).toHaveLength(1);
+    expect(String(errors[0])).toMatch(/later ones are dropped until it answers/);
+    down = false;
+    const stored = await Promise.all([first, ...rest]);
+    expect(stored.filter((event) => event !== undefined)).toHaveLength(MOST_HELD_EVENTS);
+    expect(stored.slice(MOST_HELD_EVENTS)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   it('gives followers that join at any point every event after their position once, in order', async () => {

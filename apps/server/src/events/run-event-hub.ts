@@ -1,10 +1,18 @@
 import type { RunEventData } from '../http/schemas.js';
 import type { EventsAppended, RunStore, StoredEvent } from '../store/run-store.js';
+import { isStoreUnavailable } from '../store/store-unavailable.js';
 
 type Listener = (event: StoredEvent) => void;
 
 /** Events read per query when catching up after the append watch was lost. */
 const CATCH_UP_PAGE = 500;
+
+/** First pause before events the store could not be reached for are written again, in ms. */
+const FIRST_RETRY_PAUSE_MS = 500;
+/** Longest pause between two attempts, in ms. */
+const LONGEST_RETRY_PAUSE_MS = 10_000;
+/** Most events of one run held in memory while the store cannot be reached. */
+export const MOST_HELD_EVENTS = 10_000;
 
 type RunLog = {
   /** Next seq to assign; unknown until loaded from the store. */
@@ -26,6 +34,17 @@ type RunLog = {
   delivered: number;
   /** Fetches of events other processes wrote, in order. */
   fetching: Promise<void>;
+  /** Writes that failed in a row because the store could not be reached (0 once one succeeds). */
+  failures: number;
+  /** Ends the pause before the next attempt at once (a discard, a give-up). */
+  wake: (() => void) | undefined;
+  /** Set once events were dropped because too many were held: reported once. */
+  overflowed: boolean;
+  /**
+   * The positions of a batch whose append failed as the store went out of reach: it may have
+   * been stored before the answer was lost. Checked before the batch is written again.
+   */
+  inDoubt: { firstSeq: number; count: number } | undefined;
 };
 
 /** True when the store refused the batch because another writer took one of its positions. */
@@ -47,16 +66,31 @@ export class RunEventHub {
   private readonly onWriteError: (runId: string, error: unknown) => void;
   private readonly logs = new Map<string, RunLog>();
 
+  private readonly onRetry: (runId: string, error: unknown, attempt: number) => void;
+  private readonly isUnavailable: (error: unknown) => boolean;
+  /** Set by a flush that gives up: failed writes are dropped instead of held. */
+  private givingUp = false;
+
   constructor(options: {
     store: RunStore;
     /** Removes secrets from an event before it is stored or sent. */
     redact?: (data: RunEventData) => RunEventData;
     /** Called when the store refuses a batch (those events are dropped, not retried). */
     onWriteError?: (runId: string, error: unknown) => void;
+    /**
+     * Called when a batch could not be written because the store is out of reach: the events
+     * are held (at most {@link MOST_HELD_EVENTS} a run) and written again after a pause,
+     * 0.5 s doubling to 10 s. `attempt` counts the failures in a row.
+     */
+    onRetry?: (runId: string, error: unknown, attempt: number) => void;
+    /** Tells an out-of-reach store from a refused write; default `isStoreUnavailable`. */
+    isUnavailable?: (error: unknown) => boolean;
   }) {
     this.store = options.store;
     this.redact = options.redact ?? ((data) => data);
     this.onWriteError = options.onWriteError ?? (() => undefined);
+    this.onRetry = options.onRetry ?? (() => undefined);
+    this.isUnavailable = options.isUnavailable ?? isStoreUnavailable;
   }
 
   /**
@@ -66,6 +100,18 @@ export class RunEventHub {
   publish(runId: string, data: RunEventData): Promise<StoredEvent | undefined> {
     const log = this.log(runId);
     const time = new Date().toISOString();
+    if (log.failures > 0 && log.pending.length >= MOST_HELD_EVENTS) {
+      if (!log.overflowed) {
+        log.overflowed = true;
+        this.onWriteError(
+          runId,
+          new Error(
+            `${MOST_HELD_EVENTS} events of the run wait for the store already; later ones are dropped until it answers`,
+          ),
+        );
+      }
+      return Promise.resolve(undefined);
+    }
     const stored = new Promise<StoredEvent | undefined>((resolve) => {
       log.pending.push({ data: this.redact(data), time, resolve });
     });
@@ -108,9 +154,39 @@ export class RunEventHub {
     while (log?.writing) await log.writing;
   }
 
-  /** Resolves when every run's events are stored. */
-  async flushAll(): Promise<void> {
-    await Promise.all([...this.logs.keys()].map((runId) => this.flush(runId)));
+  /**
+   * Resolves when every run's events are stored. With `giveUpAfterMs`, events still held for
+   * an out-of-reach store after that long are dropped (reported to `onWriteError`) instead:
+   * for a shutdown, which must end.
+   */
+  async flushAll(options: { giveUpAfterMs?: number } = {}): Promise<void> {
+    const timer =
+      options.giveUpAfterMs === undefined
+        ? undefined
+        : setTimeout(() => this.giveUp(), options.giveUpAfterMs);
+    try {
+      await Promise.all([...this.logs.keys()].map((runId) => this.flush(runId)));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Drops the run's events that wait to be written (a worker that lost the run to another
+   * must not add to its log once the store answers again); each resolves undefined.
+   */
+  discard(runId: string): void {
+    const log = this.logs.get(runId);
+    if (!log) return;
+    for (const entry of log.pending.splice(0)) entry.resolve(undefined);
+    log.failures = 0;
+    log.inDoubt = undefined;
+    log.wake?.();
+  }
+
+  private giveUp(): void {
+    this.givingUp = true;
+    for (const log of this.logs.values()) log.wake?.();
   }
 
   /** Number of live subscribers of a run. */
@@ -130,6 +206,10 @@ export class RunEventHub {
         holds: 0,
         delivered: 0,
         fetching: Promise.resolve(),
+        failures: 0,
+        wake: undefined,
+        overflowed: false,
+        inDoubt: undefined,
       };
       this.logs.set(runId, log);
     }
@@ -151,7 +231,13 @@ export class RunEventHub {
     const batch = log.pending.splice(0, log.pending.length);
     if (batch.length === 0) return;
     log.undelivered = batch.length;
+    let attempted: RunLog['inDoubt'];
     try {
+      if (log.inDoubt) await this.settleInDoubt(runId, log, batch);
+      if (batch.length === 0) {
+        log.undelivered = 0;
+        return;
+      }
       log.nextSeq ??= (await this.store.lastEventSeq(runId)) + 1;
       const events: StoredEvent[] = batch.map((entry, index) => ({
         runId,
@@ -161,9 +247,12 @@ export class RunEventHub {
         time: entry.time,
         data: entry.data as Record<string, unknown>,
       }));
+      attempted = { firstSeq: log.nextSeq, count: events.length };
       await this.store.appendEvents(events);
       log.nextSeq += events.length;
       log.undelivered = 0;
+      log.failures = 0;
+      log.overflowed = false;
       for (const [index, event] of events.entries()) {
         this.deliver(log, event);
         batch[index]!.resolve(event);
@@ -178,9 +267,59 @@ export class RunEventHub {
         log.pending.unshift(...batch);
         return this.drain(runId, log, false);
       }
+      // The store is out of reach: hold the batch, in front of what came since, and try again
+      // after a pause (schedule starts the next drain).
+      if (!this.givingUp && this.isUnavailable(error)) {
+        log.pending.unshift(...batch);
+        log.inDoubt ??= attempted;
+        log.failures += 1;
+        this.onRetry(runId, error, log.failures);
+        return this.pauseBeforeRetry(log);
+      }
       this.onWriteError(runId, error);
       for (const entry of batch) entry.resolve(undefined);
     }
+  }
+
+  /**
+   * The batch at the front of `batch` whose append's answer was lost: when the store holds it
+   * (the same types and times at its positions; it is written in one transaction, so all of
+   * it or none), it is delivered and taken out of `batch`, else it is written again.
+   */
+  private async settleInDoubt(runId: string, log: RunLog, batch: RunLog['pending']): Promise<void> {
+    const { firstSeq, count } = log.inDoubt!;
+    const stored = await this.store.listEvents({ runId, after: firstSeq - 1, limit: count });
+    log.inDoubt = undefined;
+    const same =
+      stored.length === count &&
+      count <= batch.length &&
+      stored.every(
+        (event, index) =>
+          event.seq === firstSeq + index &&
+          event.type === batch[index]!.data.type &&
+          event.time === batch[index]!.time,
+      );
+    if (!same) return;
+    for (const [index, event] of stored.entries()) {
+      this.deliver(log, event);
+      batch[index]!.resolve(event);
+    }
+    batch.splice(0, count);
+    log.nextSeq = firstSeq + count;
+    log.undelivered = batch.length;
+  }
+
+  private pauseBeforeRetry(log: RunLog): Promise<void> {
+    const ms = Math.min(LONGEST_RETRY_PAUSE_MS, FIRST_RETRY_PAUSE_MS * 2 ** (log.failures - 1));
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        log.wake = undefined;
+        resolve();
+      }
+      log.wake = done;
+    });
   }
 
   private deliver(log: RunLog, event: StoredEvent): void {

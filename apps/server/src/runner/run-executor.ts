@@ -787,6 +787,7 @@ export class RunExecutor {
     active.held = undefined;
     if (!holds) {
       active.lost = true;
+      this.hub.discard(runId);
       active.runner?.abort(
         new DelegateError('ABORTED', `Run ${runId} is held by another worker now.`),
       );
@@ -799,6 +800,8 @@ export class RunExecutor {
   /** Lets go of a run another worker holds now: its session closes, and nothing more is stored. */
   private async letGo(runId: string, active: ActiveRun): Promise<'lost'> {
     active.lost = true;
+    // Held for a store that did not answer: another worker writes the run's log now.
+    this.hub.discard(runId);
     this.logger.warn(
       { runId },
       'lost the run to another worker (this one stood still past its lock time, --failover-after-ms); stopped it here without recording anything more',
