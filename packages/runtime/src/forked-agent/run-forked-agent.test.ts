@@ -298,12 +298,13 @@ describe('runForkedAgent', () => {
   it('counts the usage of a retried response once', async () => {
     sim = await startSim({
       policy: rules([], { fallback: 'ok' }),
-      // The fork's first stream fails after its last event; the retry succeeds.
+      // The fork's first stream fails once its usage arrived (message_delta, the 5th of 6
+      // events), before its message_stop; the retry succeeds.
       faults: [
         {
           kind: 'stream_error',
           times: 1,
-          afterEvents: 100,
+          afterEvents: 5,
           match: { lastUserText: 'one line, please' },
         },
       ],

@@ -379,7 +379,7 @@ describe('query', () => {
     expect(shellRunning()).toBe(false);
   });
 
-  it('retries a 429 and a 529 through the SDK', async () => {
+  it("retries a 429 and a 529 up to the client's maxRetries, saying so before each", async () => {
     sim = await startSim({
       policy: script(['fine']),
       faults: [
@@ -387,7 +387,7 @@ describe('query', () => {
         { kind: 'overloaded', onRequests: [2] },
       ],
     });
-    const { outcome } = await collect(
+    const { events, outcome } = await collect(
       testQuery({
         messages: [createUserMessage({ content: 'hi' })],
         toolUseContext: rootContext([]),
@@ -395,11 +395,80 @@ describe('query', () => {
     );
     expect(outcome.reason).toBe('completed');
     expect(sim.journal.entries.map((entry) => entry.status)).toEqual([429, 529, 200]);
-    expect(sim.journal.entries.map((entry) => entry.headers['x-stainless-retry-count'])).toEqual([
-      '0',
-      '1',
-      '2',
+    const retries = events.flatMap((event) =>
+      event.type === 'system' && event.subtype === 'api_retry' ? [event.content] : [],
+    );
+    expect(retries).toEqual([
+      expect.stringMatching(
+        /^The API request failed \(429 rate_limit_error: .*\); retrying in 1 ms \(1\/3\)\.$/,
+      ),
+      expect.stringMatching(
+        /^The API request failed \(529 overloaded_error: .*\); retrying in \d+ ms \(2\/3\)\.$/,
+      ),
     ]);
+  });
+
+  it('waits out a retry-after longer than the idle timeout without calling it a stall', async () => {
+    sim = await startSim({
+      policy: script(['fine']),
+      faults: [{ kind: 'rate_limit', onRequests: [1, 2], retryAfterSeconds: 0.6 }],
+    });
+    const { events, outcome } = await collect(
+      testQuery({
+        messages: [createUserMessage({ content: 'hi' })],
+        toolUseContext: rootContext([]),
+        streamIdleTimeoutMs: 250,
+      }),
+    );
+    expect(outcome.reason).toBe('completed');
+    expect(sim.journal.entries.map((entry) => entry.status)).toEqual([429, 429, 200]);
+    const retries = events.flatMap((event) =>
+      event.type === 'system' && event.subtype === 'api_retry' ? [event.content] : [],
+    );
+    expect(retries).toHaveLength(2);
+    for (const retry of retries) expect(retry).toMatch(/429 rate_limit_error.*retrying in 600 ms/);
+  });
+
+  it('fails with the API error, not a stall, once the request retries are used up', async () => {
+    sim = await startSim({
+      policy: script(['never']),
+      faults: [{ kind: 'overloaded', retryAfterSeconds: 0.001 }],
+    });
+    await expect(
+      collect(
+        testQuery({
+          client: createApiClient({ apiKey: 'k', baseURL: sim.url, maxRetries: 1 }),
+          messages: [createUserMessage({ content: 'hi' })],
+          toolUseContext: rootContext([]),
+          streamIdleTimeoutMs: 250,
+        }),
+      ),
+    ).rejects.toMatchObject({
+      code: 'API_ERROR',
+      message: expect.stringContaining('529 overloaded_error'),
+    });
+    expect(sim.journal.entries.map((entry) => entry.status)).toEqual([529, 529]);
+  });
+
+  it('takes a response whose connection stays open after its message_stop', async () => {
+    sim = await startSim({
+      policy: script(['whole']),
+      faults: [{ kind: 'stall', afterEvents: 1_000 }],
+    });
+    const { events, outcome } = await collect(
+      testQuery({
+        messages: [createUserMessage({ content: 'hi' })],
+        toolUseContext: rootContext([]),
+        streamIdleTimeoutMs: 60_000,
+      }),
+    );
+    expect(outcome.reason).toBe('completed');
+    expect(events.filter((event) => event.type === 'system')).toEqual([]);
+    const assistant = events.find((event) => event.type === 'assistant');
+    expect(assistant?.type === 'assistant' && assistant.message.content).toEqual([
+      expect.objectContaining({ type: 'text', text: 'whole' }),
+    ]);
+    expect(sim.journal.entries).toHaveLength(1);
   });
 
   it('repairs a dangling tool_use so the API does not answer 400', async () => {
@@ -500,10 +569,10 @@ describe('query', () => {
   });
 
   it('retries a stream that fails mid-way and keeps one response with its own usage', async () => {
-    // The error arrives after every event of the first attempt, message_stop included.
+    // The error arrives late in the first attempt (its usage may be in), before its message_stop.
     sim = await startSim({
       policy: script(['all good']),
-      faults: [{ kind: 'stream_error', onRequests: [1], afterEvents: 100 }],
+      faults: [{ kind: 'stream_error', onRequests: [1], afterEvents: 5 }],
     });
     const { events, outcome } = await collect(
       testQuery({
@@ -520,7 +589,8 @@ describe('query', () => {
     const stops = events.filter(
       (event) => event.type === 'stream_event' && event.event.type === 'message_stop',
     );
-    expect(stops).toHaveLength(2);
+    expect(stops).toHaveLength(1);
+    expect(events.indexOf(stops[0]!)).toBeGreaterThan(retryIndex);
     const assistants = events.filter((event) => event.type === 'assistant');
     expect(assistants).toHaveLength(1);
     expect(events.indexOf(assistants[0]!)).toBeGreaterThan(retryIndex);

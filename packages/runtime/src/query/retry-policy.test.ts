@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { DelegateError } from '@delegate/core';
 import {
   MAX_RETRY_AFTER_MS,
+  isRetryableRequestError,
   isRetryableStreamError,
   normalizeApiError,
   parseRetryAfter,
+  requestRetryDelayMs,
   retryDelayMs,
 } from './retry-policy.js';
 
@@ -81,5 +83,34 @@ describe('retryDelayMs', () => {
     expect([0, 1, 2, 5].map((attempt) => retryDelayMs(attempt, plain))).toEqual([
       200, 400, 800, 2000,
     ]);
+  });
+});
+
+describe('isRetryableRequestError and requestRetryDelayMs', () => {
+  const answer = (status: number, headers: Record<string, string> = {}) =>
+    normalizeApiError(Object.assign(new Error(`${status}`), { status, headers }));
+
+  it('retries what the SDK would: x-should-retry first, then 408, 409, 429, 5xx and lost connections', () => {
+    expect(
+      [408, 409, 429, 500, 502, 529].map((status) => isRetryableRequestError(answer(status))),
+    ).toEqual([true, true, true, true, true, true]);
+    expect(
+      [400, 401, 403, 404, 413].map((status) => isRetryableRequestError(answer(status))),
+    ).toEqual([false, false, false, false, false]);
+    expect(isRetryableRequestError(answer(400, { 'x-should-retry': 'true' }))).toBe(true);
+    expect(isRetryableRequestError(answer(529, { 'x-should-retry': 'false' }))).toBe(false);
+    const refused = Object.assign(new Error('Connection error.'), { name: 'APIConnectionError' });
+    expect(isRetryableRequestError(normalizeApiError(refused))).toBe(true);
+    const abort = Object.assign(new Error('aborted'), { name: 'AbortError' });
+    expect(isRetryableRequestError(normalizeApiError(abort))).toBe(false);
+  });
+
+  it("waits the server's hint (at most a minute), else 0.5 s doubling to 8 s less up to a quarter", () => {
+    expect(requestRetryDelayMs(0, answer(429, { 'retry-after': '30' }))).toBe(30_000);
+    expect(requestRetryDelayMs(0, answer(429, { 'retry-after': '3000' }))).toBe(MAX_RETRY_AFTER_MS);
+    expect(
+      [0, 1, 2, 3, 4, 6].map((attempt) => requestRetryDelayMs(attempt, answer(529), () => 0)),
+    ).toEqual([500, 1_000, 2_000, 4_000, 8_000, 8_000]);
+    expect(requestRetryDelayMs(4, answer(529), () => 0.999)).toBeGreaterThan(6_000);
   });
 });

@@ -12,6 +12,8 @@ export type NormalizedApiError = {
   streamEndedEarly: boolean;
   /** True for an abort (the caller's signal), which is never retried. */
   isAbort: boolean;
+  /** The server's `x-should-retry` answer, when it sent one: it decides over the status. */
+  shouldRetry: boolean | undefined;
   /**
    * The error's message; for an API error answer, its status, type, message and request id
    * (`529 overloaded_error: Overloaded (request req_…)`) rather than the SDK's JSON dump.
@@ -120,9 +122,12 @@ export function normalizeApiError(error: unknown): NormalizedApiError {
     (name === 'APIConnectionError' ||
       name === 'APIConnectionTimeoutError' ||
       NETWORK_MESSAGE.test(message));
+  const headers = (error as { headers?: unknown } | undefined)?.headers;
+  const shouldRetry = readHeader(headers, 'x-should-retry')?.trim().toLowerCase();
   return {
     status,
-    retryAfterMs: parseRetryAfter((error as { headers?: unknown } | undefined)?.headers),
+    retryAfterMs: parseRetryAfter(headers),
+    shouldRetry: shouldRetry === 'true' ? true : shouldRetry === 'false' ? false : undefined,
     isNetworkError,
     streamEndedEarly,
     isAbort: isAbortError(error),
@@ -136,6 +141,33 @@ export function isRetryableStreamError(error: NormalizedApiError): boolean {
   if (error.streamEndedEarly || error.isNetworkError) return true;
   const status = error.status;
   return status === 429 || status === 500 || status === 503 || status === 504 || status === 529;
+}
+
+/**
+ * True when a request that failed before its stream began (an HTTP error answer, no
+ * connection) is worth sending again: as the SDK decides (the server's `x-should-retry`
+ * first, then 408, 409, 429, any 5xx and connection failures), never an abort.
+ */
+export function isRetryableRequestError(error: NormalizedApiError): boolean {
+  if (error.isAbort) return false;
+  if (error.shouldRetry !== undefined) return error.shouldRetry;
+  if (error.isNetworkError) return true;
+  const status = error.status;
+  return status === 408 || status === 409 || status === 429 || (status ?? 0) >= 500;
+}
+
+/**
+ * Wait before request retry `attempt` (0-based): the server's hint when it gave one (at most
+ * {@link MAX_RETRY_AFTER_MS}), else 0.5 s doubling up to 8 s, less up to a quarter at random
+ * so that many agents refused together do not come back together.
+ */
+export function requestRetryDelayMs(
+  attempt: number,
+  error: NormalizedApiError,
+  random: () => number = Math.random,
+): number {
+  if (error.retryAfterMs !== undefined) return error.retryAfterMs;
+  return Math.min(8_000, 500 * 2 ** attempt) * (1 - random() * 0.25);
 }
 
 /** Wait before retry `attempt` (0-based): the server's hint when it gave one, else 200 ms doubling up to 2 s. */

@@ -11,8 +11,10 @@ import {
 import { delay } from '../util/delay.js';
 import {
   type NormalizedApiError,
+  isRetryableRequestError,
   isRetryableStreamError,
   normalizeApiError,
+  requestRetryDelayMs,
   retryDelayMs,
 } from './retry-policy.js';
 import {
@@ -33,6 +35,12 @@ export type StreamResponseOptions = {
   querySource: string;
   /** Retries of a stream that fails after it started. */
   maxRetries: number;
+  /**
+   * Retries of a request refused before its stream began (429, 529, 5xx, no connection);
+   * default the client's `maxRetries`. The runtime makes these itself, not the SDK, so that
+   * the wait (the server's `retry-after`) is not counted as a silent stream.
+   */
+  maxRequestRetries?: number;
   /** Milliseconds without an event (headers included) after which the attempt counts as stalled. */
   idleTimeoutMs?: number;
   /** Stalls in a row after which the request fails with `STREAM_STALLED`. */
@@ -116,6 +124,8 @@ async function* streamAttempt(
   try {
     const { data: stream, request_id: requestId } = await options.client.messages
       .create(options.request, {
+        // Retried in streamResponse, outside the idle watchdog (see maxRequestRetries).
+        maxRetries: 0,
         signal: AbortSignal.any([signal, watchdog.controller.signal]),
         // Lets a proxy or the simulator tell agents apart; the API ignores it.
         ...(context.agentType
@@ -129,6 +139,9 @@ async function* streamAttempt(
       watchdog.touch();
       applyStreamEvent(accumulator, event);
       yield { type: 'stream_event', event };
+      // The response is whole: a server that keeps the connection open after it must not
+      // make a finished (and billed) response look stalled. Leaving the loop closes it.
+      if (event.type === 'message_stop') break;
     }
     // The SDK ends the iteration quietly on abort; a cut connection looks the same.
     if (signal.aborted) return { kind: 'aborted' };
@@ -205,10 +218,12 @@ function apiError(options: StreamResponseOptions, error: unknown, normalized: No
 /**
  * Streams one response, yielding its events. An attempt that goes `idleTimeoutMs` without
  * an event is a stall: it is aborted and sent again, and `maxStalls` stalls in a row throw
- * `STREAM_STALLED` (stalls do not use up `maxRetries`). HTTP-level failures were already retried by
- * the SDK; a stream that fails after it started (an error event, a cut connection) is
- * retried here up to `maxRetries` times, after the server's `retry-after` hint when it
- * sent one, else a short backoff, with an `api_retry` system message before each retry.
+ * `STREAM_STALLED` (stalls do not use up `maxRetries`). A request refused before its stream
+ * began (429, 529, 5xx, no connection) is sent again up to `maxRequestRetries` times, after
+ * the server's `retry-after` (at most 60 s) or 0.5 s doubling to 8 s; a stream that fails
+ * after it started (an error event, a cut connection) up to `maxRetries` times, after the
+ * hint or a short backoff. Each retry follows an `api_retry` system message, and no wait
+ * counts as idle time. A response is complete at its `message_stop`.
  * Returns the assistant message, or undefined when the signal aborted (also during a
  * wait); throws an `API_ERROR` DelegateError with the normalized facts otherwise.
  */
@@ -218,6 +233,7 @@ export async function* streamResponse(
   const signal = options.context.abortController.signal;
   const maxStalls = options.maxStalls ?? DEFAULT_MAX_CONSECUTIVE_STALLS;
   let stalls = 0;
+  let requestAttempt = 0;
   for (let attempt = 0; ;) {
     const result = yield* streamAttempt(options);
     if (result.kind === 'done') return result.assistant;
@@ -233,18 +249,45 @@ export async function* streamResponse(
     }
     stalls = 0;
     const normalized = normalizeApiError(result.error);
-    const retryable =
-      result.streamStarted && attempt < options.maxRetries && isRetryableStreamError(normalized);
-    if (!retryable) throw apiError(options, result.error, normalized);
-    yield createSystemMessage(
-      `The API stream failed (${redactedFailure(options, result.error, normalized).message}); retrying (${attempt + 1}/${options.maxRetries}).`,
-      'api_retry',
-    );
+    const failure = redactedFailure(options, result.error, normalized).message;
+    let wait: number;
+    if (!result.streamStarted) {
+      const limit = options.maxRequestRetries ?? clientRetries(options.client);
+      if (requestAttempt >= limit || !isRetryableRequestError(normalized))
+        throw apiError(options, result.error, normalized);
+      wait = requestRetryDelayMs(requestAttempt, normalized);
+      requestAttempt++;
+      yield createSystemMessage(
+        `The API request failed (${failure}); retrying in ${formatWait(wait)} (${requestAttempt}/${limit}).`,
+        'api_retry',
+      );
+    } else {
+      if (attempt >= options.maxRetries || !isRetryableStreamError(normalized))
+        throw apiError(options, result.error, normalized);
+      wait = retryDelayMs(attempt, normalized);
+      attempt++;
+      yield createSystemMessage(
+        `The API stream failed (${failure}); retrying (${attempt}/${options.maxRetries}).`,
+        'api_retry',
+      );
+    }
     try {
-      await delay(retryDelayMs(attempt, normalized), { signal });
+      await delay(wait, { signal });
     } catch {
       return undefined;
     }
-    attempt++;
   }
+}
+
+/** The retries the client was made with (the SDK's default, 2, for a client without). */
+function clientRetries(client: Anthropic): number {
+  const configured = (client as { maxRetries?: unknown }).maxRetries;
+  return typeof configured === 'number' && Number.isInteger(configured) && configured >= 0
+    ? configured
+    : 2;
+}
+
+/** `wait` as `800 ms` or `30 s`. */
+function formatWait(wait: number): string {
+  return wait < 1_000 ? `${Math.round(wait)} ms` : `${Math.round(wait / 100) / 10} s`;
 }

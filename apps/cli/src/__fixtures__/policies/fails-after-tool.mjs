@@ -8,7 +8,7 @@ export default function policy(request) {
   return {
     fault: {
       kind: 'stream_error',
-      afterEvents: 4,
+      afterEvents: 2,
       errorType: 'api_error',
       message: 'Internal server error',
     },
