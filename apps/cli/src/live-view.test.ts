@@ -65,23 +65,28 @@ afterEach(async () => {
 });
 
 /**
- * Runs the CLI with `args` (shell words) in the test's tmux pane, 160 columns by `rows`, in the
- * scratch project; `screen()` reads the pane, `exitCode()` waits for the CLI's exit code.
+ * Runs the CLI with `args` (shell words) in the test's tmux pane, `columns` (160) by `rows`, in
+ * the scratch project; `reportsNoSize`: the terminal tells the CLI it is 0 by 0, as some docker
+ * -t and CI terminals do, while the pane keeps its size. `screen()` reads the pane,
+ * `scrollback()` the pane and all that scrolled off it, `exitCode()` waits for the CLI's exit code.
  */
 function startInPane(
   args: string,
-  rows: number,
-): { screen: () => string; exitCode: () => Promise<string> } {
+  pane: { rows: number; columns?: number; reportsNoSize?: boolean },
+): { screen: () => string; scrollback: () => string; exitCode: () => Promise<string> } {
   const exitFile = join(scratch.root, 'exit-code');
   const command = [
     `cd ${JSON.stringify(scratch.project)}`,
+    ...(pane.reportsNoSize ? ['stty rows 0 cols 0'] : []),
     `HOME=${JSON.stringify(scratch.home)} ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI_BIN)} ${args}`,
     `echo $? > ${JSON.stringify(exitFile)}`,
     'sleep 60',
   ].join('; ');
-  tmux('new-session', '-d', '-s', session, '-x', '160', '-y', String(rows), command);
+  const size = ['-x', String(pane.columns ?? 160), '-y', String(pane.rows)];
+  tmux('new-session', '-d', '-s', session, ...size, command);
   return {
     screen: () => tmux('capture-pane', '-t', session, '-p'),
+    scrollback: () => tmux('capture-pane', '-t', session, '-p', '-S', '-'),
     exitCode: () =>
       waitFor('the session to end', () =>
         existsSync(exitFile) ? readFileSync(exitFile, 'utf8').trim() : undefined,
@@ -95,7 +100,7 @@ describe('the live view in a terminal', () => {
     const seconds = `29.${String(process.pid).padStart(5, '0')}`;
     const { screen, exitCode } = startInPane(
       `run --sim ${JSON.stringify(policy('live'))} --allowed-tools 'Bash(sleep:*)' 'go sleep-for ${seconds}'`,
-      40,
+      { rows: 40 },
     );
 
     await waitFor('the tree with both sub-agents', () => {
@@ -146,10 +151,9 @@ describe('the live view in a terminal', () => {
 describe('the interactive session in a terminal', () => {
   it('answers a prompt, runs slash commands, and exits on /exit', async () => {
     expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
-    const { screen, exitCode } = startInPane(
-      `--sim ${JSON.stringify(policy('spawn-general'))}`,
-      40,
-    );
+    const { screen, exitCode } = startInPane(`--sim ${JSON.stringify(policy('spawn-general'))}`, {
+      rows: 40,
+    });
     await waitFor('the prompt', () =>
       screen().includes('/help lists commands') ? true : undefined,
     );
@@ -179,6 +183,60 @@ describe('the interactive session in a terminal', () => {
     tmux('send-keys', '-t', session, '/exit', 'Enter');
     const code = await exitCode();
     expect(code).toBe('0');
+  });
+});
+
+/** The numbered lines of the `long-answer` policy's answer that `text` holds, in order. */
+function answerLines(text: string, count: number): number[] {
+  const pattern = new RegExp(`^line (\\d+) of ${count}$`, 'gm');
+  return [...text.matchAll(pattern)].map((match) => Number(match[1]));
+}
+
+describe('the interactive session in a small terminal, or one that reports no size', () => {
+  const every = (count: number): number[] => Array.from({ length: count }, (_, index) => index);
+
+  it('writes every line of an answer taller than the terminal to the scrollback', async () => {
+    expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
+    const { screen, scrollback, exitCode } = startInPane(
+      `--sim ${JSON.stringify(policy('long-answer'))}`,
+      { rows: 12, columns: 100 },
+    );
+    await waitFor('the prompt', () =>
+      screen().includes('/help lists commands') ? true : undefined,
+    );
+    tmux('send-keys', '-t', session, 'lines 30', 'Enter');
+    await waitFor('the end of the turn', () =>
+      /session \$[\d.]+\n›/.test(screen()) ? true : undefined,
+    );
+    // The first lines scrolled off the 12 rows; they are in the scrollback, each once.
+    expect(answerLines(scrollback(), 30)).toEqual(every(30));
+    // The frame below them is still drawn where the cursor is: typed text shows.
+    tmux('send-keys', '-t', session, 'half typed');
+    await waitFor('the typed text', () => (/^› half typed/m.test(screen()) ? true : undefined));
+    tmux('send-keys', '-t', session, 'C-u', '/exit', 'Enter');
+    expect(await exitCode()).toBe('0');
+  });
+
+  it('shows what is typed and every answer line when the terminal reports 0 by 0', async () => {
+    expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
+    const { screen, scrollback, exitCode } = startInPane(
+      `--sim ${JSON.stringify(policy('long-answer'))}`,
+      { rows: 12, columns: 100, reportsNoSize: true },
+    );
+    await waitFor('the prompt', () =>
+      screen().includes('/help lists commands') ? true : undefined,
+    );
+    tmux('send-keys', '-t', session, 'hello there');
+    await waitFor('the typed text', () => (/^› hello there/m.test(screen()) ? true : undefined));
+    tmux('send-keys', '-t', session, 'Enter');
+    await waitFor('the answer', () => (screen().includes('echo: hello there') ? true : undefined));
+    tmux('send-keys', '-t', session, 'lines 30', 'Enter');
+    await waitFor('the last answer line', () =>
+      screen().includes('line 29 of 30') ? true : undefined,
+    );
+    expect(answerLines(scrollback(), 30)).toEqual(every(30));
+    tmux('send-keys', '-t', session, '/exit', 'Enter');
+    expect(await exitCode()).toBe('0');
   });
 });
 
@@ -212,7 +270,7 @@ describe('the CLI when its terminal closes (SIGHUP)', () => {
     const seconds = `24.${String(process.pid).padStart(5, '0')}`;
     startInPane(
       `run --sim ${JSON.stringify(policy('live'))} --allowed-tools 'Bash(sleep:*)' 'go sleep-for ${seconds}'`,
-      40,
+      { rows: 40 },
     );
     await closeWhileSleeping(seconds, 'run');
   });
@@ -222,7 +280,7 @@ describe('the CLI when its terminal closes (SIGHUP)', () => {
     const seconds = `25.${String(process.pid).padStart(5, '0')}`;
     const { screen } = startInPane(
       `--sim ${JSON.stringify(policy('live'))} --allowed-tools 'Bash(sleep:*)'`,
-      40,
+      { rows: 40 },
     );
     await waitFor('the prompt', () =>
       screen().includes('/help lists commands') ? true : undefined,
@@ -236,7 +294,9 @@ describe('the interactive session and approvals', () => {
   it('asks on the prompt line before a call that needs approval, and keeps the conversation after Ctrl-C stops a turn', async () => {
     expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
     const seconds = `28.${String(process.pid).padStart(5, '0')}`;
-    const { screen, exitCode } = startInPane(`--sim ${JSON.stringify(policy('interactive'))}`, 40);
+    const { screen, exitCode } = startInPane(`--sim ${JSON.stringify(policy('interactive'))}`, {
+      rows: 40,
+    });
     await waitFor('the prompt', () =>
       screen().includes('/help lists commands') ? true : undefined,
     );
@@ -285,7 +345,7 @@ async function startBackgroundSession(
 ): Promise<{ screen: () => string; exitCode: () => Promise<string>; sessionId: string }> {
   const pane = startInPane(
     `--sim ${JSON.stringify(policy('background'))} --allowed-tools 'Bash(sleep:*)'`,
-    rows,
+    { rows },
   );
   await waitFor('the prompt', () =>
     pane.screen().includes('/help lists commands') ? true : undefined,
@@ -476,7 +536,7 @@ describe('the interactive session and background work', () => {
 describe('one-shot commands in a terminal', () => {
   it('says how to pass the prompt when `delegate run` has none and stdin is the terminal', async () => {
     expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
-    const { screen, exitCode } = startInPane('run --sim', 20);
+    const { screen, exitCode } = startInPane('run --sim', { rows: 20 });
     expect(await exitCode()).toBe('2');
     expect(screen().replace(/\n/g, '')).toContain(
       'delegate: The prompt is empty. Pass it as an argument (delegate run "<prompt>"), or pipe it in on stdin (echo "<prompt>" | delegate run, or delegate -p).',
@@ -485,7 +545,7 @@ describe('one-shot commands in a terminal', () => {
 
   it('shows the finished agent tree of `delegate demo` once: the live view, not a copy below it', async () => {
     expect(hasTmux(), 'tmux is needed for this test (apt-get install tmux)').toBe(true);
-    const { exitCode } = startInPane('demo --fast --no-compare', 50);
+    const { exitCode } = startInPane('demo --fast --no-compare', { rows: 50 });
     expect(await exitCode()).toBe('0');
     // The whole output, scrollback included.
     const output = tmux('capture-pane', '-t', session, '-p', '-S', '-');

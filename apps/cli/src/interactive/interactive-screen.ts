@@ -5,7 +5,11 @@ import type { Colors } from '../terminal/colors.js';
 import type { AgentTree } from '../usage/agent-tree.js';
 import { type EditorAction, type Keypress, PromptEditor } from './prompt-editor.js';
 
-type Draw = ((text: string) => void) & { done(): void; clear(): void; persist(text: string): void };
+type Draw = ((text: string) => void) & { done(): void; clear(): void };
+
+/** The size drawn for when a terminal reports none (0 by 0, as some docker -t and CI terminals do). */
+const FALLBACK_COLUMNS = 100;
+const FALLBACK_ROWS = 24;
 
 /**
  * The interactive session's screen on a terminal: output scrolls above, and below it a
@@ -16,6 +20,7 @@ export class InteractiveScreen {
   readonly editor = new PromptEditor();
   private draw!: Draw;
   private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
   private status = '';
   private question: { text: string; resolve: (answer: string) => void } | undefined;
   private readonly onKeypress = (input: string | undefined, key: Keypress | undefined): void => {
@@ -24,7 +29,7 @@ export class InteractiveScreen {
       const { resolve, text } = this.question;
       this.question = undefined;
       // The question and its answer stay in the scrollback: what was allowed is on record.
-      this.draw.persist(`${this.options.colors.yellow(text)} ${action.text}`);
+      this.persist(`${this.options.colors.yellow(text)} ${action.text}`);
       resolve(action.text);
     } else if (action.type !== 'none') {
       this.onAction(action);
@@ -52,7 +57,22 @@ export class InteractiveScreen {
   /** Takes over the terminal. */
   async start(): Promise<void> {
     const { createLogUpdate } = await import('log-update');
-    this.draw = createLogUpdate(this.options.stdout, { showCursor: false }) as Draw;
+    const { stdout } = this.options;
+    // log-update falls back to a default size only when the terminal reports none, not 0 (it
+    // then wraps at 0 columns and clips every frame to 0 rows, so nothing showed).
+    const sized = {
+      isTTY: stdout.isTTY,
+      get columns() {
+        return stdout.columns || FALLBACK_COLUMNS;
+      },
+      get rows() {
+        return stdout.rows || FALLBACK_ROWS;
+      },
+      write: (chunk: string) => stdout.write(chunk),
+    };
+    this.draw = createLogUpdate(sized as unknown as NodeJS.WritableStream, {
+      showCursor: false,
+    }) as Draw;
     emitKeypressEvents(this.options.stdin);
     this.options.stdin.setRawMode(true);
     this.options.stdin.on('keypress', this.onKeypress);
@@ -72,7 +92,7 @@ export class InteractiveScreen {
 
   /** Writes text that stays in the scrollback, above the frame. */
   print(text: string): void {
-    this.draw.persist(text.endsWith('\n') ? text.slice(0, -1) : text);
+    this.persist(text.endsWith('\n') ? text.slice(0, -1) : text);
     this.render();
   }
 
@@ -84,14 +104,25 @@ export class InteractiveScreen {
     });
   }
 
+  // Not log-update's `persist`: it clips the text to the terminal's height like a frame, so
+  // the first lines of an answer taller than the terminal were never written. Written below
+  // the cleared frame, every line scrolls into the scrollback; the next render redraws the frame.
+  private persist(text: string): void {
+    this.draw.clear();
+    this.options.stdout.write(`${text}\n`);
+  }
+
   private render(): void {
+    // A key that ends the session (/exit, Ctrl-D) is handled before its redraw: no prompt is
+    // drawn again below the session's last lines.
+    if (this.stopped) return;
     const { colors } = this.options;
     const tree = this.options.tree();
     const running = tree.nodes().some((node) => node.status === 'running');
     const lines = running
       ? renderTree(tree, {
           colors,
-          width: this.options.stdout.columns || 100,
+          width: this.options.stdout.columns || FALLBACK_COLUMNS,
           now: Date.now(),
           frame: Math.floor(Date.now() / FRAME_MS),
         })
@@ -109,6 +140,7 @@ export class InteractiveScreen {
 
   /** Gives the terminal back. */
   stop(): void {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.options.stdin.off('keypress', this.onKeypress);
     this.options.stdin.off('end', this.onClosed);
