@@ -395,6 +395,12 @@ describe('query', () => {
     );
     expect(outcome.reason).toBe('completed');
     expect(sim.journal.entries.map((entry) => entry.status)).toEqual([429, 529, 200]);
+    // Each attempt says how many came before it, as the SDK's own retries do.
+    expect(sim.journal.entries.map((entry) => entry.headers['x-stainless-retry-count'])).toEqual([
+      '0',
+      '1',
+      '2',
+    ]);
     const retries = events.flatMap((event) =>
       event.type === 'system' && event.subtype === 'api_retry' ? [event.content] : [],
     );

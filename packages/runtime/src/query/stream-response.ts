@@ -113,24 +113,36 @@ class StallWatchdog {
   }
 }
 
+/** Headers of one attempt: the agent's, and how many times the request was sent before. */
+function attemptHeaders(
+  context: ToolUseContext,
+  retryCount: number,
+): Record<string, string> | undefined {
+  const headers: Record<string, string> = {};
+  // Lets a proxy or the simulator tell agents apart; the API ignores it.
+  if (context.agentType) headers['x-delegate-agent'] = agentHeaderValue(context.agentType);
+  // What the SDK sends when it retries itself (each attempt is a new call to it here).
+  if (retryCount > 0) headers['x-stainless-retry-count'] = String(retryCount);
+  return Object.keys(headers).length > 0 ? headers : undefined;
+}
+
 async function* streamAttempt(
   options: StreamResponseOptions,
+  retryCount: number,
 ): AsyncGenerator<StreamEvent, Attempt> {
   const { context } = options;
   const signal = context.abortController.signal;
   const accumulator = createStreamAccumulator();
   const watchdog = new StallWatchdog(options.idleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS);
   let streamStarted = false;
+  const headers = attemptHeaders(context, retryCount);
   try {
     const { data: stream, request_id: requestId } = await options.client.messages
       .create(options.request, {
         // Retried in streamResponse, outside the idle watchdog (see maxRequestRetries).
         maxRetries: 0,
         signal: AbortSignal.any([signal, watchdog.controller.signal]),
-        // Lets a proxy or the simulator tell agents apart; the API ignores it.
-        ...(context.agentType
-          ? { headers: { 'x-delegate-agent': agentHeaderValue(context.agentType) } }
-          : {}),
+        ...(headers ? { headers } : {}),
       })
       .withResponse();
     streamStarted = true;
@@ -235,7 +247,7 @@ export async function* streamResponse(
   let stalls = 0;
   let requestAttempt = 0;
   for (let attempt = 0; ;) {
-    const result = yield* streamAttempt(options);
+    const result = yield* streamAttempt(options, requestAttempt);
     if (result.kind === 'done') return result.assistant;
     if (result.kind === 'aborted') return undefined;
     if (result.kind === 'stalled') {
