@@ -1,5 +1,40 @@
 import { DelegateError, MAX_TIMER_MS, invalidArgument, isObject } from '@delegate/core';
 import { MIN_SECRET_LENGTH } from '../util/redact-secrets.js';
+import { unknownOptionProblem } from '../util/unknown-option.js';
+import type { QueryParams } from './query.js';
+
+// Every key `QueryParams` has, and no other (`satisfies` keeps the two in step): any other
+// key is refused, so a misspelt option is not silently left out.
+const QUERY_PARAMS_KEYS = Object.keys({
+  client: true,
+  messages: true,
+  systemPrompt: true,
+  userContext: true,
+  systemContext: true,
+  toolUseContext: true,
+  canUseTool: true,
+  maxTurns: true,
+  maxOutputTokensOverride: true,
+  querySource: true,
+  thinking: true,
+  effort: true,
+  skipCacheWrite: true,
+  drainQueuedMessages: true,
+  maxToolConcurrency: true,
+  maxToolResultChars: true,
+  toolDefinitions: true,
+  maxStreamRetries: true,
+  streamIdleTimeoutMs: true,
+  maxConsecutiveStalls: true,
+  toolHooks: true,
+  secrets: true,
+  forkLayout: true,
+  usageGuard: true,
+  requestGate: true,
+} satisfies Record<keyof QueryParams, true>);
+const TOOL_HOOKS_KEYS = ['beforeToolCall', 'afterToolCall'] as const;
+const THINKING =
+  "{ type: 'disabled' }, { type: 'adaptive' } or { type: 'enabled', budgetTokens: a whole number of 1 or more }";
 
 const OPTIONAL_FUNCTIONS = ['drainQueuedMessages', 'requestGate'] as const;
 const OPTIONAL_COUNTS = [
@@ -16,6 +51,22 @@ function invalid(option: string, expected: string, value: unknown): Error {
   return invalidArgument({ where: 'query()', option, expected, value });
 }
 
+/** Throws for the first key of `value` (the object at `option`) outside `known`, naming its path. */
+function checkKnownKeys(
+  option: string,
+  value: Record<string, unknown>,
+  known: readonly string[],
+  listedIn?: string,
+): void {
+  const key = Object.keys(value).find((name) => !known.includes(name));
+  if (key === undefined) return;
+  const path = `${option}.${key}`;
+  const problem = unknownOptionProblem({ key, known, ...(listedIn ? { listedIn } : {}) });
+  throw new DelegateError('INVALID_ARGUMENT', `query(): ${path} ${problem}.`, {
+    details: { option: path },
+  });
+}
+
 /**
  * Throws a DelegateError (INVALID_ARGUMENT) naming the first option of `query` that is
  * missing or of the wrong kind, so a caller outside TypeScript learns which one instead of
@@ -29,6 +80,14 @@ export function checkQueryParams(params: unknown): void {
       params,
     );
   }
+  checkKnownKeys('params', params, QUERY_PARAMS_KEYS, 'QueryParams');
+  checkRequired(params);
+  checkOptional(params);
+  checkObjectOptions(params);
+}
+
+/** The options `query` cannot run without. */
+function checkRequired(params: Record<string, unknown>): void {
   if (!isObject(params['client'])) {
     throw invalid('params.client', 'an Anthropic SDK client', params['client']);
   }
@@ -58,6 +117,10 @@ export function checkQueryParams(params: unknown): void {
   if (typeof params['querySource'] !== 'string') {
     throw invalid('params.querySource', 'a string', params['querySource']);
   }
+}
+
+/** The optional functions, counts and secrets. */
+function checkOptional(params: Record<string, unknown>): void {
   for (const name of OPTIONAL_FUNCTIONS) {
     const value = params[name];
     if (value !== undefined && typeof value !== 'function') {
@@ -79,6 +142,84 @@ export function checkQueryParams(params: unknown): void {
       `at most ${MAX_TIMER_MS} ms (about 24.8 days, the longest timer Node keeps)`,
       idle,
     );
+  }
+}
+
+/**
+ * The object-valued options: `thinking` (also the context's, which `query` falls back to) and
+ * `toolHooks` take only their own keys; `userContext` and `systemContext` are open maps of
+ * texts; `usageGuard` needs its two methods (an implementation may have more members);
+ * `toolDefinitions` go to the API as given.
+ */
+function checkObjectOptions(params: Record<string, unknown>): void {
+  checkThinking('params.thinking', params['thinking']);
+  const context = params['toolUseContext'] as Record<string, unknown>;
+  checkThinking(
+    'params.toolUseContext.options.thinking',
+    (context['options'] as Record<string, unknown>)['thinking'],
+  );
+  checkTexts('params.userContext', params['userContext']);
+  checkTexts('params.systemContext', params['systemContext']);
+  checkToolHooks(params['toolHooks']);
+  checkUsageGuard(params['usageGuard']);
+  const definitions = params['toolDefinitions'];
+  if (definitions !== undefined && !Array.isArray(definitions)) {
+    throw invalid('params.toolDefinitions', 'an array of tool definitions', definitions);
+  }
+}
+
+/** A `ThinkingConfig`: one of three shapes, each with only its own keys. */
+function checkThinking(option: string, thinking: unknown): void {
+  if (thinking === undefined) return;
+  if (!isObject(thinking)) throw invalid(option, THINKING, thinking);
+  const { type } = thinking;
+  if (type !== 'disabled' && type !== 'adaptive' && type !== 'enabled') {
+    throw invalid(`${option}.type`, `'disabled', 'adaptive' or 'enabled' (${THINKING})`, type);
+  }
+  checkKnownKeys(option, thinking, type === 'enabled' ? ['type', 'budgetTokens'] : ['type']);
+  const budget = thinking['budgetTokens'];
+  if (type === 'enabled' && !(Number.isInteger(budget) && (budget as number) >= 1)) {
+    throw invalid(
+      `${option}.budgetTokens`,
+      'a whole number of tokens, 1 or more (a request sends at least 1024)',
+      budget,
+    );
+  }
+}
+
+/** An open map of names to texts (`userContext`, `systemContext`). */
+function checkTexts(option: string, value: unknown): void {
+  if (value === undefined) return;
+  if (!isObject(value)) throw invalid(option, 'an object of texts by name', value);
+  for (const [name, text] of Object.entries(value)) {
+    if (typeof text !== 'string') throw invalid(`${option}.${name}`, 'a string', text);
+  }
+}
+
+/** `toolHooks`: `beforeToolCall` and `afterToolCall`, both optional functions, nothing else. */
+function checkToolHooks(hooks: unknown): void {
+  if (hooks === undefined) return;
+  if (!isObject(hooks))
+    throw invalid('params.toolHooks', 'an object ({ beforeToolCall, afterToolCall })', hooks);
+  checkKnownKeys('params.toolHooks', hooks, TOOL_HOOKS_KEYS);
+  for (const name of TOOL_HOOKS_KEYS) {
+    const hook = hooks[name];
+    if (hook !== undefined && typeof hook !== 'function') {
+      throw invalid(`params.toolHooks.${name}`, 'a function', hook);
+    }
+  }
+}
+
+/** `usageGuard`: an object with `ensureBudget` and `recordResponse`. */
+function checkUsageGuard(guard: unknown): void {
+  if (guard === undefined) return;
+  if (typeof guard !== 'object' || guard === null) {
+    throw invalid('params.usageGuard', 'a UsageGuard ({ ensureBudget, recordResponse })', guard);
+  }
+  for (const name of ['ensureBudget', 'recordResponse'] as const) {
+    const method = (guard as Record<string, unknown>)[name];
+    if (typeof method !== 'function')
+      throw invalid(`params.usageGuard.${name}`, 'a function', method);
   }
 }
 

@@ -46,7 +46,7 @@ describe('session method options', () => {
     );
     expect(await refusal(async () => send('hi', null))).toMatch(/send: options/);
     expect(await refusal(async () => send('hi', { maxTurn: 3 }))).toMatch(
-      /send: unknown option "maxTurn"/,
+      /send: options\.maxTurn is not an option \(did you mean maxTurns\?\)\./,
     );
     const run = session.run.bind(session) as (prompt: unknown, options?: unknown) => never;
     expect(await refusal(() => drain(run('hi', { maxTurns: 0 })))).toMatch(
@@ -90,5 +90,45 @@ describe('session method options', () => {
     expect(await refusal(() => resume({ agentId: 'a1', inFlightToolCalls: 'redo' }))).toMatch(
       /inFlightToolCalls must be 'interrupt' or 'rerun-read-only', got "redo"/,
     );
+  });
+
+  it('refuses an unknown key of every method, naming it with the key meant', async () => {
+    current = await createTestSession({ policy: rules([], { fallback: 'ok' }) });
+    const { session, sim } = current;
+    const send = session.send.bind(session) as (prompt: string, options?: unknown) => unknown;
+    const run = session.run.bind(session) as (prompt: string, options?: unknown) => never;
+    const fork = session.forkAfterTurn.bind(session) as (options?: unknown) => Promise<unknown>;
+    const resume = session.resumeAgent.bind(session) as (options?: unknown) => Promise<unknown>;
+    const settle = session.settleInFlightToolCalls.bind(session) as (
+      options?: unknown,
+    ) => Promise<unknown>;
+    expect(await refusal(async () => send('hi', { waitForBackgrond: true }))).toBe(
+      'send: options.waitForBackgrond is not an option (did you mean waitForBackground?).',
+    );
+    expect(await refusal(() => drain(run('hi', { max_turns: 2 })))).toBe(
+      'run: options.max_turns is not an option (did you mean maxTurns?).',
+    );
+    expect(await refusal(() => fork({ prompt: 'sum up', skipTranscripts: true }))).toBe(
+      'forkAfterTurn: options.skipTranscripts is not an option (did you mean skipTranscript?).',
+    );
+    expect(await refusal(() => resume({ agentId: 'a1', inFlightToolcalls: 'interrupt' }))).toBe(
+      'resumeAgent: options.inFlightToolcalls is not an option (did you mean inFlightToolCalls?).',
+    );
+    expect(await refusal(() => settle({ mode: 'interrupt', result: {} }))).toBe(
+      'settleInFlightToolCalls: options.result is not an option (did you mean results?).',
+    );
+    expect(await refusal(() => settle({ colour: 1 }))).toBe(
+      'settleInFlightToolCalls: options.colour is not an option (the options here are mode, results).',
+    );
+    expect(sim.journal.entries).toHaveLength(0);
+    // Every known key still goes through; `results` stays a map of any call ids.
+    expect(await settle({ mode: 'interrupt', results: { toolu_anything: 'report' } })).toEqual({
+      rerun: [],
+      interrupted: [],
+      recovered: [],
+    });
+    expect(
+      (await session.send('hi', { maxTurns: 2, waitForBackground: false, onEvent: () => {} })).text,
+    ).toBe('ok');
   });
 });

@@ -1,5 +1,6 @@
 import { DelegateError } from '@delegate/core';
 import { z } from 'zod';
+import { closedObject, isUnknownOptionIssue } from './closed-object.js';
 
 const isFunction = (value: unknown): boolean => typeof value === 'function';
 const functionOf = (what: string) =>
@@ -13,45 +14,43 @@ const visibleText = (what: string) =>
 
 /** What each session method checks its options with, by method name. */
 const CALL_OPTIONS = {
-  send: z
-    .object({
-      maxTurns: maxTurns.optional(),
-      waitForBackground: z.boolean().optional(),
-      onEvent: functionOf('an event handler').optional(),
-    })
-    .strict(),
-  run: z.object({ maxTurns: maxTurns.optional() }).strict(),
-  forkAfterTurn: z
-    .object({
-      prompt: visibleText('the prompt'),
-      label: z.string().optional(),
-      querySource: z.string().optional(),
-      maxTurns: maxTurns.optional(),
-      skipTranscript: z.boolean().optional(),
-      skipCacheWrite: z.boolean().optional(),
-      onMessage: functionOf('a message handler').optional(),
-      onComplete: functionOf('a completion handler').optional(),
-    })
-    .strict(),
-  resumeAgent: z
-    .object({
-      agentId: z.string().min(1),
-      sessionId: z.string().min(1).optional(),
-      message: visibleText('the message').optional(),
-      // Checked by resumeAgent itself, with the error it has always given.
-      inFlightToolCalls: z.unknown().optional(),
-    })
-    .strict(),
+  send: closedObject({
+    maxTurns: maxTurns.optional(),
+    waitForBackground: z.boolean().optional(),
+    onEvent: functionOf('an event handler').optional(),
+  }),
+  run: closedObject({ maxTurns: maxTurns.optional() }),
+  forkAfterTurn: closedObject({
+    prompt: visibleText('the prompt'),
+    label: z.string().optional(),
+    querySource: z.string().optional(),
+    maxTurns: maxTurns.optional(),
+    skipTranscript: z.boolean().optional(),
+    skipCacheWrite: z.boolean().optional(),
+    onMessage: functionOf('a message handler').optional(),
+    onComplete: functionOf('a completion handler').optional(),
+  }),
+  resumeAgent: closedObject({
+    agentId: z.string().min(1),
+    sessionId: z.string().min(1).optional(),
+    message: visibleText('the message').optional(),
+    // Checked by resumeAgent itself, with the error it has always given.
+    inFlightToolCalls: z.unknown().optional(),
+  }),
+  // Only the keys: the method checks `mode` and `results` (an open map of call ids) itself.
+  settleInFlightToolCalls: closedObject({
+    mode: z.unknown().optional(),
+    results: z.unknown().optional(),
+  }),
 } as const;
 
 /** A session method whose options `checkCallOptions` knows. */
 export type SessionCall = keyof typeof CALL_OPTIONS;
 
 function describeIssue(call: SessionCall, issue: z.core.$ZodIssue): string {
-  const path = issue.path.map((part) => `.${String(part)}`).join('');
-  if (issue.code === 'unrecognized_keys')
-    return `${call}: unknown option ${issue.keys.map((key) => `"${key}"`).join(', ')}`;
-  return `${call}: options${path}: ${issue.message}`;
+  const path = `options${issue.path.map((part) => `.${String(part)}`).join('')}`;
+  if (isUnknownOptionIssue(issue)) return `${call}: ${path} ${issue.message}`;
+  return `${call}: ${path}: ${issue.message}`;
 }
 
 /**

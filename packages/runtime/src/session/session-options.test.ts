@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { rules } from '@delegate/api-sim';
 import { DelegateError } from '@delegate/core';
+import { type TestSession, createTestSession } from '../__fixtures__/test-session.js';
+import { DelegateSession } from './session.js';
 import { validateSessionOptions } from './session-options.js';
 
 function failure(options: unknown): string {
@@ -72,7 +75,12 @@ describe('validateSessionOptions', () => {
     expect(failure({ cwd: '/repo', maxBackgroundAgents: 0 })).toMatch(
       /options\.maxBackgroundAgents/,
     );
-    expect(failure({ cwd: '/repo', denyRule: ['Bash'] })).toMatch(/unknown option "denyRule"/);
+    expect(failure({ cwd: '/repo', denyRule: ['Bash'] })).toMatch(
+      /options\.denyRule is not an option \(did you mean denyRules\?\)/,
+    );
+    expect(failure({ cwd: '/repo', colour: 'blue' })).toMatch(
+      /options\.colour is not an option \(check the spelling against DelegateSessionOptions\)/,
+    );
     expect(failure({ cwd: '/repo', sessionId: '../escape' })).toMatch(/options\.sessionId/);
     expect(failure({ cwd: '/repo', client: {} })).toMatch(
       /options\.client: expected an @anthropic-ai\/sdk client/,
@@ -126,7 +134,7 @@ describe('validateSessionOptions', () => {
 
   it('checks agentLoading like the other options', () => {
     expect(failure({ cwd: '/repo', agentLoading: { pluginDir: ['/p'] } })).toMatch(
-      /unknown option "pluginDir"/,
+      /options\.agentLoading\.pluginDir is not an option \(did you mean pluginDirs\?\)/,
     );
     expect(failure({ cwd: '/repo', agentLoading: { pluginDirs: '/tmp' } })).toMatch(
       /options\.agentLoading\.pluginDirs/,
@@ -187,5 +195,262 @@ describe('rule objects', () => {
         ],
       }).denyRules.map((rule) => rule.ruleValue.toolName),
     ).toEqual(['mcp__github__delete_repo', 'Bash']);
+  });
+});
+
+describe('unknown keys inside object options', () => {
+  const PRICE = {
+    inputPerMTok: 3,
+    outputPerMTok: 15,
+    cacheWrite5mPerMTok: 3.75,
+    cacheWrite1hPerMTok: 6,
+    cacheReadPerMTok: 0.3,
+  };
+
+  function issuePaths(options: unknown): PropertyKey[][] {
+    try {
+      validateSessionOptions(options);
+    } catch (error) {
+      const details = (error as DelegateError).details as { issues: { path: PropertyKey[] }[] };
+      return details.issues.map((issue) => issue.path);
+    }
+    throw new Error('expected the options to be refused');
+  }
+
+  it('refuses an unknown key of thinking, naming its path and the key meant', () => {
+    expect(
+      failure({ cwd: '/repo', thinking: { type: 'enabled', budgetTokens: 2048, colour: 1 } }),
+    ).toBe(
+      'DelegateSession.create: options.thinking.colour is not an option (the options here are type, budgetTokens).',
+    );
+    // The Messages API's own spelling: named first, with the key meant, before the missing one.
+    expect(failure({ cwd: '/repo', thinking: { type: 'enabled', budget_tokens: 2048 } })).toMatch(
+      /^DelegateSession\.create: options\.thinking\.budget_tokens is not an option \(did you mean budgetTokens\?\); options\.thinking\.budgetTokens: /,
+    );
+    expect(failure({ cwd: '/repo', thinking: { type: 'disabled', budgetTokens: 2048 } })).toMatch(
+      /options\.thinking\.budgetTokens is not an option \(the options here are type\)/,
+    );
+    expect(failure({ cwd: '/repo', thinking: { type: 'adaptive', effort: 'high' } })).toMatch(
+      /options\.thinking\.effort is not an option/,
+    );
+    expect(
+      issuePaths({ cwd: '/repo', thinking: { type: 'enabled', budgetTokens: 2048, colour: 1 } }),
+    ).toEqual([['thinking', 'colour']]);
+  });
+
+  it('refuses an unknown key of a price-table entry, whose value would be ignored', () => {
+    const message = failure({
+      cwd: '/repo',
+      priceTable: { sonnet: { ...PRICE, inputPerMtok: 2 } },
+    });
+    expect(message).toBe(
+      'DelegateSession.create: options.priceTable.sonnet.inputPerMtok is not an option (did you mean inputPerMTok?).',
+    );
+    expect(
+      failure({ cwd: '/repo', priceTable: { 'claude-x': { ...PRICE, cacheWritePerMTok: 1 } } }),
+    ).toMatch(/options\.priceTable\.claude-x\.cacheWritePerMTok is not an option/);
+  });
+
+  it('refuses an unknown key of a rule object, which would otherwise widen the rule to the whole tool', () => {
+    // Read without its misspelt ruleContent, this allow rule would approve every Bash command.
+    expect(
+      failure({
+        cwd: '/repo',
+        allowRules: [
+          {
+            source: 'session',
+            ruleBehavior: 'allow',
+            ruleValue: { toolName: 'Bash', ruleContnt: 'git status' },
+          },
+        ],
+      }),
+    ).toBe(
+      'DelegateSession.create: options.allowRules[0].ruleValue.ruleContnt is not an option (did you mean ruleContent?).',
+    );
+    expect(
+      failure({
+        cwd: '/repo',
+        denyRules: [
+          { source: 'session', ruleBehavior: 'deny', ruleValue: { toolName: 'Bash' }, scope: 1 },
+        ],
+      }),
+    ).toMatch(
+      /options\.denyRules\[0\]\.scope is not an option \(the options here are source, ruleBehavior, ruleValue\)/,
+    );
+    expect(
+      failure({ cwd: '/repo', askRules: [{ toolName: 'Bash', rule_content: 'rm:*' }] }),
+    ).toMatch(
+      /options\.askRules\[0\]\.rule_content is not an option \(did you mean ruleContent\?\)/,
+    );
+    // A misspelt toolName is named as such, not as a rule object missing its source.
+    expect(failure({ cwd: '/repo', denyRules: [{ toolNme: 'Bash' }] })).toMatch(
+      /options\.denyRules\[0\]\.toolNme is not an option \(did you mean toolName\?\)/,
+    );
+    expect(
+      issuePaths({ cwd: '/repo', denyRules: ['Read', { toolName: 'Bash', bogus: 1 }] }),
+    ).toEqual([['denyRules', 1, 'bogus']]);
+  });
+
+  it('names every unknown key, a near one with the key meant', () => {
+    expect(failure({ cwd: '/repo', agentLoading: { exploremodel: 'haiku', extra: true } })).toMatch(
+      /options\.agentLoading\.exploremodel is not an option \(did you mean exploreModel\?\); options\.agentLoading\.extra is not an option \(the options here are cwd, homeDir, flagAgents, policyDir, pluginDirs, exploreModel, concurrency\)/,
+    );
+    expect(failure({ cwd: '/repo', max_cost_usd: 1 })).toMatch(
+      /options\.max_cost_usd is not an option \(did you mean maxCostUsd\?\)/,
+    );
+  });
+
+  it('keeps open maps open: any context name, variable, event, model or agent name', () => {
+    expect(() =>
+      validateSessionOptions({
+        cwd: '/repo',
+        userContext: { projectInstructions: 'x', anyNameAtAll: 'y' },
+        env: { SOME_VARIABLE: '1', OTHER: undefined },
+        mainAgentHooks: { PreToolUse: [], SomeFutureEvent: [{ anything: true }] },
+        priceTable: { 'my-own-model-2030': PRICE, opus: PRICE },
+        agentLoading: { flagAgents: { reviewer: { description: 'd', prompt: 'p', anyKey: 1 } } },
+      }),
+    ).not.toThrow();
+  });
+
+  it('accepts a full configuration with every option set', () => {
+    const tool = { name: 'Lookup', description: async () => 'looks up', call: async () => ({}) };
+    const options = validateSessionOptions({
+      cwd: '/repo',
+      client: { messages: { create: () => undefined } },
+      apiKey: 'sk-test-key',
+      baseURL: 'http://127.0.0.1:9',
+      model: 'sonnet',
+      tools: [tool],
+      agentDefinitions: { activeAgents: [], allAgents: [] },
+      agentLoading: {
+        cwd: '/repo',
+        homeDir: '/home/me',
+        flagAgents: '{}',
+        policyDir: '/etc/delegate',
+        pluginDirs: ['/plugins/a'],
+        exploreModel: 'haiku',
+        concurrency: 4,
+      },
+      permissionMode: 'acceptEdits',
+      allowRules: ['Read', { toolName: 'Bash', ruleContent: 'git status' }],
+      denyRules: [
+        { source: 'policySettings', ruleBehavior: 'deny', ruleValue: { toolName: 'Write' } },
+      ],
+      askRules: ['Bash(npm publish)'],
+      ask: async () => 'allow',
+      transcriptDir: '/tmp/transcripts',
+      sessionId: 'session-1',
+      resume: false,
+      customSystemPrompt: 'You help.',
+      appendSystemPrompt: 'Be brief.',
+      userContext: { projectInstructions: 'Use tabs.' },
+      thinking: { type: 'enabled', budgetTokens: 2048 },
+      mcp: { getClients: () => [], getTools: () => [] },
+      env: { DELEGATE_DISABLE_BACKGROUND_TASKS: '0' },
+      homeDir: '/home/me',
+      mainAgentHooks: {
+        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'true' }] }],
+      },
+      forkEnabled: true,
+      forkForceAsync: false,
+      coordinatorMode: false,
+      backgroundTasksDisabled: false,
+      agentListInMessages: true,
+      maxBackgroundAgents: 4,
+      maxDepth: 2,
+      backgroundHintMs: 1000,
+      mcpWaitMs: 100,
+      mcpPollMs: 10,
+      defaultSubagentModel: 'haiku',
+      maxRetainedAgents: 10,
+      maxAgentSummaries: 100,
+      worktreeRoot: '/tmp/worktrees',
+      onEventListenerError: () => {},
+      forkLayout: 'shared-message',
+      debugCacheDiagnosis: () => {},
+      maxTokens: 100_000,
+      maxCostUsd: 1,
+      priceTable: { sonnet: PRICE },
+      streamIdleTimeoutMs: 60_000,
+      maxConsecutiveStalls: 2,
+      secrets: ['database-password'],
+    });
+    expect(options.thinking).toEqual({ type: 'enabled', budgetTokens: 2048 });
+    expect(options.priceTable).toEqual({ sonnet: PRICE });
+    expect(options.allowRules.map((rule) => rule.ruleValue)).toEqual([
+      { toolName: 'Read' },
+      { toolName: 'Bash', ruleContent: 'git status' },
+    ]);
+    for (const thinking of [{ type: 'disabled' }, { type: 'adaptive' }]) {
+      expect(validateSessionOptions({ cwd: '/repo', thinking }).thinking).toEqual(thinking);
+    }
+  });
+});
+
+describe('DelegateSession.create with nested options', () => {
+  let current: TestSession | undefined;
+  afterEach(async () => {
+    await current?.cleanup();
+    current = undefined;
+  });
+
+  const PRICE = {
+    inputPerMTok: 3,
+    outputPerMTok: 15,
+    cacheWrite5mPerMTok: 3.75,
+    cacheWrite1hPerMTok: 6,
+    cacheReadPerMTok: 0.3,
+  };
+
+  it('refuses an unknown nested key before any request, and runs with every nested option set', async () => {
+    current = await createTestSession({
+      policy: rules([], { fallback: 'hello back' }),
+      session: {
+        thinking: { type: 'enabled', budgetTokens: 2048 },
+        priceTable: { sonnet: PRICE, 'my-model': PRICE },
+        allowRules: ['Read', { toolName: 'Bash', ruleContent: 'git status' }],
+        denyRules: [
+          {
+            source: 'session',
+            ruleBehavior: 'deny',
+            ruleValue: { toolName: 'Bash', ruleContent: 'rm:*' },
+          },
+        ],
+        userContext: { projectInstructions: 'Be brief.' },
+        mainAgentHooks: {
+          PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'true' }] }],
+        },
+        secrets: ['database-password'],
+        maxCostUsd: 5,
+      },
+    });
+    const { sim, cwd } = current;
+    expect((await current.session.send('hi')).text).toBe('hello back');
+    expect(sim.journal.entries).toHaveLength(1);
+    for (const [options, message] of [
+      [
+        { thinking: { type: 'enabled', budgetTokens: 2048, colour: 1 } },
+        'options.thinking.colour is not an option',
+      ],
+      [
+        { priceTable: { sonnet: { ...PRICE, inputPerMtok: 2 } } },
+        'options.priceTable.sonnet.inputPerMtok is not an option (did you mean inputPerMTok?)',
+      ],
+    ] as const) {
+      await expect(
+        DelegateSession.create({
+          cwd,
+          apiKey: 'k',
+          baseURL: sim.url,
+          transcriptDir: false,
+          ...(options as object),
+        }),
+      ).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        message: expect.stringContaining(`DelegateSession.create: ${message}`),
+      });
+    }
+    expect(sim.journal.entries).toHaveLength(1);
   });
 });

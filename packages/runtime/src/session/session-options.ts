@@ -15,7 +15,8 @@ import {
   PermissionRule,
   PermissionRuleValue as PermissionRuleValueSchema,
   MAX_TIMER_MS,
-  PriceTable,
+  ModelPrice,
+  type PriceTable,
   TOOL_NAME_PATTERN,
   TOOL_NAMES,
 } from '@delegate/core';
@@ -24,6 +25,7 @@ import { permissionRuleValueFromString } from '@delegate/tool-filter';
 import { z } from 'zod';
 import type { AskHandler } from '../permissions.js';
 import { MIN_SECRET_LENGTH } from '../util/redact-secrets.js';
+import { closedObject, isUnknownOptionIssue } from './closed-object.js';
 
 /** MCP servers as the session sees them (the `@delegate/tools` MCP manager fits). */
 export type McpSource = {
@@ -263,15 +265,15 @@ const McpSchema = z.custom<McpSource>(
 const ThinkingSchema = z.discriminatedUnion(
   'type',
   [
-    z.object({ type: z.literal('disabled') }),
-    z.object({
+    closedObject({ type: z.literal('disabled') }),
+    closedObject({
       type: z.literal('enabled'),
       budgetTokens: z
         .number({ error: 'budgetTokens must be a whole number of at least 1024' })
         .int()
         .min(1024),
     }),
-    z.object({ type: z.literal('adaptive') }),
+    closedObject({ type: z.literal('adaptive') }),
   ],
   {
     error:
@@ -305,21 +307,25 @@ function checkToolName(toolName: string, path: string[], context: z.RefinementCt
   });
 }
 
+// Closed: a misspelt `ruleContent` would otherwise be dropped, and the rule match the whole tool.
+const RuleValueSchema = closedObject(PermissionRuleValueSchema.shape);
+const RuleSchema = closedObject({ ...PermissionRule.shape, ruleValue: RuleValueSchema });
+
 function rulesSchema(behavior: 'allow' | 'deny' | 'ask') {
   const rule = z.union([
     z.string().transform((spec, context) => ruleFromString(spec, behavior, context)),
-    PermissionRule.refine((value) => value.ruleBehavior === behavior, {
+    RuleSchema.refine((value) => value.ruleBehavior === behavior, {
       message: `a rule with ruleBehavior "${behavior}" (put other rules in their own list)`,
     }).superRefine((value, context) =>
       checkToolName(value.ruleValue.toolName, ['ruleValue', 'toolName'], context),
     ),
-    PermissionRuleValueSchema.strict()
-      .superRefine((value, context) => checkToolName(value.toolName, ['toolName'], context))
-      .transform((value) => ({
-        source: 'session' as const,
-        ruleBehavior: behavior,
-        ruleValue: value,
-      })),
+    RuleValueSchema.superRefine((value, context) =>
+      checkToolName(value.toolName, ['toolName'], context),
+    ).transform((value) => ({
+      source: 'session' as const,
+      ruleBehavior: behavior,
+      ruleValue: value,
+    })),
   ]);
   return z.array(rule).default([]);
 }
@@ -364,17 +370,19 @@ const promptText = z.string().refine((text) => text === '' || text.trim() !== ''
 });
 
 /** What `agentLoading` passes on to the agent loader (`cwd` and `homeDir` default to the session's). */
-const AgentLoadingSchema = z
-  .object({
-    cwd: z.string().min(1).optional(),
-    homeDir: z.string().min(1).optional(),
-    flagAgents: z.unknown().optional(),
-    policyDir: z.string().min(1).optional(),
-    pluginDirs: z.array(z.string().min(1)).optional(),
-    exploreModel: z.string().trim().min(1).optional(),
-    concurrency: positiveInteger.optional(),
-  })
-  .strict();
+const AgentLoadingSchema = closedObject({
+  cwd: z.string().min(1).optional(),
+  homeDir: z.string().min(1).optional(),
+  // The `--agents` value, checked by the loader (its problems are diagnostics).
+  flagAgents: z.unknown().optional(),
+  policyDir: z.string().min(1).optional(),
+  pluginDirs: z.array(z.string().min(1)).optional(),
+  exploreModel: z.string().trim().min(1).optional(),
+  concurrency: positiveInteger.optional(),
+});
+
+/** `priceTable`: any model id or alias, each with exactly the prices of a `ModelPrice`. */
+const PriceTableSchema = z.record(z.string(), closedObject(ModelPrice.shape));
 
 /**
  * `apiKey`: a key with a space, line break or control character inside cannot be sent (it is
@@ -396,8 +404,8 @@ const milliseconds = z
 const positiveMilliseconds = milliseconds.positive();
 
 /** The schema `DelegateSession.create` checks its options with. */
-export const DelegateSessionOptionsSchema = z
-  .object({
+export const DelegateSessionOptionsSchema = closedObject(
+  {
     cwd: z.string().min(1),
     client: ClientSchema.optional(),
     apiKey: ApiKeySchema.optional(),
@@ -458,7 +466,7 @@ export const DelegateSessionOptionsSchema = z
       .optional(),
     maxTokens: positiveInteger.optional(),
     maxCostUsd: z.number().positive().optional(),
-    priceTable: PriceTable.optional(),
+    priceTable: PriceTableSchema.optional(),
     streamIdleTimeoutMs: positiveMilliseconds.optional(),
     maxConsecutiveStalls: positiveInteger.optional(),
     mainAgentHooks: z.record(z.string(), z.unknown()).optional(),
@@ -469,33 +477,60 @@ export const DelegateSessionOptionsSchema = z
         }),
       )
       .optional(),
-  })
-  .strict();
+  },
+  'DelegateSessionOptions',
+);
 
 function pathText(path: readonly PropertyKey[]): string {
   return path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('');
 }
 
-/** For a union, the issue of the branch that got furthest (past the type check of the value itself). */
-function innerIssue(issue: z.core.$ZodIssueInvalidUnion): z.core.$ZodIssue | undefined {
-  const firsts = issue.errors.map((branch) => branch[0]).filter((inner) => inner !== undefined);
-  // A custom issue means the value had the right shape and failed a check of its own: the most telling.
-  return (
-    firsts.find((inner) => inner.code === 'custom') ??
-    firsts.find((inner) => !(inner.code === 'invalid_type' && inner.path.length === 0)) ??
-    firsts[0]
-  );
+/** A root type error: the value was not the kind of thing a union branch takes at all. */
+function isWrongKind(branch: readonly z.core.$ZodIssue[]): boolean {
+  return branch.length === 1 && branch[0]?.code === 'invalid_type' && branch[0].path.length === 0;
 }
 
-function describeIssue(issue: z.core.$ZodIssue): string {
-  const path = pathText(issue.path);
-  if (issue.code === 'unrecognized_keys')
-    return `options${path}: unknown option ${issue.keys.map((key) => `"${key}"`).join(', ')} (check the spelling against DelegateSessionOptions)`;
-  if (issue.code === 'invalid_union') {
-    const inner = innerIssue(issue);
-    if (inner) return `options${path}${pathText(inner.path)}: ${inner.message}`;
+/** For a union, the issue of the branch the value was meant for. */
+function innerIssue(issue: z.core.$ZodIssueInvalidUnion): z.core.$ZodIssue | undefined {
+  // The branch with the fewest issues past the type check of the value itself: a rule object
+  // with a misspelt key is a rule object, not a tool-and-content object missing `toolName`.
+  let meant: z.core.$ZodIssue[] | undefined;
+  for (const branch of issue.errors) {
+    if (branch.length > 0 && !isWrongKind(branch) && (!meant || branch.length < meant.length))
+      meant = branch;
   }
-  return `options${path}: ${issue.message}`;
+  if (meant)
+    return (
+      meant.find(isUnknownOptionIssue) ?? meant.find((inner) => inner.code === 'custom') ?? meant[0]
+    );
+  const firsts = issue.errors.map((branch) => branch[0]).filter((inner) => inner !== undefined);
+  // A custom issue means the value had the right shape and failed a check of its own: the most telling.
+  return firsts.find((inner) => inner.code === 'custom') ?? firsts[0];
+}
+
+/** An issue with each union replaced by the issue of its meant branch, at the full path. */
+function resolveUnion(issue: z.core.$ZodIssue): z.core.$ZodIssue {
+  if (issue.code !== 'invalid_union') return issue;
+  const inner = innerIssue(issue);
+  return inner ? resolveUnion({ ...inner, path: [...issue.path, ...inner.path] }) : issue;
+}
+
+/** `options.thinking.colour is not an option …`, `options.maxDepth: Too small …`. */
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const path = `options${pathText(issue.path)}`;
+  return isUnknownOptionIssue(issue) ? `${path} ${issue.message}` : `${path}: ${issue.message}`;
+}
+
+/**
+ * The issues to report, unions resolved, unknown keys first: `budget_tokens is not an option`
+ * explains the `budgetTokens` missing beside it.
+ */
+function reportedIssues(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  const resolved = issues.map(resolveUnion);
+  return [
+    ...resolved.filter(isUnknownOptionIssue),
+    ...resolved.filter((issue) => !isUnknownOptionIssue(issue)),
+  ];
 }
 
 function checkResume(options: ValidatedSessionOptions): void {
@@ -524,11 +559,10 @@ export function validateSessionOptions(options: unknown): ValidatedSessionOption
     checkResume(validated);
     return validated;
   }
-  const issues = parsed.error.issues.slice(0, 3).map(describeIssue);
-  throw new DelegateError('INVALID_ARGUMENT', `DelegateSession.create: ${issues.join('; ')}.`, {
-    details: {
-      issues: parsed.error.issues.map((issue) => ({ path: issue.path, message: issue.message })),
-    },
+  const issues = reportedIssues(parsed.error.issues);
+  const text = issues.slice(0, 3).map(describeIssue).join('; ');
+  throw new DelegateError('INVALID_ARGUMENT', `DelegateSession.create: ${text}.`, {
+    details: { issues: issues.map((issue) => ({ path: issue.path, message: issue.message })) },
   });
 }
 

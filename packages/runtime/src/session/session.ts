@@ -955,8 +955,8 @@ export class DelegateSession {
    * its transcript, whose meta records the call as `parentToolUseId`) gets that text instead.
    * The results are added to `messages` and the transcript. Returns the names of the calls
    * run again, interrupted and recovered (all empty when nothing was in flight). Throws
-   * `INVALID_ARGUMENT` for options that are not an object, a `mode` that is neither, or
-   * `results` that are not texts by call id.
+   * `INVALID_ARGUMENT` for options that are not an object, an unknown key, a `mode` that is
+   * neither, or `results` that are not texts by call id.
    */
   async settleInFlightToolCalls(
     options: { mode?: InFlightToolCalls; results?: Readonly<Record<string, string>> } = {},
@@ -966,6 +966,7 @@ export class DelegateSession {
         'INVALID_ARGUMENT',
         `settleInFlightToolCalls: options must be an object such as { mode: 'interrupt' }, got ${JSON.stringify(options)}.`,
       );
+    checkCallOptions('settleInFlightToolCalls', options);
     checkInFlightToolCalls(options.mode, 'settleInFlightToolCalls: mode');
     const known = options.results;
     if (
