@@ -391,3 +391,60 @@ describe('delegate run --resume after the earlier process was SIGKILLed', () => 
     expect(resumed.stderr).not.toContain('--trace-warnings');
   });
 });
+
+describe('a Delegate process started after one that was SIGKILLed', () => {
+  it('stops the shell command a foreground agent of the killed process left running', async () => {
+    // A temp folder of the test's own: the shell records of these processes only.
+    const temp = join(scratch.root, 'tmp');
+    await mkdir(temp);
+    const env = { ...childEnv(scratch.home), TMPDIR: temp };
+    const sleeper = (): number[] => {
+      try {
+        return execFileSync('pgrep', ['-f', '^sleep 41\\.377$'], { encoding: 'utf8' })
+          .trim()
+          .split('\n')
+          .map(Number);
+      } catch {
+        return [];
+      }
+    };
+    const records = join(temp, `delegate-${process.getuid!()}`, 'shells');
+    const child = spawn(
+      process.execPath,
+      [
+        CLI_BIN,
+        'run',
+        '--sim',
+        policy('background'),
+        '--permission-mode',
+        'bypassPermissions',
+        'fg 41.377',
+      ],
+      { cwd: scratch.project, env, stdio: 'ignore' },
+    );
+    const closed = new Promise((resolve) => child.on('close', resolve));
+    try {
+      // Killed once its command runs and is recorded: no exit hook can stop it then.
+      for (let wait = 0; wait < 400; wait++) {
+        const recorded = existsSync(records) && execFileSync('ls', [records]).length > 0;
+        if (sleeper().length === 1 && recorded) break;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      const [pid] = sleeper();
+      expect(pid).toBeGreaterThan(0);
+      child.kill('SIGKILL');
+      await closed;
+      expect(sleeper()).toEqual([pid]);
+      const next = await runCli(['run', '--sim', policy('background'), 'hello'], {
+        cwd: scratch.project,
+        home: scratch.home,
+        env: { TMPDIR: temp },
+      });
+      expect(next.code).toBe(0);
+      expect(sleeper()).toEqual([]);
+    } finally {
+      child.kill('SIGKILL');
+      for (const left of sleeper()) process.kill(left, 'SIGKILL');
+    }
+  });
+});

@@ -1,5 +1,5 @@
-import { execFile } from 'node:child_process';
-import { appendFile, readFile, truncate, writeFile } from 'node:fs/promises';
+import { execFile, spawn } from 'node:child_process';
+import { appendFile, mkdtemp, readFile, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -16,6 +16,7 @@ import {
 } from './__fixtures__/test-context.js';
 import { BackgroundShellRegistry, getBackgroundShellOutput } from './background-shell-registry.js';
 import { createBashTool } from './bash-tool.js';
+import { reapOrphanedShells } from './shell-records.js';
 import { isShellParserLoaded, loadShellParser } from './shell-parser.js';
 
 let directory: string;
@@ -231,6 +232,49 @@ describe('Bash', () => {
       expect(await allGone([grandchild])).toBe(true);
     },
   );
+  it('leaves a record of a foreground command, so the next process stops it when the host was SIGKILLed', async () => {
+    const fixture = fileURLToPath(
+      new URL('./__fixtures__/crash-with-foreground-command.ts', import.meta.url),
+    );
+    // Its own temp folder: the records of this test's host only.
+    const temp = await mkdtemp(join(directory, 'tmp-'));
+    const env = { ...process.env, TMPDIR: temp };
+    const { stdout, killedBy } = await new Promise<{ stdout: string; killedBy: string | null }>(
+      (resolve) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', fixture, 'sigkill', directory], {
+          cwd: fileURLToPath(new URL('..', import.meta.url)),
+          env: {
+            ...env,
+            TSX_TSCONFIG_PATH: fileURLToPath(
+              new URL('../../../tsconfig.source.json', import.meta.url),
+            ),
+          },
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+        child.on('close', (_code, signal) => resolve({ stdout: out, killedBy: signal }));
+      },
+    );
+    expect(killedBy).toBe('SIGKILL');
+    const grandchild = Number(stdout.trim());
+    expect(grandchild).toBeGreaterThan(0);
+    try {
+      // No exit hook ran: the command outlived its host.
+      expect(isProcessAlive(grandchild)).toBe(true);
+      const saved = process.env['TMPDIR'];
+      process.env['TMPDIR'] = temp;
+      try {
+        expect((await reapOrphanedShells()).length).toBe(1);
+      } finally {
+        if (saved === undefined) delete process.env['TMPDIR'];
+        else process.env['TMPDIR'] = saved;
+      }
+      expect(await allGone([grandchild])).toBe(true);
+    } finally {
+      if (isProcessAlive(grandchild)) process.kill(grandchild, 'SIGKILL');
+    }
+  });
 });
 
 describe('Bash in the background', () => {

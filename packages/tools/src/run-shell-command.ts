@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { DelegateError } from '@delegate/core';
 import { HeadTailBuffer } from './head-tail-buffer.js';
 import { isProcessGroupAlive, killProcessGroup, stopGroupAtExit } from './process-group.js';
+import { removeShellRecord, writeShellRecord } from './shell-records.js';
 
 /** How a shell command ended. */
 export type ShellCommandResult = {
@@ -44,6 +46,20 @@ export type RunShellCommandOptions = {
 const pipeDrainMs = 200;
 
 /**
+ * Stops the group at this process's exit, and records it for `reapOrphanedShells`, so that
+ * the next Delegate process stops it when this one is killed (SIGKILL, a crash) before its
+ * exit hook could. Returns the function that forgets both once the group has ended.
+ */
+function stopGroupUnlessHostDies(pid: number): () => void {
+  const forget = stopGroupAtExit(pid);
+  const record = writeShellRecord(`t${randomBytes(6).toString('hex')}`, pid);
+  return () => {
+    forget();
+    void record.then((path) => (path === undefined ? undefined : removeShellRecord(path)));
+  };
+}
+
+/**
  * Runs a command with `/bin/bash -c` in its own process group. A timeout or an abort
  * kills the whole group (SIGTERM, then SIGKILL after a grace period); processes the
  * command leaves behind are stopped the same way when the shell exits.
@@ -71,7 +87,7 @@ export function runShellCommand(options: RunShellCommandOptions): Promise<ShellC
     const pid = child.pid;
     // The command runs in its own group (so a timeout can stop all of it): it must not
     // outlive this process if this process exits or crashes before it ends.
-    const forgetGroup = pid === undefined ? () => undefined : stopGroupAtExit(pid);
+    const forgetGroup = pid === undefined ? () => undefined : stopGroupUnlessHostDies(pid);
 
     const terminate = (): void => {
       if (pid === undefined || killTimer !== undefined) return;

@@ -419,6 +419,10 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
     config.transcriptDir.value === false
       ? async () => undefined
       : await lockSession({ transcriptDir: config.transcriptDir.value, sessionId });
+  // Shell commands an earlier Delegate process left running when it was killed (SIGKILL, a
+  // crash: no exit hook ran) are stopped now; those of a live process are left alone.
+  const { reapOrphanedShells } = await import('@delegate/tools');
+  await reapOrphanedShells().catch(() => undefined);
   let api: Awaited<ReturnType<typeof connectApi>>;
   try {
     api = await connectApi(options);
