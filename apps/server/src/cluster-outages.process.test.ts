@@ -221,7 +221,16 @@ describe.runIf(services.postgres && services.redis)('a cluster through outages',
       await gates.get('stall-arrived').promise;
       stalled.child.kill('SIGSTOP');
       const taker = await cluster.startWorker();
-      const done = await ended(observer, runId, 60_000);
+      const done = await ended(observer, runId, 60_000).catch((error: unknown) => {
+        // What each process said, to tell which one held the run.
+        for (const [name, text] of <[string, string][]>[
+          ['stalled worker', stalled.output()],
+          ['taking worker', taker.output()],
+          ['observer', observer.logs()],
+        ])
+          process.stderr.write(`--- ${name} (last 3000 characters)\n${text.slice(-3000)}\n`);
+        throw error;
+      });
       expect(done).toMatchObject({ status: 'completed', result: 'Done stall after a takeover.' });
       const before = await follow(observer, runId);
       const eventsBefore = await before.done;
