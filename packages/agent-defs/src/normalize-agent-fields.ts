@@ -10,6 +10,7 @@ import { type AgentDiagnostic, type AgentDiagnosticSeverity } from './agent-diag
 import { dropUnsafeKeys } from './drop-unsafe-keys.js';
 import { isHexColor, nearestAgentColor } from './nearest-agent-color.js';
 import { validateHooks } from './validate-hooks.js';
+import { closestAgentKey } from './closest-agent-key.js';
 import { readToolList, type ToolListField } from './read-tool-list.js';
 import { splitListValue } from './split-list-value.js';
 import { truncateForDiagnostic } from './truncate-for-diagnostic.js';
@@ -84,6 +85,19 @@ const TOOL_KEY_SPELLINGS: ReadonlyMap<string, string> = new Map([
   ['disallowed-tools', 'disallowedTools'],
   ['disallowed_tools', 'disallowedTools'],
 ]);
+/** What ignoring a misspelt key means for the agent, by the key that was meant. */
+const IGNORED_KEY_EFFECT: Readonly<Record<string, string>> = {
+  tools: ", so it does not limit the agent's tools",
+  disallowedTools: ', so it removes no tools',
+  permissionMode: ', so the agent keeps the default permission mode',
+  maxTurns: ', so the agent has no turn limit of its own',
+  model: ', so the agent uses the default model',
+  mcpServers: ', so the agent gets none of those servers',
+  hooks: ', so none of those hooks run',
+  isolation: ', so the agent does not get a worktree',
+  maxTokens: ', so no token budget bounds the agent',
+  maxCostUsd: ', so no cost budget bounds the agent',
+};
 const EFFORT_LEVELS = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
 
 // A field outcome: a value (possibly absent), a field to drop with a warning, or a reason
@@ -492,6 +506,17 @@ export function normalizeAgentFields(
         ...base,
         ...at(key),
         reason: `\`${key}\` is not an agent key and was ignored, so it does not limit the agent's tools; agent files call it \`${meant}\``,
+        severity: 'warning',
+      });
+      continue;
+    }
+    const close = closestAgentKey(key, KNOWN_AGENT_KEYS);
+    if (close !== undefined) {
+      // `tool:`, `desciption:`: Claude Code ignores these too, often widening what the agent may do.
+      warnings.push({
+        ...base,
+        ...at(key),
+        reason: `\`${truncateForDiagnostic(key)}\` is not an agent key and was ignored (Claude Code ignores it too)${IGNORED_KEY_EFFECT[close] ?? ''}; did you mean \`${close}\`?`,
         severity: 'warning',
       });
       continue;

@@ -325,6 +325,31 @@ describe('parseAgentFromMarkdown', () => {
     ]);
   });
 
+  it('warns about a misspelt key, naming the key meant and what ignoring it does', () => {
+    const { agent, warnings } = agentOf(header('tool: Read\nmax_turns: 3\ncolour: red'));
+    // Ignored, as Claude Code ignores it: the agent gets every tool.
+    expect(agent.tools).toBeUndefined();
+    expect(agent.maxTurns).toBeUndefined();
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        severity: 'warning',
+        line: 4,
+        reason:
+          "`tool` is not an agent key and was ignored (Claude Code ignores it too), so it does not limit the agent's tools; did you mean `tools`?",
+      }),
+      expect.objectContaining({
+        severity: 'warning',
+        line: 5,
+        reason: expect.stringMatching(/`max_turns` .* no turn limit .*did you mean `maxTurns`\?$/),
+      }),
+      expect.objectContaining({
+        severity: 'warning',
+        line: 6,
+        reason: expect.stringMatching(/did you mean `color`\?$/),
+      }),
+    ]);
+  });
+
   it('warns when the body is empty', () => {
     const { agent, warnings } = agentOf('---\nname: a\ndescription: b\n---\n');
     expect(agent.getSystemPrompt()).toBe('');
