@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { rules } from '@delegate/api-sim';
 import type { AgentEvent, Tool } from '@delegate/core';
 import { z } from 'zod';
-import { agentCall, isMain } from '../__fixtures__/sim-helpers.js';
+import { agentCall, agentOf, isMain, requestBody } from '../__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession } from '../__fixtures__/test-session.js';
 import { runCommandHook } from '../hooks/run-command-hook.js';
 import { DelegateSession } from './session.js';
@@ -197,6 +197,115 @@ describe('the API key', () => {
     for (const path of transcripts)
       expect(await readFile(path, 'utf8'), path).not.toContain(SECRET);
     expect(JSON.stringify(session.events.events)).not.toContain(SECRET);
+  });
+
+  it('is kept out of every event and task state when sub-agents repeat it in reports, tool inputs and descriptions', async () => {
+    // What a model does with a key it was shown: the agent file below quotes it.
+    const quoted = (text: string): string => /sk-ant-secret-\w+-do-not-log/.exec(text)?.[0] ?? '';
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { agent: 'deployer', toolResult: false },
+          reply: (request) => [
+            { type: 'text', text: `Deploying with ${quoted(request.system)}` },
+            {
+              type: 'tool_use',
+              name: 'Bash',
+              input: {
+                command: `echo ${quoted(request.system)}`,
+                description: `Check ${quoted(request.system)}`,
+              },
+            },
+          ],
+        },
+        {
+          match: { agent: 'deployer' },
+          reply: (request) => `Deployed using ${quoted(request.system)}`,
+        },
+        { match: { when: isMain, lastUserText: '<task-notification>' }, reply: 'noted' },
+        {
+          match: { when: isMain, toolResult: false },
+          reply: (request) => {
+            const key = quoted(JSON.stringify(request.body));
+            return [
+              agentCall({ description: `fg ${key}`, prompt: 'deploy', subagent_type: 'deployer' }),
+              agentCall({
+                description: `bg ${key}`,
+                prompt: 'deploy',
+                subagent_type: 'deployer',
+                run_in_background: true,
+              }),
+            ];
+          },
+        },
+        { match: { when: isMain }, reply: 'reported' },
+      ]),
+    });
+    const agentDefs = await import('@delegate/agent-defs');
+    const deployer = agentDefs.parseAgentFromMarkdown({
+      filePath: join(current.cwd, 'deployer.md'),
+      baseDir: current.cwd,
+      content: `---\nname: deployer\ndescription: Deploys with ${SECRET}\n---\nDeploy with the key ${SECRET} when asked.`,
+      source: 'projectSettings',
+    });
+    if (!deployer.ok) throw new Error(deployer.diagnostic.reason);
+    const agents = [...agentDefs.getBuiltInAgents(), deployer.agent];
+    const session = await sessionWithKey(current, {
+      agentDefinitions: { activeAgents: agents, allAgents: agents },
+    });
+    const events: AgentEvent[] = [];
+    session.events.on((event) => events.push(event));
+    const { text } = await session.send('Deploy the app', { waitForBackground: true });
+    await session.flush();
+    await new Promise((resolve) => setImmediate(resolve));
+    const tasks = session.tasks.list();
+    session.abort();
+
+    // Both agents ran and repeated the key: it shows redacted where it was.
+    const ofType = <T extends AgentEvent['type']>(type: T) =>
+      events.filter((event): event is Extract<AgentEvent, { type: T }> => event.type === type);
+    expect(ofType('agent.started').map((event) => event.description)).toEqual([
+      'fg [REDACTED]',
+      'bg [REDACTED]',
+    ]);
+    expect(ofType('agent.completed').map((event) => event.result)).toEqual([
+      'Deployed using [REDACTED]',
+      'Deployed using [REDACTED]',
+    ]);
+    expect(ofType('agent.tool_use').map((event) => event.input)).toContainEqual({
+      command: 'echo [REDACTED]',
+      description: 'Check [REDACTED]',
+    });
+    expect(JSON.stringify(ofType('agent.message'))).toContain('Deploying with [REDACTED]');
+    expect(
+      ofType('agent.progress').some((event) => event.lastActivity?.includes('[REDACTED]')),
+    ).toBe(true);
+    expect(tasks.map((task) => task.result)).toEqual([
+      'Deployed using [REDACTED]',
+      'Deployed using [REDACTED]',
+    ]);
+    expect(tasks.some((task) => task.notification?.text.includes('[REDACTED]'))).toBe(true);
+    for (const [where, shown] of [
+      ['the events listeners got', JSON.stringify(events)],
+      ['the event history', JSON.stringify(session.events.events)],
+      ['the task states', JSON.stringify(tasks)],
+      ['the tasks of the app state', JSON.stringify(session.context.getAppState().tasks)],
+    ] as const) {
+      expect(shown, where).not.toContain(SECRET);
+    }
+    // What the agents' conversations hold, and so what their requests send, is not changed:
+    // each deployer's second request carries its own tool call as the model wrote it.
+    const followUps = current.sim.journal.entries.filter(
+      (entry) =>
+        agentOf(entry) === 'deployer' && JSON.stringify(entry.body).includes('tool_result'),
+    );
+    expect(followUps).toHaveLength(2);
+    for (const entry of followUps)
+      expect(JSON.stringify(requestBody(entry).messages)).toContain(`echo ${SECRET}`);
+    // The main agent's conversation went on: it got the report (redacted, as every tool
+    // result is) and answered the notification.
+    expect(JSON.stringify(session.messages)).toContain('Deployed using [REDACTED]\\n\\nagentId: ');
+    expect(text).toBe('noted');
   });
 
   it('is not in the environment of hook commands (an agent file of a cloned repository defines them)', async () => {

@@ -3,6 +3,7 @@ import { rules } from '@delegate/api-sim';
 import type { AgentEvent } from '@delegate/core';
 import { agentCall, isMain, resultText } from '../__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession } from '../__fixtures__/test-session.js';
+import { secretRedactor } from '../util/redact-secrets.js';
 import { EventBus } from './event-bus.js';
 
 const started: AgentEvent = {
@@ -73,6 +74,86 @@ describe('EventBus', () => {
     controller.abort();
     await reading;
     expect(received).toEqual(['a1', 'a2']);
+  });
+
+  it('redacts every string of every event before listeners, subscribers and the history see it', async () => {
+    const secret = 'sk-ant-bus-secret-0042';
+    const bus = new EventBus({ redact: secretRedactor([secret])! });
+    const message: AgentEvent = {
+      type: 'agent.message',
+      agentId: 'a1',
+      timestamp: started.timestamp,
+      message: {
+        type: 'assistant',
+        uuid: 'u1',
+        timestamp: started.timestamp,
+        message: {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: `Deployed with ${secret}` },
+            { type: 'tool_use', id: 't1', name: 'Bash', input: { command: `echo ${secret}` } },
+          ],
+        },
+      },
+    } as AgentEvent;
+    const emitted = [
+      { ...started, description: `deploy with ${secret}` },
+      message,
+      {
+        type: 'agent.tool_use',
+        agentId: 'a1',
+        timestamp: started.timestamp,
+        toolName: 'Bash',
+        toolUseId: 't1',
+        input: { nested: [{ command: secret }] },
+      },
+      {
+        type: 'agent.progress',
+        agentId: 'a1',
+        timestamp: started.timestamp,
+        messageCount: 1,
+        toolUseCount: 1,
+        tokens: 5,
+        lastActivity: `Bash ${secret}`,
+      },
+    ] as AgentEvent[];
+    const before = JSON.stringify(emitted);
+    const heard: AgentEvent[] = [];
+    bus.on((event) => heard.push(event));
+    const controller = new AbortController();
+    const streamed: AgentEvent[] = [];
+    const reading = (async () => {
+      for await (const event of bus.subscribe({ signal: controller.signal })) streamed.push(event);
+    })();
+    for (const event of emitted) bus.emit(event);
+    await new Promise((resolve) => setImmediate(resolve));
+    controller.abort();
+    await reading;
+    for (const seen of [heard, streamed, bus.events]) {
+      expect(seen).toHaveLength(4);
+      expect(JSON.stringify(seen)).not.toContain(secret);
+    }
+    expect(heard[1]).toMatchObject({
+      message: {
+        message: {
+          content: [
+            { text: 'Deployed with [REDACTED]' },
+            { input: { command: 'echo [REDACTED]' } },
+          ],
+        },
+      },
+    });
+    // What was emitted (the agent's own conversation holds that message) is unchanged.
+    expect(JSON.stringify(emitted)).toBe(before);
+  });
+
+  it('delivers an event with no secret in it as it was emitted, without copying it', () => {
+    const bus = new EventBus({ redact: secretRedactor(['sk-ant-bus-secret-0042'])! });
+    const heard: AgentEvent[] = [];
+    bus.on((event) => heard.push(event));
+    bus.emit(started);
+    expect(heard[0]).toBe(started);
+    expect(bus.events[0]).toBe(started);
   });
 });
 

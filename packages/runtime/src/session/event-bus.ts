@@ -1,5 +1,6 @@
 import { type AgentEvent, errorMessage } from '@delegate/core';
 import { AsyncChannel } from '../util/async-channel.js';
+import { redactDeep } from '../util/redact-deep.js';
 
 /** Options of an {@link EventBus}. */
 export type EventBusOptions = {
@@ -12,28 +13,14 @@ export type EventBusOptions = {
    */
   onListenerError?: (error: unknown, event: AgentEvent) => void;
   /**
-   * Applied to the free text of warnings, failures and notifications (the session's secrets
-   * become `[REDACTED]`) before any listener or the history sees the event: such text can
-   * quote a hook's or an MCP server's stderr, or an error.
+   * Applied to every string of every event (the session's secrets become `[REDACTED]`) before
+   * any listener or the history sees it: a sub-agent's messages, reports, tool inputs and
+   * descriptions can repeat a secret it read (an agent file that quotes the key), and warnings
+   * can quote a hook's or an MCP server's stderr. Only the parts holding a changed string are
+   * copied: an event with no secret in it is delivered as it was emitted.
    */
   redact?: (text: string) => string;
 };
-
-// The events whose text can come from outside the runtime, and the field that holds it.
-const FREE_TEXT_FIELDS = {
-  'agent.warning': 'message',
-  'agent.failed': 'error',
-  'agent.notification': 'text',
-} as const;
-
-function redactFreeText(event: AgentEvent, redact: (text: string) => string): AgentEvent {
-  const field = FREE_TEXT_FIELDS[event.type as keyof typeof FREE_TEXT_FIELDS];
-  if (field === undefined) return event;
-  const text = (event as Record<string, unknown>)[field];
-  if (typeof text !== 'string') return event;
-  const redacted = redact(text);
-  return redacted === text ? event : ({ ...event, [field]: redacted } as AgentEvent);
-}
 
 function warnListenerError(error: unknown, event: AgentEvent): void {
   process.emitWarning(`A lifecycle event listener threw on ${event.type}: ${errorMessage(error)}`, {
@@ -61,7 +48,7 @@ export class EventBus {
    * error goes to `onListenerError` (which may rethrow, to the emitter).
    */
   emit = (emitted: AgentEvent): void => {
-    const event = this.redact ? redactFreeText(emitted, this.redact) : emitted;
+    const event = this.redact ? redactDeep(emitted, this.redact) : emitted;
     this.history.push(event);
     // Trimmed in chunks, so a long session does not shift the whole history on every event.
     if (this.history.length > this.keep * 1.25)

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { rules, startSim } from '@delegate/api-sim';
 import { DelegateError } from '@delegate/core';
 import {
   MODEL_ALIASES,
@@ -83,5 +84,103 @@ describe('model configuration', () => {
         env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: 'https://user:sekret@ bad' },
       }),
     ).rejects.toThrow(/^ANTHROPIC_BASE_URL is not a valid URL/);
+  });
+});
+
+const KEY = 'sk-ant-logged-key-0042';
+const SECRET = 'server-token-0042';
+
+/** What `work` writes to stdout and to stderr (neither reaches the terminal meanwhile). */
+async function captureStreams(
+  work: () => Promise<void>,
+): Promise<{ stdout: string; stderr: string }> {
+  const written = { stdout: '', stderr: '' };
+  for (const name of ['stdout', 'stderr'] as const) {
+    vi.spyOn(process[name], 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written[name] += String(chunk);
+      return true;
+    });
+  }
+  try {
+    await work();
+  } finally {
+    vi.restoreAllMocks();
+  }
+  return written;
+}
+
+describe('the client logger', () => {
+  const savedLevel = process.env['ANTHROPIC_LOG'];
+  afterEach(() => {
+    if (savedLevel === undefined) delete process.env['ANTHROPIC_LOG'];
+    else process.env['ANTHROPIC_LOG'] = savedLevel;
+  });
+
+  it('writes every line to stderr with the key and the secrets replaced, in strings, objects and errors', async () => {
+    const client = createApiClient({ apiKey: KEY, secrets: [SECRET], env: {} });
+    const output = await captureStreams(async () => {
+      client.logger.debug(`[log_1] response error for ${KEY}`, {
+        body: { error: { type: 'authentication_error', message: `rejected x-api-key ${KEY}` } },
+        nested: { [`token ${SECRET}`]: `again ${SECRET}` },
+      });
+      client.logger.info(`info ${SECRET}`);
+      client.logger.warn('a warning', new Error(`boom ${KEY}`));
+      client.logger.error('an error', { headers: new Headers({ 'x-echo': KEY }) });
+    });
+    expect(output.stdout).toBe('');
+    expect(output.stderr).toContain('[log_1] response error for [REDACTED]');
+    expect(output.stderr).toContain("message: 'rejected x-api-key [REDACTED]'");
+    expect(output.stderr).toContain("'token [REDACTED]': 'again [REDACTED]'");
+    expect(output.stderr).toContain('info [REDACTED]');
+    expect(output.stderr).toContain('a warning Error: boom [REDACTED]');
+    expect(output.stderr).toContain("an error { headers: Headers { 'x-echo': '[REDACTED]' } }");
+    expect(output.stderr).not.toContain(KEY);
+    expect(output.stderr).not.toContain(SECRET);
+  });
+
+  it("is a session's client's too, with the session's secrets (a CLI on the simulator passes the real key as one)", async () => {
+    const { DelegateSession } = await import('./session.js');
+    const session = await DelegateSession.create({
+      cwd: process.cwd(),
+      apiKey: 'sim',
+      baseURL: 'http://127.0.0.1:9',
+      secrets: [KEY],
+      transcriptDir: false,
+      agentDefinitions: { activeAgents: [], allAgents: [] },
+    });
+    const output = await captureStreams(async () => {
+      session.runtime.client.logger.debug(`upstream rejected x-api-key ${KEY}`);
+    });
+    await session.close();
+    expect(output).toEqual({ stdout: '', stderr: 'upstream rejected x-api-key [REDACTED]\n' });
+  });
+
+  it('keeps a key an upstream error quotes out of ANTHROPIC_LOG=debug output, which goes to stderr', async () => {
+    process.env['ANTHROPIC_LOG'] = 'debug';
+    const sim = await startSim({
+      policy: rules([], {
+        fallback: { fault: { kind: 'api_error', message: `upstream rejected x-api-key ${KEY}` } },
+      }),
+    });
+    try {
+      const client = createApiClient({ apiKey: KEY, baseURL: sim.url, maxRetries: 0, env: {} });
+      let failure: unknown;
+      const output = await captureStreams(async () => {
+        failure = await client.messages
+          .create({
+            model: 'claude-sonnet-5-5',
+            max_tokens: 16,
+            messages: [{ role: 'user', content: 'hi' }],
+          })
+          .catch((error: unknown) => error);
+      });
+      expect(failure).toBeInstanceOf(Error);
+      expect(output.stdout).toBe('');
+      expect(output.stderr).toMatch(/response error/);
+      expect(output.stderr).toContain('upstream rejected x-api-key [REDACTED]');
+      expect(output.stderr).not.toContain(KEY);
+    } finally {
+      await sim.close();
+    }
   });
 });

@@ -1,6 +1,10 @@
 import { createRequire } from 'node:module';
+import { formatWithOptions } from 'node:util';
 import type Anthropic from '@anthropic-ai/sdk';
+import type { ClientOptions } from '@anthropic-ai/sdk';
 import { DelegateError } from '@delegate/core';
+import { redactDeep } from '../util/redact-deep.js';
+import { secretRedactor } from '../util/redact-secrets.js';
 import { checkApiBaseUrl } from './check-api-base-url.js';
 
 // The SDK is the heaviest import of the runtime; it is loaded when the first client is
@@ -75,12 +79,39 @@ export type ApiClientOptions = {
   timeout?: number;
   /** Environment to read defaults from. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * More values the client's log lines must not show (a session passes its `secrets`); the
+   * API key and `ANTHROPIC_AUTH_TOKEN` never show.
+   */
+  secrets?: readonly string[];
 };
+
+/**
+ * The SDK's logger: every line on stderr (the SDK's default, `console`, writes its debug and
+ * info lines to stdout, which is a CLI's output), with the secrets replaced by `[REDACTED]`.
+ * With `ANTHROPIC_LOG=debug` the SDK logs request options and raw API error bodies, which can
+ * quote a key (a gateway's "rejected x-api-key …").
+ */
+function stderrLogger(
+  redact: ((text: string) => string) | undefined,
+): NonNullable<ClientOptions['logger']> {
+  const write = (...args: unknown[]): void => {
+    // The strings of plain data are redacted before formatting, which could escape or cut
+    // them; the whole line after it, for what formatting shows of the rest (an Error).
+    const line = formatWithOptions(
+      {},
+      ...(redact ? args.map((arg) => redactDeep(arg, redact)) : args),
+    );
+    process.stderr.write(`${redact ? redact(line) : line}\n`);
+  };
+  return { error: write, warn: write, info: write, debug: write };
+}
 
 /**
  * Creates the `@anthropic-ai/sdk` client, honouring `ANTHROPIC_API_KEY` and `ANTHROPIC_BASE_URL`.
  * A base URL that is not an http(s) URL is refused at once (INVALID_ARGUMENT naming the
- * variable or option, never its value).
+ * variable or option, never its value). The client logs (at the level `ANTHROPIC_LOG` sets) to
+ * stderr, with the key and `secrets` replaced by `[REDACTED]`.
  */
 export function createApiClient(options: ApiClientOptions = {}): Anthropic {
   const env = options.env ?? process.env;
@@ -104,5 +135,8 @@ export function createApiClient(options: ApiClientOptions = {}): Anthropic {
     ...(baseURL ? { baseURL } : {}),
     maxRetries: options.maxRetries ?? 4,
     timeout: options.timeout ?? 10 * 60 * 1000,
+    logger: stderrLogger(
+      secretRedactor([apiKey, env['ANTHROPIC_AUTH_TOKEN'], ...(options.secrets ?? [])]),
+    ),
   });
 }

@@ -110,10 +110,9 @@ function lastAgentListOf(messages: readonly Message[]): string | undefined {
 /** The session's event bus and transcript store, both keeping the session's secrets out. */
 function recordersOf(
   validated: ValidatedSessionOptions,
-  client: Parameters<typeof redactOption>[0]['client'],
+  redact: ReturnType<typeof redactOption>,
   sessionId: string,
 ): { events: EventBus; transcript?: TranscriptStore } {
-  const redact = redactOption({ client, options: { secrets: validated.secrets ?? [] } });
   const events = new EventBus({
     ...(validated.onEventListenerError ? { onListenerError: validated.onEventListenerError } : {}),
     ...redact,
@@ -254,6 +253,7 @@ async function clientOf(
   return createApiClient({
     ...(options.apiKey ? { apiKey: options.apiKey } : {}),
     ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    ...(options.secrets ? { secrets: options.secrets } : {}),
     env,
   });
 }
@@ -481,7 +481,9 @@ export class DelegateSession {
       (await loadTools()).getBuiltinTools({ bash: { env: withoutCredentials(process.env) } });
     const runtimeOptions = runtimeOptionsOf(validated, env);
     const sessionId = validated.sessionId ?? createUuid();
-    const { events, transcript } = recordersOf(validated, client, sessionId);
+    // Events, task states and transcripts all keep the session's secrets out.
+    const redact = redactOption({ client, options: { secrets: validated.secrets ?? [] } });
+    const { events, transcript } = recordersOf(validated, redact, sessionId);
     const runtime = {
       client,
       sessionId,
@@ -489,6 +491,7 @@ export class DelegateSession {
       // Finished tasks are kept as long as agent summaries, plus the agents kept whole.
       tasks: new TaskRegistry({
         maxFinished: runtimeOptions.maxRetainedAgents + runtimeOptions.maxAgentSummaries,
+        ...redact,
       }),
       usage: usageLedgerOf(validated),
       events,

@@ -2,6 +2,7 @@ import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { type AppState, type SetAppState, DelegateError } from '@delegate/core';
 import type { QueuedNotification } from '../transcripts/queued-notification.js';
+import { secretRedactor } from '../util/redact-secrets.js';
 import { TaskRegistry } from './task-registry.js';
 
 function rootStore(): { state: () => AppState; set: SetAppState; calls: () => number } {
@@ -239,5 +240,44 @@ describe('TaskRegistry', () => {
     expect(third.notifiedEarlierStatus(task.id)).toBe('completed');
     expect(third.restoreQueued([inboxRecord!], { deliver })).toBe(0);
     expect(inbox).toHaveLength(1);
+  });
+
+  it('stores the free text of task states redacted, and leaves the notification message for the parent as it is', async () => {
+    const secret = 'sk-ant-task-secret-0042';
+    const store = rootStore();
+    const registry = new TaskRegistry({
+      setAppStateForTasks: store.set,
+      redact: secretRedactor([secret])!,
+    });
+    const task = registry.register({
+      type: 'local_agent',
+      description: `deploy with ${secret}`,
+      isBackgrounded: true,
+    });
+    registry.update(task.id, { lastActivity: `Bash: echo ${secret}`, toolUseCount: 1 });
+    expect(registry.get(task.id)?.lastActivity).toBe('Bash: echo [REDACTED]');
+    registry.finish(task.id, { status: 'completed', result: `Deployed using ${secret}` });
+    const message = registry.notify({
+      taskId: task.id,
+      status: 'completed',
+      description: `deploy with ${secret}`,
+      result: `Deployed using ${secret}`,
+    });
+    const failed = registry.register({ type: 'local_agent', description: 'other' });
+    registry.finish(failed.id, { status: 'failed', error: `rejected x-api-key ${secret}` });
+    await nextTick();
+    const states = JSON.stringify([registry.list(), store.state().tasks]);
+    expect(states).not.toContain(secret);
+    expect(registry.get(task.id)).toMatchObject({
+      description: 'deploy with [REDACTED]',
+      result: 'Deployed using [REDACTED]',
+      notification: {
+        status: 'queued',
+        text: expect.stringContaining('Deployed using [REDACTED]'),
+      },
+    });
+    expect(registry.get(failed.id)?.error).toBe('rejected x-api-key [REDACTED]');
+    // The message the parent's next request carries is the notification as it was written.
+    expect(JSON.stringify(message)).toContain(secret);
   });
 });

@@ -73,6 +73,27 @@ function checkOptionsObject(options: unknown, where: string): void {
   );
 }
 
+// The fields of a task state that hold free text: any of them can repeat a secret.
+const TEXT_FIELDS = ['description', 'lastActivity', 'result', 'error'] as const;
+
+type Redact = (text: string) => string;
+
+/** `fields` with `redact` applied to their free text; `fields` itself when nothing changed. */
+function redactTaskText<T extends Partial<Pick<TaskState, (typeof TEXT_FIELDS)[number]>>>(
+  fields: T,
+  redact: Redact | undefined,
+): T {
+  if (!redact) return fields;
+  let copy: T | undefined;
+  for (const field of TEXT_FIELDS) {
+    const text = fields[field];
+    if (typeof text !== 'string') continue;
+    const redacted = redact(text);
+    if (redacted !== text) (copy ??= { ...fields })[field] = redacted;
+  }
+  return copy ?? fields;
+}
+
 // At most this many ids are listed in a NOT_FOUND message.
 const LISTED_IDS = 20;
 
@@ -89,7 +110,9 @@ function isRunningInBackground(task: TaskState): boolean {
  * for every task changed in that tick. Running background tasks are counted, not scanned.
  * Notifications queued for the main agent can be recorded as they are queued and queued
  * again after a restart (`recordQueuedTo`, `restoreQueued`); so can those queued into a
- * sub-agent's inbox (`queuedRecordOf`, `restoreQueued` with `deliver`).
+ * sub-agent's inbox (`queuedRecordOf`, `restoreQueued` with `deliver`). With `redact`, the
+ * free text a task state keeps (description, last activity, result, error, notification text)
+ * is stored redacted; the notification messages queued for a parent are not changed.
  */
 export class TaskRegistry {
   private readonly tasks = new Map<string, TaskState>();
@@ -109,14 +132,20 @@ export class TaskRegistry {
   private backgroundRunning = 0;
   private readonly finishedIds = new Set<string>();
   private readonly maxFinished: number;
+  private readonly redact: Redact | undefined;
 
   /**
    * `setAppStateForTasks`: where changes are mirrored (see {@link TaskRegistry.mirrorTo});
-   * `maxFinished`: finished tasks kept (the oldest are forgotten past it; default no limit).
+   * `maxFinished`: finished tasks kept (the oldest are forgotten past it; default no limit);
+   * `redact`: applied to the text each task state stores (a session passes the one that
+   * replaces its secrets by `[REDACTED]`).
    */
-  constructor(options: { setAppStateForTasks?: SetAppState; maxFinished?: number } = {}) {
+  constructor(
+    options: { setAppStateForTasks?: SetAppState; maxFinished?: number; redact?: Redact } = {},
+  ) {
     this.setRootState = options.setAppStateForTasks;
     this.maxFinished = options.maxFinished ?? Number.POSITIVE_INFINITY;
+    this.redact = options.redact;
   }
 
   /** Mirrors every task change into the root app state from now on (the current tasks at the next tick). */
@@ -128,7 +157,7 @@ export class TaskRegistry {
   /** Registers a running task and returns it (the live entry). */
   register(task: Omit<TaskState, 'id' | 'status' | 'startTime'> & { id?: string }): TaskState {
     const state: TaskState = {
-      ...task,
+      ...redactTaskText(task, this.redact),
       id: task.id ?? createTaskId(),
       status: 'running',
       startTime: Date.now(),
@@ -176,7 +205,7 @@ export class TaskRegistry {
     const task = this.tasks.get(taskId);
     if (!task) return;
     const before = isRunningInBackground(task);
-    Object.assign(task, patch);
+    Object.assign(task, redactTaskText(patch, this.redact));
     this.backgroundRunning += Number(isRunningInBackground(task)) - Number(before);
     this.markDirty(taskId);
   }
@@ -191,8 +220,9 @@ export class TaskRegistry {
     if (isRunningInBackground(task)) this.backgroundRunning--;
     task.status = outcome.status;
     task.endTime = Date.now();
-    if (outcome.result !== undefined) task.result = outcome.result;
-    if (outcome.error !== undefined) task.error = outcome.error;
+    const { result, error } = redactTaskText(outcome, this.redact);
+    if (result !== undefined) task.result = result;
+    if (error !== undefined) task.error = error;
     if (outcome.usage) task.usage = outcome.usage;
     if (outcome.costUsd !== undefined) task.costUsd = outcome.costUsd;
     delete task.kill;
@@ -351,7 +381,7 @@ export class TaskRegistry {
   }
 
   private restoreTask(snapshot: TaskSnapshot): void {
-    const task: TaskState = { ...snapshot };
+    const task: TaskState = { ...redactTaskText(snapshot, this.redact) };
     // A restored task never runs here: nothing could stop it or wait for it.
     if (task.status === 'running') {
       task.status = 'failed';
@@ -495,7 +525,8 @@ export class TaskRegistry {
   ): void {
     const task = this.tasks.get(taskId);
     if (!task) return;
-    task.notification = { status, text: getText(message.message.content) };
+    const text = getText(message.message.content);
+    task.notification = { status, text: this.redact ? this.redact(text) : text };
     this.markDirty(taskId);
   }
 
