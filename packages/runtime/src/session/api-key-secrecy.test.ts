@@ -305,6 +305,10 @@ describe('the API key', () => {
     // The main agent's conversation went on: it got the report (redacted, as every tool
     // result is) and answered the notification.
     expect(JSON.stringify(session.messages)).toContain('Deployed using [REDACTED]\\n\\nagentId: ');
+    // The background agent's notification reached it redacted too.
+    expect(JSON.stringify(session.messages)).toMatch(
+      /<task-notification>.*Deployed using \[REDACTED\]/,
+    );
     expect(text).toBe('noted');
   });
 

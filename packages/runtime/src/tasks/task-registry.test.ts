@@ -242,7 +242,7 @@ describe('TaskRegistry', () => {
     expect(inbox).toHaveLength(1);
   });
 
-  it('stores the free text of task states redacted, and leaves the notification message for the parent as it is', async () => {
+  it('stores the free text of task states redacted, and the notification message for the parent too', async () => {
     const secret = 'sk-ant-task-secret-0042';
     const store = rootStore();
     const registry = new TaskRegistry({
@@ -277,7 +277,8 @@ describe('TaskRegistry', () => {
       },
     });
     expect(registry.get(failed.id)?.error).toBe('rejected x-api-key [REDACTED]');
-    // The message the parent's next request carries is the notification as it was written.
-    expect(JSON.stringify(message)).toContain(secret);
+    // The message the parent's next request carries is redacted, as a tool result is.
+    expect(JSON.stringify(message)).toContain('Deployed using [REDACTED]');
+    expect(JSON.stringify(message)).not.toContain(secret);
   });
 });

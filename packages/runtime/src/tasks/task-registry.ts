@@ -112,7 +112,8 @@ function isRunningInBackground(task: TaskState): boolean {
  * again after a restart (`recordQueuedTo`, `restoreQueued`); so can those queued into a
  * sub-agent's inbox (`queuedRecordOf`, `restoreQueued` with `deliver`). With `redact`, the
  * free text a task state keeps (description, last activity, result, error, notification text)
- * is stored redacted; the notification messages queued for a parent are not changed.
+ * is stored redacted, and so are the notification messages queued for a parent (as tool
+ * results are).
  */
 export class TaskRegistry {
   private readonly tasks = new Map<string, TaskState>();
@@ -293,8 +294,10 @@ export class TaskRegistry {
     const key = options.key ?? notification.taskId;
     const existing = this.notified.get(key);
     if (existing) return existing;
+    const text = formatTaskNotification(notification);
+    // Redacted as a tool result is: a background agent's report reaches its parent this way.
     const message = createUserMessage({
-      content: formatTaskNotification(notification),
+      content: this.redact ? this.redact(text) : text,
       isMeta: true,
     });
     this.notified.set(key, message);
