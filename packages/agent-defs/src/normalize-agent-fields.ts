@@ -11,6 +11,7 @@ import { dropUnsafeKeys } from './drop-unsafe-keys.js';
 import { isHexColor, nearestAgentColor } from './nearest-agent-color.js';
 import { validateHooks } from './validate-hooks.js';
 import { closestAgentKey } from './closest-agent-key.js';
+import { findMisspeltHookKeys } from './find-misspelt-hook-keys.js';
 import { readToolList, type ToolListField } from './read-tool-list.js';
 import { splitListValue } from './split-list-value.js';
 import { truncateForDiagnostic } from './truncate-for-diagnostic.js';
@@ -373,7 +374,8 @@ function readOptionalStringList(value: unknown, key: string): Outcome<string[]> 
 function readHooks(value: unknown, invalid: 'ignore' | 'reject'): Outcome<Record<string, unknown>> {
   if (value === undefined || value === null) return { kind: 'value', value: undefined };
   const problem = validateHooks(value);
-  if (problem === undefined && isPlainRecord(value)) return { kind: 'value', value };
+  if (problem === undefined && isPlainRecord(value))
+    return { kind: 'value', value, notes: findMisspeltHookKeys(value) };
   const shape = `\`hooks\` does not have the shape Claude Code requires (${problem ?? 'expected a mapping'})`;
   const fix =
     'write each event as a list of { matcher, hooks: [{ type: command, command }] } entries';

@@ -350,6 +350,26 @@ describe('parseAgentFromMarkdown', () => {
     ]);
   });
 
+  it('warns about a misspelt hook field, and keeps the hooks as Claude Code reads them', () => {
+    const { agent, warnings } = agentOf(
+      header(
+        'hooks:\n  PreToolUse:\n    - matchr: Bash\n      hooks:\n        - type: command\n          command: ./check.sh\n          timout: 5\n          statusMessage: Checking',
+      ),
+    );
+    expect(agent.hooks).toEqual({
+      PreToolUse: [
+        {
+          matchr: 'Bash',
+          hooks: [{ type: 'command', command: './check.sh', timout: 5, statusMessage: 'Checking' }],
+        },
+      ],
+    });
+    expect(warnings.map((warning) => warning.reason)).toEqual([
+      '`hooks.PreToolUse[0].matchr` is not a hook field and is ignored (Claude Code ignores it too), so the entry runs for every tool; did you mean `matcher`?',
+      '`hooks.PreToolUse[0].hooks[0].timout` is not a hook field and is ignored (Claude Code ignores it too), so the hook gets the default timeout; did you mean `timeout`?',
+    ]);
+  });
+
   it('warns when the body is empty', () => {
     const { agent, warnings } = agentOf('---\nname: a\ndescription: b\n---\n');
     expect(agent.getSystemPrompt()).toBe('');
