@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 import { loadShellParser, type ShellSyntaxNode, withShellSyntaxTree } from './shell-parser.js';
 import { literalInputOf, type ShellWord, shellWordOf } from './shell-word.js';
+import { withShellExpansions } from './shell-word-expansions.js';
 import { wrappedRuns } from './shell-wrappers.js';
 
 export type { ShellWord } from './shell-word.js';
@@ -214,7 +215,9 @@ function visitNode(node: ShellSyntaxNode, walk: Walk): void {
       const program = keyword?.text ?? node.type;
       analysis.commands.push({
         program,
-        args: rest.flatMap((child) => (child?.isNamed ? [shellWordOf(child)] : [])),
+        args: rest.flatMap((child) =>
+          child?.isNamed ? [withShellExpansions(shellWordOf(child))] : [],
+        ),
         assignments: [],
         origin: walk.origin,
         text: node.text,
@@ -236,7 +239,7 @@ function visitRedirect(node: ShellSyntaxNode, analysis: ShellAnalysis): void {
     node.namedChildren.filter((child) => child?.type !== 'file_descriptor').at(-1) ??
     null;
   if (targetNode === null) return;
-  const target = shellWordOf(targetNode);
+  const target = withShellExpansions(shellWordOf(targetNode));
   const isDescriptorCopy =
     (operator === '>&' || operator === '<&') && /^(\d+-?|-)$/.test(target.value ?? '');
   if (isDescriptorCopy || operator === '<&') return;
@@ -312,7 +315,8 @@ function hasStrayEscapeBetweenWords(node: ShellSyntaxNode, source: string): bool
 
 /**
  * The words of a command, name first. The grammar sometimes splits one bash word in two
- * (`"a b"\$x` is one word to bash); nodes with nothing between them are joined back.
+ * (`"a b"\$x` is one word to bash); nodes with nothing between them are joined back,
+ * and each joined word is checked for the expansions bash would apply (`withShellExpansions`).
  */
 function commandWords(node: ShellSyntaxNode, source: string): ShellWord[] | undefined {
   const nameNode = node.childForFieldName('name')?.namedChild(0) ?? null;
@@ -344,7 +348,7 @@ function commandWords(node: ShellSyntaxNode, source: string): ShellWord[] | unde
     }
     previousEnd = end;
   }
-  return words;
+  return words.map(withShellExpansions);
 }
 
 function visitCommand(node: ShellSyntaxNode, walk: Walk): void {

@@ -128,6 +128,106 @@ describe('assessReadOnlyCommand', () => {
     expect(assess('cat link/secret.txt').reason).toContain(outside);
   });
 
+  it('refuses words bash expands to other paths: braces, $"…", tildes, undecoded $\'…\'', () => {
+    const secret = join(outside, 'secret.txt');
+    const cases = [
+      `cat {src/a.txt,${secret}}`,
+      'head -2 {,/etc/passwd}',
+      'cat src/{a.txt,../../outside/secret.txt}',
+      'cat src/{a..c}.txt',
+      `cat {src/a.txt,"${secret}"}`,
+      'wc -l < {/etc/passwd,}',
+      `cat $"${secret}"`,
+      `cat src/$"a.txt"`,
+      'head -3 x=~/etc/passwd',
+      `cat x=src:~/${secret}`,
+      `grep --file=~/secret src/a.txt`,
+      'cat ~',
+      'cat ~root/.bashrc',
+      "cat $'\\u2215etc/passwd'",
+      "cat $'src/a.txt\\0'",
+      "cat $'\\cAsrc'",
+    ];
+    for (const command of cases) {
+      const result = assess(command);
+      expect({ command, insideRoots: result.insideRoots }).toEqual({ command, insideRoots: false });
+      expect(result.reason).toBeTruthy();
+    }
+    for (const command of [
+      'find {.,/root} -name id_rsa',
+      'find . {-delete,}',
+      `git diff --no-index {src/a.txt,/etc/passwd} src/a.txt`,
+      'git log {--output=/tmp/x,}',
+    ]) {
+      expect({ command, ...assess(command) }).toMatchObject({
+        command,
+        readOnly: false,
+        insideRoots: false,
+      });
+    }
+  });
+
+  it('keeps quoted and escaped braces and ordinary tildes literal', () => {
+    for (const command of [
+      'cat "src/{a,b}.txt"',
+      "cat 'src/{a..c}'",
+      'cat src/\\{a,b\\}',
+      'grep -rn "x=~/y" src',
+      'cat src/a.txt~',
+      'echo {a,b} ~',
+      "cat $'src/a.txt'",
+    ]) {
+      expect({ command, ...assess(command) }).toEqual({
+        command,
+        readOnly: true,
+        insideRoots: true,
+      });
+    }
+  });
+
+  it('applies .. after a symbolic link where the kernel does, beside the link target', async () => {
+    await mkdir(join(outside, 'sub'));
+    // A link as a cloned repository can ship it.
+    await symlink(join(outside, 'sub'), join(root, 'lnk'));
+    await mkdir(join(root, 'src', 'deep'));
+    await symlink(join(root, 'src', 'deep'), join(root, 'inner'));
+    for (const command of [
+      'cat lnk/../secret.txt',
+      'grep -r secret lnk/..',
+      'ls lnk/..',
+      'cat lnk/../*',
+      'cat lnk/./../secret.txt',
+      'wc -l < lnk/../secret.txt',
+      'cat inner/../../../outside/secret.txt',
+      'cat missing/../src/a.txt',
+    ]) {
+      const result = assess(command);
+      expect({ command, insideRoots: result.insideRoots }).toEqual({ command, insideRoots: false });
+    }
+    expect(assess('cat lnk/../secret.txt').reason).toContain(outside);
+    // `inner/..` is src, beside the link's target: inside.
+    for (const command of ['cat inner/../a.txt', 'cat src/../src/a.txt', 'ls inner/..']) {
+      expect({ command, ...assess(command) }).toEqual({
+        command,
+        readOnly: true,
+        insideRoots: true,
+      });
+    }
+  });
+
+  it('lists the folder bash lists for a glob after a link and .., and counts .. in .*', async () => {
+    await mkdir(join(root, 'src', 'sub'));
+    await symlink(join(root, 'src', 'sub'), join(root, 'to-sub'));
+    // `to-sub/..` is src (inside), where a link leads out; the lexical reading is the root.
+    await symlink(join(outside, 'secret.txt'), join(root, 'src', 'leak'));
+    const listed = assess('cat to-sub/../*');
+    expect(listed.insideRoots).toBe(false);
+    expect(listed.reason).toContain('leak');
+    expect(assess('cat .*')).toMatchObject({ insideRoots: false });
+    expect(assess('cat src/sub/.*')).toEqual({ readOnly: true, insideRoots: true });
+    expect(assess('cat .git*')).toEqual({ readOnly: true, insideRoots: true });
+  });
+
   it('refuses a hard-linked file, whose other name may be outside the roots', async () => {
     await link(join(outside, 'secret.txt'), join(root, 'src', 'hard.txt'));
     const result = assess('cat src/hard.txt');

@@ -1,18 +1,11 @@
-import {
-  existsSync,
-  lstatSync,
-  readFileSync,
-  readdirSync,
-  readlinkSync,
-  realpathSync,
-  statSync,
-} from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { existsSync, lstatSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import {
   analyzeShellCommandSync,
   type ShellAnalysis,
   type ShellCommand,
 } from './analyze-shell-command.js';
+import { physicalPathSync } from './physical-path.js';
 import { isPathInside } from './resolve-path-within-roots.js';
 import { isShellParserLoaded } from './shell-parser.js';
 import type { ShellWord } from './shell-word.js';
@@ -142,38 +135,23 @@ export type ReadOnlyCommandAssessment = {
   reason?: string;
 };
 
-const maxSymlinkHops = 40;
 const maxGlobEntries = 10_000;
 
-function realPathSync(path: string, hops = 0): string {
-  if (hops > maxSymlinkHops) throw new Error(`too many symbolic links at ${path}`);
-  try {
-    return realpathSync(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
-  }
-  let stats;
-  try {
-    stats = lstatSync(path);
-  } catch {
-    stats = undefined;
-  }
-  if (stats?.isSymbolicLink()) {
-    return realPathSync(resolve(dirname(path), readlinkSync(path)), hops + 1);
-  }
-  const parent = dirname(path);
-  if (parent === path) return path;
-  return join(realPathSync(parent, hops), basename(path));
+/** Where `path` leads from the real folder `base` (`/` by default), following links and `..` as the kernel does. */
+function realPathSync(path: string, base = '/'): string {
+  return physicalPathSync({ base, path });
 }
 
-type PathCheck = { cwd: string; realCwd: string; realRoots: string[] };
+type PathCheck = { realCwd: string; realRoots: string[] };
 
-/** Why a path keeps the line from running without asking, or undefined when it is fine. */
-function whyPathOutside(path: string, check: PathCheck): string | undefined {
+/**
+ * Why a path keeps the line from running without asking, or undefined when it is fine.
+ * A relative path starts at `base` (a real folder; the working directory by default).
+ */
+function whyPathOutside(path: string, check: PathCheck, base = check.realCwd): string | undefined {
   let real: string;
   try {
-    real = realPathSync(resolve(check.cwd, path));
+    real = realPathSync(path, base);
   } catch (error) {
     return `${path} cannot be resolved (${(error as Error).message})`;
   }
@@ -191,6 +169,20 @@ function whyPathOutside(path: string, check: PathCheck): string | undefined {
   return undefined;
 }
 
+/**
+ * True when a glob's last component could match `..`: it starts with a literal dot (bash
+ * never matches a leading dot otherwise) and, reading `[…]` as any one character, fits.
+ */
+function mayMatchDotDot(component: string): boolean {
+  if (!component.startsWith('.')) return false;
+  const source = component.replace(/\[[^\]]*\]|[*?[]|[^*?[]+/g, (piece) => {
+    if (piece === '*') return '.*';
+    if (piece === '?' || piece.startsWith('[')) return '.';
+    return piece.replace(/[.+^${}()|\\\]]/g, '\\$&');
+  });
+  return new RegExp(`^${source}$`, 's').test('..');
+}
+
 function whyGlobOutside(pattern: string, check: PathCheck): string | undefined {
   const slash = pattern.lastIndexOf('/');
   const directory = slash === -1 ? '.' : pattern.slice(0, slash) || '/';
@@ -199,19 +191,24 @@ function whyGlobOutside(pattern: string, check: PathCheck): string | undefined {
   }
   const outside = whyPathOutside(directory, check);
   if (outside !== undefined) return outside;
+  // The folder bash lists: `dir/..` after a link is beside the link's target.
+  let realDirectory: string;
   let entries: string[];
   try {
-    entries = readdirSync(resolve(check.cwd, directory));
+    realDirectory = realPathSync(directory, check.realCwd);
+    entries = readdirSync(realDirectory);
   } catch {
     return undefined;
   }
   if (entries.length > maxGlobEntries) {
     return `${pattern} expands over more than ${maxGlobEntries} entries`;
   }
+  // `.*` matches `..` too in bash without `globskipdots` (before 5.2, or turned off).
+  if (mayMatchDotDot(pattern.slice(slash + 1))) entries.push('..');
   // Every entry, matching or not: a superset of what the glob can expand to.
   for (const entry of entries) {
-    const reason = whyPathOutside(join(directory, entry), check);
-    if (reason !== undefined) return reason;
+    const reason = whyPathOutside(entry, check, realDirectory);
+    if (reason !== undefined) return `${pattern} can expand to ${entry}: ${reason}`;
   }
   return undefined;
 }
@@ -229,7 +226,9 @@ function pathOfArgument(value: string): string | undefined {
 }
 
 function whyArgumentOutside(word: ShellWord, check: PathCheck): string | undefined {
-  if (word.value === undefined) return `${word.text} is only known when the command runs`;
+  if (word.value === undefined) {
+    return `${word.text} is only known when the command runs (bash expands it)`;
+  }
   const path = pathOfArgument(word.value);
   if (path === undefined || path === '') return undefined;
   if (path.startsWith('~'))
@@ -251,7 +250,7 @@ const maxGitFileBytes = 4_096;
 function gitFileTarget(dotGit: string): string | undefined {
   const text = readFileSync(dotGit, 'utf8').slice(0, maxGitFileBytes);
   const named = /^gitdir: *(.+?)\s*$/m.exec(text)?.[1];
-  return named === undefined ? undefined : resolve(dirname(dotGit), named);
+  return named === undefined ? undefined : realPathSync(named, dirname(dotGit));
 }
 
 /**
@@ -262,7 +261,7 @@ function gitFileTarget(dotGit: string): string | undefined {
 function isWorktreeOf(gitDirectory: string, dotGit: string): boolean {
   try {
     const back = readFileSync(join(gitDirectory, 'gitdir'), 'utf8').slice(0, maxGitFileBytes);
-    return realPathSync(resolve(gitDirectory, back.trim())) === realPathSync(dotGit);
+    return realPathSync(back.trim(), gitDirectory) === realPathSync(dotGit);
   } catch {
     return false;
   }
@@ -276,9 +275,7 @@ function isSubmoduleOf(gitDirectory: string, top: string): boolean {
   try {
     const config = readFileSync(join(gitDirectory, 'config'), 'utf8').slice(0, 65_536);
     const worktree = /^\s*worktree\s*=\s*(.+?)\s*$/m.exec(config)?.[1];
-    return (
-      worktree !== undefined && realPathSync(resolve(gitDirectory, worktree)) === realPathSync(top)
-    );
+    return worktree !== undefined && realPathSync(worktree, gitDirectory) === realPathSync(top);
   } catch {
     return false;
   }
@@ -335,9 +332,10 @@ function whyCommandOutside(command: ShellCommand, check: PathCheck): string | un
  * Decides whether a Bash line may run without asking because it only reads inside the
  * allowed directories: it must be read-only (`isReadOnlyCommand`), and every path it
  * names — arguments, `--opt=path` values, input redirections, glob expansions — must
- * resolve (symbolic links followed) inside one of `roots`, with no regular file that has
- * other hard links. Recursive reads that follow links (`grep -R`, `find -L`, `du -L`,
- * `ls -L`), `~` paths and arguments only known at run time are never inside. git also
+ * resolve inside one of `roots` as the kernel resolves it (links followed, `..` applied
+ * after them), with no regular file that has other hard links. Recursive reads that follow
+ * links (`grep -R`, `find -L`, `du -L`, `ls -L`), words bash expands (`~`, `x=~/p`,
+ * `{a,b}`, `$"…"`) and arguments only known at run time are never inside. git also
  * needs its repository's top folder inside the roots, and the repository its `.git` names
  * (a link, or a `gitdir:` file) too, unless that is a linked worktree's own. The parser
  * must be loaded.
@@ -357,7 +355,8 @@ export function assessReadOnlyCommand(options: {
   const cwd = resolve(options.cwd);
   let realCwd: string;
   try {
-    realCwd = realPathSync(cwd);
+    // Bash is started in options.cwd as the kernel resolves it.
+    realCwd = realPathSync(options.cwd, realPathSync(process.cwd()));
   } catch (error) {
     return {
       readOnly: true,
@@ -372,7 +371,7 @@ export function assessReadOnlyCommand(options: {
       return [];
     }
   });
-  const check: PathCheck = { cwd, realCwd, realRoots };
+  const check: PathCheck = { realCwd, realRoots };
   // Commands without path arguments (`ls`, `find`, `du`) read the working directory.
   if (!realRoots.some((root) => isPathInside(realCwd, root))) {
     return {

@@ -86,6 +86,42 @@ describe('Read', () => {
     );
   });
 
+  it('reads the first line of a 64 MiB one-line file, keeping only what it shows', async () => {
+    const size = 64 * 1024 * 1024;
+    await writeFile(join(directory, 'bundle.min.js'), `${'a'.repeat(size)}\nsecond line\n`);
+    const context = createTestContext({ cwd: directory });
+    const result = await createReadTool().call(
+      { file_path: 'bundle.min.js', offset: 1, limit: 1 },
+      context,
+      testExtras,
+    );
+    expect(result.content).toBe(
+      `     1\t${'a'.repeat(2000)}… [line truncated, ${size - 2000} more characters]\n\n` +
+        '(Showing lines 1-1 of 2. Use offset and limit to read more.)',
+    );
+    // The cache holds what the model was shown, not the whole line.
+    expect(context.readFileState.get(join(directory, 'bundle.min.js'))).toMatchObject({
+      content: 'a'.repeat(2000),
+      isPartialView: true,
+    });
+  });
+
+  it('stops streaming a range when the call is aborted', async () => {
+    await writeFile(join(directory, 'bundle.min.js'), 'a'.repeat(64 * 1024 * 1024));
+    const tool = createReadTool();
+    const input = { file_path: 'bundle.min.js', offset: 1, limit: 1 };
+    const before = new AbortController();
+    before.abort();
+    const early = createTestContext({ cwd: directory, abortController: before });
+    expect((await rejection(tool.call(input, early, testExtras))).code).toBe('ABORTED');
+    const during = new AbortController();
+    const context = createTestContext({ cwd: directory, abortController: during });
+    const reading = tool.call(input, context, testExtras);
+    setTimeout(() => during.abort(), 0);
+    expect((await rejection(reading)).code).toBe('ABORTED');
+    expect(context.readFileState.size).toBe(0);
+  });
+
   it('refuses binary files (NUL bytes or invalid UTF-8)', async () => {
     await writeFile(join(directory, 'image.bin'), Buffer.from([0x89, 0x50, 0x00, 0x01]));
     await writeFile(join(directory, 'latin1.txt'), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));

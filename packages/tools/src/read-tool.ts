@@ -57,12 +57,20 @@ export type ReadToolOptions = {
   allowHardLinks?: boolean;
 };
 
-function formatLine(lineNumber: number, line: string, maxLineLength: number): string {
+function formatLine(options: {
+  lineNumber: number;
+  /** The line, or (for a streamed range) its first `maxLineLength` characters. */
+  line: string;
+  /** Its length before it was cut. */
+  length: number;
+  maxLineLength: number;
+}): string {
+  const { line, length, maxLineLength } = options;
   const shown =
-    line.length > maxLineLength
-      ? `${line.slice(0, maxLineLength)}… [line truncated, ${line.length - maxLineLength} more characters]`
+    length > maxLineLength
+      ? `${line.slice(0, maxLineLength)}… [line truncated, ${length - maxLineLength} more characters]`
       : line;
-  return `${String(lineNumber).padStart(6)}\t${shown}`;
+  return `${String(options.lineNumber).padStart(6)}\t${shown}`;
 }
 
 async function notFound(absolutePath: string, realPath: string): Promise<DelegateError> {
@@ -115,6 +123,7 @@ export function createReadTool(options: ReadToolOptions = {}): Tool<ReadInput, R
     const offset = input.offset ?? 1;
     const limit = input.limit ?? lineLimit;
     let selected: string[];
+    let lengths: number[];
     let totalLines: number;
     let contentHash: string;
     let wholeText: string | undefined;
@@ -129,8 +138,17 @@ export function createReadTool(options: ReadToolOptions = {}): Tool<ReadInput, R
         );
       }
       if (stats.size > maxBytes) {
-        const range = await readLineRange({ path: realPath, handle, offset, limit });
+        // Only what the model is shown of each line is kept (the cache too holds that).
+        const range = await readLineRange({
+          path: realPath,
+          handle,
+          offset,
+          limit,
+          maxLineLength,
+          signal: context.abortController.signal,
+        });
         selected = range.lines;
+        lengths = range.lineLengths;
         totalLines = range.totalLines;
         contentHash = range.contentHash;
       } else {
@@ -146,6 +164,7 @@ export function createReadTool(options: ReadToolOptions = {}): Tool<ReadInput, R
         wholeText = decodeTextFile(bytes, absolutePath);
         const lines = splitLines(wholeText);
         selected = lines.slice(offset - 1, offset - 1 + limit);
+        lengths = selected.map((line) => line.length);
         totalLines = lines.length;
         contentHash = hashContent(bytes);
       }
@@ -177,7 +196,14 @@ export function createReadTool(options: ReadToolOptions = {}): Tool<ReadInput, R
       };
     }
     const body = selected
-      .map((line, index) => formatLine(offset + index, line, maxLineLength))
+      .map((line, index) =>
+        formatLine({
+          lineNumber: offset + index,
+          line,
+          length: lengths[index] ?? line.length,
+          maxLineLength,
+        }),
+      )
       .join('\n');
     const lastShown = offset + selected.length - 1;
     const note =

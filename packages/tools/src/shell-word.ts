@@ -6,7 +6,8 @@ export type ShellWord = {
   text: string;
   /**
    * Its value after quote removal, when the line alone determines it; undefined when it
-   * depends on something only known when the line runs (`$VAR`, `$(…)`, `$((…))`).
+   * depends on something only known when the line runs (`$VAR`, `$(…)`, `$((…))`, `~`,
+   * `x=~/p`, `$"…"`) or bash turns it into other words (`{a,b}`, `{1..3}`).
    */
   value?: string;
   /**
@@ -33,7 +34,11 @@ const simpleEscapes: Record<string, string> = {
   '?': '?',
 };
 
-/** Decodes the body of a `$'…'` string as bash does, or returns undefined for forms it does not model. */
+/**
+ * Decodes the body of a `$'…'` string as bash does, or returns undefined for forms it does
+ * not model exactly: `\cX`, unknown escapes, a NUL (where bash cuts the string short) and
+ * numeric escapes past ASCII (raw bytes, or characters whose bytes depend on the locale).
+ */
 export function decodeAnsiCString(body: string): string | undefined {
   let result = '';
   for (let index = 0; index < body.length; index++) {
@@ -56,14 +61,16 @@ export function decodeAnsiCString(body: string): string | undefined {
       /^U([0-9a-fA-F]{1,8})/.exec(body.slice(index + 1));
     if (numeric !== null) {
       const codePoint = Number.parseInt(numeric[1] ?? '', 16);
-      if (codePoint > 0x10ffff) return undefined;
+      if (codePoint === 0 || codePoint > 0x7f) return undefined;
       result += String.fromCodePoint(codePoint);
       index += numeric[0].length;
       continue;
     }
     const octal = /^[0-7]{1,3}/.exec(body.slice(index + 1));
     if (octal !== null) {
-      result += String.fromCharCode(Number.parseInt(octal[0], 8) & 0xff);
+      const code = Number.parseInt(octal[0], 8) & 0xff;
+      if (code === 0 || code > 0x7f) return undefined;
+      result += String.fromCharCode(code);
       index += octal[0].length;
       continue;
     }
@@ -139,10 +146,9 @@ export function shellWordOf(node: ShellSyntaxNode): ShellWord {
       const value = decodeAnsiCString(text.slice(2, -1));
       return { text, ...(value === undefined ? {} : { value }), mayExpand: false };
     }
-    case 'translated_string': {
-      const inner = node.namedChildren.find((child) => child?.type === 'string');
-      return inner ? { ...doubleQuoted(inner), text } : { text, mayExpand: false };
-    }
+    case 'translated_string':
+      // `$"…"`: bash may replace it with a translation from the locale's message catalog.
+      return { text, mayExpand: false };
     case 'concatenation': {
       let value: string | undefined = '';
       let mayExpand = false;
