@@ -1,6 +1,5 @@
 import { type AgentMemoryScope, DelegateError, checkOptionalObject } from '@delegate/core';
 import { readRegularFile } from './read-regular-file.js';
-import { writeFileAtomic } from './write-file-atomic.js';
 import { changeMemoryIndex } from './change-memory-index.js';
 import { type WriteMemoryIndexOptions } from './write-memory-index.js';
 
@@ -28,14 +27,12 @@ export async function appendMemoryEntry(
     agentType,
     scope,
     paths: options,
+    fsync: options.fsync ?? false,
     action: 'append to the memory index',
-    change: async (file, expectedDirectory) => {
-      const current = (await readRegularFile(file)) ?? '';
+    change: async (target) => {
+      const current = (await readRegularFile(target.readPath)) ?? '';
       const separator = current.length === 0 || current.endsWith('\n') ? '' : '\n';
-      await writeFileAtomic(file, current + separator + block, {
-        fsync: options.fsync ?? false,
-        expectedDirectory,
-      });
+      await target.write(current + separator + block);
     },
   });
 }

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDirs } from './__fixtures__/temp-dirs.js';
@@ -57,5 +58,48 @@ describe('clearMemory', () => {
     expect(await clearMemory('code-reviewer', 'project', paths)).toBe(true);
     expect(await readdir(root)).toEqual([]);
     expect(await readdir(outside)).toEqual(['precious.md']);
+  });
+
+  it('removes a whole tree, links inside it as links, and nothing they point to', async () => {
+    const paths = await setup();
+    const outside = join(paths.base, 'outside');
+    await mkdir(join(outside, 'folder'), { recursive: true });
+    await writeFile(join(outside, 'folder', 'precious.md'), 'keep me');
+    await writeFile(join(outside, 'precious.txt'), 'keep me too');
+    await writeMemoryIndex('code-reviewer', 'project', 'x', paths);
+    const directory = getAgentMemoryDir('code-reviewer', 'project', paths);
+    await mkdir(join(directory, 'topics', 'deep', 'deeper'), { recursive: true });
+    await mkdir(join(directory, 'empty'));
+    await writeFile(join(directory, 'topics', 'style.md'), 'style');
+    await writeFile(join(directory, 'topics', 'deep', 'deeper', '.hidden'), 'hidden');
+    await symlink(join(outside, 'folder'), join(directory, 'topics', 'folder-link'), 'dir');
+    await symlink(join(outside, 'precious.txt'), join(directory, 'file-link'));
+    execFileSync('mkfifo', [join(directory, 'topics', 'fifo')]);
+    expect(await clearMemory('code-reviewer', 'project', paths)).toBe(true);
+    expect(existsSync(directory)).toBe(false);
+    expect(await readdir(getAgentMemoryRoot('project', paths))).toEqual([]);
+    expect(await readFile(join(outside, 'folder', 'precious.md'), 'utf8')).toBe('keep me');
+    expect(await readFile(join(outside, 'precious.txt'), 'utf8')).toBe('keep me too');
+  });
+
+  it('removes a file standing in place of the folder', async () => {
+    const paths = await setup();
+    const root = getAgentMemoryRoot('project', paths);
+    await mkdir(root, { recursive: true });
+    await writeFile(getAgentMemoryDir('code-reviewer', 'project', paths), 'stray');
+    expect(await clearMemory('code-reviewer', 'project', paths)).toBe(true);
+    expect(await readdir(root)).toEqual([]);
+  });
+
+  it('clears user memory in a linked user root (dotfiles), inside the link target', async () => {
+    const paths = await setup();
+    const dotfiles = join(paths.base, 'dotfiles');
+    await mkdir(dotfiles);
+    await mkdir(join(paths.homeDir, '.claude'), { recursive: true });
+    await symlink(dotfiles, getAgentMemoryRoot('user', paths));
+    await writeMemoryIndex('planner', 'user', 'x', paths);
+    await writeMemoryIndex('code-reviewer', 'user', 'x', paths);
+    expect(await clearMemory('planner', 'user', paths)).toBe(true);
+    expect(await readdir(dotfiles)).toEqual(['code-reviewer']);
   });
 });

@@ -1,4 +1,5 @@
 import { DelegateError, errorMessage } from '@delegate/core';
+import { showDescriptorPaths } from './proc-descriptors.js';
 
 /** The code used for file-system failures. */
 const FILE_SYSTEM_ERROR_CODE = 'FILE_SYSTEM_ERROR';
@@ -22,7 +23,7 @@ export function fileSystemError(options: {
   const code = systemErrorCode(options.cause);
   return new DelegateError(
     FILE_SYSTEM_ERROR_CODE,
-    `Could not ${options.action} "${options.path}": ${errorMessage(options.cause)}. ` +
+    `Could not ${options.action} "${options.path}": ${showDescriptorPaths(errorMessage(options.cause))}. ` +
       'Check that the path is a writable folder (not a file) and that you have permission.',
     {
       cause: options.cause,

@@ -2,11 +2,12 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   type AgentMemoryScope,
+  DelegateError,
   checkOptionalArray,
   checkOptionalObject,
   checkString,
 } from '@delegate/core';
-import { checkMemoryDirectory } from './check-memory-directory.js';
+import { type MemoryDirectoryCheck, checkMemoryDirectory } from './check-memory-directory.js';
 import { decodeAgentTypeFromPath } from './decode-agent-type-from-path.js';
 import { fileSystemError, systemErrorCode } from './file-system-error.js';
 import {
@@ -15,6 +16,7 @@ import {
   getAgentMemoryRoot,
 } from './get-agent-memory-root.js';
 import { type MemoryFile, listMemoryFiles } from './list-memory-files.js';
+import { type MemoryFolder, openMemoryRoot } from './open-memory-folder.js';
 import { sanitizeAgentTypeForPath } from './sanitize-agent-type-for-path.js';
 
 /** Options for listing agent memory. */
@@ -44,9 +46,65 @@ export interface AgentMemoryEntry {
   totalBytes: number;
 }
 
+function openRoot(check: MemoryDirectoryCheck): MemoryFolder | undefined {
+  try {
+    return openMemoryRoot(check);
+  } catch (error) {
+    if (DelegateError.isInstance(error)) throw error;
+    throw fileSystemError({
+      action: 'list the memory root',
+      path: check.root,
+      cause: error,
+      details: { scope: check.scope },
+    });
+  }
+}
+
+/** The folders in a scope root, sorted; none when the root vanished. */
+async function listFolderNames(rootFolder: MemoryFolder): Promise<string[]> {
+  let entries;
+  try {
+    entries = await readdir(rootFolder.at(), { withFileTypes: true });
+  } catch (error) {
+    const code = systemErrorCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    throw fileSystemError({ action: 'list the memory root', path: rootFolder.shown, cause: error });
+  }
+  return entries
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+}
+
+/** The files of one agent folder, or undefined when it is gone or is (or became) a link. */
+async function listAgentFolder(
+  rootFolder: MemoryFolder,
+  folderName: string,
+): Promise<MemoryFile[] | undefined> {
+  let folder: MemoryFolder | undefined;
+  try {
+    folder = rootFolder.child(folderName);
+  } catch (error) {
+    if (DelegateError.hasCode(error, 'PATH_ESCAPE')) return undefined;
+    throw fileSystemError({
+      action: 'list the memory folder',
+      path: join(rootFolder.shown, folderName),
+      cause: error,
+    });
+  }
+  if (folder === undefined) return undefined;
+  try {
+    return await listMemoryFiles(folder);
+  } finally {
+    folder.close();
+  }
+}
+
 /**
  * Lists every agent memory folder across the requested scopes (user, project, local by
  * default) with its agent type, path, files and sizes. Missing scope roots are skipped.
+ * Each root is held open while it is listed, and each folder in it is opened inside it
+ * without following a link, so a folder swapped for a link meanwhile is never listed.
  */
 export async function listMemory(options: ListMemoryOptions = {}): Promise<AgentMemoryEntry[]> {
   checkOptionalObject('listMemory()', 'options', options);
@@ -60,42 +118,32 @@ export async function listMemory(options: ListMemoryOptions = {}): Promise<Agent
   const result: AgentMemoryEntry[] = [];
   for (const scope of options.scopes ?? AGENT_MEMORY_SCOPES) {
     const root = getAgentMemoryRoot(scope, options);
-    // Never list a project or local root that a link sends outside the project.
-    checkMemoryDirectory({
+    const check = {
       scope,
       root,
       directory: root,
       cwd: options.cwd ?? process.cwd(),
       folderMayBeLink: true,
-    });
-    let entries;
+    };
+    // Never list a project or local root that a link sends outside the project.
+    checkMemoryDirectory(check);
+    const rootFolder = openRoot(check);
+    if (rootFolder === undefined) continue;
     try {
-      entries = await readdir(root, { withFileTypes: true });
-    } catch (error) {
-      const code = systemErrorCode(error);
-      if (code === 'ENOENT' || code === 'ENOTDIR') continue;
-      throw fileSystemError({
-        action: 'list the memory root',
-        path: root,
-        cause: error,
-        details: { scope },
-      });
-    }
-    const folders = entries
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => entry.name)
-      .sort();
-    for (const folderName of folders) {
-      const directory = join(root, folderName);
-      const files = await listMemoryFiles(directory);
-      result.push({
-        agentType: known.get(folderName) ?? decodeAgentTypeFromPath(folderName),
-        scope,
-        folderName,
-        directory,
-        files,
-        totalBytes: files.reduce((sum, file) => sum + file.size, 0),
-      });
+      for (const folderName of await listFolderNames(rootFolder)) {
+        const files = await listAgentFolder(rootFolder, folderName);
+        if (files === undefined) continue;
+        result.push({
+          agentType: known.get(folderName) ?? decodeAgentTypeFromPath(folderName),
+          scope,
+          folderName,
+          directory: join(root, folderName),
+          files,
+          totalBytes: files.reduce((sum, file) => sum + file.size, 0),
+        });
+      }
+    } finally {
+      rootFolder.close();
     }
   }
   return result;

@@ -1,11 +1,11 @@
-import { constants, existsSync, lstatSync, realpathSync } from 'node:fs';
+import { constants, lstatSync, realpathSync } from 'node:fs';
 import { type FileHandle, mkdir, open, readlink } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, relative } from 'node:path';
 import { DelegateError } from '@delegate/core';
 import { type MemoryDirectoryCheck, realPathOfNearest } from './check-memory-directory.js';
 import { systemErrorCode } from './file-system-error.js';
+import { hasProcDescriptors } from './proc-descriptors.js';
 
-const hasProcDescriptors = existsSync('/proc/self/fd');
 const folderFlags = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 
 function isInside(parent: string, child: string): boolean {
@@ -48,7 +48,7 @@ function exists(path: string): boolean {
  * existing parent must lie inside the project. Elsewhere it falls back to `mkdir -p`.
  */
 export async function makeMemoryFolder(check: MemoryDirectoryCheck): Promise<void> {
-  if (!hasProcDescriptors) {
+  if (!hasProcDescriptors()) {
     await mkdir(check.directory, { recursive: true });
     return;
   }

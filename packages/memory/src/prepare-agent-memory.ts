@@ -1,6 +1,7 @@
 import {
   type AgentMemoryScope,
   DelegateError,
+  errorMessage,
   invalidArgument,
   checkOptionalObject,
 } from '@delegate/core';
@@ -9,11 +10,14 @@ import { fileSystemError } from './file-system-error.js';
 import { getAgentMemoryDir } from './get-agent-memory-dir.js';
 import { MEMORY_INDEX_FILE_NAME } from './get-agent-memory-file.js';
 import { type AgentMemoryPathOptions, getAgentMemoryRoot } from './get-agent-memory-root.js';
-import { checkMemoryDirectory } from './check-memory-directory.js';
+import { type MemoryDirectoryCheck, checkMemoryDirectory } from './check-memory-directory.js';
 import { makeMemoryFolder } from './make-memory-folder.js';
+import { type MemoryFolder, openMemoryDirectory } from './open-memory-folder.js';
+import { showDescriptorPaths } from './proc-descriptors.js';
 import {
   DEFAULT_MEMORY_INDEX_MAX_BYTES,
   DEFAULT_MEMORY_INDEX_MAX_LINES,
+  type MemoryIndexRead,
   readBoundedMemoryIndex,
 } from './read-bounded-memory-index.js';
 import { join } from 'node:path';
@@ -64,6 +68,31 @@ function report(onError: AgentMemoryPromptOptions['onError'], error: DelegateErr
     else onError(error);
   } catch {
     // A failing reporter must not turn a reported problem into a crash.
+  }
+}
+
+/**
+ * Reads MEMORY.md inside the memory folder held open (see `openMemoryDirectory`), so the
+ * folder checked is the folder read even if a folder on the way is swapped for a link.
+ */
+function readIndexInFolder(
+  check: MemoryDirectoryCheck,
+  limits: { maxLines: number; maxBytes: number },
+): MemoryIndexRead {
+  let folder: MemoryFolder | undefined;
+  try {
+    folder = openMemoryDirectory(check);
+  } catch (error) {
+    return { status: 'unreadable', reason: errorMessage(error), error };
+  }
+  if (folder === undefined) return { status: 'missing' };
+  try {
+    const index = readBoundedMemoryIndex(folder.at(MEMORY_INDEX_FILE_NAME), limits);
+    return index.status === 'unreadable'
+      ? { ...index, reason: showDescriptorPaths(index.reason) }
+      : index;
+  } finally {
+    folder.close();
   }
 }
 
@@ -139,16 +168,18 @@ export function prepareAgentMemory(
   // Callers that never look at `ready` must not get an unhandled rejection.
   ready.catch(() => undefined);
 
-  const index = readBoundedMemoryIndex(indexFile, { maxLines, maxBytes });
+  const index = readIndexInFolder(check, { maxLines, maxBytes });
   if (index.status === 'unreadable') {
     report(
       options.onError,
-      fileSystemError({
-        action: 'read the memory index',
-        path: indexFile,
-        cause: index.error ?? new Error(index.reason),
-        details: { agentType, scope },
-      }),
+      DelegateError.isInstance(index.error)
+        ? index.error
+        : fileSystemError({
+            action: 'read the memory index',
+            path: indexFile,
+            cause: index.error ?? new Error(index.reason),
+            details: { agentType, scope },
+          }),
     );
   }
   const prompt = buildAgentMemoryPrompt({ agentType, scope, directory, index, maxLines });

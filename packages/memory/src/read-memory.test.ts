@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDirs } from './__fixtures__/temp-dirs.js';
@@ -43,5 +43,37 @@ describe('readMemory', () => {
       index: undefined,
       files: [{ path: 'notes.md', size: 5 }],
     });
+  });
+
+  it('lists files in subfolders and skips symbolic links, never following one', async () => {
+    const base = await makeTempDir();
+    const cwd = join(base, 'project');
+    const outside = join(base, 'outside');
+    await mkdir(outside);
+    await writeFile(join(outside, 'secret.md'), 'secret');
+    await writeMemoryIndex('planner', 'project', '- index\n', { cwd });
+    const directory = getAgentMemoryDir('planner', 'project', { cwd });
+    await mkdir(join(directory, 'topics', 'deep'), { recursive: true });
+    await writeFile(join(directory, 'topics', 'deep', 'a.md'), 'abc');
+    await symlink(outside, join(directory, 'topics', 'linked'), 'dir');
+    await symlink(join(outside, 'secret.md'), join(directory, 'secret.md'));
+    const snapshot = await readMemory('planner', 'project', { cwd });
+    expect(snapshot.index).toBe('- index\n');
+    expect(snapshot.files).toEqual([
+      { path: 'MEMORY.md', size: 8 },
+      { path: 'topics/deep/a.md', size: 3 },
+    ]);
+  });
+
+  it('names the memory folder, not a descriptor, when MEMORY.md cannot be read', async () => {
+    const cwd = await makeTempDir();
+    const directory = getAgentMemoryDir('planner', 'project', { cwd });
+    await mkdir(join(directory, 'MEMORY.md'), { recursive: true });
+    const error = await readMemory('planner', 'project', { cwd }).then(
+      () => undefined,
+      (thrown: unknown) => thrown as Error,
+    );
+    expect(error?.message).toContain(join(directory, 'MEMORY.md'));
+    expect(error?.message).not.toContain('/proc/self/fd');
   });
 });

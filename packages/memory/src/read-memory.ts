@@ -1,13 +1,13 @@
-import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type AgentMemoryScope, checkOptionalObject } from '@delegate/core';
-import { fileSystemError, systemErrorCode } from './file-system-error.js';
+import { type AgentMemoryScope, DelegateError, checkOptionalObject } from '@delegate/core';
+import { fileSystemError } from './file-system-error.js';
 import { getAgentMemoryDir } from './get-agent-memory-dir.js';
 import { MEMORY_INDEX_FILE_NAME } from './get-agent-memory-file.js';
 import { type AgentMemoryPathOptions, getAgentMemoryRoot } from './get-agent-memory-root.js';
 import { checkMemoryDirectory } from './check-memory-directory.js';
 import { readRegularFile } from './read-regular-file.js';
 import { type MemoryFile, listMemoryFiles } from './list-memory-files.js';
+import { type MemoryFolder, openMemoryDirectory } from './open-memory-folder.js';
 
 /** An agent's memory in one scope, as stored on disk. */
 export interface AgentMemorySnapshot {
@@ -29,8 +29,9 @@ export interface AgentMemorySnapshot {
 
 /**
  * Reads an agent's MEMORY.md (in full, up to 4 MiB) and lists the files in its memory folder.
- * Throws PATH_ESCAPE when the folder is a symbolic link or a project root leaves the project,
- * and a FILE_SYSTEM_ERROR when MEMORY.md is a link, a FIFO, a device or too big.
+ * Throws PATH_ESCAPE when the folder is a symbolic link or a project root leaves the project
+ * (also when one is swapped in while it reads: everything is read inside the folder held
+ * open), and a FILE_SYSTEM_ERROR when MEMORY.md is a link, a FIFO, a device or too big.
  */
 export async function readMemory(
   agentType: string,
@@ -40,41 +41,43 @@ export async function readMemory(
   checkOptionalObject('readMemory()', 'options', options);
   const directory = getAgentMemoryDir(agentType, scope, options);
   const indexFile = join(directory, MEMORY_INDEX_FILE_NAME);
-  checkMemoryDirectory({
+  const check = {
     scope,
     root: getAgentMemoryRoot(scope, options),
     directory,
     cwd: options.cwd ?? process.cwd(),
-  });
-  let exists: boolean;
+  };
+  checkMemoryDirectory(check);
+  let folder: MemoryFolder | undefined;
   try {
-    exists = (await stat(directory)).isDirectory();
+    folder = openMemoryDirectory(check);
   } catch (error) {
-    const code = systemErrorCode(error);
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') {
-      throw fileSystemError({
-        action: 'open the memory folder',
-        path: directory,
-        cause: error,
-        details: { agentType, scope },
-      });
-    }
-    exists = false;
-  }
-  if (!exists)
-    return { agentType, scope, directory, indexFile, exists, index: undefined, files: [] };
-
-  let index: string | undefined;
-  try {
-    index = await readRegularFile(indexFile);
-  } catch (error) {
+    if (DelegateError.isInstance(error)) throw error;
     throw fileSystemError({
-      action: 'read the memory index',
-      path: indexFile,
+      action: 'open the memory folder',
+      path: directory,
       cause: error,
       details: { agentType, scope },
     });
   }
-  const files = await listMemoryFiles(directory);
-  return { agentType, scope, directory, indexFile, exists, index, files };
+  if (folder === undefined) {
+    return { agentType, scope, directory, indexFile, exists: false, index: undefined, files: [] };
+  }
+  try {
+    let index: string | undefined;
+    try {
+      index = await readRegularFile(folder.at(MEMORY_INDEX_FILE_NAME));
+    } catch (error) {
+      throw fileSystemError({
+        action: 'read the memory index',
+        path: indexFile,
+        cause: error,
+        details: { agentType, scope },
+      });
+    }
+    const files = await listMemoryFiles(folder);
+    return { agentType, scope, directory, indexFile, exists: true, index, files };
+  } finally {
+    folder.close();
+  }
 }

@@ -1,25 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { constants, existsSync } from 'node:fs';
-import {
-  type FileHandle,
-  lstat,
-  open,
-  readlink,
-  realpath,
-  rename,
-  rm,
-  stat,
-} from 'node:fs/promises';
+import { type FileHandle, lstat, open, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { DelegateError } from '@delegate/core';
 import { systemErrorCode } from './file-system-error.js';
+import { type MemoryFolder } from './open-memory-folder.js';
 
 /** Matches the temporary files `writeFileAtomic` leaves only while a write is in flight. */
 export const TEMPORARY_FILE_PATTERN = /^\..+\.[0-9]+\.[0-9a-f-]{36}\.tmp$/;
 
 const RENAME_ATTEMPTS = 5;
-
-const hasProcDescriptors = existsSync('/proc/self/fd');
 
 async function renameWithRetry(from: string, to: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
@@ -45,8 +34,11 @@ function escaped(directory: string, location: string | undefined): DelegateError
   );
 }
 
-/** Why `directory` could not be opened as a folder: a symbolic link (an escape) or something else in its place. */
-async function notAFolder(directory: string): Promise<DelegateError> {
+/**
+ * Why the memory folder could not be opened to write in: a symbolic link (an escape),
+ * nothing at all (it moved), or something else in its place (a file).
+ */
+export async function notAFolder(directory: string): Promise<DelegateError> {
   const found = await lstat(directory).catch(() => undefined);
   if (found === undefined || found.isSymbolicLink()) return escaped(directory, undefined);
   return new DelegateError(
@@ -54,32 +46,6 @@ async function notAFolder(directory: string): Promise<DelegateError> {
     `Cannot write in "${directory}": it is ${found.isFile() ? 'a file' : 'not a folder'}, where the memory folder belongs. Move or delete it, then retry.`,
     { details: { directory } },
   );
-}
-
-/**
- * Where the folder is, as an open descriptor checked to be `expected` (its real path).
- * On Linux, names inside it are then reached through `/proc/self/fd/N/name`, looked up
- * in that very folder whatever happens to the path meanwhile.
- */
-async function openFolder(directory: string, expected: string): Promise<FileHandle | undefined> {
-  if (!hasProcDescriptors) return undefined;
-  let handle: FileHandle;
-  try {
-    handle = await open(
-      directory,
-      constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW,
-    );
-  } catch (error) {
-    const code = systemErrorCode(error);
-    if (code === 'ELOOP' || code === 'ENOTDIR') throw await notAFolder(directory);
-    throw error;
-  }
-  const location = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
-  if (location !== expected) {
-    await handle.close();
-    throw escaped(directory, location);
-  }
-  return handle;
 }
 
 /** Without /proc: checks that the new temporary file really is in the expected folder. */
@@ -102,25 +68,22 @@ async function assertCreatedInside(options: {
 /**
  * Replaces `file` with `content` atomically: writes a uniquely named temporary file in
  * the same folder, optionally fsyncs it, then renames it over the target. A reader sees
- * the old content or the new one, never a mix. With `expectedDirectory` (the real path
- * the folder must have), the temporary file is confined like the target: on Linux it is
- * created and renamed inside the checked folder's descriptor, so a folder swapped for a
- * symbolic link cannot put it elsewhere; elsewhere its location is checked after
- * creation. The temporary file is removed on every failure.
+ * the old content or the new one, never a mix. With `folder` (the memory folder held open,
+ * Linux), the temporary file is created and renamed inside that very folder, so a folder
+ * on its path swapped for a symbolic link cannot put it elsewhere. With
+ * `expectedDirectory` instead (the real path the folder must have, without /proc), the
+ * temporary file's location is checked after creation. It is removed on every failure.
  */
 export async function writeFileAtomic(
   file: string,
   content: string,
-  options: { fsync?: boolean; expectedDirectory?: string } = {},
+  options: { fsync?: boolean; folder?: MemoryFolder; expectedDirectory?: string } = {},
 ): Promise<void> {
   const directory = dirname(file);
   const temporaryName = `.${basename(file)}.${process.pid}.${randomUUID()}.tmp`;
-  const folder =
-    options.expectedDirectory === undefined
-      ? undefined
-      : await openFolder(directory, options.expectedDirectory);
+  const { folder } = options;
   const inFolder = (name: string): string =>
-    folder === undefined ? join(directory, name) : `/proc/self/fd/${folder.fd}/${name}`;
+    folder === undefined ? join(directory, name) : folder.at(name);
   const temporary = inFolder(temporaryName);
   let created = false;
   try {
@@ -139,7 +102,5 @@ export async function writeFileAtomic(
   } catch (error) {
     if (created) await rm(temporary, { force: true }).catch(() => undefined);
     throw error;
-  } finally {
-    await folder?.close();
   }
 }

@@ -1,6 +1,5 @@
 import { type AgentMemoryScope, DelegateError, checkOptionalObject } from '@delegate/core';
 import { type AgentMemoryPathOptions } from './get-agent-memory-root.js';
-import { writeFileAtomic } from './write-file-atomic.js';
 import { changeMemoryIndex } from './change-memory-index.js';
 
 /** Options for writing MEMORY.md. */
@@ -32,8 +31,8 @@ export async function writeMemoryIndex(
     agentType,
     scope,
     paths: options,
+    fsync: options.fsync ?? false,
     action: 'write the memory index',
-    change: (file, expectedDirectory) =>
-      writeFileAtomic(file, content, { fsync: options.fsync ?? false, expectedDirectory }),
+    change: (target) => target.write(content),
   });
 }
