@@ -99,7 +99,23 @@ describe('TaskRegistry', () => {
       await expect(registry.waitForNotification({ timeoutMs })).rejects.toThrow(
         /waitForNotification: timeoutMs must be a number of milliseconds, 0 or more/,
       );
+      // The options are checked before the task is looked up.
+      await expect(registry.waitFor('no-such-task', { timeoutMs })).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+      });
     }
+  });
+
+  it('refuses an option it does not take, naming the one meant, instead of waiting the default time', async () => {
+    const registry = new TaskRegistry();
+    const task = registry.register({ type: 'local_agent', description: 'job' });
+    await expect(registry.waitFor(task.id, { timeout: 5000 } as never)).rejects.toThrow(
+      'waitFor: options.timeout is not an option (did you mean timeoutMs?).',
+    );
+    await expect(registry.waitForNotification({ timeout: 5000 } as never)).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringContaining('did you mean timeoutMs?'),
+    });
   });
 
   it('keeps the first final status and returns a finished task from waitFor', async () => {

@@ -16,6 +16,7 @@ import type {
 } from '../transcripts/queued-notification.js';
 import { type TaskNotification, formatTaskNotification } from './task-notification.js';
 import { startWaitTimer } from '../util/wait-timer.js';
+import { unknownOptionProblem } from '../util/unknown-option.js';
 
 type Waiter = () => void;
 
@@ -61,12 +62,21 @@ function checkSignal(signal: unknown, where: string): void {
 }
 
 // The options object of a public method: undefined (the defaults) or a plain object.
+const WAIT_OPTIONS = ['timeoutMs', 'signal'];
+
 function checkOptionsObject(options: unknown, where: string): void {
-  if (
-    options === undefined ||
-    (typeof options === 'object' && options !== null && !Array.isArray(options))
-  )
+  if (options === undefined) return;
+  if (typeof options === 'object' && options !== null && !Array.isArray(options)) {
+    // `{ timeout: 5000 }` would otherwise wait the default time without a word.
+    for (const key of Object.keys(options)) {
+      if (WAIT_OPTIONS.includes(key)) continue;
+      throw new DelegateError(
+        'INVALID_ARGUMENT',
+        `${where}: options.${key} ${unknownOptionProblem({ key, known: WAIT_OPTIONS })}.`,
+      );
+    }
     return;
+  }
   throw new DelegateError(
     'INVALID_ARGUMENT',
     `${where}: options must be an object such as { timeoutMs: 5000 }, got ${options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options}.`,
@@ -253,11 +263,12 @@ export class TaskRegistry {
     options: { timeoutMs?: number; signal?: AbortSignal } = {},
   ): Promise<TaskState> {
     checkOptionsObject(options, 'waitFor');
-    const task = this.require(taskId);
     const timeoutMs = options.timeoutMs ?? 30_000;
-    // Checked before anything returns, so a bad timeout is refused whatever the task's state.
+    // Checked before anything returns, so a bad timeout is refused whatever the task's state
+    // (and whether there is such a task).
     timerDelay(timeoutMs, 'waitFor: timeoutMs');
     checkSignal(options.signal, 'waitFor');
+    const task = this.require(taskId);
     if (task.status !== 'running' || options.signal?.aborted) return task;
     await new Promise<void>((resolve) => {
       const done = (): void => {
