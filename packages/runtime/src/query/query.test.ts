@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -454,6 +456,38 @@ describe('query', () => {
       message: expect.stringContaining('529 overloaded_error'),
     });
     expect(sim.journal.entries.map((entry) => entry.status)).toEqual([529, 529]);
+  });
+
+  it('fails at once, saying what it got, when a server answers 200 with a page instead of an event stream', async () => {
+    // Only the portal is asked; testQuery's default client needs a simulator to point at.
+    sim = await startSim({ policy: script(['never asked']) });
+    let requests = 0;
+    const portal = createServer((_request, response) => {
+      requests++;
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      response.end('<html><body>Please sign in to the network</body></html>');
+    });
+    await new Promise<void>((resolve) => portal.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = portal.address() as AddressInfo;
+      await expect(
+        collect(
+          testQuery({
+            client: createApiClient({ apiKey: 'k', baseURL: `http://127.0.0.1:${port}` }),
+            messages: [createUserMessage({ content: 'hi' })],
+            toolUseContext: rootContext([]),
+          }),
+        ),
+      ).rejects.toMatchObject({
+        code: 'API_ERROR',
+        message: expect.stringContaining(
+          'failed: the server answered 200 with text/html, not an event stream',
+        ),
+      });
+      expect(requests).toBe(1);
+    } finally {
+      await new Promise((resolve) => portal.close(resolve));
+    }
   });
 
   it('takes a response whose connection stays open after its message_stop', async () => {

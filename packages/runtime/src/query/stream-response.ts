@@ -137,7 +137,11 @@ async function* streamAttempt(
   let streamStarted = false;
   const headers = attemptHeaders(context, retryCount);
   try {
-    const { data: stream, request_id: requestId } = await options.client.messages
+    const {
+      data: stream,
+      response,
+      request_id: requestId,
+    } = await options.client.messages
       .create(options.request, {
         // Retried in streamResponse, outside the idle watchdog (see maxRequestRetries).
         maxRetries: 0,
@@ -147,6 +151,11 @@ async function* streamAttempt(
       .withResponse();
     streamStarted = true;
     watchdog.touch();
+    const notAStream = notAnEventStream(response);
+    if (notAStream) {
+      stream.controller.abort();
+      return { kind: 'failed', error: notAStream, streamStarted };
+    }
     for await (const event of stream) {
       watchdog.touch();
       applyStreamEvent(accumulator, event);
@@ -176,6 +185,21 @@ async function* streamAttempt(
     // Also when the consumer stops early: no timer outlives the attempt.
     watchdog.stop();
   }
+}
+
+/**
+ * An error for a successful answer that is not an event stream (an HTML page from a proxy or
+ * a login portal, a wrong base URL): the SDK would read it as a stream with no event and call
+ * it cut short. Undefined for an event stream, or an answer that does not say its type.
+ */
+function notAnEventStream(response: Response | undefined): DelegateError | undefined {
+  const type = response?.headers?.get('content-type');
+  if (!type || /^\s*text\/event-stream\b/i.test(type)) return undefined;
+  return new DelegateError(
+    'API_ERROR',
+    `the server answered ${response!.status} with ${type.split(';')[0]!.trim()}, not an event stream (a proxy, a login page, or a base URL that is not the Messages API?)`,
+    { details: { status: response!.status, contentType: type } },
+  );
 }
 
 function stalledError(options: StreamResponseOptions, stalls: number): DelegateError {
