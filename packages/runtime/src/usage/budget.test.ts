@@ -214,8 +214,13 @@ describe('budgets', () => {
     const again = await session.send('and now?').catch((thrown: unknown) => thrown);
     expect(DelegateError.hasCode(again, 'BUDGET_EXCEEDED')).toBe(true);
     expect((again as Error).message).toContain('before its next request');
+    // Some of it is left: the message says what, and what the request would have needed.
+    const used = totalTokens(session.usage().treeUsage);
+    expect((again as Error).message).toContain(
+      `${maxTokens.toLocaleString('en-US')} tokens (${used.toLocaleString('en-US')} used) has ${(maxTokens - used).toLocaleString('en-US')} tokens left, less than the next request needs (at least `,
+    );
     expect(sim.journal.entries).toHaveLength(1);
-    expect(totalTokens(session.usage().treeUsage)).toBeLessThanOrEqual(maxTokens);
+    expect(used).toBeLessThanOrEqual(maxTokens);
   });
 
   it('reads an Agent call budget written as the definition keys spell it, and shows the model snake_case', async () => {

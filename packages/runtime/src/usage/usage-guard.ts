@@ -21,10 +21,20 @@ function ownerText(runtime: AgentRuntime, ownerId: string): string {
   return `the budget of agent ${ownerId}${owner ? ` (${owner.agentType})` : ''}`;
 }
 
-function limitText(shortfall: BudgetShortfall): string {
+function amount(shortfall: BudgetShortfall, value: number): string {
   return shortfall.dimension === 'tokens'
-    ? `${shortfall.limit.toLocaleString('en-US')} tokens (${shortfall.used.toLocaleString('en-US')} used)`
-    : `$${shortfall.limit.toFixed(4)} ($${shortfall.used.toFixed(4)} used)`;
+    ? `${value.toLocaleString('en-US')} tokens`
+    : `$${value.toFixed(4)}`;
+}
+
+/** `of 3,000 tokens (3,012 used) is spent`, or, when some is left, what it could not pay for. */
+function limitText(shortfall: BudgetShortfall): string {
+  const { limit, used, needed } = shortfall;
+  const spent =
+    shortfall.dimension === 'tokens' ? used.toLocaleString('en-US') : amount(shortfall, used);
+  const of = `of ${amount(shortfall, limit)} (${spent} used)`;
+  if (used >= limit || needed <= 0) return `${of} is spent`;
+  return `${of} has ${amount(shortfall, limit - used)} left, less than the next request needs (at least ${amount(shortfall, needed)}: the context it sent last)`;
 }
 
 function fixText(shortfall: BudgetShortfall): string {
@@ -46,7 +56,7 @@ export function budgetExceededError(options: {
   const when = options.stage === 'request' ? 'before its next request' : 'after its last response';
   return new DelegateError(
     'BUDGET_EXCEEDED',
-    `Budget exceeded: ${who} stopped ${when}: ${ownerText(runtime, shortfall.ownerId)} of ${limitText(shortfall)} is spent. ${fixText(shortfall)}`,
+    `Budget exceeded: ${who} stopped ${when}: ${ownerText(runtime, shortfall.ownerId)} ${limitText(shortfall)}. ${fixText(shortfall)}`,
     { details: { agentId, ...shortfall } },
   );
 }

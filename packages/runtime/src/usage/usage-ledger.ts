@@ -62,6 +62,8 @@ export type BudgetShortfall = {
   limit: number;
   /** What the owner's subtree used so far. */
   used: number;
+  /** What the next request was estimated to need (0 when the budget is spent outright). */
+  needed: number;
 };
 
 type Node = {
@@ -210,6 +212,7 @@ export class UsageLedger {
           dimension: 'tokens',
           limit: maxTokens,
           used: current.treeTokens,
+          needed: estimate.tokens,
         };
       if (maxCostUsd !== undefined && current.treeCostUsd + estimate.costUsd >= maxCostUsd)
         return {
@@ -217,6 +220,7 @@ export class UsageLedger {
           dimension: 'cost',
           limit: maxCostUsd,
           used: current.treeCostUsd,
+          needed: estimate.costUsd,
         };
     }
     return undefined;
