@@ -200,6 +200,30 @@ describe('permission rules given as strings', () => {
     expect(existsSync(join(current.cwd, 'keep.txt'))).toBe(true);
   });
 
+  it('denies a call whose ask handler answers something that is not a decision, saying what it returned', async () => {
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [{ type: 'tool_use', name: 'Bash', input: { command: 'git push origin main' } }],
+        },
+        {
+          match: { when: isMain, toolResult: 'Bash' },
+          reply: (request) => request.toolResults.map((result) => `[${result.content}]`).join('\n'),
+        },
+      ]),
+      session: {
+        askRules: ['Bash(git push:*)'],
+        // A plain 'allow' is not a decision: the call is denied, not run.
+        ask: async () => 'allow' as never,
+      },
+    });
+    const { text } = await current.session.send('go');
+    expect(text).toContain(
+      "Bash was not allowed: the session's ask handler returned \"allow\", not a decision such as { behavior: 'allow' }",
+    );
+  });
+
   it('refuses bad options before anything starts, naming the field', async () => {
     await expect(
       DelegateSession.create({ cwd: '/tmp', apiKey: 'k', denyRules: ['Bash(rm:*'] }),

@@ -7,6 +7,7 @@ import {
   type CanUseTool,
   type CompleteUsage,
   type Message,
+  type PermissionDecision,
   type TaskState,
   type Tool,
   type ToolUseContext,
@@ -44,7 +45,7 @@ import {
   checkInFlightToolCalls,
   settleInFlightToolCalls,
 } from '../lifecycle/settle-in-flight-calls.js';
-import { createCanUseTool } from '../permissions.js';
+import { type AskHandler, createCanUseTool } from '../permissions.js';
 import { RUNNABLE_HOOKS_HINT, parseAgentHooks } from '../hooks/agent-hooks.js';
 import { createToolCallHooks } from '../hooks/create-tool-call-hooks.js';
 import type { ToolCallHooks } from '../query/run-tools.js';
@@ -105,6 +106,29 @@ function lastAgentListOf(messages: readonly Message[]): string | undefined {
     if (typeof content === 'string' && isAgentListReminder(content)) return content;
   }
   return undefined;
+}
+
+/**
+ * `ask`, its answers checked: anything but a decision (`'allow'`, `true`, nothing) denies the
+ * call with a message saying what the handler returned, so the model is not told
+ * "undefined" and the handler's author sees what to return.
+ */
+function checkedAsk(ask: AskHandler): AskHandler {
+  return async (request) => {
+    const answer: unknown = await ask(request);
+    const behavior = (answer as { behavior?: unknown } | null | undefined)?.behavior;
+    if (behavior === 'allow') return answer as PermissionDecision;
+    if (
+      (behavior === 'deny' || behavior === 'ask') &&
+      typeof (answer as { message?: unknown }).message === 'string'
+    )
+      return answer as PermissionDecision;
+    const shown = JSON.stringify(answer) ?? String(answer);
+    return {
+      behavior: 'deny',
+      message: `${request.tool.name} was not allowed: the session's ask handler returned ${shown.slice(0, 200)}, not a decision such as { behavior: 'allow' } or { behavior: 'deny', message: '…' }.`,
+    };
+  };
 }
 
 /** The session's event bus and transcript store, both keeping the session's secrets out. */
@@ -457,7 +481,7 @@ export class DelegateSession {
       ...(options.customSystemPrompt ? { customPrompt: options.customSystemPrompt } : {}),
       ...(options.appendSystemPrompt ? { appendPrompt: options.appendSystemPrompt } : {}),
     });
-    const ask = options.ask;
+    const ask = options.ask ? checkedAsk(options.ask) : undefined;
     this.canUseTool = withAskRules(createCanUseTool(ask ? { ask } : {}), ask ? { ask } : {});
   }
 
