@@ -183,6 +183,39 @@ describe('RunEventHub and followRunEvents', () => {
     expect(await store.listEvents({ runId, after: 0, limit: 10 })).toEqual([]);
   });
 
+  it('never writes a batch that was being written when the run was discarded, once the store answers', async () => {
+    let release!: () => void;
+    const stuck = new Promise<void>((resolve) => (release = resolve));
+    let down = true;
+    const flaky = Object.create(store) as KyselyRunStore;
+    flaky.appendEvents = async (events) => {
+      if (down) {
+        await stuck;
+        throw Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+      }
+      return store.appendEvents(events);
+    };
+    const hub = new RunEventHub({ store: flaky });
+    const held = hub.publish(runId, progress(1));
+    await pause(20);
+    // Another worker holds the run now; its write of the same batch fails afterwards.
+    hub.discard(runId);
+    down = false;
+    release();
+    expect(await held).toBeUndefined();
+    await hub.flush(runId);
+    expect(await store.listEvents({ runId, after: 0, limit: 10 })).toEqual([]);
+  });
+
+  it('gives up on a write that hangs when a flush gives up', async () => {
+    const flaky = Object.create(store) as KyselyRunStore;
+    flaky.appendEvents = () => new Promise<void>(() => undefined);
+    const hub = new RunEventHub({ store: flaky });
+    void hub.publish(runId, progress(1));
+    await pause(20);
+    await expect(hub.flushAll({ giveUpAfterMs: 50 })).resolves.toBeUndefined();
+  });
+
   it(`holds at most ${MOST_HELD_EVENTS} events of a run and says once that it drops the rest`, async () => {
     let down = true;
     const errors: unknown[] = [];

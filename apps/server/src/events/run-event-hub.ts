@@ -45,6 +45,8 @@ type RunLog = {
    * been stored before the answer was lost. Checked before the batch is written again.
    */
   inDoubt: { firstSeq: number; count: number } | undefined;
+  /** Counts the discards: a batch whose write began before one is never written again. */
+  discards: number;
 };
 
 /** True when the store refused the batch because another writer took one of its positions. */
@@ -100,7 +102,8 @@ export class RunEventHub {
   publish(runId: string, data: RunEventData): Promise<StoredEvent | undefined> {
     const log = this.log(runId);
     const time = new Date().toISOString();
-    if (log.failures > 0 && log.pending.length >= MOST_HELD_EVENTS) {
+    // The batch being written counts too: both are held in memory.
+    if (log.failures > 0 && log.pending.length + log.undelivered >= MOST_HELD_EVENTS) {
       if (!log.overflowed) {
         log.overflowed = true;
         this.onWriteError(
@@ -160,14 +163,26 @@ export class RunEventHub {
    * for a shutdown, which must end.
    */
   async flushAll(options: { giveUpAfterMs?: number } = {}): Promise<void> {
-    const timer =
-      options.giveUpAfterMs === undefined
-        ? undefined
-        : setTimeout(() => this.giveUp(), options.giveUpAfterMs);
+    const flushed = Promise.all([...this.logs.keys()].map((runId) => this.flush(runId)));
+    if (options.giveUpAfterMs === undefined) {
+      await flushed;
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        this.giveUp();
+        resolve();
+      }, options.giveUpAfterMs);
+    });
     try {
-      await Promise.all([...this.logs.keys()].map((runId) => this.flush(runId)));
+      // A write that hangs (a silent network) is not waited for past the deadline either:
+      // what it and the rest hold is dropped, and a later answer adds nothing.
+      await Promise.race([flushed, deadline]);
     } finally {
       clearTimeout(timer);
+      if (this.givingUp) this.dropEverything();
+      this.givingUp = false;
     }
   }
 
@@ -181,12 +196,29 @@ export class RunEventHub {
     for (const entry of log.pending.splice(0)) entry.resolve(undefined);
     log.failures = 0;
     log.inDoubt = undefined;
+    log.discards += 1;
     log.wake?.();
   }
 
   private giveUp(): void {
     this.givingUp = true;
     for (const log of this.logs.values()) log.wake?.();
+  }
+
+  /**
+   * Drops what every run holds (reported to `onWriteError`); a batch being written is dropped
+   * when its write fails, never written again.
+   */
+  private dropEverything(): void {
+    for (const [runId, log] of [...this.logs]) {
+      const held = log.pending.length + log.undelivered;
+      if (held === 0) continue;
+      this.onWriteError(
+        runId,
+        new Error(`gave up on ${held} events: the store did not take them before the shutdown`),
+      );
+      this.discard(runId);
+    }
   }
 
   /** Number of live subscribers of a run. */
@@ -210,6 +242,7 @@ export class RunEventHub {
         wake: undefined,
         overflowed: false,
         inDoubt: undefined,
+        discards: 0,
       };
       this.logs.set(runId, log);
     }
@@ -232,6 +265,7 @@ export class RunEventHub {
     if (batch.length === 0) return;
     log.undelivered = batch.length;
     let attempted: RunLog['inDoubt'];
+    const discards = log.discards;
     try {
       if (log.inDoubt) await this.settleInDoubt(runId, log, batch);
       if (batch.length === 0) {
@@ -261,6 +295,11 @@ export class RunEventHub {
       // The seq is reloaded next time, so the log has no gap.
       log.nextSeq = undefined;
       log.undelivered = 0;
+      // Discarded while it was being written (the run is another worker's now): dropped.
+      if (log.discards !== discards) {
+        for (const entry of batch) entry.resolve(undefined);
+        return;
+      }
       // Another process appended since this one read the log's end: try again once with the
       // end read afresh.
       if (retry && isPositionTaken(error)) {
