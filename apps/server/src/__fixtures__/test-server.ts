@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { type Policy, type Sim, startSim } from '@delegate/api-sim';
 import type { ServerConfigInput } from '../config/server-config.js';
+import type { RunQueue } from '../queue/run-queue.js';
 import type { RunStore } from '../store/run-store.js';
 import type { ApiEvent, ApiRun } from './api-types.js';
 import { type DelegateServer, startServer } from '../start-server.js';
@@ -30,6 +31,8 @@ export async function startTestServer(options: {
   pacing?: { timeToFirstTokenMs?: number; msPerToken?: number };
   /** The store to use, given the data directory; default the server's SQLite store. */
   store?: (dataDir: string) => RunStore;
+  /** The queue to use; default the server's in-process queue. */
+  queue?: RunQueue;
 }): Promise<TestServer> {
   const root = await realpath(await mkdtemp(join(tmpdir(), 'delegate-server-test-')));
   const workspace = join(root, 'workspace');
@@ -66,6 +69,7 @@ export async function startTestServer(options: {
     {
       logDestination: destination as never,
       ...(options.store ? { store: options.store(dataDir) } : {}),
+      ...(options.queue ? { queue: options.queue } : {}),
     },
   );
   const api = (path: string, init: RequestInit & { json?: unknown } = {}) => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isAbsolute, join, relative } from 'node:path';
 import { readFile, realpath } from 'node:fs/promises';
-import { DelegateError } from '@delegate/core';
+import { DelegateError, errorMessage } from '@delegate/core';
 import { reapOrphanedShells } from '@delegate/tools';
 import type { Logger } from 'pino';
 import type { RunEventHub } from '../events/run-event-hub.js';
@@ -29,17 +29,22 @@ export type RunDetails = { run: RunRecord; agents: AgentRecord[]; tasks: TaskRec
 const INTERRUPTED_MESSAGE =
   'The server stopped while this run was working. POST /v1/runs/{id}/resume continues it from its transcripts.';
 
-/** The message of any thrown value. */
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** The 503 answer to a run creation whose queue refused the run (the run was withdrawn). */
 function withdrawnRun(cause: unknown): ApiError {
   return new ApiError({
     status: 503,
     code: 'UNAVAILABLE',
     message: `${errorMessage(cause)} The run was not started and will not be: send the request again once the server is ready (GET /readyz).`,
+    cause,
+  });
+}
+
+/** The 503 answer when neither the queue took a new run nor the store let it be withdrawn. */
+function runFateUnknown(runId: string, cause: unknown, storeError: unknown): ApiError {
+  return new ApiError({
+    status: 503,
+    code: 'UNAVAILABLE',
+    message: `${errorMessage(cause)} Run ${runId} could not be withdrawn either (${errorMessage(storeError)}), so it may still start once the queue and the store answer: look at GET /v1/runs/${runId} before sending the request again.`,
     cause,
   });
 }
@@ -150,7 +155,13 @@ export class RunService {
     try {
       await this.queueTurn(run);
     } catch (error) {
-      if (await this.withdraw(run.id, error)) throw withdrawnRun(error);
+      let withdrawn: boolean;
+      try {
+        withdrawn = await this.withdraw(run.id, error);
+      } catch (storeError) {
+        throw runFateUnknown(run.id, error, storeError);
+      }
+      if (withdrawn) throw withdrawnRun(error);
     }
     return run;
   }
