@@ -47,6 +47,21 @@ describe('redactDeep', () => {
     expect(copy['text']).toBe('[REDACTED]');
   });
 
+  it('replaces an Error whose message holds a secret, and leaves out what is nested too deep to check', () => {
+    const error = new TypeError(`rejected ${SECRET}`);
+    const redacted = redactDeep({ error }, redact).error;
+    expect(redacted).toBeInstanceOf(Error);
+    expect(redacted).toMatchObject({ name: 'TypeError', message: 'rejected [REDACTED]' });
+    const harmless = new Error('nothing here');
+    expect(redactDeep({ harmless }, redact).harmless).toBe(harmless);
+    // 10,000 levels would overflow a recursive walk: the deep part is left out instead.
+    let deep: unknown = SECRET;
+    for (let level = 0; level < 10_000; level++) deep = { next: deep };
+    const shown = JSON.stringify(redactDeep(deep, redact));
+    expect(shown).toContain('[left out]');
+    expect(shown).not.toContain(SECRET);
+  });
+
   it('leaves no secret in plain data, returns it unchanged without one, and never modifies it', () => {
     const withSecret = fc.oneof(
       fc.string(),
