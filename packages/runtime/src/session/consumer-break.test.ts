@@ -165,36 +165,59 @@ describe('a run() loop that stops while tool calls run', () => {
     expect(session.tasks.list().filter((task) => task.status === 'running')).toEqual([]);
   });
 
-  it('gets no progress from a background agent', async () => {
+  it('reports no more progress of a foreground agent once it is moved to the background', async () => {
     current = await createTestSession({
       policy: rules([
         { match: { when: isMain, lastUserText: '<task-notification>' }, reply: 'noted' },
         {
           match: { when: isMain, toolResult: false },
           reply: [
-            agentCall({
-              description: 'later',
-              prompt: 'later',
-              subagent_type: 'general-purpose',
-              run_in_background: true,
-            }),
+            agentCall({ description: 'long', prompt: 'long', subagent_type: 'general-purpose' }),
+            { type: 'tool_use', name: 'Watch', input: {} },
           ],
         },
         {
           match: { agent: 'general-purpose', toolResult: false },
           reply: [{ type: 'tool_use', name: 'Bash', input: { command: 'echo one' } }],
         },
-        { match: { agent: 'general-purpose', toolResult: 'Bash' }, reply: 'later done' },
-        { match: { when: isMain }, reply: 'started' },
+        {
+          match: { agent: 'general-purpose', toolResult: 'Bash' },
+          // After `echo one`, `echo two`; after both, the answer.
+          reply: (request) =>
+            JSON.stringify(request.messages).includes('echo two')
+              ? 'long done'
+              : [{ type: 'tool_use', name: 'Bash', input: { command: 'echo two' } }],
+        },
+        { match: { when: isMain }, reply: 'main done' },
       ]),
-      session: { permissionMode: 'bypassPermissions' },
+      session: { permissionMode: 'bypassPermissions', tools: [...getBuiltinTools(), watchTool()] },
     });
+    const { session } = current;
     const seen: QueryEvent[] = [];
-    for await (const event of current.session.run('start it')) seen.push(event);
-    await current.session.send('', { waitForBackground: true });
-    expect(current.session.tasks.list().find((task) => task.type === 'local_agent')?.status).toBe(
-      'completed',
-    );
-    expect(agentProgress(seen)).toEqual([]);
+    const loop = session.run('start it')[Symbol.asyncIterator]();
+    for (;;) {
+      const step = await loop.next();
+      if (step.done) break;
+      seen.push(step.value);
+      if (agentProgress(seen).length === 1) break;
+    }
+    const [agentId] = session.foregroundAgents();
+    expect(session.backgroundAgent(agentId!)).toBe(true);
+    const movedAt = seen.length;
+    // Watch keeps this message's tool calls, and so their progress channel, open while the
+    // agent goes on in the background to its end; what it reported meanwhile is read after.
+    const task = session.tasks.list().find((entry) => entry.type === 'local_agent')!;
+    expect((await session.tasks.waitFor(task.id, { timeoutMs: 30_000 })).status).toBe('completed');
+    for (;;) {
+      const step = await Promise.race([
+        loop.next(),
+        new Promise<'idle'>((resolve) => setTimeout(resolve, 200, 'idle')),
+      ]);
+      if (step === 'idle' || step.done) break;
+      seen.push(step.value);
+    }
+    // It made two more responses in the background, and none of them reached the loop.
+    expect(session.tasks.get(task.id)?.toolUseCount).toBe(2);
+    expect(agentProgress(seen.slice(movedAt))).toEqual([]);
   });
 });
