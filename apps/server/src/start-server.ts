@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { chmod, mkdir, realpath, stat } from 'node:fs/promises';
+import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { type ServerType, createAdaptorServer } from '@hono/node-server';
@@ -14,6 +15,7 @@ import {
 import { type ServerToken, loadServerToken } from './config/server-token.js';
 import { RunEventHub } from './events/run-event-hub.js';
 import { createApp, createHealthApp } from './http/create-app.js';
+import { capSocketsPerAddress, socketTimeouts } from './http/guard-sockets.js';
 import { OpenStreams } from './http/open-streams.js';
 import { createLogger } from './logging/create-logger.js';
 import { InProcessRunQueue } from './queue/in-process-run-queue.js';
@@ -501,7 +503,13 @@ export async function startServer(
       : config.healthPort !== undefined
         ? { app: createHealthApp(dependencies), port: config.healthPort, portFlag: '--health-port' }
         : undefined;
-  const server = listener ? createAdaptorServer({ fetch: listener.app.fetch }) : undefined;
+  const server = listener
+    ? createAdaptorServer({
+        fetch: listener.app.fetch,
+        serverOptions: socketTimeouts({ headersTimeoutMs: config.headersTimeoutMs }),
+      })
+    : undefined;
+  if (server) capSocketsPerAddress(server as HttpServer);
   let address: AddressInfo | undefined;
   // Listen first: a process that cannot bind its port (another one may hold it, on the same
   // data directory) must not recover that one's runs or take jobs before it gives up.

@@ -76,6 +76,10 @@ export function createCommand(): Command {
     )
     .option('--body-limit <bytes>', 'largest request body (default 1048576)')
     .option('--keep-alive-ms <ms>', 'SSE keep-alive interval (default 15000)')
+    .option(
+      '--headers-timeout-ms <ms>',
+      'time a client has to send request headers before its socket is closed (default 10000)',
+    )
     .option('--shutdown-timeout-ms <ms>', 'grace time for running turns on SIGTERM (default 30000)')
     .option('--idle-sessions <n>', 'finished sessions kept in memory (default 32)')
     .option(
@@ -167,6 +171,7 @@ export function readCommandLine(
   set('authFailuresPerMinute', text('authFailureLimit'));
   set('bodyLimitBytes', text('bodyLimit'));
   set('keepAliveMs', text('keepAliveMs'));
+  set('headersTimeoutMs', text('headersTimeoutMs'));
   set('shutdownTimeoutMs', text('shutdownTimeoutMs'));
   set('idleSessions', text('idleSessions'));
   set(

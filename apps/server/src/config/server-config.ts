@@ -93,6 +93,8 @@ export const ServerConfig = z
     bodyLimitBytes: wholeNumber(1_024, 100_000_000).default(1_048_576),
     /** Interval of SSE keep-alive comments, in ms. */
     keepAliveMs: wholeNumber(10, 3_600_000).default(15_000),
+    /** How long a client may take to send a request's headers before its socket is closed, in ms. */
+    headersTimeoutMs: wholeNumber(100, 600_000).default(10_000),
     /** Grace time for running turns on SIGTERM before they are interrupted, in ms. */
     shutdownTimeoutMs: wholeNumber(0, 3_600_000).default(30_000),
     /** Finished sessions kept in memory for quick continuation (older ones reload from transcripts). */
@@ -176,6 +178,7 @@ export const CONFIG_FLAGS: Readonly<Record<string, string>> = {
   authFailuresPerMinute: '--auth-failure-limit',
   bodyLimitBytes: '--body-limit',
   keepAliveMs: '--keep-alive-ms',
+  headersTimeoutMs: '--headers-timeout-ms',
   shutdownTimeoutMs: '--shutdown-timeout-ms',
   idleSessions: '--idle-sessions',
   logLevel: '--log-level',

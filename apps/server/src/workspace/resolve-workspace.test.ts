@@ -84,6 +84,16 @@ describe('resolveWorkspace', () => {
     );
   });
 
+  it('accepts a folder whose name starts with two dots, and still refuses ..', async () => {
+    await mkdir(join(root, '..dotted'));
+    expect(await resolveWorkspace({ requested: '..dotted', roots: [root] })).toBe(
+      join(root, '..dotted'),
+    );
+    expect(isInside(root, join(root, '..dotted', 'x'))).toBe(true);
+    expect(isInside(root, join(root, '..'))).toBe(false);
+    expect(isInside(root, join(root, '..', 'outside'))).toBe(false);
+  });
+
   it('does not take a sibling with a common prefix for the root', () => {
     expect(isInside('/data/root', '/data/root-other')).toBe(false);
     expect(isInside('/data/root', '/data/root/a')).toBe(true);

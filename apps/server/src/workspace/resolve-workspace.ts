@@ -1,11 +1,15 @@
 import { realpath, stat } from 'node:fs/promises';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { DelegateError, errorMessage } from '@delegate/core';
 
 /** True when `path` is `root` or lies below it (both real, absolute paths). */
 export function isInside(root: string, path: string): boolean {
   const between = relative(root, path);
-  return between === '' || (!between.startsWith('..') && !isAbsolute(between));
+  // `..foo` is a name inside the root; only a first segment that is `..` itself leaves it.
+  return (
+    between === '' ||
+    (between !== '..' && !between.startsWith(`..${sep}`) && !isAbsolute(between))
+  );
 }
 
 function refuse(field: string, message: string): never {
