@@ -1,6 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { bodyLimit } from 'hono/body-limit';
+import { requireUtf8Body } from './require-utf8-body.js';
 import { cors } from 'hono/cors';
 import { requestId } from 'hono/request-id';
 import { secureHeaders } from 'hono/secure-headers';
@@ -151,6 +152,8 @@ function useMiddleware(
         }),
     }),
   );
+  // After the size limit: what it reads is at most that big.
+  app.use('/v1/*', requireUtf8Body());
 }
 
 /** The OpenAPI 3.1 document at `/v1/openapi.json`, with the bearer scheme. */

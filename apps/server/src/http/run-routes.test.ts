@@ -179,6 +179,39 @@ describe('run routes', () => {
       expect((await test.api('/v1/runs?limit=1')).status).toBe(200);
     });
 
+    it('refuses a body in another charset (415) or not valid UTF-8 (400), and takes UTF-8 as sent', async () => {
+      const latin1 = await test.api('/v1/runs', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json; charset=iso-8859-1' },
+        body: Buffer.from('{"prompt":"caf\xe9"}', 'latin1'),
+      });
+      expect(latin1.status).toBe(415);
+      expect((await json<ApiError>(latin1)).error.message).toMatch(
+        /sent as iso-8859-1; send it as UTF-8/,
+      );
+      const broken = await test.api('/v1/runs', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.from([
+          0x7b, 0x22, 0x70, 0x72, 0x6f, 0x6d, 0x70, 0x74, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d,
+        ]),
+      });
+      expect(broken.status).toBe(400);
+      expect((await json<ApiError>(broken)).error.message).toBe(
+        'body: not valid UTF-8. Send the JSON as UTF-8 text.',
+      );
+      const utf8 = await test.api('/v1/runs', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json; charset=UTF-8' },
+        body: JSON.stringify({ prompt: 'café' }),
+      });
+      expect(utf8.status).toBe(201);
+      const { id } = await json<{ id: string }>(utf8);
+      expect((await json<{ prompt: string }>(await test.api(`/v1/runs/${id}`))).prompt).toBe(
+        'café',
+      );
+    });
+
     it('refuses workspaces outside the roots and traversal, naming the field', async () => {
       for (const workspace of ['../', '../data', '/etc', 'sub/../../', 'missing']) {
         const response = await test.api('/v1/runs', { json: { prompt: 'x', workspace } });
