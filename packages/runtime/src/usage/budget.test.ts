@@ -36,6 +36,27 @@ async function forkSession(options: Partial<DelegateSessionOptions>): Promise<Te
 }
 
 describe('budgets', () => {
+  it('warns once that a cost budget cannot count a model the price table has no price for', async () => {
+    current = await createTestSession({
+      policy: rules([{ match: {}, reply: 'ok' }]),
+      session: { model: 'claude-unpriced-9', maxCostUsd: 0.5 },
+    });
+    const warnings: AgentEvent[] = [];
+    current.session.events.on((event) => {
+      if (event.type === 'agent.warning') warnings.push(event);
+    });
+    await current.session.send('one');
+    await current.session.send('two');
+    expect(warnings).toMatchObject([
+      {
+        code: 'BUDGET_UNPRICED',
+        message: expect.stringMatching(
+          /^The main agent runs claude-unpriced-9, which the price table has no price for, .*never stops it\. Add a priceTable entry for claude-unpriced-9/,
+        ),
+      },
+    ]);
+  });
+
   it('stops every fork of a batch when the session budget runs out, and the parent gets partial reports', async () => {
     // Measured without a budget: the main agent's first response and one fork request.
     const calibration = await forkSession({});

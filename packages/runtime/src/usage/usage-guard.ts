@@ -44,6 +44,18 @@ function fixText(shortfall: BudgetShortfall): string {
     : `Raise ${key} in the agent's definition (or ${shortfall.dimension === 'tokens' ? 'max_tokens' : 'max_cost_usd'} in its Agent call), or give it a smaller task.`;
 }
 
+// The agents of each session (by its ledger) told that their cost budget cannot price them.
+const warnedUnpriced = new WeakMap<object, Set<string>>();
+
+/** True the first time it is asked for an agent of the session. */
+function firstWarning(ledger: object, agentId: string): boolean {
+  let warned = warnedUnpriced.get(ledger);
+  if (!warned) warnedUnpriced.set(ledger, (warned = new Set()));
+  if (warned.has(agentId)) return false;
+  warned.add(agentId);
+  return true;
+}
+
 /** The error an agent stops with when a budget on its chain ran out. */
 export function budgetExceededError(options: {
   runtime: AgentRuntime;
@@ -119,8 +131,23 @@ export function createUsageGuard(options: {
     },
     recordResponse(assistant) {
       const usage = assistant.message.usage;
-      const { costUsd } = ledger.record(agentId, usage, options.model());
+      const model = options.model();
+      const { costUsd, priced } = ledger.record(agentId, usage, model);
       options.onRecorded?.(usage, costUsd);
+      // A cost budget cannot stop spend it cannot price: say so once, instead of in silence.
+      if (
+        !priced &&
+        ledger.remaining(agentId).costUsd !== undefined &&
+        firstWarning(ledger, agentId)
+      ) {
+        runtime.events.emit({
+          type: 'agent.warning',
+          agentId,
+          timestamp: new Date().toISOString(),
+          code: 'BUDGET_UNPRICED',
+          message: `${agentId === MAIN_AGENT_ID ? 'The main agent' : `Agent ${agentId}`} runs ${model}, which the price table has no price for, so its spend counts as $0 against the cost budget (maxCostUsd) over it, which therefore never stops it. Add a priceTable entry for ${model}, or bound it with maxTokens.`,
+        });
+      }
       const figures = ledger.figures(agentId);
       runtime.events.emit({
         type: 'agent.cost',
