@@ -1,5 +1,4 @@
-import { closestAgentKey } from './closest-agent-key.js';
-
+import { closestKey } from '@delegate/core';
 const MATCHER_KEYS = ['matcher', 'hooks'];
 const HOOK_KEYS = [
   'type',
@@ -27,7 +26,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function misspelt(path: string, key: string, known: readonly string[]): string | undefined {
   if (known.includes(key)) return undefined;
-  const meant = closestAgentKey(key, known);
+  const meant = closestKey(key, known, { mode: 'strict' });
   if (meant === undefined) return undefined;
   const shown = key.length > 40 ? `${key.slice(0, 40)}…` : key;
   return `\`hooks.${path}.${shown}\` is not a hook field and is ignored (Claude Code ignores it too)${EFFECT[meant] ?? ''}; did you mean \`${meant}\`?`;

@@ -5,12 +5,12 @@ import {
   TOOL_NAMES,
   type AgentDefinition,
   type AgentEffort,
+  closestKey,
 } from '@delegate/core';
 import { type AgentDiagnostic, type AgentDiagnosticSeverity } from './agent-diagnostic.js';
 import { dropUnsafeKeys } from './drop-unsafe-keys.js';
 import { isHexColor, nearestAgentColor } from './nearest-agent-color.js';
 import { validateHooks } from './validate-hooks.js';
-import { closestAgentKey } from './closest-agent-key.js';
 import { findMisspeltHookKeys } from './find-misspelt-hook-keys.js';
 import { readToolList, type ToolListField } from './read-tool-list.js';
 import { splitListValue } from './split-list-value.js';
@@ -512,7 +512,7 @@ export function normalizeAgentFields(
       });
       continue;
     }
-    const close = closestAgentKey(key, KNOWN_AGENT_KEYS);
+    const close = closestKey(key, KNOWN_AGENT_KEYS, { mode: 'strict' });
     if (close !== undefined) {
       // `tool:`, `desciption:`: Claude Code ignores these too, often widening what the agent may do.
       warnings.push({

@@ -90,6 +90,7 @@ export {
 } from './events.js';
 export type { AgentEventType } from './events.js';
 export { DelegateError, DelegateErrorCode, errorMessage, isAbortError } from './errors.js';
+export { type ClosestKeyOptions, closestKey, editDistance } from './closest-key.js';
 export { createAgentId, createTaskId, createUuid } from './ids.js';
 export { MAX_TIMER_MS, timerDelay } from './timer-delay.js';
 export {
