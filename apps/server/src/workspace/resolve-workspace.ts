@@ -7,8 +7,7 @@ export function isInside(root: string, path: string): boolean {
   const between = relative(root, path);
   // `..foo` is a name inside the root; only a first segment that is `..` itself leaves it.
   return (
-    between === '' ||
-    (between !== '..' && !between.startsWith(`..${sep}`) && !isAbsolute(between))
+    between === '' || (between !== '..' && !between.startsWith(`..${sep}`) && !isAbsolute(between))
   );
 }
 
