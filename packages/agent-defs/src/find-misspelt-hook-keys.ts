@@ -1,4 +1,4 @@
-import { closestKey } from '@delegate/core';
+import { closestKey, isObject } from '@delegate/core';
 const MATCHER_KEYS = ['matcher', 'hooks'];
 const HOOK_KEYS = [
   'type',
@@ -20,10 +20,6 @@ const EFFECT: Readonly<Record<string, string>> = {
   async: ', so the hook is waited for',
 };
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function misspelt(path: string, key: string, known: readonly string[]): string | undefined {
   if (known.includes(key)) return undefined;
   const meant = closestKey(key, known, { mode: 'strict' });
@@ -43,14 +39,14 @@ export function findMisspeltHookKeys(hooks: Readonly<Record<string, unknown>>): 
   for (const [event, entries] of Object.entries(hooks)) {
     if (!Array.isArray(entries)) continue;
     entries.forEach((entry: unknown, index) => {
-      if (!isRecord(entry)) return;
+      if (!isObject(entry)) return;
       for (const key of Object.keys(entry)) {
         const note = misspelt(`${event}[${index}]`, key, MATCHER_KEYS);
         if (note) notes.push(note);
       }
       const commands = Array.isArray(entry['hooks']) ? (entry['hooks'] as unknown[]) : [];
       commands.forEach((command, at) => {
-        if (!isRecord(command)) return;
+        if (!isObject(command)) return;
         for (const key of Object.keys(command)) {
           const note = misspelt(`${event}[${index}].hooks[${at}]`, key, HOOK_KEYS);
           if (note) notes.push(note);

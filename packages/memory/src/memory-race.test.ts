@@ -1,9 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useSwapper } from './__fixtures__/swapper.js';
 import { useTempDirs } from './__fixtures__/temp-dirs.js';
 import { appendMemoryEntry } from './append-memory-entry.js';
 import { getAgentMemoryDir } from './get-agent-memory-dir.js';
@@ -12,19 +10,8 @@ import { writeMemoryIndex } from './write-memory-index.js';
 // A second process swaps a memory folder (or its scope root) for a symbolic link to a
 // folder outside the project and back while MEMORY.md is written: nothing, not even a
 // temporary file or an empty folder, may appear outside.
-const swapper = fileURLToPath(new URL('./__fixtures__/swap-directory.mjs', import.meta.url));
+const swapper = useSwapper();
 const makeTempDir = useTempDirs();
-let child: ChildProcess | undefined;
-
-async function stopSwapper(): Promise<void> {
-  if (child !== undefined && child.exitCode === null && child.signalCode === null) {
-    const exited = once(child, 'exit');
-    child.kill('SIGKILL');
-    await exited;
-  }
-}
-
-afterEach(stopSwapper);
 
 async function race(swapped: (cwd: string) => string): Promise<string[]> {
   const base = await makeTempDir();
@@ -32,7 +19,7 @@ async function race(swapped: (cwd: string) => string): Promise<string[]> {
   const outside = join(base, 'outside');
   await mkdir(outside, { recursive: true });
   await writeMemoryIndex('reviewer', 'project', 'first\n', { cwd });
-  child = spawn(process.execPath, [swapper, swapped(cwd), outside], { stdio: 'ignore' });
+  swapper.start(swapped(cwd), outside);
   for (let round = 0; round < 400; round++) {
     const write =
       round % 2 === 0
@@ -40,7 +27,7 @@ async function race(swapped: (cwd: string) => string): Promise<string[]> {
         : appendMemoryEntry('reviewer', 'project', `entry ${round}`, { cwd });
     await write.catch(() => undefined);
   }
-  await stopSwapper();
+  await swapper.stop();
   return readdir(outside, { recursive: true });
 }
 

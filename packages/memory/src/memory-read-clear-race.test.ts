@@ -1,9 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { lstat, mkdir, readFile, readdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useSwapper } from './__fixtures__/swapper.js';
 import { useTempDirs } from './__fixtures__/temp-dirs.js';
 import { appendMemoryEntry } from './append-memory-entry.js';
 import { clearMemory } from './clear-memory.js';
@@ -17,21 +15,10 @@ import { writeMemoryIndex } from './write-memory-index.js';
 // outside the project, and back, while memory is read and cleared. Whatever the timing,
 // nothing outside may be read or deleted. The swapper runs for a bounded number of calls,
 // so the test is fast; its outcome does not depend on when the swaps land.
-const swapper = fileURLToPath(new URL('./__fixtures__/swap-directory.mjs', import.meta.url));
+const swapper = useSwapper();
 const makeTempDir = useTempDirs();
 const ROUNDS = 300;
 const SECRET = 'OUTSIDE-SECRET-MEMORY';
-let child: ChildProcess | undefined;
-
-async function stopSwapper(): Promise<void> {
-  if (child !== undefined && child.exitCode === null && child.signalCode === null) {
-    const exited = once(child, 'exit');
-    child.kill('SIGKILL');
-    await exited;
-  }
-}
-
-afterEach(stopSwapper);
 
 type Swapped = '.claude' | 'root' | 'agent folder' | 'subfolder';
 const SWAPPED: Swapped[] = ['.claude', 'root', 'agent folder', 'subfolder'];
@@ -96,7 +83,7 @@ async function snapshot(folder: string): Promise<Record<string, string>> {
 
 /** Stops the swapper and puts the swapped folder back as a real folder. */
 async function settle(race: Race): Promise<void> {
-  await stopSwapper();
+  await swapper.stop();
   const found = await lstat(race.path).catch(() => undefined);
   if (found?.isSymbolicLink() === true) await unlink(race.path);
   if (found?.isSymbolicLink() !== false) {
@@ -116,7 +103,7 @@ async function addInsideNotes(race: Race, round: number): Promise<void> {
 }
 
 function startSwapper(race: Race): void {
-  child = spawn(process.execPath, [swapper, race.path, race.target], { stdio: 'ignore' });
+  swapper.start(race.path, race.target);
 }
 
 describe('memory reads while a folder on the way is swapped for a symbolic link', () => {

@@ -1,6 +1,6 @@
 import { DelegateError, MAX_TIMER_MS, invalidArgument, isObject } from '@delegate/core';
 import { MIN_SECRET_LENGTH } from '../util/redact-secrets.js';
-import { unknownOptionProblem } from '../util/unknown-option.js';
+import { checkKnownKeys } from '../util/unknown-option.js';
 import type { QueryParams } from './query.js';
 
 // Every key `QueryParams` has, and no other (`satisfies` keeps the two in step): any other
@@ -52,19 +52,13 @@ function invalid(option: string, expected: string, value: unknown): Error {
 }
 
 /** Throws for the first key of `value` (the object at `option`) outside `known`, naming its path. */
-function checkKnownKeys(
+function checkQueryKeys(
   option: string,
   value: Record<string, unknown>,
   known: readonly string[],
   listedIn?: string,
 ): void {
-  const key = Object.keys(value).find((name) => !known.includes(name));
-  if (key === undefined) return;
-  const path = `${option}.${key}`;
-  const problem = unknownOptionProblem({ key, known, ...(listedIn ? { listedIn } : {}) });
-  throw new DelegateError('INVALID_ARGUMENT', `query(): ${path} ${problem}.`, {
-    details: { option: path },
-  });
+  checkKnownKeys({ where: 'query()', option, value, known, ...(listedIn ? { listedIn } : {}) });
 }
 
 /**
@@ -80,7 +74,7 @@ export function checkQueryParams(params: unknown): void {
       params,
     );
   }
-  checkKnownKeys('params', params, QUERY_PARAMS_KEYS, 'QueryParams');
+  checkQueryKeys('params', params, QUERY_PARAMS_KEYS, 'QueryParams');
   checkRequired(params);
   checkOptional(params);
   checkObjectOptions(params);
@@ -176,7 +170,7 @@ function checkThinking(option: string, thinking: unknown): void {
   if (type !== 'disabled' && type !== 'adaptive' && type !== 'enabled') {
     throw invalid(`${option}.type`, `'disabled', 'adaptive' or 'enabled' (${THINKING})`, type);
   }
-  checkKnownKeys(option, thinking, type === 'enabled' ? ['type', 'budgetTokens'] : ['type']);
+  checkQueryKeys(option, thinking, type === 'enabled' ? ['type', 'budgetTokens'] : ['type']);
   const budget = thinking['budgetTokens'];
   if (type === 'enabled' && !(Number.isInteger(budget) && (budget as number) >= 1)) {
     throw invalid(
@@ -201,7 +195,7 @@ function checkToolHooks(hooks: unknown): void {
   if (hooks === undefined) return;
   if (!isObject(hooks))
     throw invalid('params.toolHooks', 'an object ({ beforeToolCall, afterToolCall })', hooks);
-  checkKnownKeys('params.toolHooks', hooks, TOOL_HOOKS_KEYS);
+  checkQueryKeys('params.toolHooks', hooks, TOOL_HOOKS_KEYS);
   for (const name of TOOL_HOOKS_KEYS) {
     const hook = hooks[name];
     if (hook !== undefined && typeof hook !== 'function') {

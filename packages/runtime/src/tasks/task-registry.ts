@@ -16,7 +16,7 @@ import type {
 } from '../transcripts/queued-notification.js';
 import { type TaskNotification, formatTaskNotification } from './task-notification.js';
 import { startWaitTimer } from '../util/wait-timer.js';
-import { unknownOptionProblem } from '../util/unknown-option.js';
+import { checkKnownKeys } from '../util/unknown-option.js';
 
 type Waiter = () => void;
 
@@ -68,13 +68,12 @@ function checkOptionsObject(options: unknown, where: string): void {
   if (options === undefined) return;
   if (typeof options === 'object' && options !== null && !Array.isArray(options)) {
     // `{ timeout: 5000 }` would otherwise wait the default time without a word.
-    for (const key of Object.keys(options)) {
-      if (WAIT_OPTIONS.includes(key)) continue;
-      throw new DelegateError(
-        'INVALID_ARGUMENT',
-        `${where}: options.${key} ${unknownOptionProblem({ key, known: WAIT_OPTIONS })}.`,
-      );
-    }
+    checkKnownKeys({
+      where,
+      option: 'options',
+      value: options as Record<string, unknown>,
+      known: WAIT_OPTIONS,
+    });
     return;
   }
   throw new DelegateError(
