@@ -1,5 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import { type AgentRunMode, type Message, DelegateError } from '@delegate/core';
+import { type AgentRunMode, type Message, DelegateError, totalTokens } from '@delegate/core';
 import type { ForkLayout } from '@delegate/fork-cache';
 import type {
   AgentToolOutput,
@@ -119,18 +119,13 @@ function startLoop(runtime: AgentRuntime, run: AgentRun, options: RunOptions): L
 }
 
 function toolProgress(run: AgentRun, progress: AgentProgress): AgentToolProgress {
-  const { usage } = progress;
   return {
     type: 'agent_progress',
     agentId: run.record.agentId,
     agentType: run.record.agentType,
     messageCount: progress.messageCount,
     toolUseCount: progress.toolUseCount,
-    tokens:
-      usage.input_tokens +
-      usage.output_tokens +
-      usage.cache_creation_input_tokens +
-      usage.cache_read_input_tokens,
+    tokens: totalTokens(progress.usage),
     ...(progress.lastActivity ? { lastActivity: progress.lastActivity } : {}),
   };
 }
