@@ -490,6 +490,71 @@ describe('query', () => {
     }
   });
 
+  it('refuses, without retrying, a response stream that never ends', async () => {
+    sim = await startSim({ policy: script(['never asked']) });
+    let requests = 0;
+    let written = 0;
+    const endless = createServer((_request, response) => {
+      requests++;
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      const send = (event: string, data: unknown) =>
+        response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      send('message_start', {
+        type: 'message_start',
+        message: {
+          id: 'msg_endless',
+          type: 'message',
+          role: 'assistant',
+          model: 'm',
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 1, output_tokens: 1 },
+        },
+      });
+      send('content_block_start', {
+        type: 'content_block_start',
+        index: 0,
+        content_block: { type: 'text', text: '' },
+      });
+      const chunk = 'x'.repeat(64 * 1024);
+      const pump = () => {
+        while (!response.destroyed) {
+          written += chunk.length;
+          const more = send('content_block_delta', {
+            type: 'content_block_delta',
+            index: 0,
+            delta: { type: 'text_delta', text: chunk },
+          });
+          if (!more) return void response.once('drain', pump);
+        }
+      };
+      pump();
+    });
+    await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = endless.address() as AddressInfo;
+      await expect(
+        collect(
+          testQuery({
+            client: createApiClient({ apiKey: 'k', baseURL: `http://127.0.0.1:${port}` }),
+            messages: [createUserMessage({ content: 'hi' })],
+            toolUseContext: rootContext([]),
+          }),
+        ),
+      ).rejects.toMatchObject({
+        code: 'API_ERROR',
+        message: expect.stringContaining('characters without ending'),
+      });
+      expect(requests).toBe(1);
+      // Refused near the limit, not after the whole stream: the server sent a bounded amount.
+      expect(written).toBeLessThan(64 * 1024 * 1024);
+    } finally {
+      endless.closeAllConnections();
+      await new Promise((resolve) => endless.close(resolve));
+    }
+  });
+
   it('takes a response whose connection stays open after its message_stop', async () => {
     sim = await startSim({
       policy: script(['whole']),

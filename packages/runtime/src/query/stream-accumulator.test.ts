@@ -2,6 +2,8 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import { DelegateError } from '@delegate/core';
 import {
+  MAX_RESPONSE_BLOCKS,
+  MAX_RESPONSE_CHARS,
   applyStreamEvent,
   createStreamAccumulator,
   finishStreamAccumulator,
@@ -115,6 +117,55 @@ describe('the stream accumulator', () => {
     const kept = inputOf(emoji) as string;
     expect(kept.startsWith(`{"c": "${'x'.repeat(1_992)}[… 4 more`)).toBe(true);
     expect(kept).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
+  });
+
+  it('refuses a block opened out of order, whatever its index', () => {
+    for (const index of [1, -1, 0.5, 2 ** 32, '0', null]) {
+      const accumulator = createStreamAccumulator();
+      applyStreamEvent(accumulator, start);
+      expect(() =>
+        applyStreamEvent(accumulator, {
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'text', text: '' },
+        } as unknown as Anthropic.RawMessageStreamEvent),
+      ).toThrow(
+        expect.objectContaining({
+          code: 'API_ERROR',
+          message: expect.stringContaining(`opened content block ${String(index)} where block 0`),
+          details: expect.objectContaining({ malformedResponse: true }),
+        }),
+      );
+      expect(accumulator.blocks).toEqual([]);
+    }
+  });
+
+  it('refuses a response with more blocks or characters than any real one', () => {
+    const many = createStreamAccumulator();
+    applyStreamEvent(many, start);
+    const open = (index: number) =>
+      applyStreamEvent(many, {
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'text', text: '' },
+      } as Anthropic.RawMessageStreamEvent);
+    for (let index = 0; index < MAX_RESPONSE_BLOCKS; index++) open(index);
+    expect(() => open(MAX_RESPONSE_BLOCKS)).toThrow(/more than 4096 content blocks/);
+
+    const long = createStreamAccumulator();
+    for (const event of events([
+      start,
+      { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+    ]))
+      applyStreamEvent(long, event);
+    const delta = (text: string) =>
+      applyStreamEvent(long, {
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'text_delta', text },
+      } as Anthropic.RawMessageStreamEvent);
+    delta('x'.repeat(MAX_RESPONSE_CHARS));
+    expect(() => delta('y')).toThrow(/more than 16,777,216 characters without ending/);
   });
 
   it('refuses a stream that ended before message_stop, as a retryable cut', () => {

@@ -16,11 +16,30 @@ export type StreamAccumulator = {
   blocks: PartialBlock[];
   /** True once `message_stop` arrived. */
   stopped: boolean;
+  /** Characters of text, thinking, signature and tool input received so far. */
+  chars: number;
 };
 
 /** A new, empty accumulator. */
 export function createStreamAccumulator(): StreamAccumulator {
-  return { message: undefined, blocks: [], stopped: false };
+  return { message: undefined, blocks: [], stopped: false, chars: 0 };
+}
+
+/**
+ * Characters one response may carry (text, thinking and tool input together). The largest
+ * output budget the API grants is 128k tokens, a few hundred thousand characters; a stream far
+ * past this comes from a broken proxy or server, and would otherwise be held in memory until
+ * the process runs out of it.
+ */
+export const MAX_RESPONSE_CHARS = 16 * 1024 * 1024;
+
+/** Content blocks one response may open; the API opens one per text, thinking or tool call. */
+export const MAX_RESPONSE_BLOCKS = 4_096;
+
+function malformed(message: string, details: Record<string, unknown> = {}): DelegateError {
+  return new DelegateError('API_ERROR', message, {
+    details: { malformedResponse: true, ...details },
+  });
 }
 
 /**
@@ -50,10 +69,28 @@ function parseToolInput(text: string): unknown {
   }
 }
 
+// The characters a delta adds, or 0 for one that does not fit its block (it is ignored).
+function deltaChars(block: PartialBlock, delta: Anthropic.RawContentBlockDeltaEvent['delta']) {
+  if (delta.type === 'text_delta' && block.type === 'text') return delta.text.length;
+  if (delta.type === 'input_json_delta' && block.type === 'tool_use')
+    return delta.partial_json.length;
+  if (delta.type === 'thinking_delta' && block.type === 'thinking') return delta.thinking.length;
+  if (delta.type === 'signature_delta' && block.type === 'thinking') return delta.signature.length;
+  return 0;
+}
+
 function applyDelta(
+  accumulator: StreamAccumulator,
   block: PartialBlock,
   delta: Anthropic.RawContentBlockDeltaEvent['delta'],
 ): void {
+  accumulator.chars += deltaChars(block, delta);
+  if (accumulator.chars > MAX_RESPONSE_CHARS) {
+    throw malformed(
+      `The response stream carried more than ${MAX_RESPONSE_CHARS.toLocaleString('en-US')} characters without ending, far past any output budget of the API; it was refused (a broken proxy or server?).`,
+      { chars: accumulator.chars },
+    );
+  }
   if (delta.type === 'text_delta' && block.type === 'text') block.text += delta.text;
   else if (delta.type === 'input_json_delta' && block.type === 'tool_use')
     block.partialJson = (block.partialJson ?? '') + delta.partial_json;
@@ -61,6 +98,28 @@ function applyDelta(
     block.thinking += delta.thinking;
   else if (delta.type === 'signature_delta' && block.type === 'thinking')
     block.signature += delta.signature;
+}
+
+/**
+ * The stream index of a new block: the API numbers blocks 0, 1, 2… in order. Any other index
+ * (a gap, a negative or fractional one, one past {@link MAX_RESPONSE_BLOCKS}) is refused:
+ * a huge one would make a sparse array that every later scan walks index by index.
+ */
+function newBlockIndex(accumulator: StreamAccumulator, index: unknown): number {
+  const next = accumulator.blocks.length;
+  if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index > next) {
+    throw malformed(
+      `The response stream opened content block ${String(index)} where block ${next} was next; the response is malformed and was refused.`,
+      { index },
+    );
+  }
+  if (index >= MAX_RESPONSE_BLOCKS) {
+    throw malformed(
+      `The response stream opened more than ${MAX_RESPONSE_BLOCKS} content blocks; it was refused (a broken proxy or server?).`,
+      { index },
+    );
+  }
+  return index;
 }
 
 function mergeUsage(
@@ -94,13 +153,13 @@ export function applyStreamEvent(
     }
     case 'content_block_start': {
       const block = event.content_block as unknown as ContentBlock;
-      accumulator.blocks[event.index] =
+      accumulator.blocks[newBlockIndex(accumulator, event.index)] =
         block.type === 'tool_use' ? { ...block, input: {}, partialJson: '' } : { ...block };
       return;
     }
     case 'content_block_delta': {
       const block = accumulator.blocks[event.index];
-      if (block) applyDelta(block, event.delta);
+      if (block) applyDelta(accumulator, block, event.delta);
       return;
     }
     case 'content_block_stop': {
