@@ -231,6 +231,33 @@ describe('delegate agents', () => {
   });
 });
 
+describe('delegate agents validate <file of a plugin manifest>', () => {
+  it('reads a file the manifest lists outside agents/ as that plugin reads it', async () => {
+    const plugin = join(scratch.root, 'listing-plugin');
+    await mkdir(join(plugin, '.claude-plugin'), { recursive: true });
+    await writeFile(
+      join(plugin, '.claude-plugin', 'plugin.json'),
+      JSON.stringify({ name: 'acme', agents: ['./extra/helper.md', './extra/typo.md'] }),
+    );
+    await mkdir(join(plugin, 'extra'), { recursive: true });
+    const helper = join(plugin, 'extra', 'helper.md');
+    await writeFile(helper, '---\ndescription: Helps.\n---\nHelp.');
+    const typo = join(plugin, 'extra', 'typo.md');
+    await writeFile(typo, '---\ndescription: Typo.\ntols: Read\n---\nTypo.');
+
+    // Named after its file, as a plugin's agent is, not refused as a project agent without `name`.
+    const one = await run(['agents', 'validate', helper]);
+    expect(one.stdout).not.toContain('missing `name`');
+    expect(one.stderr).toContain('0 errors, 0 warnings');
+    expect(one.code).toBe(0);
+
+    const other = await run(['agents', 'validate', typo]);
+    expect(other.stdout).toContain(`${typo}:3: warning:`);
+    expect(other.stdout).toContain('`tools`');
+    expect(other.stdout).not.toContain(helper);
+  });
+});
+
 /** Runs a prompt whose main agent starts one general-purpose helper, recorded in `transcripts`. */
 async function recordHelperRun(
   transcripts: string,

@@ -1,6 +1,11 @@
 import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve, sep } from 'node:path';
-import type { AgentDiagnostic, getAgentDefinitionsWithOverrides } from '@delegate/agent-defs';
+import type {
+  AgentDiagnostic,
+  PLUGIN_MANIFEST_PATHS,
+  getAgentDefinitionsWithOverrides,
+  loadPluginAgents,
+} from '@delegate/agent-defs';
 import type { AgentDefinition, PermissionRule, Tool } from '@delegate/core';
 import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES, type ExitCode, UsageError } from '../exit-codes.js';
@@ -231,20 +236,54 @@ async function isFile(path: string): Promise<boolean> {
 }
 
 // The plugin a path belongs to: the path itself when it holds a plugin manifest, else the
-// nearest folder above an `agents` folder on the path that holds one. A plugin's agents are
-// read by Claude Code's plugin rules (a file without `name` is named after the file, …).
-async function pluginOf(path: string, manifests: readonly string[]): Promise<string | undefined> {
+// nearest folder above an `agents` folder on the path that holds one (with `anyFolder`, the
+// nearest folder above that holds one). A plugin's agents are read by Claude Code's plugin
+// rules (a file without `name` is named after the file, …).
+async function pluginOf(
+  path: string,
+  manifests: readonly string[],
+  options: { anyFolder?: boolean } = {},
+): Promise<string | undefined> {
   const hasManifest = async (folder: string): Promise<boolean> => {
     for (const manifest of manifests) if (await isFile(resolve(folder, manifest))) return true;
     return false;
   };
   if (await hasManifest(path)) return path;
   for (let folder = path; dirname(folder) !== folder; folder = dirname(folder)) {
-    if (basename(folder) === 'agents' && (await hasManifest(dirname(folder)))) {
-      return dirname(folder);
+    const above = dirname(folder);
+    if ((options.anyFolder || basename(folder) === 'agents') && (await hasManifest(above))) {
+      return above;
     }
   }
   return undefined;
+}
+
+// The diagnostics of `file` when the nearest plugin above it lists the file in its manifest's
+// `agents` (anywhere in the plugin, not only under agents/), with the manifest's own; undefined
+// when that plugin lists no agents, or not this file.
+async function listedPluginFileDiagnostics(
+  file: string,
+  defs: {
+    loadPluginAgents: typeof loadPluginAgents;
+    PLUGIN_MANIFEST_PATHS: typeof PLUGIN_MANIFEST_PATHS;
+  },
+): Promise<AgentDiagnostic[] | undefined> {
+  const plugin = await pluginOf(dirname(file), defs.PLUGIN_MANIFEST_PATHS, { anyFolder: true });
+  if (plugin === undefined) return undefined;
+  const loaded = await defs.loadPluginAgents({ pluginDirs: [plugin] });
+  const listed =
+    loaded.agents.some((agent) => agent.filePath === file) ||
+    loaded.failed.some((failed) => failed.filePath === file);
+  if (!listed) return undefined;
+  const manifests = new Set(
+    defs.PLUGIN_MANIFEST_PATHS.map((manifest) => resolve(plugin, manifest)),
+  );
+  return loaded.diagnostics.filter(
+    (diagnostic) =>
+      diagnostic.filePath === file ||
+      diagnostic.filePath === plugin ||
+      manifests.has(diagnostic.filePath),
+  );
 }
 
 async function validatePaths(paths: readonly string[], cwd: string): Promise<AgentDiagnostic[]> {
@@ -282,6 +321,14 @@ async function validatePaths(paths: readonly string[], cwd: string): Promise<Age
       });
       diagnostics.push(...loaded.diagnostics);
     } else {
+      const listed = await listedPluginFileDiagnostics(absolute, {
+        loadPluginAgents,
+        PLUGIN_MANIFEST_PATHS,
+      });
+      if (listed !== undefined) {
+        diagnostics.push(...listed);
+        continue;
+      }
       const pluginName = plugin === undefined ? undefined : await readPluginName(plugin);
       const result = await readAgentFile({
         filePath: absolute,
