@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type AddressInfo, createServer } from 'node:net';
 import { createInterface } from 'node:readline';
@@ -228,6 +228,75 @@ describe('delegate agents', () => {
     const outside = await run(['agents', 'validate', copy]);
     expect(outside.code).toBe(1);
     expect(outside.stdout).toContain(`${copy}: error: missing \`name\`; add \`name: deep\``);
+  });
+});
+
+describe('delegate agents validate <path>, read as delegate run reads it', () => {
+  it('skips a project agent that links out of the project, named or in its folder', async () => {
+    const outside = join(scratch.root, 'outsider.md');
+    await writeFile(outside, '---\nname: outsider\ndescription: From elsewhere.\n---\nHi.');
+    await mkdir(join(scratch.project, '.claude', 'agents'), { recursive: true });
+    const link = join(scratch.project, '.claude', 'agents', 'outsider.md');
+    await symlink(outside, link);
+    for (const path of [link, join(scratch.project, '.claude', 'agents'), link]) {
+      const result = await run(['agents', 'validate', path]);
+      expect(result.stdout).toContain(`${link}: warning: resolves to ${outside}, outside`);
+      expect(result.stderr).toContain('1 warning');
+    }
+    const listed = await run(['agents', 'list']);
+    expect(listed.stdout).not.toContain('outsider');
+  });
+
+  it('warns that a plugin does not load a file its manifest leaves out', async () => {
+    const plugin = join(scratch.root, 'listing');
+    await mkdir(join(plugin, '.claude-plugin'), { recursive: true });
+    await writeFile(
+      join(plugin, '.claude-plugin', 'plugin.json'),
+      JSON.stringify({ name: 'acme', agents: ['./agents/kept.md'] }),
+    );
+    await mkdir(join(plugin, 'agents'), { recursive: true });
+    await writeFile(join(plugin, 'agents', 'kept.md'), '---\ndescription: Kept.\n---\nKept.');
+    const forgotten = join(plugin, 'agents', 'forgotten.md');
+    await writeFile(forgotten, '---\ndescription: Forgotten.\n---\nForgotten.');
+    const result = await run(['agents', 'validate', forgotten]);
+    expect(result.stdout).toContain(
+      `${forgotten}: warning: not loaded: ${join(plugin, '.claude-plugin', 'plugin.json')} lists the plugin's agent files`,
+    );
+
+    // Without a list, a plugin reads only its agents/ folder.
+    const bare = join(scratch.root, 'bare');
+    await mkdir(join(bare, 'specialists'), { recursive: true });
+    await writeFile(join(bare, 'plugin.json'), JSON.stringify({ name: 'bare' }));
+    const other = join(bare, 'specialists', 'other.md');
+    await writeFile(other, '---\nname: other\ndescription: Other.\n---\nOther.');
+    const elsewhere = await run(['agents', 'validate', other]);
+    expect(elsewhere.stdout).toContain(`${other}: warning: not loaded: a plugin's agents are`);
+  });
+
+  it('validates a folder of plugins (a marketplace) plugin by plugin', async () => {
+    const market = join(scratch.root, 'market');
+    await mkdir(join(market, '.claude-plugin'), { recursive: true });
+    await writeFile(
+      join(market, '.claude-plugin', 'marketplace.json'),
+      JSON.stringify({ name: 'm', plugins: [{ name: 'good', source: './plugins/good' }] }),
+    );
+    await mkdir(join(market, 'plugins', 'good', 'agents'), { recursive: true });
+    await writeFile(
+      join(market, 'plugins', 'good', 'agents', 'helper.md'),
+      '---\ndescription: Helps.\n---\nHelp.',
+    );
+    // Not a marketplace entry, but a plugin folder with a manifest Claude Code refuses whole.
+    const refused = join(market, 'refused');
+    await mkdir(join(refused, '.claude-plugin'), { recursive: true });
+    await mkdir(join(refused, 'agents'), { recursive: true });
+    const manifest = join(refused, '.claude-plugin', 'plugin.json');
+    await writeFile(manifest, JSON.stringify({ name: 'refused', agents: ['./agents'] }));
+    await writeFile(join(refused, 'agents', 'a.md'), '---\ndescription: A.\n---\nA.');
+
+    const result = await run(['agents', 'validate', market]);
+    expect(result.stdout).toContain(`${manifest}: error:`);
+    expect(result.stdout).not.toContain('missing `name`');
+    expect(result.code).toBe(1);
   });
 });
 

@@ -11,6 +11,7 @@ import {
   getAgentDefinitionsWithOverrides,
 } from './get-agent-definitions-with-overrides.js';
 import { MAX_AGENTS_DIRECTORY_DEPTH } from './list-markdown-files.js';
+import { MAX_AGENT_FILE_BYTES } from './read-agent-file.js';
 import { loadAgentsFromDirectories } from './load-agents-from-directories.js';
 import { readPluginName } from './load-plugin-agents.js';
 import { parseAgentFromMarkdown } from './parse-agent-from-markdown.js';
@@ -256,5 +257,33 @@ describe('files that failed to load', () => {
     expect(formatAgentDiagnostic({ filePath: '/x.md', severity: 'info', reason: 'r' })).toBe(
       '/x.md: info: r',
     );
+  });
+
+  it('match a frontmatter indented as a whole, and a file with no readable name by its file name', async () => {
+    const home = join(root, 'home');
+    const agents = join(home, '.claude', 'agents');
+    await mkdir(agents, { recursive: true });
+    // Indented as a whole, with a nested `name:` deeper that must not count.
+    await writeFile(
+      join(agents, 'queue.md'),
+      '---\n  name: sqs-expert\n description: Queues.\n  hooks:\n    name: inner\n---\nBody',
+    );
+    await writeFile(
+      join(agents, 'huge.md'),
+      `---\nname: huge\ndescription: Big.\n---\n${'x'.repeat(MAX_AGENT_FILE_BYTES)}`,
+    );
+    const result = await getAgentDefinitionsWithOverrides({ cwd: root, homeDir: home });
+    expect(result.failedAgents.map((entry) => entry.agentType ?? null).toSorted()).toEqual([
+      null,
+      'sqs-expert',
+    ]);
+    expect(explainUnknownAgentType('sqs-expert', result.failedAgents)).toContain(
+      `because its definition failed to load: ${join(agents, 'queue.md')}:`,
+    );
+    expect(explainUnknownAgentType('inner', result.failedAgents)).toBeUndefined();
+    expect(explainUnknownAgentType('huge', result.failedAgents)).toContain(
+      `Agent type "huge" is not available; a file named after it, which may have defined it, failed to load: ${join(agents, 'huge.md')}: error:`,
+    );
+    expect(explainUnknownAgentType('hug', result.failedAgents)).toBeUndefined();
   });
 });

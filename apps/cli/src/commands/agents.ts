@@ -1,11 +1,5 @@
-import { stat } from 'node:fs/promises';
-import { basename, dirname, resolve, sep } from 'node:path';
-import type {
-  AgentDiagnostic,
-  PLUGIN_MANIFEST_PATHS,
-  getAgentDefinitionsWithOverrides,
-  loadPluginAgents,
-} from '@delegate/agent-defs';
+import { resolve } from 'node:path';
+import type { AgentDiagnostic, getAgentDefinitionsWithOverrides } from '@delegate/agent-defs';
 import type { AgentDefinition, PermissionRule, Tool } from '@delegate/core';
 import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES, type ExitCode, UsageError } from '../exit-codes.js';
@@ -16,6 +10,7 @@ import { toPermissionRules } from '../session/permission-rules.js';
 import { type IgnoredSetting, resolveConfig } from '../settings/resolve-config.js';
 import { colorsFor } from '../terminal/colors.js';
 import { formatTable, oneLine, printable, printableLines, styled } from '../terminal/format.js';
+import { validatePaths } from './validate-paths.js';
 
 type Loaded = Awaited<ReturnType<typeof getAgentDefinitionsWithOverrides>>;
 
@@ -225,128 +220,6 @@ function mcpServerLines(agent: AgentDefinition): string[] {
         }),
   );
   return parts.length > 0 ? [`mcp servers: ${printable(parts.join('; '))}`] : [];
-}
-
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
-  }
-}
-
-// The plugin a path belongs to: the path itself when it holds a plugin manifest, else the
-// nearest folder above an `agents` folder on the path that holds one (with `anyFolder`, the
-// nearest folder above that holds one). A plugin's agents are read by Claude Code's plugin
-// rules (a file without `name` is named after the file, …).
-async function pluginOf(
-  path: string,
-  manifests: readonly string[],
-  options: { anyFolder?: boolean } = {},
-): Promise<string | undefined> {
-  const hasManifest = async (folder: string): Promise<boolean> => {
-    for (const manifest of manifests) if (await isFile(resolve(folder, manifest))) return true;
-    return false;
-  };
-  if (await hasManifest(path)) return path;
-  for (let folder = path; dirname(folder) !== folder; folder = dirname(folder)) {
-    const above = dirname(folder);
-    if ((options.anyFolder || basename(folder) === 'agents') && (await hasManifest(above))) {
-      return above;
-    }
-  }
-  return undefined;
-}
-
-// The diagnostics of `file` when the nearest plugin above it lists the file in its manifest's
-// `agents` (anywhere in the plugin, not only under agents/), with the manifest's own; undefined
-// when that plugin lists no agents, or not this file.
-async function listedPluginFileDiagnostics(
-  file: string,
-  defs: {
-    loadPluginAgents: typeof loadPluginAgents;
-    PLUGIN_MANIFEST_PATHS: typeof PLUGIN_MANIFEST_PATHS;
-  },
-): Promise<AgentDiagnostic[] | undefined> {
-  const plugin = await pluginOf(dirname(file), defs.PLUGIN_MANIFEST_PATHS, { anyFolder: true });
-  if (plugin === undefined) return undefined;
-  const loaded = await defs.loadPluginAgents({ pluginDirs: [plugin] });
-  const listed =
-    loaded.agents.some((agent) => agent.filePath === file) ||
-    loaded.failed.some((failed) => failed.filePath === file);
-  if (!listed) return undefined;
-  const manifests = new Set(
-    defs.PLUGIN_MANIFEST_PATHS.map((manifest) => resolve(plugin, manifest)),
-  );
-  return loaded.diagnostics.filter(
-    (diagnostic) =>
-      diagnostic.filePath === file ||
-      diagnostic.filePath === plugin ||
-      manifests.has(diagnostic.filePath),
-  );
-}
-
-async function validatePaths(paths: readonly string[], cwd: string): Promise<AgentDiagnostic[]> {
-  const {
-    loadAgentsFromDirectories,
-    loadPluginAgents,
-    PLUGIN_MANIFEST_PATHS,
-    readAgentFile,
-    readPluginName,
-  } = await import('@delegate/agent-defs');
-  const diagnostics: AgentDiagnostic[] = [];
-  for (const path of paths) {
-    const absolute = resolve(cwd, path);
-    let isDirectory: boolean;
-    try {
-      isDirectory = (await stat(absolute)).isDirectory();
-    } catch {
-      diagnostics.push({ filePath: absolute, severity: 'error', reason: 'no such file or folder' });
-      continue;
-    }
-    const plugin = await pluginOf(absolute, PLUGIN_MANIFEST_PATHS);
-    if (isDirectory && plugin !== undefined) {
-      const loaded = await loadPluginAgents({ pluginDirs: [plugin] });
-      // The asked-for folder's files, and the plugin's own problems (its manifest).
-      const agentsFolder = resolve(plugin, 'agents');
-      const under = (filePath: string, folder: string): boolean =>
-        filePath === folder || filePath.startsWith(`${folder}${sep}`);
-      const within = (filePath: string): boolean =>
-        under(filePath, absolute) || !under(filePath, agentsFolder);
-      diagnostics.push(...loaded.diagnostics.filter((diagnostic) => within(diagnostic.filePath)));
-    } else if (isDirectory) {
-      const loaded = await loadAgentsFromDirectories({
-        directories: [absolute],
-        source: 'projectSettings',
-      });
-      diagnostics.push(...loaded.diagnostics);
-    } else {
-      const listed = await listedPluginFileDiagnostics(absolute, {
-        loadPluginAgents,
-        PLUGIN_MANIFEST_PATHS,
-      });
-      if (listed !== undefined) {
-        diagnostics.push(...listed);
-        continue;
-      }
-      const pluginName = plugin === undefined ? undefined : await readPluginName(plugin);
-      const result = await readAgentFile({
-        filePath: absolute,
-        ...(plugin === undefined || pluginName === undefined
-          ? { baseDir: dirname(absolute), source: 'projectSettings' as const }
-          : {
-              baseDir: resolve(plugin, 'agents'),
-              source: 'plugin' as const,
-              plugin: pluginName.name,
-            }),
-      });
-      diagnostics.push(
-        ...(pluginName?.diagnostics ?? []),
-        ...(result.ok ? result.warnings : [result.diagnostic]),
-      );
-    }
-  }
-  return diagnostics;
 }
 
 /**
