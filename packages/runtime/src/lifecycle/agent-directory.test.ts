@@ -25,6 +25,7 @@ function record(
     isBackground: true,
     usage: emptyUsage(),
     costUsd: 0,
+    spec: {} as AgentRecord['spec'],
     ...options,
   };
 }

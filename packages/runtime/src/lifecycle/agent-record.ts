@@ -84,6 +84,12 @@ export type AgentRecord = {
   readonly taskId?: string;
   /** Its worktree, while it has one. */
   readonly worktree?: AgentWorktree;
+  /**
+   * What its transcript metadata records: its spec, with the worktree it works in (or last
+   * worked in, after that one was removed), so a continuation or a resume makes a fresh one
+   * from the same repository and folder.
+   */
+  readonly spec: AgentSpec;
   /** Usage summed over every response it kept, over all its runs (retried attempts never count). */
   readonly usage: CompleteUsage;
   /** Cost of `usage` in US dollars, from the session's price table. */
@@ -279,7 +285,10 @@ function ownMcpFields(
  * metadata written next to its transcript.
  */
 export function createAgentRecord(options: CreateAgentRecordOptions): AgentRecord {
-  const { runtime, parent, spec } = options;
+  const { runtime, parent } = options;
+  const spec: AgentSpec = options.worktree
+    ? { ...options.spec, worktree: options.worktree }
+    : options.spec;
   const record: MutableRecord = {
     agentId: spec.agentId,
     agentType: spec.agentType,
@@ -297,6 +306,7 @@ export function createAgentRecord(options: CreateAgentRecordOptions): AgentRecor
     isBackground: options.isBackground,
     usage: emptyUsage(),
     costUsd: 0,
+    spec,
     ...(spec.name ? { name: spec.name } : {}),
     ...(spec.userContext ? { userContext: spec.userContext } : {}),
     ...(spec.systemContext ? { systemContext: spec.systemContext } : {}),

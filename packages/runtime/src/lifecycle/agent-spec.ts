@@ -1,3 +1,4 @@
+import { isAbsolute } from 'node:path';
 import { DelegateError, PermissionMode } from '@delegate/core';
 import { z } from 'zod';
 
@@ -5,6 +6,27 @@ const ApiToolDefinitionSchema = z.object({
   name: z.string(),
   description: z.string(),
   input_schema: z.record(z.string(), z.unknown()),
+});
+
+const AbsolutePath = z.string().min(1).refine(isAbsolute, 'an absolute path');
+
+/**
+ * The git worktree an agent works (or last worked) in, as its metadata records it. Read back
+ * from a file, it is checked against git (`findAgentWorktree`) before the agent works there.
+ */
+const RecordedWorktreeSchema = z.object({
+  /** Directory of the worktree. */
+  worktreePath: AbsolutePath,
+  /** Branch checked out in it (`delegate/<slug>`). */
+  worktreeBranch: z.string().regex(/^delegate\/[A-Za-z0-9][A-Za-z0-9_%+-]{0,127}$/),
+  /** Commit the branch started from. */
+  headCommit: z.string().regex(/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/),
+  /** Top level of the repository it belongs to. */
+  gitRoot: AbsolutePath,
+  /** The agent's directory in it. */
+  cwd: AbsolutePath,
+  /** Ignored entries its checkout made before the agent ran. */
+  ignoredAtStart: z.array(z.string()).optional(),
 });
 
 /** Everything that defines a sub-agent's runs, as stored in its transcript metadata. */
@@ -47,6 +69,8 @@ export const AgentSpecSchema = z.object({
   parentToolUseId: z.string().optional(),
   /** Runs in a git worktree (recreated when a finished agent whose worktree was removed is continued). */
   isolation: z.literal('worktree').optional(),
+  /** Its worktree (the last one, when that was removed): where a resume goes on, or makes a fresh one from. */
+  worktree: RecordedWorktreeSchema.optional(),
   /** The agent's own token budget (the least of its definition's and its Agent call's). */
   maxTokens: z.number().int().positive().optional(),
   /** The agent's own cost budget in US dollars (the least of its definition's and its Agent call's). */

@@ -38,11 +38,12 @@ export function forgetWorktree(record: AgentRecord): void {
   delete mutable(record).worktree;
 }
 
-/** The record works in `worktree` from now on. */
+/** The record works in `worktree` from now on (its metadata's spec says so too). */
 export function useWorktree(record: AgentRecord, worktree: AgentWorktree): void {
   const state = mutable(record);
   state.worktree = worktree;
   state.context = { ...record.context, cwd: worktree.cwd };
+  state.spec = { ...record.spec, cwd: worktree.cwd, worktree };
 }
 
 /** A finished record is set up for another run: where it runs and what stops it. */

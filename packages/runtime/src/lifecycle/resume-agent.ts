@@ -1,9 +1,9 @@
-import { stat } from 'node:fs/promises';
 import {
   type AgentDefinition,
   type AgentDefinitionsResult,
   type Message,
   type Tool,
+  type UserMessage,
   DelegateError,
   createUserMessage,
 } from '@delegate/core';
@@ -21,12 +21,12 @@ import {
 } from '../transcripts/queued-notification.js';
 import { readTranscript } from '../transcripts/read-transcript.js';
 import { TranscriptStore } from '../transcripts/transcript-store.js';
-import { loadTools } from '../util/load-tools.js';
 import { redactOption } from '../util/redact-secrets.js';
 import { type AgentRecord, createAgentRecord } from './agent-record.js';
 import { type AgentSpec, parseAgentSpec } from './agent-spec.js';
 import { isCompacted } from './agent-directory.js';
 import { queueMessage } from './record-transitions.js';
+import { type ResumedPlace, resumedPlace } from './resumed-place.js';
 import {
   type InFlightToolCalls,
   checkInFlightToolCalls,
@@ -201,30 +201,50 @@ function resumedTools(
   };
 }
 
-/** The recorded cwd when it still exists inside this session's roots, else the session's cwd. */
-async function resumableCwd(runtime: AgentRuntime, cwd: string): Promise<string> {
-  const root = runtime.rootContext;
-  try {
-    const { resolveToolPath } = await loadTools();
-    const resolved = await resolveToolPath(cwd, root);
-    if ((await stat(resolved.realPath)).isDirectory()) return resolved.realPath;
-  } catch {
-    // A removed worktree or a directory outside this session: work from the session's cwd.
-  }
-  return root.cwd;
-}
-
-async function rebuildRecord(runtime: AgentRuntime, spec: AgentSpec): Promise<AgentRecord> {
+async function rebuildRecord(
+  runtime: AgentRuntime,
+  spec: AgentSpec,
+  options: { replay: boolean },
+): Promise<{ record: AgentRecord; notice?: UserMessage }> {
   const definition = findDefinition(runtime, spec);
   const { tools, definitions } = resumedTools(runtime, spec, definition);
   // What the old session allowed does not carry over: the mode comes from this session,
-  // and the agent's directory must exist and lie inside this session's roots.
+  // and the agent's directory must exist and lie inside this session's roots (a worktree
+  // agent's, in a worktree of a repository inside them).
   spec.permissionMode = resolveAgentPermissionMode({
     parentMode: runtime.rootContext.getAppState().toolPermissionContext.mode,
     agent: definition ?? {},
     isFork: spec.isFork,
   });
-  spec.cwd = await resumableCwd(runtime, spec.cwd);
+  const place = await resumedPlace(runtime, spec, options);
+  spec.cwd = place.cwd;
+  // The record's spec gets the checked worktree, never the one the file named.
+  delete spec.worktree;
+  try {
+    const record = await createResumedRecord({
+      runtime,
+      spec,
+      definition,
+      tools,
+      definitions,
+      place,
+    });
+    return { record, ...(place.notice ? { notice: place.notice } : {}) };
+  } catch (error) {
+    await place.undo();
+    throw error;
+  }
+}
+
+async function createResumedRecord(options: {
+  runtime: AgentRuntime;
+  spec: AgentSpec;
+  definition: AgentDefinition | undefined;
+  tools: Tool[];
+  definitions: AgentDefinitionsResult;
+  place: ResumedPlace;
+}): Promise<AgentRecord> {
+  const { runtime, spec, definition, tools, definitions, place } = options;
   const memory =
     !spec.isFork && definition ? await setUpAgentMemory(runtime, definition) : undefined;
   const memoryDirectory = memory?.directory;
@@ -258,6 +278,7 @@ async function rebuildRecord(runtime: AgentRuntime, spec: AgentSpec): Promise<Ag
         }
       : {}),
     ...(definition?.color && !spec.isFork ? { color: definition.color } : {}),
+    ...(place.worktree ? { worktree: place.worktree } : {}),
   });
 }
 
@@ -301,7 +322,7 @@ async function restoreAndStart(
   const restored = await readHistory(runtime, source, options.agentId);
   const history = restored.messages;
   const finished = finishedOneShot(runtime, spec, history, options.message);
-  const record = await rebuildRecord(runtime, spec);
+  const { record, notice } = await rebuildRecord(runtime, spec, { replay: finished });
   if (sameFile && restored.lastUuid) store.continueAfter(options.agentId, restored.lastUuid);
   if (finished) {
     return startAgentRun(runtime, record, {
@@ -329,7 +350,7 @@ async function restoreAndStart(
     sameFile,
   });
   return startAgentRun(runtime, record, {
-    newMessages: [...history, ...(settled?.messages ?? []), note],
+    newMessages: [...history, ...(settled?.messages ?? []), ...(notice ? [notice] : []), note],
     ...(sameFile ? { alreadyRecorded: history.length } : {}),
     ...(recordLines.length > 0 ? { transcriptOnly: recordLines } : {}),
   });

@@ -6,7 +6,7 @@ import {
   createUserMessage,
   createUuid,
 } from '@delegate/core';
-import { foregroundResult, lastRequestId, summarizeRun } from './run-outcome.js';
+import { attachWorktree, foregroundResult, lastRequestId, summarizeRun } from './run-outcome.js';
 
 function assistant(content: ContentBlock[], requestId?: string): AssistantMessage {
   return {
@@ -63,6 +63,37 @@ describe('summarizeRun', () => {
     const failed = summarizeRun(facts([]), { error: new DelegateError('MAX_TURNS', 'limit') });
     expect(() => foregroundResult(failed, { agentId: 'a1', agentType: 'Explore' })).toThrow(
       'limit',
+    );
+  });
+
+  it('names the kept worktree in what a foreground caller gets, report or error', () => {
+    const worktree = { path: '/trees/agent-a1', branch: 'delegate/agent-a1' };
+    const partial = summarizeRun(facts([assistant([{ type: 'text', text: 'half' }])]), {
+      error: new Error('529 overloaded'),
+    });
+    attachWorktree(partial, worktree);
+    expect(
+      foregroundResult(partial, { agentId: 'a1', agentType: 'general-purpose' }).worktree,
+    ).toEqual(worktree);
+    const failed = summarizeRun(facts([]), { error: new DelegateError('MAX_TURNS', 'limit') });
+    attachWorktree(failed, worktree);
+    const error = (() => {
+      try {
+        foregroundResult(failed, { agentId: 'a1', agentType: 'general-purpose' });
+      } catch (caught) {
+        return caught;
+      }
+      return undefined;
+    })();
+    expect(DelegateError.hasCode(error, 'MAX_TURNS')).toBe(true);
+    expect((error as DelegateError).message).toBe(
+      'limit Its worktree is kept, with its changes, at /trees/agent-a1 (branch delegate/agent-a1).',
+    );
+    expect((error as DelegateError).details).toMatchObject({ worktreePath: worktree.path });
+    const killed = summarizeRun(facts([], true), { error: new Error('aborted') });
+    attachWorktree(killed, worktree);
+    expect(() => foregroundResult(killed, { agentId: 'a1', agentType: 'general-purpose' })).toThrow(
+      /stopped before it produced a report\. Its worktree is kept, with its changes, at \/trees\/agent-a1/,
     );
   });
 

@@ -11,11 +11,19 @@ import { finalizeAgentTool } from '../agent-tool/finalize-agent-result.js';
 /** How a run's loop ended: its reason, or what it threw. */
 export type LoopOutcome = { reason: 'completed' | 'aborted' } | { error: unknown };
 
-/** A settled run. */
+/** The worktree a run left, kept because it holds changes. */
+export type KeptWorktree = { path: string; branch: string };
+
+/** A settled run; a run that did not complete says where its kept worktree is in `worktree`. */
 export type FinishedRun =
   | { status: 'completed'; output: CompletedAgentOutput }
-  | { status: 'failed'; error: unknown; partial?: CompletedAgentOutput }
-  | { status: 'killed'; partial?: CompletedAgentOutput };
+  | {
+      status: 'failed';
+      error: unknown;
+      partial?: CompletedAgentOutput;
+      worktree?: KeptWorktree;
+    }
+  | { status: 'killed'; partial?: CompletedAgentOutput; worktree?: KeptWorktree };
 
 /** What a settled run says, in words, to tasks, events and notifications. */
 export type FinishedRunTexts = {
@@ -125,8 +133,42 @@ export function describeFinishedRun(finished: FinishedRun, signal: AbortSignal):
 }
 
 /**
+ * Records the kept worktree on a settled run: on its report, or its partial report, so the
+ * caller is told where the work is whether the run completed or not; a run with neither
+ * keeps it in `worktree` (its thrown error names it).
+ */
+export function attachWorktree(finished: FinishedRun, worktree: KeptWorktree | undefined): void {
+  if (!worktree) return;
+  if (finished.status === 'completed') finished.output.worktree = worktree;
+  else if (finished.partial) finished.partial.worktree = worktree;
+  else finished.worktree = worktree;
+}
+
+function worktreeSentence(worktree: KeptWorktree): string {
+  return `Its worktree is kept, with its changes, at ${worktree.path} (branch ${worktree.branch}).`;
+}
+
+function worktreeDetails(worktree: KeptWorktree): Record<string, unknown> {
+  return { worktreePath: worktree.path, worktreeBranch: worktree.branch };
+}
+
+/** `error` with the kept worktree named in its message (and `details`), as a DelegateError. */
+function withWorktree(error: unknown, worktree: KeptWorktree): DelegateError {
+  const base = DelegateError.isInstance(error) ? error : undefined;
+  return new DelegateError(
+    base?.code ?? 'TOOL_FAILED',
+    `${errorMessage(error)} ${worktreeSentence(worktree)}`,
+    {
+      cause: error,
+      details: { ...base?.details, ...worktreeDetails(worktree) },
+    },
+  );
+}
+
+/**
  * What a foreground caller gets from a settled run: the report, else the partial report of
- * a run that did some work; a run that did nothing throws (its error, or `ABORTED`).
+ * a run that did some work; a run that did nothing throws (its error, or `ABORTED`), naming
+ * the worktree it kept, if any.
  */
 export function foregroundResult(
   finished: FinishedRun,
@@ -135,11 +177,14 @@ export function foregroundResult(
   if (finished.status === 'completed') return finished.output;
   if (finished.partial) return finished.partial;
   if (finished.status === 'killed') {
+    const kept = finished.worktree ? ` ${worktreeSentence(finished.worktree)}` : '';
     throw new DelegateError(
       'ABORTED',
-      `Agent ${agent.agentId} (${agent.agentType}) was stopped before it produced a report. Start it again if the work is still needed.`,
+      `Agent ${agent.agentId} (${agent.agentType}) was stopped before it produced a report.${kept} Start it again if the work is still needed.`,
+      finished.worktree ? { details: worktreeDetails(finished.worktree) } : {},
     );
   }
+  if (finished.worktree) throw withWorktree(finished.error, finished.worktree);
   throw finished.error;
 }
 

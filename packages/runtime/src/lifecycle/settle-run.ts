@@ -26,6 +26,7 @@ import {
   type FinishedRun,
   type FinishedRunTexts,
   type LoopOutcome,
+  attachWorktree,
   describeFinishedRun,
   lastRequestId,
   summarizeRun,
@@ -324,7 +325,7 @@ export async function settleRun(
     outcome,
   );
   const worktree = await finishWorktree(record);
-  if (finished.status === 'completed' && worktree) finished.output.worktree = worktree;
+  attachWorktree(finished, worktree);
   const texts = { ...describeFinishedRun(finished, signal), cost: runCost(runtime, run) };
   runtime.tasks.finish(run.taskId, {
     status: finished.status,

@@ -7,6 +7,7 @@ import {
   invalidArgument,
   isObject,
 } from '@delegate/core';
+import { redactDeep } from '../util/redact-deep.js';
 import { cutTornTail } from './cut-torn-tail.js';
 import type { QueuedNotification } from './queued-notification.js';
 
@@ -104,7 +105,7 @@ export class TranscriptStore {
   // Files whose failure was reported and that have not been written since.
   private readonly reportedFailures = new Set<string>();
   private readonly onWriteError: ((failure: TranscriptWriteFailure) => void) | undefined;
-  private readonly redact: (text: string) => string;
+  private readonly redact: ((text: string) => string) | undefined;
 
   /**
    * `onWriteError` hears of a file that could not be written (once, until a write to it
@@ -116,9 +117,10 @@ export class TranscriptStore {
     sessionId: string;
     onWriteError?: (failure: TranscriptWriteFailure) => void;
     /**
-     * Applied to every line and metadata file before it is written (the session's secrets
-     * become `[REDACTED]`): whatever reached a message, from a tool, an agent file or a
-     * notification, is kept out of the files.
+     * Applied to every string (and object key) of every line and metadata file before it is
+     * serialized and written (the session's secrets become `[REDACTED]`): whatever reached a
+     * message, from a tool, an agent file or a notification, is kept out of the files, and
+     * every line stays valid JSON.
      */
     redact?: (text: string) => string;
   }) {
@@ -127,7 +129,20 @@ export class TranscriptStore {
     this.directory = options.directory;
     this.sessionId = options.sessionId;
     this.onWriteError = options.onWriteError;
-    this.redact = options.redact ?? ((text) => text);
+    this.redact = options.redact;
+  }
+
+  /**
+   * `value` as JSON with `redact` applied to each of its strings (keys too) before it is
+   * serialized: a secret is matched as the text it is, not as JSON escapes it (a quote, a tab,
+   * a backslash), and a replacement can never break the line's JSON. The value goes through
+   * JSON first, so what is redacted is exactly what is written (a `toJSON`, a class
+   * instance's fields).
+   */
+  private serialize(value: unknown, indent?: number): string {
+    const text = JSON.stringify(value, null, indent);
+    if (!this.redact) return text;
+    return JSON.stringify(redactDeep(JSON.parse(text) as unknown, this.redact), null, indent);
   }
 
   private recordFailure(path: string, agentId: string | undefined, error: unknown): void {
@@ -165,7 +180,7 @@ export class TranscriptStore {
     return this.enqueue(agentId, async () => {
       try {
         await this.ensureDirectory(join(path, '..'));
-        await writeFile(path, `${this.redact(JSON.stringify(meta, null, 2))}\n`, 'utf8');
+        await writeFile(path, `${this.serialize(meta, 2)}\n`, 'utf8');
         this.reportedFailures.delete(path);
       } catch (error) {
         this.recordFailure(path, agentId, error);
@@ -262,7 +277,7 @@ export class TranscriptStore {
           const parentAgentId = this.parents.get(agentId);
           if (parentAgentId) entry.parentAgentId = parentAgentId;
         }
-        lines.push(this.redact(JSON.stringify(entry)));
+        lines.push(this.serialize(entry));
         if (message.type !== 'progress') parentUuid = message.uuid;
       }
       this.lastUuid.set(key, parentUuid);

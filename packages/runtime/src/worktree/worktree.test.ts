@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rules } from '@delegate/api-sim';
 import { DelegateError } from '@delegate/core';
-import { agentCall, isMain, resultText } from '../__fixtures__/sim-helpers.js';
+import { agentCall, agentOf, isMain, resultText } from '../__fixtures__/sim-helpers.js';
 import { type TestSession, createTestSession } from '../__fixtures__/test-session.js';
 import { createApiClient } from '../session/model-config.js';
 import { DelegateSession } from '../session/session.js';
@@ -208,5 +208,139 @@ describe('worktree agents in a session', () => {
     expect(read.text).not.toContain('worktreePath');
     expect(git('worktree', 'list')).toBe(before);
     expect(git('branch', '--list', 'delegate/*').split('\n').filter(Boolean)).toHaveLength(1);
+  });
+});
+
+describe('output that .gitignore ignores', () => {
+  it('counts as a change: the worktree is kept, not deleted with the file', async () => {
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { agent: 'general-purpose', toolResult: false },
+          reply: [
+            {
+              type: 'tool_use',
+              name: 'Write',
+              input: { file_path: 'out/report.txt', content: 'the report\n' },
+            },
+          ],
+        },
+        { match: { agent: 'general-purpose' }, reply: 'Wrote the report to out/report.txt.' },
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [
+            agentCall({
+              description: 'report',
+              prompt: 'write the report',
+              subagent_type: 'general-purpose',
+              isolation: 'worktree',
+            }),
+          ],
+        },
+        { match: { when: isMain }, reply: (request) => resultText(request) },
+      ]),
+      session: { permissionMode: 'acceptEdits' },
+    });
+    const { cwd, session } = current;
+    const git = (...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+    git('init', '-q', '-b', 'main');
+    await writeFile(join(cwd, '.gitignore'), 'out/\n');
+    git('add', '.');
+    git('-c', 'user.email=t@example.invalid', '-c', 'user.name=T', 'commit', '-qm', 'init');
+
+    const result = await session.send('go');
+    const path = /worktreePath: (\S+)/.exec(result.text)?.[1];
+    expect(path).toBeDefined();
+    expect(await readFile(join(path!, 'out', 'report.txt'), 'utf8')).toBe('the report\n');
+  });
+
+  it('made by the checkout itself (a post-checkout hook) does not count', async () => {
+    await commitFile('.gitignore', '.stamp\n*.log\n');
+    await mkdir(join(repo, '.git', 'hooks'), { recursive: true });
+    await writeFile(join(repo, '.git', 'hooks', 'post-checkout'), '#!/bin/sh\ntouch .stamp\n', {
+      mode: 0o755,
+    });
+    const untouched = await createAgentWorktree({
+      cwd: repo,
+      slug: 'agent-g',
+      root: join(root, 'trees'),
+    });
+    expect(existsSync(join(untouched.worktreePath, '.stamp'))).toBe(true);
+    expect(await cleanupAgentWorktree(untouched)).toBeUndefined();
+    expect(existsSync(untouched.worktreePath)).toBe(false);
+
+    const touched = await createAgentWorktree({
+      cwd: repo,
+      slug: 'agent-h',
+      root: join(root, 'trees'),
+    });
+    await writeFile(join(touched.worktreePath, 'build.log'), 'made by the agent\n');
+    expect(await cleanupAgentWorktree(touched)).toEqual({
+      path: touched.worktreePath,
+      branch: touched.worktreeBranch,
+    });
+  });
+});
+
+describe('an agent started in a folder the commit does not have', () => {
+  it('is refused, saying why, and leaves no worktree or branch behind', async () => {
+    await commitFile('a.txt', 'committed\n');
+    for (const folder of ['untracked-only', 'empty']) {
+      await mkdir(join(repo, folder));
+      if (folder === 'untracked-only') await writeFile(join(repo, folder, 'new.txt'), 'new\n');
+      const error = await createAgentWorktree({
+        cwd: join(repo, folder),
+        slug: `agent-${folder}`,
+        root: join(root, 'trees'),
+      }).catch((caught: unknown) => caught);
+      expect(DelegateError.hasCode(error, 'INVALID_ARGUMENT'), folder).toBe(true);
+      expect((error as Error).message).toContain(
+        `the folder ${join(repo, folder)} is not in it (it is new, or holds only untracked or ignored files)`,
+      );
+      expect(existsSync(join(root, 'trees', `agent-${folder}`))).toBe(false);
+    }
+    expect(git('worktree', 'list').split('\n')).toHaveLength(1);
+    expect(git('branch', '--list', 'delegate/*')).toBe('');
+  });
+
+  it('gets the refusal as its Agent call result, and runs no tool', async () => {
+    let newFolder = '';
+    current = await createTestSession({
+      policy: rules([
+        {
+          match: { agent: 'general-purpose', toolResult: false },
+          reply: [{ type: 'tool_use', name: 'Bash', input: { command: 'pwd' } }],
+        },
+        { match: { agent: 'general-purpose' }, reply: (request) => resultText(request) },
+        {
+          match: { when: isMain, toolResult: false },
+          reply: () => [
+            agentCall({
+              description: 'work',
+              prompt: 'work here',
+              subagent_type: 'general-purpose',
+              isolation: 'worktree',
+              cwd: newFolder,
+            }),
+          ],
+        },
+        { match: { when: isMain }, reply: (request) => resultText(request) },
+      ]),
+    });
+    const { cwd, session, sim } = current;
+    newFolder = join(cwd, 'newdir');
+    const inRepo = (...args: string[]) =>
+      execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+    inRepo('init', '-q', '-b', 'main');
+    await writeFile(join(cwd, 'README.md'), '# repo\n');
+    inRepo('add', '.');
+    inRepo('-c', 'user.email=t@example.invalid', '-c', 'user.name=T', 'commit', '-qm', 'init');
+    await mkdir(newFolder);
+    await writeFile(join(newFolder, 'draft.txt'), 'untracked\n');
+
+    const result = await session.send('go');
+    expect(result.text).toContain(`the folder ${newFolder} is not in it`);
+    expect(sim.journal.entries.filter((entry) => agentOf(entry) !== undefined)).toEqual([]);
+    expect(inRepo('worktree', 'list').split('\n')).toHaveLength(1);
   });
 });
