@@ -9,6 +9,20 @@ import { toolToApiSchema } from './tool-to-api-schema.js';
 
 const serverScript = fileURLToPath(new URL('./__fixtures__/mcp-test-server.mjs', import.meta.url));
 const exitScript = fileURLToPath(new URL('./__fixtures__/mcp-exit-server.mjs', import.meta.url));
+const listedScript = fileURLToPath(
+  new URL('./__fixtures__/mcp-listed-tools-server.mjs', import.meta.url),
+);
+const apiToolName = /^[a-zA-Z0-9_-]{1,128}$/;
+
+/** A server listing `tools` (see mcp-listed-tools-server.mjs for `<repeat:C:N>`). */
+function listedServer(tools: Array<Record<string, unknown>>) {
+  return {
+    command: process.execPath,
+    args: [listedScript],
+    env: { TOOLS: JSON.stringify(tools) },
+  };
+}
+const objectSchema = { type: 'object', properties: {} };
 
 let manager: McpManager | undefined;
 afterEach(async () => {
@@ -215,5 +229,179 @@ describe('createMcpManager with a hostile server', () => {
     expect(names).toContain('mcp__a__evil__flood');
     expect(new Set(names).size).toBe(names.length);
     expect(names.filter((name) => name.startsWith('mcp__a__evil__flood'))).toHaveLength(2);
+  });
+});
+
+describe('createMcpManager with names too long for the API', () => {
+  it('shortens a tool name over 128 characters, keeps valid names, and warns with the original name', async () => {
+    const long = 'x'.repeat(130);
+    const warnings: string[] = [];
+    manager = createMcpManager({
+      servers: {
+        s: listedServer([
+          { name: long, inputSchema: objectSchema },
+          { name: `${long}b`, inputSchema: objectSchema },
+          { name: 'ok', inputSchema: objectSchema },
+        ]),
+      },
+      onWarning: (message) => warnings.push(message),
+    });
+    await manager.whenSettled();
+    const tools = manager.getTools();
+    const names = tools.map((tool) => tool.name);
+    expect(names).toHaveLength(3);
+    expect(new Set(names).size).toBe(3);
+    for (const name of names) expect(name).toMatch(apiToolName);
+    for (const tool of tools) expect((await toolToApiSchema(tool)).name).toMatch(apiToolName);
+    expect(names).toContain('mcp__s__ok');
+    expect(names.filter((name) => name.startsWith('mcp__s__xxxx'))).toHaveLength(2);
+
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toContain(`MCP tool "${long}" of server "s" is exposed as ${names[0]}`);
+    expect(warnings[0]).toContain('138 characters');
+    expect(manager.getWarnings()).toEqual(warnings);
+
+    const context = createTestContext({ cwd: process.cwd() });
+    expect((await tools[0]!.call({}, context, testExtras)).content).toBe(`called ${long}`);
+    expect((await tools[1]!.call({}, context, testExtras)).content).toBe(`called ${long}b`);
+  });
+
+  it('keeps a long server name whole while it fits, and shortens it alike for all its tools when not', async () => {
+    const longish = 'b'.repeat(80);
+    const huge = `huge.${'c'.repeat(140)}`;
+    const warnings: string[] = [];
+    manager = createMcpManager({
+      servers: {
+        [longish]: listedServer([
+          { name: 'echo', inputSchema: objectSchema },
+          { name: 'e'.repeat(60), inputSchema: objectSchema },
+        ]),
+        [huge]: listedServer([
+          { name: 'echo', inputSchema: objectSchema },
+          { name: 'list', inputSchema: objectSchema },
+        ]),
+      },
+      onWarning: (message) => warnings.push(message),
+    });
+    await manager.whenSettled();
+    const names = manager.getTools().map((tool) => tool.name);
+    expect(names).toHaveLength(4);
+    expect(new Set(names).size).toBe(4);
+    for (const name of names) expect(name).toMatch(apiToolName);
+    expect(names).toContain(`mcp__${longish}__echo`);
+    expect(names[1]?.startsWith(`mcp__${longish}__eeee`)).toBe(true);
+
+    const [hugeEcho, hugeList] = names.slice(2);
+    const prefix = hugeEcho?.slice(0, hugeEcho.length - 'echo'.length);
+    expect(prefix?.startsWith('mcp__huge_ccc')).toBe(true);
+    expect(hugeList).toBe(`${prefix}list`);
+    expect(warnings).toContain(
+      `MCP tool "echo" of server "${huge}" is exposed as ${hugeEcho}: the server's name is too long to keep whole in tool names (over 89 characters).`,
+    );
+  });
+});
+
+describe('createMcpManager with large messages', () => {
+  it('takes a result over the SDK default of 10 MB', async () => {
+    manager = createMcpManager({
+      servers: {
+        s: listedServer([{ name: 'big', inputSchema: objectSchema }]),
+      },
+      maxResultChars: 1000,
+    });
+    await manager.whenSettled();
+    const context = createTestContext({ cwd: process.cwd() });
+    const result = await findTool(manager.getTools(), 'mcp__s__big').call(
+      { reply_chars: 11_000_000 },
+      context,
+      testExtras,
+    );
+    expect(result.isError).toBeUndefined();
+    expect(result.content).toContain('10999000 more characters');
+    expect(manager.getClients()[0]?.type).toBe('connected');
+  });
+
+  it('says that a message over maxMessageBytes closed the connection, naming server and tool', async () => {
+    manager = createMcpManager({
+      servers: {
+        s: listedServer([
+          { name: 'big', inputSchema: objectSchema },
+          { name: 'small', inputSchema: objectSchema },
+        ]),
+      },
+      maxMessageBytes: 1_000_000,
+    });
+    await manager.whenSettled();
+    const context = createTestContext({ cwd: process.cwd() });
+    const result = await findTool(manager.getTools(), 'mcp__s__big').call(
+      { reply_chars: 2_000_000 },
+      context,
+      testExtras,
+    );
+    expect(result.isError).toBe(true);
+    expect(result.content).toContain('MCP server "s" failed to run tool big');
+    expect(result.content).toContain('larger than the limit of 1,000,000 bytes');
+    const current = manager;
+    expect(await waitUntil(() => current.getClients()[0]?.type === 'failed')).toBe(true);
+    const error = manager.getClients()[0]?.error ?? '';
+    expect(error).toContain('MCP server "s"');
+    expect(error).toContain('larger than the limit of 1,000,000 bytes (option maxMessageBytes)');
+    expect(error).toContain('while tool big ran');
+    expect(error).not.toContain('closed its connection');
+    expect(manager.getTools()).toEqual([]);
+  });
+});
+
+describe('createMcpManager with large input schemas', () => {
+  it('cuts long descriptions inside a schema, leaves out a tool whose schema stays too large, and warns', async () => {
+    const warnings: string[] = [];
+    const small = {
+      type: 'object',
+      properties: { a: { type: 'string', description: 'd'.repeat(3000) } },
+    };
+    manager = createMcpManager({
+      servers: {
+        s: listedServer([
+          {
+            name: 'flood',
+            description: 'short',
+            inputSchema: {
+              type: 'object',
+              properties: { a: { type: 'string', description: '<repeat:Z:500000>' } },
+              required: ['a'],
+            },
+          },
+          {
+            name: 'enums',
+            inputSchema: {
+              type: 'object',
+              properties: { a: { type: 'string', enum: ['<repeat:E:100000>'] } },
+            },
+          },
+          { name: 'small', inputSchema: small },
+        ]),
+      },
+      onWarning: (message) => warnings.push(message),
+    });
+    await manager.whenSettled();
+    const tools = manager.getTools();
+    expect(tools.map((tool) => tool.name)).toEqual(['mcp__s__flood', 'mcp__s__small']);
+
+    const flood = await toolToApiSchema(findTool(tools, 'mcp__s__flood'));
+    expect(JSON.stringify(flood.input_schema).length).toBeLessThanOrEqual(32_000);
+    expect(flood.input_schema).toMatchObject({
+      type: 'object',
+      properties: { a: { type: 'string' } },
+      required: ['a'],
+    });
+    // A schema within the limit is sent as the server listed it.
+    expect((await toolToApiSchema(findTool(tools, 'mcp__s__small'))).input_schema).toEqual(small);
+
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toContain('MCP tool "flood" of server "s"');
+    expect(warnings[0]).toContain('500,');
+    expect(warnings[0]).toContain('limit of 32,000');
+    expect(warnings[1]).toContain('MCP tool "enums" of server "s" was left out');
+    expect(warnings[1]).toContain('100,');
   });
 });

@@ -1,8 +1,17 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { errorMessage, type McpClientState, type Tool } from '@delegate/core';
+import { MAX_MCP_INPUT_SCHEMA_CHARS, capMcpInputSchema } from './mcp-input-schema.js';
 import { type McpToolDefinition, createMcpTool } from './mcp-tool.js';
-import { assignMcpToolNames, mcpNameTag } from './mcp-tool-name.js';
+import {
+  MAX_MCP_SERVER_PART_LENGTH,
+  MAX_MCP_TOOL_NAME_LENGTH,
+  assignMcpToolNames,
+  mcpNameTag,
+  mcpServerToolPrefix,
+  normalizeMcpName,
+  withMcpNameTag,
+} from './mcp-tool-name.js';
 
 /**
  * Loads the MCP SDK when a server is first connected, not when @delegate/tools is
@@ -52,6 +61,18 @@ export type McpManagerOptions = {
   requestTimeoutMs?: number;
   /** Longest text of one tool result passed to the model (default 100000 characters). */
   maxResultChars?: number;
+  /**
+   * Largest JSON-RPC message taken from a server (default 32 MiB). A larger one makes the MCP
+   * SDK close the connection and stop the server. Larger limits cost time: the SDK copies
+   * its buffer on every chunk it reads (30 MB took about 4 s, 60 MB about 15 s).
+   */
+  maxMessageBytes?: number;
+  /**
+   * Called once for each tool that was renamed (a name too long for the API or colliding
+   * with another) or whose input schema was cut or left out for its size. Without it the
+   * message goes to `process.emitWarning`.
+   */
+  onWarning?: (message: string) => void;
 };
 
 /** Connects configured MCP servers and exposes their tools. */
@@ -62,6 +83,8 @@ export type McpManager = {
   getTools(): Tool[];
   /** Resolves once no server is pending any more. */
   whenSettled(): Promise<McpClientState[]>;
+  /** Every warning given so far (the messages `onWarning` got), oldest first. */
+  getWarnings(): string[];
   /** Disconnects every server and stops its process. */
   close(): Promise<void>;
 };
@@ -72,13 +95,86 @@ type ServerEntry = {
   client?: Client;
   transport?: StdioClientTransport;
   stopping?: Promise<unknown>;
+  /** Why the connection dropped, when the client closed it (a message over the size limit). */
+  disconnectReason?: string;
+  /** Raw names of the tools with a call in flight, with their number of calls. */
+  running: Map<string, number>;
 };
 
 const stderrTailBytes = 2000;
 const maxToolPages = 100;
+/** Default of `maxMessageBytes`: more than the SDK's 10 MB, which one large result exceeds. */
+export const DEFAULT_MCP_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 
 function describeCommand(config: McpServerConfig): string {
   return [config.command, ...(config.args ?? [])].join(' ');
+}
+
+/** The SDK's stdio transport throws this (then closes) when a message outgrows its buffer. */
+function isMessageTooLarge(error: unknown): boolean {
+  return error instanceof Error && /ReadBuffer exceeded maximum size/.test(error.message);
+}
+
+function formatBytes(bytes: number): string {
+  return bytes % (1024 * 1024) === 0
+    ? `${bytes / (1024 * 1024)} MiB`
+    : `${bytes.toLocaleString('en-US')} bytes`;
+}
+
+/** Counts a tool's calls in flight in `running`, so a dropped connection can name them. */
+function trackCalls(tool: Tool, rawName: string, running: Map<string, number>): Tool {
+  const call: Tool['call'] = async (...args) => {
+    running.set(rawName, (running.get(rawName) ?? 0) + 1);
+    try {
+      return await tool.call(...args);
+    } finally {
+      const left = (running.get(rawName) ?? 1) - 1;
+      if (left === 0) running.delete(rawName);
+      else running.set(rawName, left);
+    }
+  };
+  return { ...tool, call };
+}
+
+/** Why a tool is exposed under another name than `mcp__<server>__<tool>` normalized. */
+function renameWarning(serverName: string, rawName: string, exposed: string): string | undefined {
+  const plain = `mcp__${normalizeMcpName(serverName)}__${normalizeMcpName(rawName)}`;
+  if (exposed === plain) return undefined;
+  const reason = !plain.startsWith(mcpServerToolPrefix(serverName))
+    ? `the server's name is too long to keep whole in tool names (over ${MAX_MCP_SERVER_PART_LENGTH} characters)`
+    : plain.length > MAX_MCP_TOOL_NAME_LENGTH
+      ? `mcp__<server>__<tool> would be ${plain.length} characters, over the API's limit of ${MAX_MCP_TOOL_NAME_LENGTH}`
+      : 'its name collides with another tool name after normalization';
+  return `MCP tool "${rawName}" of server "${serverName}" is exposed as ${exposed}: ${reason}.`;
+}
+
+/** The schema to send for a tool, or undefined to leave it out, with a warning when changed. */
+function fitInputSchema(
+  serverName: string,
+  definition: McpToolDefinition,
+  warn: (message: string) => void,
+): McpToolDefinition | undefined {
+  const capped = capMcpInputSchema(definition.inputSchema);
+  const what = `MCP tool "${definition.name}" of server "${serverName}"`;
+  const size = Number.isFinite(capped.originalChars)
+    ? `its input schema is ${capped.originalChars.toLocaleString('en-US')} characters of JSON`
+    : 'its input schema is nested too deeply to serialize';
+  if (capped.schema === undefined) {
+    warn(
+      `${what} was left out: ${size}, over the limit of ${MAX_MCP_INPUT_SCHEMA_CHARS.toLocaleString('en-US')} ` +
+        `even with the descriptions inside it cut (${capped.chars.toLocaleString('en-US')}).`,
+    );
+    return undefined;
+  }
+  if ('descriptionsCutTo' in capped && capped.descriptionsCutTo !== undefined) {
+    warn(
+      `${what}: ${size}, over the limit of ${MAX_MCP_INPUT_SCHEMA_CHARS.toLocaleString('en-US')}; ` +
+        `descriptions inside it were cut to ${capped.descriptionsCutTo.toLocaleString('en-US')} characters ` +
+        `(now ${capped.chars.toLocaleString('en-US')}).`,
+    );
+    return { ...definition, inputSchema: capped.schema };
+  }
+  return definition;
 }
 
 /**
@@ -88,8 +184,17 @@ function describeCommand(config: McpServerConfig): string {
  */
 export function createMcpManager(options: McpManagerOptions): McpManager {
   const connectTimeoutMs = options.connectTimeoutMs ?? 30_000;
+  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MCP_MAX_MESSAGE_BYTES;
   const entries = new Map<string, ServerEntry>();
+  const warnings: string[] = [];
   let closing = false;
+
+  const warn = (message: string): void => {
+    if (warnings.includes(message)) return;
+    warnings.push(message);
+    if (options.onWarning) options.onWarning(message);
+    else process.emitWarning(message, { code: 'DELEGATE_MCP_TOOL' });
+  };
 
   const snapshot = (): McpSnapshot => {
     // Server names containing `__` can make names of different servers meet
@@ -98,8 +203,19 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
     const tools: Tool[] = [];
     for (const [name, entry] of entries) {
       for (const tool of entry.tools) {
-        const unique = taken.has(tool.name) ? `${tool.name}_${mcpNameTag(name)}` : tool.name;
+        let unique = tool.name;
+        for (let attempt = 0; taken.has(unique); attempt++) {
+          unique = withMcpNameTag(
+            tool.name,
+            mcpNameTag(attempt === 0 ? name : `${name}\0${attempt}`),
+          );
+        }
         taken.add(unique);
+        if (unique !== tool.name) {
+          warn(
+            `An MCP tool of server "${name}" is exposed as ${unique}: ${tool.name} is also the name of a tool of another server.`,
+          );
+        }
         tools.push(unique === tool.name ? tool : { ...tool, name: unique });
       }
     }
@@ -134,11 +250,24 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
       env: { ...getDefaultEnvironment(), ...config.env },
       ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
       stderr: 'pipe',
+      maxBufferSize: maxMessageBytes,
     });
     transport.stderr?.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString('utf8')).slice(-stderrTailBytes);
     });
     const client = new Client({ name: 'delegate', version: '0.1.0' });
+    client.onerror = (error) => {
+      // The transport closes right after this; the pending calls then fail with
+      // "Connection closed", and the reason would be lost.
+      if (!isMessageTooLarge(error) || entry.disconnectReason !== undefined) return;
+      const running = [...entry.running.keys()];
+      entry.disconnectReason =
+        `a message from the server was larger than the limit of ${formatBytes(maxMessageBytes)} (option maxMessageBytes)` +
+        (running.length === 0
+          ? ''
+          : ` while ${running.map((tool) => `tool ${tool}`).join(', ')} ran`) +
+        ', so the MCP client closed the connection and stopped the server; its tools are unavailable for the rest of the session';
+    };
     entry.transport = transport;
     entry.client = client;
 
@@ -176,23 +305,27 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
         name,
         definitions.map((definition) => definition.name),
       );
-      entry.tools = definitions.flatMap((definition, index) => {
+      entry.tools = definitions.flatMap((listed, index) => {
         const toolName = names[index];
         if (toolName === undefined) return [];
-        return [
-          createMcpTool({
-            serverName: name,
-            definition,
-            client,
-            name: toolName,
-            ...(options.requestTimeoutMs === undefined
-              ? {}
-              : { requestTimeoutMs: options.requestTimeoutMs }),
-            ...(options.maxResultChars === undefined
-              ? {}
-              : { maxResultChars: options.maxResultChars }),
-          }),
-        ];
+        const definition = fitInputSchema(name, listed, warn);
+        if (definition === undefined) return [];
+        const renamed = renameWarning(name, definition.name, toolName);
+        if (renamed !== undefined) warn(renamed);
+        const tool = createMcpTool({
+          serverName: name,
+          definition,
+          client,
+          name: toolName,
+          disconnectReason: () => entry.disconnectReason,
+          ...(options.requestTimeoutMs === undefined
+            ? {}
+            : { requestTimeoutMs: options.requestTimeoutMs }),
+          ...(options.maxResultChars === undefined
+            ? {}
+            : { maxResultChars: options.maxResultChars }),
+        });
+        return [trackCalls(tool, definition.name, entry.running)];
       });
       entry.state = { name, type: 'connected' };
       client.onclose = () => {
@@ -201,7 +334,9 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
         fail(
           name,
           entry,
-          `MCP server "${name}" (${describeCommand(config)}) closed its connection.${detail}`,
+          entry.disconnectReason === undefined
+            ? `MCP server "${name}" (${describeCommand(config)}) closed its connection.${detail}`
+            : `MCP server "${name}" (${describeCommand(config)}) was disconnected: ${entry.disconnectReason}.`,
         );
       };
       notify();
@@ -222,7 +357,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
       fail(
         name,
         entry,
-        `Could not connect to MCP server "${name}" (${describeCommand(config)}): ${errorMessage(error)}.${detail} ` +
+        `Could not connect to MCP server "${name}" (${describeCommand(config)}): ${entry.disconnectReason ?? errorMessage(error)}.${detail} ` +
           'Check the command, its arguments and that it speaks MCP over stdio.',
       );
     } finally {
@@ -231,7 +366,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
   };
 
   for (const name of Object.keys(options.servers)) {
-    entries.set(name, { state: { name, type: 'pending' }, tools: [] });
+    entries.set(name, { state: { name, type: 'pending' }, tools: [], running: new Map() });
   }
   const settled = Promise.all(
     Object.entries(options.servers).map(([name, config]) => {
@@ -247,6 +382,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
       await settled;
       return snapshot().clients;
     },
+    getWarnings: () => [...warnings],
     close: async () => {
       closing = true;
       await Promise.all(

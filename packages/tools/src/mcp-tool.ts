@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { z } from 'zod';
 import { DelegateError, errorMessage, type Tool, type ToolUseContext } from '@delegate/core';
+import { MAX_MCP_INPUT_SCHEMA_CHARS, capMcpInputSchema } from './mcp-input-schema.js';
 import { buildMcpToolName } from './mcp-tool-name.js';
 
 /** A tool as an MCP server lists it. */
@@ -67,7 +68,11 @@ export function mcpResultToText(result: Record<string, unknown>): string {
   return '(no content)';
 }
 
-/** Wraps one tool of a connected MCP server as a Delegate Tool named `mcp__<server>__<tool>`. */
+/**
+ * Wraps one tool of a connected MCP server as a Delegate Tool named `mcp__<server>__<tool>`.
+ * Its input schema is kept within 32,000 characters (`capMcpInputSchema`); a tool whose schema
+ * cannot be brought under that throws `LIMIT_EXCEEDED`.
+ */
 export function createMcpTool(options: {
   serverName: string;
   definition: McpToolDefinition;
@@ -77,8 +82,23 @@ export function createMcpTool(options: {
   name?: string;
   /** Longest result text passed on; the rest is cut with a note (default 100000 characters). */
   maxResultChars?: number;
+  /**
+   * Why the connection to the server dropped, when that is known (for example a message over
+   * the size limit): a call that fails because of it says so instead of "Connection closed".
+   */
+  disconnectReason?: () => string | undefined;
 }): Tool<McpInput, unknown> {
   const { serverName, definition, client } = options;
+  const capped = capMcpInputSchema(definition.inputSchema);
+  if (capped.schema === undefined) {
+    throw new DelegateError(
+      'LIMIT_EXCEEDED',
+      `The input schema of MCP tool ${definition.name} of server "${serverName}" is ${capped.originalChars.toLocaleString('en-US')} characters of JSON, ` +
+        `more than the ${MAX_MCP_INPUT_SCHEMA_CHARS.toLocaleString('en-US')} allowed even with the descriptions inside it cut (${capped.chars.toLocaleString('en-US')}). ` +
+        'Ask the server to send a smaller schema, or leave the tool out.',
+    );
+  }
+  const inputJSONSchema = capped.schema;
   const readOnly = definition.annotations?.readOnlyHint === true;
   const maxResultChars = options.maxResultChars ?? DEFAULT_MCP_RESULT_CHARS;
   const description = capText(
@@ -92,7 +112,7 @@ export function createMcpTool(options: {
     name: options.name ?? buildMcpToolName(serverName, definition.name),
     description: () => description,
     inputSchema: McpInput,
-    inputJSONSchema: definition.inputSchema,
+    inputJSONSchema,
     isMcp: true,
     isReadOnly: () => readOnly,
     isConcurrencySafe: () => readOnly,
@@ -127,7 +147,7 @@ export function createMcpTool(options: {
           );
         }
         return {
-          content: `MCP server "${serverName}" failed to run tool ${definition.name}: ${errorMessage(error)}`,
+          content: `MCP server "${serverName}" failed to run tool ${definition.name}: ${options.disconnectReason?.() ?? errorMessage(error)}`,
           isError: true,
         };
       }
