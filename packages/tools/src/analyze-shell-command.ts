@@ -2,6 +2,13 @@ import { basename } from 'node:path';
 import { loadShellParser, type ShellSyntaxNode, withShellSyntaxTree } from './shell-parser.js';
 import { literalInputOf, type ShellWord, shellWordOf } from './shell-word.js';
 import { withShellExpansions } from './shell-word-expansions.js';
+import {
+  commandEvaluationReasons,
+  declarationReasons,
+  evaluatedValueReasons,
+  testCommandReasons,
+  unsetReasons,
+} from './shell-value-evaluation.js';
 import { wrappedRuns } from './shell-wrappers.js';
 
 export type { ShellWord } from './shell-word.js';
@@ -34,7 +41,9 @@ export type ShellAnalysis = {
    * True when part of the line cannot be seen through: it does not parse, a program name
    * is only known at run time (`$CMD x`, `$(echo rm) x`), `eval` or `bash -c` of a
    * variable, a shell reading code from a pipe, a wrapper option this analysis does not
-   * know, or nesting past the depth limit.
+   * know, nesting past the depth limit, or bash taking code from a value (arithmetic on
+   * variables such as `$((a))` or `${arr[i]}`, indirection `${!x}`, prompt expansion
+   * `${x@P}`, names from values such as `printf -v "$name"`, `PS4=…`).
    */
   opaque: boolean;
   /** Why it is opaque, one entry per problem. */
@@ -152,9 +161,11 @@ function analyzeCode(options: { source: string; walk: Walk }): void {
   }
   withShellSyntaxTree(source, (root) => {
     const quoted: Array<[number, number]> = [];
+    const literal: Array<[number, number]> = [];
     const stack: ShellSyntaxNode[] = [root];
     for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
       if (quotedTypes.has(node.type)) quoted.push([node.startIndex, node.endIndex]);
+      if (isLiteralText(node)) literal.push([node.startIndex, node.endIndex]);
       visitNode(node, walk);
       for (let index = node.namedChildCount - 1; index >= 0; index--) {
         const child = node.namedChild(index);
@@ -169,10 +180,25 @@ function analyzeCode(options: { source: string; walk: Walk }): void {
     if (hasEscapedBlankStartingWord(outsideQuotes)) {
       markOpaque(analysis, 'a word starts with an escaped blank (\\ )');
     }
+    for (const reason of evaluatedValueReasons(blankOut(source, literal))) {
+      markOpaque(analysis, reason);
+    }
   });
 }
 
 const quotedTypes = new Set(['raw_string', 'string', 'ansi_c_string', 'heredoc_body', 'comment']);
+
+/**
+ * True for text bash never expands: single-quoted and `$'…'` strings, comments, and the body of
+ * a here-document whose delimiter is quoted (`<<'EOF'`).
+ */
+function isLiteralText(node: ShellSyntaxNode): boolean {
+  if (node.type === 'raw_string' || node.type === 'ansi_c_string' || node.type === 'comment')
+    return true;
+  if (node.type !== 'heredoc_body') return false;
+  const start = node.parent?.namedChildren.find((child) => child?.type === 'heredoc_start');
+  return start !== undefined && start !== null && /['"\\]/.test(start.text);
+}
 
 /** `source` with the given ranges replaced by letters (same length, so indexes still match). */
 function blankOut(source: string, ranges: ReadonlyArray<[number, number]>): string {
@@ -209,10 +235,21 @@ function visitNode(node: ShellSyntaxNode, walk: Walk): void {
       }
       return;
     }
+    case 'test_command':
+      for (const reason of testCommandReasons(node)) markOpaque(analysis, reason);
+      return;
     case 'declaration_command':
     case 'unset_command': {
       const [keyword, ...rest] = node.children;
       const program = keyword?.text ?? node.type;
+      const reasons =
+        node.type === 'unset_command'
+          ? unsetReasons(joinedWords(rest))
+          : declarationReasons(
+              program,
+              rest.flatMap((child) => declaredWord(child)),
+            );
+      for (const reason of reasons) markOpaque(analysis, reason);
       analysis.commands.push({
         program,
         args: rest.flatMap((child) =>
@@ -227,9 +264,63 @@ function visitNode(node: ShellSyntaxNode, walk: Walk): void {
     case 'file_redirect':
       visitRedirect(node, analysis);
       return;
+    case 'heredoc_end': {
+      // Bash ends a here-document only at a line holding the delimiter alone (after tabs,
+      // for `<<-`); the grammar also ends it at `EOF; more`, and would misread what follows.
+      const lineStart = walk.source.lastIndexOf('\n', node.startIndex - 1) + 1;
+      const before = walk.source.slice(lineStart, node.startIndex);
+      const after = walk.source[node.endIndex];
+      if (!/^\t*$/.test(before) || (after !== undefined && after !== '\n')) {
+        markOpaque(
+          analysis,
+          `the here-document delimiter ${quote(node.text)} shares its line with other text, where bash does not end the here-document`,
+        );
+      }
+      return;
+    }
     default:
       return;
   }
+}
+
+/** A declaration's argument as a word; an assignment stands for its name (`x[1]=` for `x[1]=$(…)`). */
+function declaredWord(node: ShellSyntaxNode | null): ShellWord[] {
+  if (node === null || !node.isNamed) return [];
+  if (node.type === 'variable_assignment') {
+    const name = node.namedChild(0)?.text ?? '';
+    return [{ text: node.text, value: `${name}=`, mayExpand: false }];
+  }
+  return [wordOfArgument(node)];
+}
+
+/** A declaration's or `unset`'s argument as a word (the grammar gives plain names their own type). */
+function wordOfArgument(node: ShellSyntaxNode): ShellWord {
+  if (node.type === 'variable_name') return { text: node.text, value: node.text, mayExpand: false };
+  return withShellExpansions(shellWordOf(node));
+}
+
+/** Named nodes joined into the words bash sees (the grammar splits `unset a[1]` into `a` and `[1]`). */
+function joinedWords(nodes: ReadonlyArray<ShellSyntaxNode | null>): ShellWord[] {
+  const words: ShellWord[] = [];
+  let previousEnd = -1;
+  for (const node of nodes) {
+    if (node === null || !node.isNamed) continue;
+    const word = wordOfArgument(node);
+    const last = words.at(-1);
+    if (last !== undefined && node.startIndex === previousEnd) {
+      const value =
+        last.value === undefined || word.value === undefined ? undefined : last.value + word.value;
+      words[words.length - 1] = withShellExpansions({
+        text: last.text + word.text,
+        ...(value === undefined ? {} : { value }),
+        mayExpand: last.mayExpand || word.mayExpand,
+      });
+    } else {
+      words.push(word);
+    }
+    previousEnd = node.endIndex;
+  }
+  return words;
 }
 
 function visitRedirect(node: ShellSyntaxNode, analysis: ShellAnalysis): void {
@@ -366,13 +457,15 @@ function visitCommand(node: ShellSyntaxNode, walk: Walk): void {
   if (hasStrayEscapeBetweenWords(node, walk.source)) {
     markOpaque(analysis, `an escaped blank stands alone between the words of ${quote(node.text)}`);
   }
-  analysis.commands.push({
+  const command: ShellCommand = {
     program: name.value,
     args,
     assignments,
     origin: walk.origin,
     text: node.text,
-  });
+  };
+  analysis.commands.push(command);
+  for (const reason of commandEvaluationReasons(command)) markOpaque(analysis, reason);
   followWrapped({ program: name.value, args, node, walk });
 }
 
@@ -431,13 +524,15 @@ function followWrapped(options: {
             );
             break;
           }
-          analysis.commands.push({
+          const command: ShellCommand = {
             program: programWord.value,
             args,
             assignments: [],
             origin: 'wrapped',
             text: run.words.map((word) => word.text).join(' '),
-          });
+          };
+          analysis.commands.push(command);
+          for (const reason of commandEvaluationReasons(command)) markOpaque(analysis, reason);
           queue.push({ program: programWord.value, args, depth: next.depth + 1 });
           break;
         }

@@ -131,6 +131,29 @@ describe('Edit', () => {
     expect(await readFile(join(directory, 'win.txt'), 'utf8')).toBe('one\r\ntwo\r\nthird\r\n');
   });
 
+  it('keeps CRLF when new_string adds lines to a single-line match, and shows clean lines', async () => {
+    const context = await readFirst('crlf.txt', 'one\r\ntwo\r\nthree\r\n');
+    const result = await createEditTool().call(
+      { file_path: 'crlf.txt', old_string: 'two', new_string: 'two\nTWO' },
+      context,
+      testExtras,
+    );
+    expect(await readFile(join(directory, 'crlf.txt'), 'utf8')).toBe(
+      'one\r\ntwo\r\nTWO\r\nthree\r\n',
+    );
+    expect(result.content).toContain('     3\tTWO\n     4\tthree');
+    expect(result.content).not.toContain('\r');
+    expect(result.content).not.toContain('     5\t');
+    // A file with LF endings keeps LF.
+    const lf = await readFirst('lf.txt', 'one\ntwo\n');
+    await createEditTool().call(
+      { file_path: 'lf.txt', old_string: 'two', new_string: 'two\nTWO' },
+      lf,
+      testExtras,
+    );
+    expect(await readFile(join(directory, 'lf.txt'), 'utf8')).toBe('one\ntwo\nTWO\n');
+  });
+
   it('keeps a byte-order mark and allows a second edit without a new read', async () => {
     const context = await readFirst('bom.txt', '\ufeffhello world');
     await createEditTool().call(

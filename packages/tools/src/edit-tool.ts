@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DelegateError, TOOL_NAMES, type Tool, type ToolUseContext } from '@delegate/core';
-import { assertFileIsFresh, readCurrentFile } from './file-freshness.js';
+import { checkCurrentFile } from './file-freshness.js';
 import { withFileSystemErrors } from './file-system-error.js';
 import { openConfinedFileWithStats } from './open-confined-file.js';
 import { resolveToolPath } from './resolve-path-within-roots.js';
@@ -45,7 +45,9 @@ function countOccurrences(text: string, search: string): number {
 }
 
 function buildSnippet(text: string, changeStart: number, changeLength: number): string {
-  const lines = text.split('\n');
+  const lines = text.split(/\r?\n/);
+  // A final line break ends the last line; it does not start another.
+  if (text.endsWith('\n')) lines.pop();
   const firstLine = text.slice(0, changeStart).split('\n').length;
   const lastLine =
     firstLine + text.slice(changeStart, changeStart + changeLength).split('\n').length - 1;
@@ -86,21 +88,23 @@ async function editFile(input: EditInput, context: ToolUseContext) {
     );
   }
   const { absolutePath, realPath, root } = await resolveToolPath(input.file_path, context);
-  const current = await readCurrentFile({ realPath, root });
-  if (current === undefined) {
+  const current = await checkCurrentFile({
+    realPath,
+    root,
+    absolutePath,
+    cache: context.readFileState,
+    toolName: TOOL_NAMES.edit,
+    load: true,
+  });
+  if (current?.bytes === undefined) {
     throw new DelegateError(
       'NOT_FOUND',
       `File does not exist: ${absolutePath}. Use Write to create a new file.`,
       { details: { path: absolutePath } },
     );
   }
-  assertFileIsFresh({
-    absolutePath,
-    current,
-    cache: context.readFileState,
-    toolName: TOOL_NAMES.edit,
-  });
-  const text = decodeTextFile(current.bytes, absolutePath);
+  const { bytes } = current;
+  const text = decodeTextFile(bytes, absolutePath);
 
   let oldString = input.old_string;
   let newString = input.new_string;
@@ -115,6 +119,10 @@ async function editFile(input: EditInput, context: ToolUseContext) {
     oldString = oldString.replace(/\n/g, '\r\n');
     newString = newString.replace(/\n/g, '\r\n');
     count = countOccurrences(text, oldString);
+  }
+  // A file whose lines all end in CRLF keeps them: new lines of new_string get CRLF too.
+  if (text.includes('\r\n') && !/(?<!\r)\n/.test(text)) {
+    newString = newString.replace(/(?<!\r)\n/g, '\r\n');
   }
   if (count === 0) {
     throw new DelegateError(
@@ -138,8 +146,7 @@ async function editFile(input: EditInput, context: ToolUseContext) {
     input.replace_all === true
       ? text.split(oldString).join(newString)
       : text.replace(oldString, () => newString);
-  const hadBom =
-    current.bytes[0] === 0xef && current.bytes[1] === 0xbb && current.bytes[2] === 0xbf;
+  const hadBom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
   const previous = context.readFileState.get(absolutePath);
   const { handle } = await openConfinedFileWithStats({ realPath, root, purpose: 'write' });
   let stats;

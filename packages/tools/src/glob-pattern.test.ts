@@ -7,6 +7,12 @@ function matches(pattern: string, path: string, matchBase = false): boolean {
 }
 
 describe('compileGlob', () => {
+  it('lets ** alone match names with line terminators', () => {
+    for (const path of ['a\nb.txt', 'a\rb', 'd/a\u2028b', 'a\u2029b']) {
+      expect({ path, matched: matches('**', path) }).toEqual({ path, matched: true });
+    }
+  });
+
   it('keeps * and ? inside one path segment', () => {
     expect(matches('*.ts', 'index.ts')).toBe(true);
     expect(matches('*.ts', 'src/index.ts')).toBe(false);

@@ -157,7 +157,8 @@ function splitAlternatives(body: string): string[] {
 export function compileGlob(pattern: string, options: { matchBase?: boolean } = {}): RegExp {
   let source = pattern.replace(/^\.\//, '');
   if (options.matchBase === true && !source.includes('/')) source = `**/${source}`;
-  return new RegExp(`^${translate(source, 0)}$`);
+  // `s`: a name may hold line terminators (`\n`, `\r`, U+2028, U+2029), which `.` skips otherwise.
+  return new RegExp(`^${translate(source, 0)}$`, 's');
 }
 
 /** Splits a glob into its leading directory without any magic characters and the rest. */

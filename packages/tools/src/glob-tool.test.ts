@@ -98,6 +98,31 @@ describe('Glob', () => {
     expect(DelegateError.hasCode(missing, 'NOT_FOUND')).toBe(true);
   });
 
+  it('says that path is a file, naming that file, before adding the pattern to it', async () => {
+    await createFile('d/x.txt');
+    const context = createTestContext({ cwd: directory });
+    const error = await createGlobTool()
+      .call({ pattern: 'd/x.txt', path: 'd/x.txt' }, context, testExtras)
+      .catch((caught: unknown) => caught);
+    expect(DelegateError.hasCode(error, 'INVALID_ARGUMENT')).toBe(true);
+    expect((error as Error).message).toBe(
+      `${join(directory, 'd', 'x.txt')} is a file, not a directory; Glob searches directories.`,
+    );
+  });
+
+  it('lists names with line terminators for ** alone, as for **/*', async () => {
+    const names = ['plain.txt', 'a\nb.txt', 'a\rb.txt', 'a\u2028b.txt', 'a\u2029b.txt'];
+    for (const name of names) await createFile(name);
+    const context = createTestContext({ cwd: directory });
+    for (const pattern of ['**', '**/*', '*']) {
+      const result = await createGlobTool().call({ pattern }, context, testExtras);
+      expect({ pattern, found: [...(result.data?.filenames ?? [])].sort() }).toEqual({
+        pattern,
+        found: names.map((name) => join(directory, name)).sort(),
+      });
+    }
+  });
+
   it('does not follow symlinked directories out of the tree', async () => {
     const outside = await createTempDirectory();
     try {

@@ -83,6 +83,8 @@ export function createGlobTool(options: GlobToolOptions = {}): Tool<GlobInput, G
 
     async call(input: GlobInput, context: ToolUseContext) {
       const searchRoot = await resolveToolPath(input.path ?? '.', context);
+      // Checked before the pattern's base is added: `path` itself must be a directory.
+      await assertDirectory(searchRoot.realPath, searchRoot.absolutePath);
       const { base, rest } = splitGlobBase(input.pattern);
       const start =
         base === ''

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, symlink, utimes, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, symlink, utimes, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DelegateError } from '@delegate/core';
@@ -191,12 +191,43 @@ describe('Grep against hostile input', () => {
     expect(DelegateError.hasCode(await pending, 'ABORTED')).toBe(true);
   });
 
-  it('does not hang on a FIFO given as path, nor list it in a tree', async () => {
+  it('does not hang on a FIFO given as path (it says so), nor list it in a tree', async () => {
     await createFile('real.txt', 'needle\n');
     execFileSync('mkfifo', [join(directory, 'pipe')]);
-    expect((await grep({ pattern: 'needle', path: 'pipe' })).content).toBe('No files found.');
+    const error = await grep({ pattern: 'needle', path: 'pipe' }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(DelegateError.hasCode(error, 'INVALID_ARGUMENT')).toBe(true);
+    expect((error as Error).message).toContain(`${join(directory, 'pipe')} is not a regular file`);
     expect(contentText(await grep({ pattern: 'needle' }))).toBe('Found 1 file\nreal.txt');
   });
+
+  it('says why it cannot search a file it was given, instead of finding nothing', async () => {
+    await createFile('big.log', Buffer.alloc(2048, 'needle\n'));
+    const large = await createGrepTool({ maxFileBytes: 1024 })
+      .call(
+        { pattern: 'needle', path: 'big.log' },
+        createTestContext({ cwd: directory }),
+        testExtras,
+      )
+      .catch((caught: unknown) => caught);
+    expect(DelegateError.hasCode(large, 'LIMIT_EXCEEDED')).toBe(true);
+    expect((large as Error).message).toContain(`${join(directory, 'big.log')} is 2048 bytes`);
+  });
+
+  // Root reads any file whatever its mode.
+  it.runIf(process.getuid?.() !== 0)(
+    'names a file it may not read instead of saying no files were found',
+    async () => {
+      await createFile('secret.txt', 'needle\n');
+      await chmod(join(directory, 'secret.txt'), 0o000);
+      const error = await grep({ pattern: 'needle', path: 'secret.txt' }).catch(
+        (caught: unknown) => caught,
+      );
+      expect(DelegateError.hasCode(error, 'FILE_SYSTEM_ERROR')).toBe(true);
+      expect((error as Error).message).toContain(join(directory, 'secret.txt'));
+    },
+  );
 
   it('does not list files behind a symlinked directory that points outside the root', async () => {
     const outside = await createTempDirectory();

@@ -9,8 +9,10 @@ import {
   timerDelay,
 } from '@delegate/core';
 import { displayPath } from './display-path.js';
+import { toFileSystemError } from './file-system-error.js';
 import { compileGlob } from './glob-pattern.js';
 import { mapWithConcurrency } from './map-with-concurrency.js';
+import { openConfinedFileWithStats } from './open-confined-file.js';
 import { findRequiredLiteral } from './required-literal.js';
 import { resolveToolPath } from './resolve-path-within-roots.js';
 import { type FileSearchResult, runRegexWorker } from './run-regex-worker.js';
@@ -130,6 +132,42 @@ function truncateLine(line: string, maxLength: number): string {
     : line;
 }
 
+/**
+ * Refuses a file the caller named that a tree walk would skip quietly: one that cannot be
+ * opened (`EACCES`), is not a regular file (a FIFO, socket or device), has other hard links
+ * (unless allowed) or is over the size limit. The worker checks the file again when it reads it.
+ */
+async function assertSearchableFile(options: {
+  absolutePath: string;
+  realPath: string;
+  root: string;
+  allowHardLinks: boolean;
+  maxFileBytes: number;
+}): Promise<void> {
+  const { absolutePath, maxFileBytes } = options;
+  let stats;
+  try {
+    const opened = await openConfinedFileWithStats({
+      realPath: options.realPath,
+      root: options.root,
+      purpose: 'read',
+      allowHardLinks: options.allowHardLinks,
+    });
+    stats = opened.stats;
+    await opened.handle.close();
+  } catch (error) {
+    throw toFileSystemError(error, absolutePath);
+  }
+  if (stats.size > maxFileBytes) {
+    throw new DelegateError(
+      'LIMIT_EXCEEDED',
+      `${absolutePath} is ${stats.size} bytes, over the ${maxFileBytes}-byte limit of files Grep searches. ` +
+        'Read a range of it with Read (offset, limit), or search it with Bash grep.',
+      { details: { path: absolutePath, size: stats.size, maxBytes: maxFileBytes } },
+    );
+  }
+}
+
 /** Creates the Grep tool: a regex search over a tree that honours .gitignore and skips binary files. */
 export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepInput, GrepOutput> {
   const defaultHeadLimit = options.defaultHeadLimit ?? 250;
@@ -170,6 +208,11 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepInput, G
       if (targetStats.isDirectory()) {
         candidates = await walkFiles({ root: target.realPath, respectGitignore: true, signal });
       } else {
+        await assertSearchableFile({
+          ...target,
+          allowHardLinks: options.allowHardLinks === true,
+          maxFileBytes,
+        });
         candidates = [{ path: target.realPath, relativePath: basename(target.realPath) }];
       }
       const globMatcher =

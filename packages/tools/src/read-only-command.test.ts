@@ -128,6 +128,43 @@ describe('assessReadOnlyCommand', () => {
     expect(assess('cat link/secret.txt').reason).toContain(outside);
   });
 
+  it('checks words that start with - but are no options, and every word after --', async () => {
+    // A folder named `-` inside the root (Write('-/x') makes one) leads out with `..`.
+    await mkdir(join(root, '-'));
+    const escape = '-/../../outside/secret.txt';
+    expect(execFileSync('cat', ['--', escape], { cwd: root, encoding: 'utf8' })).toBe('secret\n');
+    // A link named like an option, to a file outside.
+    await symlink(join(outside, 'secret.txt'), join(root, '-.txt'));
+    for (const command of [
+      `cat -- ${escape}`,
+      `grep -r -- secret ${escape}`,
+      `head -n 1 -- ${escape}`,
+      `cat ${escape}`,
+      'cat -- -.txt',
+      'wc -l -- -.txt',
+    ]) {
+      const assessment = assess(command);
+      expect({ command, insideRoots: assessment.insideRoots }).toEqual({
+        command,
+        insideRoots: false,
+      });
+      expect(assessment.reason).toContain('outside the allowed directories');
+    }
+    // Options and operands that stay inside are still fine.
+    for (const command of [
+      'head -5 src/a.txt',
+      'cat -- src/a.txt',
+      'ls -1 -- -',
+      'tail -n1 -- -/x',
+    ]) {
+      expect({ command, ...assess(command) }).toEqual({
+        command,
+        readOnly: true,
+        insideRoots: true,
+      });
+    }
+  });
+
   it('refuses words bash expands to other paths: braces, $"…", tildes, undecoded $\'…\'', () => {
     const secret = join(outside, 'secret.txt');
     const cases = [

@@ -213,28 +213,34 @@ function whyGlobOutside(pattern: string, check: PathCheck): string | undefined {
   return undefined;
 }
 
-/** The path an argument may name: the value of `--opt=value`, the tail of `-fVALUE`, or the word. */
-function pathOfArgument(value: string): string | undefined {
-  if (value === '-' || value === '--') return undefined;
-  if (value.startsWith('--'))
-    return value.includes('=') ? value.slice(value.indexOf('=') + 1) : undefined;
-  if (value.startsWith('-')) {
+/**
+ * The paths an argument may name: the word itself (a program may take any word as a file:
+ * after `--` every word is one, and `-/x` or `-.` are no options), plus the value of
+ * `--opt=value` and the tail of `-fVALUE`. `-` (standard input) and `--` name none.
+ */
+function pathsOfArgument(value: string): string[] {
+  if (value === '-' || value === '--') return [];
+  const paths = [value];
+  if (value.startsWith('--')) {
+    if (value.includes('=')) paths.push(value.slice(value.indexOf('=') + 1));
+  } else if (value.startsWith('-')) {
     const tail = /^-[A-Za-z]+(.*)$/s.exec(value)?.[1] ?? '';
-    return tail === '' ? undefined : tail;
+    if (tail !== '') paths.push(tail);
   }
-  return value;
+  return paths.filter((path) => path !== '');
 }
 
 function whyArgumentOutside(word: ShellWord, check: PathCheck): string | undefined {
   if (word.value === undefined) {
     return `${word.text} is only known when the command runs (bash expands it)`;
   }
-  const path = pathOfArgument(word.value);
-  if (path === undefined || path === '') return undefined;
-  if (path.startsWith('~'))
-    return `${word.text} starts with ~, which is not resolved before it runs`;
-  if (word.mayExpand) return whyGlobOutside(path, check);
-  return whyPathOutside(path, check);
+  for (const path of pathsOfArgument(word.value)) {
+    if (path.startsWith('~'))
+      return `${word.text} starts with ~, which is not resolved before it runs`;
+    const reason = word.mayExpand ? whyGlobOutside(path, check) : whyPathOutside(path, check);
+    if (reason !== undefined) return reason;
+  }
+  return undefined;
 }
 
 function gitTopLevel(realCwd: string): string | undefined {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readFile, readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -31,6 +32,16 @@ describe('Write', () => {
     expect(await readFile(path, 'utf8')).toBe('hello\n');
     expect(result.content).toContain('Created');
     expect(context.readFileState.get(path)?.contentHash).toBe(hashContent('hello\n'));
+  });
+
+  it('refuses a path ending in / instead of creating a file of that name', async () => {
+    const context = createTestContext({ cwd: directory });
+    const error = await rejection(
+      createWriteTool().call({ file_path: 'new/', content: 'x' }, context, testExtras),
+    );
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.message).toContain(`${join(directory, 'new')}/ ends with /`);
+    expect(existsSync(join(directory, 'new'))).toBe(false);
   });
 
   it('refuses to overwrite a file that was never read', async () => {

@@ -1,6 +1,7 @@
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { DelegateError, TOOL_NAMES, type Tool, type ToolUseContext } from '@delegate/core';
-import { assertFileIsFresh, readCurrentFile } from './file-freshness.js';
+import { checkCurrentFile } from './file-freshness.js';
 import { hasSystemCode, withFileSystemErrors } from './file-system-error.js';
 import { openConfinedFileWithStats } from './open-confined-file.js';
 import { resolveToolPath } from './resolve-path-within-roots.js';
@@ -46,17 +47,24 @@ export function createWriteTool(): Tool<WriteInput, WriteOutput> {
 }
 
 async function writeFile(input: WriteInput, context: ToolUseContext) {
-  const { absolutePath, realPath, root } = await resolveToolPath(input.file_path, context);
-  const current = await readCurrentFile({ realPath, root });
-  if (current !== undefined) {
-    assertFileIsFresh({
-      absolutePath,
-      current,
-      cache: context.readFileState,
-      toolName: TOOL_NAMES.write,
-      requireFullRead: true,
-    });
+  // `path.resolve` drops a trailing slash, which would turn `dir/` into a file named `dir`.
+  if (input.file_path.endsWith('/')) {
+    throw new DelegateError(
+      'INVALID_ARGUMENT',
+      `Write refused: ${resolve(context.cwd, input.file_path)}/ ends with /, which names a directory; Write writes files. ` +
+        'Give the path of a file (dir/name.ext); missing parent directories are created.',
+      { details: { path: input.file_path } },
+    );
   }
+  const { absolutePath, realPath, root } = await resolveToolPath(input.file_path, context);
+  const current = await checkCurrentFile({
+    realPath,
+    root,
+    absolutePath,
+    cache: context.readFileState,
+    toolName: TOOL_NAMES.write,
+    requireFullRead: true,
+  });
   let handle;
   try {
     // A new file's missing parent directories are made inside the root by the open.
