@@ -48,6 +48,13 @@ export {
 } from './permission.js';
 export type { PermissionDecision } from './permission.js';
 export { TOOL_NAMES, TOOL_NAME_PATTERN, findToolByName, toolMatchesName } from './tool.js';
+export {
+  PERMISSION_RULE_TOOL_NAME_PATTERN,
+  permissionRuleProblem,
+  ruleNameMatchesToolName,
+  toolMatchesRuleName,
+} from './rule-name-matching.js';
+export { mcpToolNamePrefix } from './mcp-tool-name-prefix.js';
 export type { CanUseTool, Tool, ToolCallExtras, ToolResult } from './tool.js';
 export type {
   AppState,

@@ -87,7 +87,8 @@ export function findToolByName<T extends Pick<Tool, 'name' | 'aliases'>>(
 
 /**
  * What a tool name may be: a letter, then letters, digits, `_` and `-` (MCP tools:
- * `mcp__server__tool`). A permission rule naming anything else matches no tool.
+ * `mcp__server__tool`). Permission rules take these and also `mcp__server__*` (see
+ * `PERMISSION_RULE_TOOL_NAME_PATTERN`).
  */
 export const TOOL_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]*$/;
 

@@ -14,6 +14,7 @@ export type {
   McpSource,
   PermissionRuleInput,
 } from './session/session-options.js';
+export type { MainAgentToolLists } from './session/main-agent-tools.js';
 export type { ResumeAgentOptions } from './lifecycle/resume-agent.js';
 export {
   IN_FLIGHT_AGENT_CALL_TEXT,

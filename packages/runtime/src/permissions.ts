@@ -7,7 +7,7 @@ import type {
   Tool,
   ToolUseContext,
 } from '@delegate/core';
-import { DelegateError, TOOL_NAMES, toolMatchesName } from '@delegate/core';
+import { DelegateError, TOOL_NAMES, toolMatchesName, toolMatchesRuleName } from '@delegate/core';
 import type * as Tools from '@delegate/tools';
 
 const FILE_EDIT_TOOLS: readonly string[] = [
@@ -92,12 +92,14 @@ function pathMatches(content: string, value: string): boolean {
 }
 
 /**
- * Does a deny rule match the call? A rule about a command matches when any command the
+ * Does a deny rule match the call? The rule's tool name names the tool as `disallowedTools`
+ * names do (`toolMatchesRuleName`: its name, an alias, or its whole MCP server as
+ * `mcp__server` or `mcp__server__*`). A rule about a command matches when any command the
  * line would run matches it (after wrappers, inside `bash -c`, `$(…)`, …), and whenever
  * the line has a part the parser cannot see through.
  */
 function denyRuleMatches(rule: PermissionRule, tool: Tool, input: unknown): boolean {
-  if (!toolMatchesName(tool, rule.ruleValue.toolName)) return false;
+  if (!toolMatchesRuleName(tool, rule.ruleValue.toolName)) return false;
   if (isWholeToolRule(rule)) return true;
   const content = rule.ruleValue.ruleContent ?? '';
   const command = commandOf(input);
@@ -113,12 +115,13 @@ function denyRuleMatches(rule: PermissionRule, tool: Tool, input: unknown): bool
 }
 
 /**
- * Do the allow rules cover the call? A command line is allowed only when it is fully
+ * Do the allow rules cover the call? Rules name tools as deny rules do (a whole MCP server
+ * too). A command line is allowed only when it is fully
  * seen through, writes no file by redirection, and each of its commands matches one of
  * the rules exactly (see `allowedByShellRules`).
  */
 function allowRulesMatch(rules: readonly PermissionRule[], tool: Tool, input: unknown): boolean {
-  const forTool = rules.filter((rule) => toolMatchesName(tool, rule.ruleValue.toolName));
+  const forTool = rules.filter((rule) => toolMatchesRuleName(tool, rule.ruleValue.toolName));
   if (forTool.some(isWholeToolRule)) return true;
   const contents = forTool.map((rule) => rule.ruleValue.ruleContent ?? '');
   if (contents.length === 0) return false;

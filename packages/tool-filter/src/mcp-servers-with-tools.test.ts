@@ -47,3 +47,42 @@ describe('mcpServersWithTools', () => {
     );
   });
 });
+
+describe('mcpServersWithTools with the configured server names', () => {
+  it('names each server as configured, not as its tool names spell it', () => {
+    const list = tools('mcp__acme_tools__x', 'mcp__gh__ent__search', 'mcp__gh__y', 'Read');
+    expect(mcpServersWithTools(list)).toEqual(['acme_tools', 'gh']);
+    expect(mcpServersWithTools(list, ['gh', 'gh__ent', 'acme.tools', 'idle'])).toEqual([
+      'acme.tools',
+      'gh__ent',
+      'gh',
+    ]);
+  });
+
+  it('reads the name of a tool of no configured server from the tool name', () => {
+    expect(mcpServersWithTools(tools('mcp__db__q', 'mcp__s_1__x'), ['s.1'])).toEqual(['db', 's.1']);
+  });
+
+  it('gives every configured server that has a tool, exactly once', () => {
+    const server = fc.stringMatching(/^[a-z.]{1,4}$/);
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(server, { maxLength: 6 }),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        (names, picks) => {
+          const used = picks.flatMap((pick) =>
+            names.length > 0 ? [names[pick % names.length]!] : [],
+          );
+          const list = used.map((name) => ({ name: `mcp__${name.replace(/\./g, '_')}__tool` }));
+          const result = mcpServersWithTools(list, names);
+          expect(new Set(result).size).toBe(result.length);
+          for (const name of result) {
+            const prefix = `mcp__${name.replace(/\./g, '_')}__`;
+            expect(list.some((tool) => tool.name.startsWith(prefix))).toBe(true);
+          }
+          expect(new Set(result)).toEqual(new Set(used));
+        },
+      ),
+    );
+  });
+});

@@ -1,4 +1,10 @@
-import { TOOL_NAMES, type Tool, checkArray, checkString } from '@delegate/core';
+import {
+  TOOL_NAMES,
+  type Tool,
+  checkArray,
+  checkString,
+  ruleNameMatchesToolName,
+} from '@delegate/core';
 import { checkNameSet, checkTool } from './check-argument.js';
 
 /** The parts of a tool the filters look at; real `Tool` objects satisfy it. */
@@ -99,12 +105,11 @@ export function toolExemptFrom(
 /**
  * True when the `disallowedTools` name `name` removes a tool called `toolName`: the same
  * name, or, as in permission rules, its whole MCP server (`mcp__github` or `mcp__github__*`
- * removes every `mcp__github__…` tool).
+ * removes every `mcp__github__…` tool). The runtime's permission rules match with the same
+ * function of `@delegate/core` (`ruleNameMatchesToolName`).
  */
 export function disallowedNameRemoves(name: string, toolName: string): boolean {
   checkString('disallowedNameRemoves()', 'name', name);
   checkString('disallowedNameRemoves()', 'toolName', toolName);
-  if (toolName === name) return true;
-  const server = name.endsWith('__*') ? name.slice(0, -3) : name;
-  return isMcpToolName(server) && isMcpToolName(toolName) && toolName.startsWith(`${server}__`);
+  return ruleNameMatchesToolName(name, toolName);
 }

@@ -10,6 +10,7 @@ import {
   isMain,
   requestBody,
 } from '../__fixtures__/sim-helpers.js';
+import { createMcpManager } from '@delegate/tools';
 import { type TestSession, createTestSession, waitUntil } from '../__fixtures__/test-session.js';
 import { readInlineMcpServers, withoutDisallowed } from './agent-mcp-servers.js';
 
@@ -260,6 +261,55 @@ describe("an agent's own MCP servers (defined inline in its file)", () => {
       .at(-1)!;
     const result = JSON.stringify(requestBody(last).messages.at(-1));
     expect(result).toContain('mcp__echo__echo is denied by the rule mcp__echo__echo');
+  });
+
+  it("are not started when they would be named like a session server's tools, and a warning says so", async () => {
+    // The session's `echo.1` and the agent's `echo_1` both give tools named `mcp__echo_1__…`.
+    const manager = createMcpManager({
+      servers: { 'echo.1': { command: process.execPath, args: [SERVER] } },
+    });
+    await manager.whenSettled();
+    let runningDuringCall = 0;
+    try {
+      current = await createTestSession({
+        policy: rules([
+          ...mainStartsWithMcp('echo'),
+          {
+            match: { agent: 'with-mcp', toolResult: false },
+            reply: () => {
+              runningDuringCall = serverProcesses().length;
+              return [{ type: 'tool_use', name: 'mcp__echo_1__echo', input: { text: 'x' } }];
+            },
+          },
+          { match: { agent: 'with-mcp' }, reply: 'done' },
+        ]),
+        session: { mcp: manager },
+        agents: [
+          agentWithServers(
+            ['  - echo_1:', '      command: node', `      args: [${JSON.stringify(SERVER)}]`],
+            [],
+          ),
+        ],
+      });
+      const events: AgentEvent[] = [];
+      current.session.events.on((event) => events.push(event));
+      await current.session.send('go');
+      const warnings = events.flatMap((event) => (event.type === 'agent.warning' ? [event] : []));
+      expect(warnings.map((warning) => [warning.code, warning.message])).toEqual([
+        [
+          'MCP_SERVERS_IGNORED',
+          expect.stringMatching(
+            /defines MCP server "echo_1" inline, which is not started: its tools would be named like those of the session's server "echo\.1" \(mcp__echo_1__…\)/,
+          ),
+        ],
+      ]);
+      // Only the session's server runs: the agent's calls went there, as its warning says.
+      expect(runningDuringCall).toBe(1);
+    } finally {
+      await current?.cleanup();
+      current = undefined;
+      await manager.close();
+    }
   });
 
   it('are read as Claude Code writes them: numbers and booleans in args and env become text', () => {

@@ -1,5 +1,10 @@
 import { resolve } from 'node:path';
-import { type AgentDefinition, type Tool, type ToolUseContext } from '@delegate/core';
+import {
+  type AgentDefinition,
+  type Tool,
+  type ToolUseContext,
+  mcpToolNamePrefix,
+} from '@delegate/core';
 import type { McpServerConfig } from '@delegate/tools';
 import { disallowedNameRemoves } from '@delegate/tool-filter';
 import { z } from 'zod';
@@ -47,11 +52,23 @@ function whyNot(config: unknown): string {
   return `its \`${field}\` is not ${field.startsWith('env') ? 'text' : field.startsWith('args') ? 'a list of words' : 'a path'}; expected { command, args?, env?, cwd? }`;
 }
 
+/** Why an inline server named `name` clashes with a session server, or '' when it does not. */
+function sessionClash(name: string, sessionServers: ReadonlySet<string>): string {
+  if (sessionServers.has(name))
+    return 'it has the name of a server of the session, whose tools the agent gets instead';
+  // Tool names hold server names normalized: `s.1` and `s_1` would both give `mcp__s_1__…`.
+  const prefix = mcpToolNamePrefix(name);
+  const alike = [...sessionServers].find((server) => mcpToolNamePrefix(server) === prefix);
+  if (alike === undefined) return '';
+  return `its tools would be named like those of the session's server "${alike}" (${prefix}…), whose tools the agent gets instead; rename one of the two`;
+}
+
 /**
  * Reads the servers an agent file defines inline (`mcpServers: [{ name: { command, … } }]`).
  * A server named like one of the session's (`sessionServers`) is the session's: the inline one
- * is not started, as its tools would have the same names. Names of session servers in the
- * list are not read here (they need no start).
+ * is not started, as its tools would have the same names. That counts names that only
+ * normalize alike in tool names (`s_1` beside the session's `s.1`), and the warning says so.
+ * Names of session servers in the list are not read here (they need no start).
  */
 export function readInlineMcpServers(
   agent: AgentDefinition,
@@ -62,11 +79,13 @@ export function readInlineMcpServers(
   for (const entry of agent.mcpServers ?? []) {
     if (typeof entry === 'string') continue;
     for (const [name, config] of Object.entries(entry)) {
-      const problem = sessionServers.has(name)
-        ? 'it has the name of a server of the session, whose tools the agent gets instead'
-        : Object.hasOwn(servers, name)
-          ? 'it is defined twice; the first definition is used'
-          : whyNot(config);
+      const clash = sessionClash(name, sessionServers);
+      const problem =
+        clash !== ''
+          ? clash
+          : Object.hasOwn(servers, name)
+            ? 'it is defined twice; the first definition is used'
+            : whyNot(config);
       if (problem !== '') {
         warnings.push({
           code: 'MCP_SERVERS_IGNORED',

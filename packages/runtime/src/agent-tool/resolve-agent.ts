@@ -44,7 +44,10 @@ export function visibleAgents(
   const state = context.getAppState();
   const withMcp = filterAgentsByMcpRequirements(
     allowedCandidates(definitions),
-    mcpServersWithTools(state.mcp.tools),
+    mcpServersWithTools(
+      state.mcp.tools,
+      state.mcp.clients.map((client) => client.name),
+    ),
   );
   return filterDeniedAgents(withMcp, state.toolPermissionContext, TOOL_NAMES.agent);
 }

@@ -113,3 +113,66 @@ describe('agents that need MCP servers', () => {
     ).toContain('mcp__calc__add');
   });
 });
+
+describe('required MCP servers, by their configured names', () => {
+  // Tool names spell `acme.tools` as `acme_tools` and cannot tell where `gh__ent` ends.
+  const needs = (name: string, pattern: string) =>
+    customAgent(
+      `---\nname: ${name}\ndescription: Needs ${pattern}\nrequiredMcpServers: [${JSON.stringify(pattern)}]\n---\nYou use it.`,
+    );
+
+  it.each([
+    ['needs-dot', 'acme.tools'],
+    ['needs-ent', 'ent'],
+  ])('start %s, which requires %s', async (agentType, pattern) => {
+    manager = createMcpManager({
+      servers: {
+        'acme.tools': { command: process.execPath, args: [server] },
+        gh__ent: { command: process.execPath, args: [server] },
+      },
+    });
+    await manager.whenSettled();
+    current = await createTestSession({
+      agents: [needs(agentType, pattern)],
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [agentCall({ description: 'x', prompt: 'x', subagent_type: agentType })],
+        },
+        { match: { agent: agentType }, reply: 'the agent ran' },
+        {
+          match: { when: isMain, toolResult: 'Agent' },
+          reply: (request) => `GOT ${resultText(request)}`,
+        },
+      ]),
+      session: { mcp: manager, transcriptDir: false },
+    });
+    const { text } = await current.session.send('go');
+    expect(text).toContain('the agent ran');
+  });
+
+  it('name the configured servers when a requirement is not met', async () => {
+    manager = createMcpManager({
+      servers: { 'acme.tools': { command: process.execPath, args: [server] } },
+    });
+    await manager.whenSettled();
+    current = await createTestSession({
+      agents: [needs('needs-db', 'db')],
+      policy: rules([
+        {
+          match: { when: isMain, toolResult: false },
+          reply: [agentCall({ description: 'x', prompt: 'x', subagent_type: 'needs-db' })],
+        },
+        {
+          match: { when: isMain, toolResult: 'Agent' },
+          reply: (request) => `GOT ${resultText(request)}`,
+        },
+      ]),
+      session: { mcp: manager, transcriptDir: false, mcpWaitMs: 0 },
+    });
+    const { text } = await current.session.send('go');
+    expect(text).toContain(
+      'requires MCP servers matching: db. MCP servers with tools: acme.tools.',
+    );
+  });
+});

@@ -52,7 +52,11 @@ export async function waitForRequiredMcpServers(
     required.some((pattern) => name.toLowerCase().includes(pattern.toLowerCase()));
   runtime.refreshMcp?.();
   const state = await pollWhileConnecting({ runtime, context, matches });
-  const servers = mcpServersWithTools(state.mcp.tools);
+  // Under their configured names (`acme.tools`, `gh__ent`), not as tool names spell them.
+  const servers = mcpServersWithTools(
+    state.mcp.tools,
+    state.mcp.clients.map((client) => client.name),
+  );
   const missing = missingMcpServers(agent, servers);
   if (missing.length === 0) return;
   const failures = state.mcp.clients

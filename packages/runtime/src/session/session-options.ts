@@ -17,8 +17,9 @@ import {
   MAX_TIMER_MS,
   ModelPrice,
   type PriceTable,
-  TOOL_NAME_PATTERN,
+  PERMISSION_RULE_TOOL_NAME_PATTERN,
   TOOL_NAMES,
+  permissionRuleProblem,
 } from '@delegate/core';
 import { type CacheBreakDiagnosis, type ForkLayout, FORK_LAYOUTS } from '@delegate/fork-cache';
 import { permissionRuleValueFromString } from '@delegate/tool-filter';
@@ -26,6 +27,7 @@ import { z } from 'zod';
 import type { AskHandler } from '../permissions.js';
 import { MIN_SECRET_LENGTH } from '../util/redact-secrets.js';
 import { closedObject, isUnknownOptionIssue } from './closed-object.js';
+import type { MainAgentToolLists } from './main-agent-tools.js';
 
 /** MCP servers as the session sees them (the `@delegate/tools` MCP manager fits). */
 export type McpSource = {
@@ -120,6 +122,16 @@ export type DelegateSessionOptions = {
    * entry that cannot run is refused at `create`.
    */
   mainAgentHooks?: Record<string, unknown>;
+  /**
+   * The `tools` and `disallowedTools` lists of the definition the main thread runs as (a CLI's
+   * `--agent` file), applied to the main agent's base tools and MCP tools (also those of a
+   * server that connects later) as `resolveAgentTools` of `@delegate/tool-filter` applies them
+   * to the main thread: `disallowedTools: ['mcp__github']` removes every tool of that server,
+   * `tools: ['Read']` leaves Read alone of them. The session's own tools (Agent, TaskOutput,
+   * TaskStop, SendMessage) stay; sub-agents' pools are assembled as before, and forks get the
+   * main agent's filtered list (default: no filter).
+   */
+  mainAgentTools?: MainAgentToolLists;
   /** Leaving out `subagent_type` forks the caller (default false). */
   forkEnabled?: boolean;
   /** While forking is on, every spawn (fork or named type) runs in the background (default false). */
@@ -281,16 +293,20 @@ const ThinkingSchema = z.discriminatedUnion(
   },
 );
 
+const RULE_EXAMPLES =
+  'such as "Bash(git commit:*)", "Read", "Agent(Explore)", or "mcp__github" (also "mcp__github__*") for every tool of that MCP server';
+
 function ruleFromString(
   spec: string,
   behavior: 'allow' | 'deny' | 'ask',
   context: z.RefinementCtx,
 ) {
   const value = permissionRuleValueFromString(spec);
-  if (!TOOL_NAME_PATTERN.test(value.toolName)) {
+  const problem = permissionRuleProblem(value);
+  if (problem !== undefined) {
     context.addIssue({
       code: 'custom',
-      message: `"${spec.slice(0, 80)}" is not a permission rule: write a tool name, optionally with content in parentheses, such as "Bash(git commit:*)", "Read" or "Agent(Explore)"`,
+      message: `"${spec.slice(0, 80)}" is not a permission rule (${problem}): write a tool name, optionally with content in parentheses, ${RULE_EXAMPLES}`,
     });
     return z.NEVER;
   }
@@ -298,12 +314,20 @@ function ruleFromString(
 }
 
 // A rule object naming no possible tool would silently match nothing (a deny rule then denies nothing).
-function checkToolName(toolName: string, path: string[], context: z.RefinementCtx): void {
-  if (TOOL_NAME_PATTERN.test(toolName)) return;
+function checkRuleValue(
+  value: { toolName: string; ruleContent?: string | undefined },
+  path: string[],
+  context: z.RefinementCtx,
+): void {
+  const problem = permissionRuleProblem(value);
+  if (problem === undefined) return;
+  const namesNoTool = !PERMISSION_RULE_TOOL_NAME_PATTERN.test(value.toolName);
   context.addIssue({
     code: 'custom',
-    path,
-    message: `"${toolName.slice(0, 80)}" is not a tool name: use letters, digits, "_" and "-", starting with a letter (content goes in ruleContent)`,
+    path: namesNoTool ? [...path, 'toolName'] : path,
+    message: namesNoTool
+      ? `"${value.toolName.slice(0, 80)}" is not a tool name: use letters, digits, "_" and "-", starting with a letter (content goes in ruleContent), or "mcp__<server>__*" for every tool of an MCP server`
+      : problem,
   });
 }
 
@@ -316,16 +340,14 @@ function rulesSchema(behavior: 'allow' | 'deny' | 'ask') {
     z.string().transform((spec, context) => ruleFromString(spec, behavior, context)),
     RuleSchema.refine((value) => value.ruleBehavior === behavior, {
       message: `a rule with ruleBehavior "${behavior}" (put other rules in their own list)`,
-    }).superRefine((value, context) =>
-      checkToolName(value.ruleValue.toolName, ['ruleValue', 'toolName'], context),
+    }).superRefine((value, context) => checkRuleValue(value.ruleValue, ['ruleValue'], context)),
+    RuleValueSchema.superRefine((value, context) => checkRuleValue(value, [], context)).transform(
+      (value) => ({
+        source: 'session' as const,
+        ruleBehavior: behavior,
+        ruleValue: value,
+      }),
     ),
-    RuleValueSchema.superRefine((value, context) =>
-      checkToolName(value.toolName, ['toolName'], context),
-    ).transform((value) => ({
-      source: 'session' as const,
-      ruleBehavior: behavior,
-      ruleValue: value,
-    })),
   ]);
   return z.array(rule).default([]);
 }
@@ -470,6 +492,10 @@ export const DelegateSessionOptionsSchema = closedObject(
     streamIdleTimeoutMs: positiveMilliseconds.optional(),
     maxConsecutiveStalls: positiveInteger.optional(),
     mainAgentHooks: z.record(z.string(), z.unknown()).optional(),
+    mainAgentTools: closedObject({
+      tools: z.array(z.string()).optional(),
+      disallowedTools: z.array(z.string()).optional(),
+    }).optional(),
     secrets: z
       .array(
         z.string().min(MIN_SECRET_LENGTH, {

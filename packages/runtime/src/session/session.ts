@@ -67,6 +67,7 @@ import { type AgentUsageNode, MAIN_AGENT_ID, UsageLedger } from '../usage/usage-
 import { sessionQueryOptions } from '../lifecycle/drive-agent.js';
 import type { AgentRuntime, AgentRuntimeOptions } from './agent-runtime.js';
 import { withAskRules } from './ask-rules.js';
+import { mainAgentToolList } from './main-agent-tools.js';
 import { withoutCredentials } from './shell-environment.js';
 import { redactOption, sessionRedactor } from '../util/redact-secrets.js';
 import { EventBus } from './event-bus.js';
@@ -332,7 +333,12 @@ function rootContextOf(options: {
   const mcpTools = validated.mcp?.getTools() ?? [];
   return createRootToolUseContext({
     cwd: validated.cwd,
-    tools: [...options.baseTools, ...mcpTools, ...options.agentTools],
+    tools: mainAgentToolList({
+      baseTools: options.baseTools,
+      mcpTools,
+      sessionTools: options.agentTools,
+      lists: validated.mainAgentTools,
+    }),
     model: resolveModelAlias(validated.model ?? DEFAULT_MAIN_MODEL),
     appState: {
       toolPermissionContext: {
@@ -461,6 +467,7 @@ export class DelegateSession {
   private readonly systemPrompt: string[];
   private readonly userContext: Record<string, string> | undefined;
   private readonly canUseTool: CanUseTool;
+  private readonly mainAgentTools: ValidatedSessionOptions['mainAgentTools'];
   private readonly cacheSafeParams = createCacheSafeParamsSlot();
   private lastAgentList: string | undefined;
   // Every background shell any agent of the session started, released (log deleted) by close.
@@ -476,6 +483,7 @@ export class DelegateSession {
     this.tasks = runtime.tasks;
     this.transcript = runtime.transcript;
     this.userContext = options.userContext;
+    this.mainAgentTools = options.mainAgentTools;
     this.systemPrompt = getMainSystemPrompt({
       environment: getEnvironmentDetails({ cwd: options.cwd, model: this.context.options.model }),
       ...(options.customSystemPrompt ? { customPrompt: options.customSystemPrompt } : {}),
@@ -675,11 +683,12 @@ export class DelegateSession {
     // Leave the tool list alone when nothing changed: it is part of the prompt-cache key.
     if (unchanged) return;
     this.context.setAppState((state) => ({ ...state, mcp: { clients, tools } }));
-    this.context.options.tools = [
-      ...this.runtime.baseTools(),
-      ...tools,
-      ...this.runtime.agentTools(),
-    ];
+    this.context.options.tools = mainAgentToolList({
+      baseTools: this.runtime.baseTools(),
+      mcpTools: tools,
+      sessionTools: this.runtime.agentTools(),
+      lists: this.mainAgentTools,
+    });
   }
 
   /** True when a run would have nothing to answer: no prompt, no notification, and the model spoke last. */
