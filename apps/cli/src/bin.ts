@@ -11,12 +11,15 @@ printDelegateWarnings(process.stderr);
 const io = processIo();
 const code = await runCli(process.argv.slice(2), io);
 // Exit even when a library left a handle open (a keep-alive socket, a timer); wait for
-// stdout to take what was written first. Output that could not be written (its reader went
-// away, also after the run ended) is exit code 141, whatever the command's own outcome.
-// The decision waits one turn of the event loop: the EPIPE of an earlier write is reported
-// (outputClosed aborted) on the next tick, possibly after this empty write's callback.
+// stdout to take what was written first. Output that could not be written overrides the
+// command's own outcome: its reader went away (EPIPE, also after the run ended) is exit code
+// 141; any other write error (a full disk) is a failure, exit code 1.
+// The decision waits one turn of the event loop: the error of an earlier write is reported
+// (outputClosed aborted, outputFailure set) on the next tick, possibly after this empty
+// write's callback.
 process.stdout.write('', (error) =>
-  setImmediate(() =>
-    process.exit(error || io.outputClosed?.aborted === true ? EXIT_CODES.outputClosed : code),
-  ),
+  setImmediate(() => {
+    if (io.outputFailure?.() !== undefined) process.exit(EXIT_CODES.runFailed);
+    process.exit(error || io.outputClosed?.aborted === true ? EXIT_CODES.outputClosed : code);
+  }),
 );

@@ -164,11 +164,11 @@ describe('delegate: help, version and usage errors', () => {
     // Conceal (ESC [8m) would hide the rest of the line: a cloned repository's settings.
     await writeFile(
       join(scratch.project, '.delegate', 'settings.json'),
-      JSON.stringify({ permissions: { deny: ['Bash(curl:*)\u001b[8m hidden'] } }),
+      JSON.stringify({ permissions: { deny: ['Bash(curl\u001b[8m hidden:*)'] } }),
     );
     const result = await run(['config'], { NO_COLOR: undefined, FORCE_COLOR: '1' });
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('Bash(curl:*)?[8m hidden');
+    expect(result.stdout).toContain('Bash(curl?[8m hidden:*)');
     expect(result.stdout).not.toContain('\u001b[8m');
     // The table is colored all the same (where each setting came from is dim).
     expect(result.stdout).toContain('\u001b[2m');

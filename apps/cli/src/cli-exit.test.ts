@@ -2,9 +2,15 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI_BIN, type Scratch, makeScratch } from './__fixtures__/run-cli.js';
+
+// An MCP server that keeps running when its stdin closes (it ends on a signal).
+const STUBBORN_SERVER = fileURLToPath(
+  new URL('./__fixtures__/mcp/stubborn-server.mjs', import.meta.url),
+);
 
 let scratch: Scratch;
 beforeEach(async () => {
@@ -71,6 +77,61 @@ describe('stopping delegate run', () => {
         expect(stderr).toContain('while the run was starting. Nothing ran');
         // The server is stopped with the run, not left running on its own.
         for (let tries = 0; tries < 100 && alive(pid as number); tries++) await delay(20);
+        expect(alive(pid as number)).toBe(false);
+      } finally {
+        if (pid !== undefined && alive(pid)) process.kill(pid, 'SIGKILL');
+      }
+    },
+  );
+
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'stops an MCP server that ignores its closed stdin when %s comes while the run shuts down',
+    async (signal) => {
+      const pidFile = join(scratch.project, 'server.pid');
+      const logFile = join(scratch.project, 'server.log');
+      const config = join(scratch.project, 'mcp.json');
+      await writeFile(
+        config,
+        JSON.stringify({
+          mcpServers: {
+            stubborn: {
+              command: process.execPath,
+              args: [STUBBORN_SERVER],
+              env: { PID_FILE: pidFile, LOG_FILE: logFile },
+            },
+          },
+        }),
+      );
+      const child = spawn(
+        process.execPath,
+        [CLI_BIN, 'run', '--sim', '--mcp-config', config, '--transcript-dir', 'tr', 'hi'],
+        {
+          cwd: scratch.project,
+          env: { ...process.env, HOME: scratch.home, NO_COLOR: '1' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      const closed = new Promise<[number | null, string | null]>((resolve) =>
+        child.on('close', (code, signalName) => resolve([code, signalName])),
+      );
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      const pid = await readPid(pidFile);
+      try {
+        expect(pid, `the MCP server never started: ${stderr}`).toBeDefined();
+        // The run has answered and is closing the server: its stdin has ended, and the SDK
+        // waits 2 s before it signals a server still running.
+        for (let tries = 0; tries < 500; tries++) {
+          if ((await readFile(logFile, 'utf8').catch(() => '')).includes('stdin end')) break;
+          await delay(10);
+        }
+        expect(await readFile(logFile, 'utf8')).toContain('stdin end');
+        child.kill(signal);
+        const [code, signalName] = await closed;
+        // Ended by the signal, as without the wait: 143 or 130 to a shell.
+        expect(signalName ?? code, stderr).toBe(signal);
+        expect(stderr).toContain('stopping the agents and MCP servers this run started');
+        // The server did not outlive the CLI.
         expect(alive(pid as number)).toBe(false);
       } finally {
         if (pid !== undefined && alive(pid)) process.kill(pid, 'SIGKILL');

@@ -1,5 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { UsageError } from './exit-codes.js';
+import { printable } from './terminal/format.js';
 
 /** The process around a command: its streams, environment and working directory. */
 export type CliIo = {
@@ -11,23 +12,40 @@ export type CliIo = {
   cwd: string;
   /** Aborts when stdout's reader goes away (a closed pipe): a run then stops. */
   outputClosed?: AbortSignal;
+  /**
+   * The first error writing stdout other than its reader going away (a full disk: `ENOSPC`,
+   * an I/O error: `EIO`), once there was one: the output is lost, so the command fails.
+   */
+  outputFailure?: () => NodeJS.ErrnoException | undefined;
 };
 
 /**
  * The real process's streams, environment and directory. A write to a closed pipe (as in
- * `delegate run … | head -1`) aborts `outputClosed` instead of crashing the process; so does
- * one to a terminal that closed. Errors writing stderr (a closed terminal) are dropped: there
- * is nowhere left to say them, and the run must still stop its agents.
+ * `delegate run … | head -1`) aborts `outputClosed` instead of crashing the process. Any
+ * other error writing stdout (`ENOSPC` of `> /dev/full`, `EIO`) is said once on stderr and
+ * kept as `outputFailure`: the reader is still there but lost what was written, which is a
+ * failure (exit code 1), not a reader that went away (141). Errors writing stderr (a closed
+ * terminal) are dropped: there is nowhere left to say them, and the run must still stop its
+ * agents.
  */
 export function processIo(): CliIo {
   const closed = new AbortController();
+  let failure: NodeJS.ErrnoException | undefined;
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') {
       closed.abort();
       return;
     }
-    process.stderr.write(`delegate: cannot write the output: ${error.message}\n`);
-    closed.abort();
+    // Each later write fails again (or on a destroyed stream): the first error says it all.
+    if (failure !== undefined || closed.signal.aborted) return;
+    failure = error;
+    const named =
+      error.code && !error.message.startsWith(error.code)
+        ? `${error.code}: ${error.message}`
+        : error.message;
+    process.stderr.write(
+      `delegate: cannot write the output (${printable(named)}); what was not written is lost, so the command fails (exit code 1).\n`,
+    );
   });
   process.stderr.on('error', () => undefined);
   return {
@@ -40,6 +58,7 @@ export function processIo(): CliIo {
       return currentDirectory();
     },
     outputClosed: closed.signal,
+    outputFailure: () => failure,
   };
 }
 

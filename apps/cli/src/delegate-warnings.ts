@@ -1,3 +1,5 @@
+import { printable } from './terminal/format.js';
+
 /**
  * Prints the process warnings Delegate's libraries emit (codes `DELEGATE_*`: a torn
  * transcript line, a bad transcript record) as `delegate: warning: …` lines on stderr, in
@@ -9,7 +11,8 @@ export function printDelegateWarnings(stderr: NodeJS.WritableStream): void {
   process.removeAllListeners('warning');
   process.on('warning', (warning: Error & { code?: string }) => {
     if (typeof warning.code === 'string' && warning.code.startsWith('DELEGATE_')) {
-      stderr.write(`delegate: warning: ${warning.message}\n`);
+      // A warning can quote a transcript line: its control characters show as `?`.
+      stderr.write(`delegate: warning: ${printable(warning.message)}\n`);
       return;
     }
     for (const listener of others) listener(warning);

@@ -2,7 +2,10 @@
 export const EXIT_CODES = {
   /** The command did what was asked. */
   success: 0,
-  /** The agent run failed (an API error after retries, the turn limit, an abort), or a check found errors. */
+  /**
+   * The agent run failed (an API error after retries, the turn limit, an abort), a check found
+   * errors, or the output could not be written (a full disk: ENOSPC, an I/O error: EIO).
+   */
   runFailed: 1,
   /** The command line or a settings file is wrong; nothing ran. */
   usage: 2,

@@ -8,6 +8,7 @@ import {
   readInputBesidePrompt,
 } from './piped-input.js';
 import { CLI_PERMISSION_MODES, OUTPUT_FORMATS } from './commands/run-choices.js';
+import { printableLines } from './terminal/format.js';
 
 /** Validates the options (zod is loaded only when a command runs, not for --help or --version). */
 async function parseRunFlags(options: Record<string, unknown>) {
@@ -174,6 +175,15 @@ function emptyPrompt(fromTerminal: boolean): UsageError {
   );
 }
 
+/**
+ * Refuses, as a run would, a `--sim` module that cannot be loaded, with the error saying the
+ * word was taken for a module (checked when the prompt is empty, before saying so).
+ */
+async function checkSimModule(path: string, io: CliIo): Promise<void> {
+  const { loadPolicyModule } = await import('./session/load-policy-module.js');
+  await loadPolicyModule({ path, processCwd: io.cwd, flag: '--sim' });
+}
+
 /** What every command's action needs: the process, and where to record the exit code. */
 type CommandContext = { io: CliIo; done: (code: ExitCode) => void };
 
@@ -184,7 +194,12 @@ function registerRunCommands(program: Command, { io, done }: CommandContext): vo
     const { options, promptStart } = splitSimValue(rawOptions);
     const words = promptStart === undefined ? prompt : `${promptStart} ${prompt}`.trim();
     const text = await promptWithInput(words, io);
-    if (text.trim() === '') throw emptyPrompt(io.stdin.isTTY === true);
+    if (text.trim() === '') {
+      // A module `--sim` took that cannot load says so before the prompt is missed: the
+      // word may have been meant as the prompt.
+      if (typeof options['sim'] === 'string') await checkSimModule(options['sim'], io);
+      throw emptyPrompt(io.stdin.isTTY === true);
+    }
     const { runCommand } = await import('./commands/run.js');
     done(await runCommand({ prompt: text, flags: await parseRunFlags(options), io }));
   };
@@ -559,6 +574,28 @@ function addUsageHints(command: Command, path: string): void {
     addUsageHints(subcommand, `${path} ${subcommand.name()}`);
 }
 
+/**
+ * A flag that takes one value and is given twice (`-p hi -p there`, `--agents A --agents B`)
+ * is a usage error naming it: commander would keep the last value and drop the others
+ * without a word. Flags that collect their values (`--allowed-tools`, `--add-dir`, …) repeat.
+ */
+function refuseRepeatedValues(command: Command): void {
+  for (const option of command.options) {
+    if (!(option.required || option.optional) || option.parseArg === collect) continue;
+    const name = option.short ? `${option.short}/${option.long}` : (option.long ?? option.flags);
+    let seen = false;
+    command.on(`option:${option.name()}`, () => {
+      if (seen) {
+        throw new UsageError(
+          `${name} was given more than once, but it takes one value: give it once.${option.long === '--agents' ? ' Put every agent definition in one JSON object.' : ''}`,
+        );
+      }
+      seen = true;
+    });
+  }
+  for (const subcommand of command.commands) refuseRepeatedValues(subcommand);
+}
+
 /** Builds the `delegate` command tree; each action records its exit code in `result`. */
 export function createProgram(io: CliIo, result: { exitCode: ExitCode }): Command {
   const program = new Command('delegate');
@@ -576,12 +613,18 @@ export function createProgram(io: CliIo, result: { exitCode: ExitCode }): Comman
     .helpOption('-h, --help', 'show help')
     .configureOutput({
       writeOut: (text) => void io.stdout.write(text),
-      writeErr: (text) => void io.stderr.write(text),
+      // Commander's errors quote the arguments: no escape sequence in one may act.
+      writeErr: (text) => void io.stderr.write(printableLines(text)),
     })
     .exitOverride()
     // Options after a subcommand belong to it, even when the root has an option of that name.
     .enablePositionalOptions()
-    .hook('preAction', (_program, action) => enterCwdFlagIfCurrentGone(action.opts()['cwd']));
+    .hook('preAction', (_program, action) => {
+      enterCwdFlagIfCurrentGone(action.opts()['cwd']);
+      // Every command but help needs a current directory that exists (`demo` and `sim` too,
+      // as the README says); reading it is the usage error saying it is gone.
+      if (action.name() !== 'help') void io.cwd;
+    });
 
   for (const register of [
     registerRunCommands,
@@ -595,6 +638,7 @@ export function createProgram(io: CliIo, result: { exitCode: ExitCode }): Comman
     register(program, context);
   }
   addUsageHints(program, 'delegate');
+  refuseRepeatedValues(program);
   // Words after `delegate` that name no command reach the root's action, which explains them
   // (set after the subcommands exist, so they keep refusing extra arguments).
   program.allowExcessArguments(true);
@@ -624,11 +668,13 @@ function reportError(error: unknown, io: CliIo): ExitCode {
     if (commander.code === 'commander.help' && commander.exitCode === 0) return EXIT_CODES.success;
     return EXIT_CODES.usage;
   }
+  // Messages quote settings files, agent files, transcripts and what servers answered: their
+  // control characters show as `?`, so no escape sequence in them acts on the terminal.
   if (error instanceof UsageError) {
-    io.stderr.write(`delegate: ${error.message}\n`);
+    io.stderr.write(`delegate: ${printableLines(error.message)}\n`);
     return EXIT_CODES.usage;
   }
   const message = error instanceof Error ? error.message : String(error);
-  io.stderr.write(`delegate: ${message}\n`);
+  io.stderr.write(`delegate: ${printableLines(message)}\n`);
   return EXIT_CODES.runFailed;
 }

@@ -1,10 +1,13 @@
 import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES, type ExitCode } from '../exit-codes.js';
+import { checkModels } from '../session/check-models.js';
+import { checkTranscriptFolder } from '../session/check-transcript-folder.js';
+import { toPermissionRules } from '../session/permission-rules.js';
 import { type EffectiveConfig, type Sourced, resolveConfig } from '../settings/resolve-config.js';
 import { settingsPaths } from '../settings/load-settings.js';
 import { colorsFor } from '../terminal/colors.js';
 import { type RunFlags, configFlags } from './run-flags.js';
-import { formatTable, styled } from '../terminal/format.js';
+import { formatTable, printable, printableLines, styled } from '../terminal/format.js';
 
 function origin(sourced: Sourced<unknown>): string {
   return sourced.where ? `${sourced.origin} (${sourced.where})` : sourced.origin;
@@ -103,6 +106,23 @@ export function describeConfig(
   return rows;
 }
 
+/**
+ * The checks `delegate run` makes of the settings before it starts anything, with its errors
+ * (a model that is only white space, a string that is no permission rule, a file where the
+ * transcript folder should be: `UsageError`, exit code 2) and its warnings on stderr (a rule
+ * naming a built-in tool in another case), so `config` never shows as fine what `run` refuses.
+ */
+async function checkAsRunDoes(config: EffectiveConfig, io: CliIo): Promise<void> {
+  checkModels(config);
+  if (config.transcriptDir.value !== false)
+    checkTranscriptFolder(config.transcriptDir.value, config.transcriptDir.where);
+  const warn = (message: string): void =>
+    void io.stderr.write(`delegate: ${printableLines(message)}\n`);
+  await toPermissionRules(config.allowRules, 'allow', warn);
+  await toPermissionRules(config.denyRules, 'deny', warn);
+  await toPermissionRules(config.askRules, 'ask', warn);
+}
+
 /** `delegate config`: every effective setting with where it came from. */
 export async function configCommand(options: {
   io: CliIo;
@@ -115,6 +135,7 @@ export async function configCommand(options: {
     env: io.env,
     processCwd: io.cwd,
   });
+  await checkAsRunDoes(config, io);
   const rows = describeConfig(config);
   const files = settingsPaths({ cwd: config.cwd, homeDir: config.homeDir }).map((file) => ({
     ...file,
@@ -132,7 +153,7 @@ export async function configCommand(options: {
   io.stdout.write(`${table.join('\n')}\n\nSettings files:\n`);
   for (const file of files)
     io.stdout.write(
-      `  ${file.origin.padEnd(8)} ${file.path}${file.found ? '' : colors.dim(' (not present)')}\n`,
+      `  ${file.origin.padEnd(8)} ${printable(file.path)}${file.found ? '' : colors.dim(' (not present)')}\n`,
     );
   return EXIT_CODES.success;
 }

@@ -13,7 +13,13 @@ import { formatCacheTable } from '../output/run-summary.js';
 import { createCliSession } from '../session/create-cli-session.js';
 import { resolveConfig } from '../settings/resolve-config.js';
 import { type Colors, colorsFor } from '../terminal/colors.js';
-import { formatDuration, formatTable, formatTokens, formatUsd } from '../terminal/format.js';
+import {
+  formatDuration,
+  formatTable,
+  formatTokens,
+  formatUsd,
+  printableLines,
+} from '../terminal/format.js';
 import { AgentTree } from '../usage/agent-tree.js';
 import { executeRun, exitCodeFor } from './execute-run.js';
 import { createRenderer, describeSession, drawsLiveTree } from './run.js';
@@ -235,7 +241,7 @@ export async function demoCommand(options: {
     }
     if (fork.exitReason !== 'completed') {
       io.stderr.write(
-        `delegate demo: the run ended with ${fork.exitReason}${fork.error ? `: ${fork.error}` : ''}\n`,
+        `delegate demo: the run ended with ${fork.exitReason}${fork.error ? `: ${printableLines(fork.error)}` : ''}\n`,
       );
       return exitCodeFor(fork.exitReason);
     }

@@ -2,6 +2,7 @@ import { DelegateError, errorMessage, isAbortError } from '@delegate/core';
 import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES, type ExitCode } from '../exit-codes.js';
 import { listenForInterrupts, stopReasonFor } from '../live/interrupt-keys.js';
+import { STOPPING_NOTE, holdStopSignals } from '../session/hold-stop-signals.js';
 import type { LiveView } from '../live/live-view.js';
 import type { RunExitReason, RunRenderer, RunResult, StopReason } from '../output/run-renderer.js';
 import type { CliSession } from '../session/create-cli-session.js';
@@ -216,9 +217,14 @@ export async function executeRun(options: {
     stopKeys();
     options.io.outputClosed?.removeEventListener('abort', onOutputClosed);
     // Whatever still runs (a background shell, an agent a failed turn left) stops with the run,
-    // and the background shells' logs are deleted.
-    await session.close();
-    stopEvents();
-    await cli.close();
+    // and the background shells' logs are deleted. A stop signal meanwhile waits for it.
+    await holdStopSignals(
+      async () => {
+        await session.close();
+        stopEvents();
+        await cli.close();
+      },
+      () => warn(STOPPING_NOTE),
+    );
   }
 }

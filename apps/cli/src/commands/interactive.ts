@@ -20,6 +20,7 @@ import {
   formatTable,
   formatUsd,
   oneLine,
+  printable,
   printableLines,
 } from '../terminal/format.js';
 import { AgentTree } from '../usage/agent-tree.js';
@@ -365,7 +366,7 @@ export async function interactiveCommand(options: {
   await session.open();
   tree.main.model = session.model;
   io.stdout.write(
-    `${colors.bold('delegate')} · ${config.cwd}${flags.sim !== undefined ? ' · simulator' : ''} · session ${session.sessionId}\n${colors.dim('Type a task and press Enter. /help lists commands; Ctrl-B backgrounds the running agent; Ctrl-C stops.')}\n`,
+    `${colors.bold('delegate')} · ${printable(config.cwd)}${flags.sim !== undefined ? ' · simulator' : ''} · session ${session.sessionId}\n${colors.dim('Type a task and press Enter. /help lists commands; Ctrl-B backgrounds the running agent; Ctrl-C stops.')}\n`,
   );
   await session.screen.start();
   const onTerminate = (): void => session.stopBySignal(EXIT_CODES.terminated);

@@ -4,7 +4,7 @@ import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES, type ExitCode, UsageError } from '../exit-codes.js';
 import { homeDirectory } from '../settings/home-directory.js';
 import { findProjectRoot } from '../settings/load-settings.js';
-import { formatTable, printableLines } from '../terminal/format.js';
+import { formatTable, printable, printableLines } from '../terminal/format.js';
 
 const SCOPES: readonly AgentMemoryScope[] = ['user', 'project', 'local'];
 
@@ -84,12 +84,14 @@ export async function memoryShowCommand(options: AgentMemoryCommandOptions): Pro
   const present = snapshots.filter((snapshot) => snapshot.exists);
   if (present.length === 0) {
     io.stdout.write(
-      `${options.agent} has no memory${options.scope ? ` in the ${options.scope} scope` : ''}.\n`,
+      `${printable(options.agent)} has no memory${options.scope ? ` in the ${options.scope} scope` : ''}.\n`,
     );
     return EXIT_CODES.success;
   }
   for (const snapshot of present) {
-    io.stdout.write(`== ${snapshot.agentType} · ${snapshot.scope} · ${snapshot.directory}\n`);
+    io.stdout.write(
+      printable(`== ${snapshot.agentType} · ${snapshot.scope} · ${snapshot.directory}`) + '\n',
+    );
     io.stdout.write(
       // A project's memory comes with its repository: no escape sequence in it may act.
       snapshot.index === undefined
@@ -98,7 +100,9 @@ export async function memoryShowCommand(options: AgentMemoryCommandOptions): Pro
     );
     const others = snapshot.files.filter((file) => file.path !== 'MEMORY.md');
     if (others.length > 0)
-      io.stdout.write(`topic files: ${others.map((file) => file.path).join(', ')}\n`);
+      io.stdout.write(
+        `${printable(`topic files: ${others.map((file) => file.path).join(', ')}`)}\n`,
+      );
   }
   return EXIT_CODES.success;
 }
@@ -116,8 +120,8 @@ export async function memoryClearCommand(options: AgentMemoryCommandOptions): Pr
   else
     io.stdout.write(
       cleared.length > 0
-        ? `Cleared ${options.agent}'s ${cleared.join(', ')} memory.\n`
-        : `${options.agent} had no memory to clear.\n`,
+        ? `Cleared ${printable(options.agent)}'s ${cleared.join(', ')} memory.\n`
+        : `${printable(options.agent)} had no memory to clear.\n`,
     );
   return EXIT_CODES.success;
 }

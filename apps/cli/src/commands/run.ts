@@ -14,6 +14,7 @@ import {
 } from '../session/create-cli-session.js';
 import { type EffectiveConfig, resolveConfig } from '../settings/resolve-config.js';
 import { colorsFor } from '../terminal/colors.js';
+import { printableLines } from '../terminal/format.js';
 import { AgentTree } from '../usage/agent-tree.js';
 import { executeRun, exitCodeFor } from './execute-run.js';
 import { listenDuringSetup, setupStoppedMessage } from './setup-interrupts.js';
@@ -95,7 +96,8 @@ export function sessionOptionsFor(options: {
   io: CliIo;
 }): CliSessionOptions {
   const { flags, config, io } = options;
-  const warn = (line: string): void => void io.stderr.write(`${line}\n`);
+  // Warnings quote settings files, agent files and MCP servers: no escape sequence may act.
+  const warn = (line: string): void => void io.stderr.write(`${printableLines(line)}\n`);
   reportIgnoredSettings(config, warn);
   return {
     config,
@@ -119,7 +121,7 @@ function reportTranscriptErrors(cli: CliSession, io: CliIo): void {
   // Each entry is one failed write; a file that cannot be written fails once per message.
   const more = errors.length > 1 ? `; ${errors.length} writes failed in all` : '';
   io.stderr.write(
-    `delegate: the transcript could not be written (${errors[0]}${more}), so \`--resume ${cli.sessionId}\` would miss what was not written. Check --transcript-dir (or transcriptDir in settings).\n`,
+    `delegate: the transcript could not be written (${printableLines(errors[0] ?? '')}${more}), so \`--resume ${cli.sessionId}\` would miss what was not written. Check --transcript-dir (or transcriptDir in settings).\n`,
   );
 }
 

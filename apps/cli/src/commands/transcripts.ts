@@ -97,7 +97,7 @@ export async function transcriptsListCommand(options: {
     return EXIT_CODES.success;
   }
   if (sessions.length === 0) {
-    io.stdout.write(`No sessions in ${directory}.\n`);
+    io.stdout.write(`No sessions in ${printable(directory)}.\n`);
     return EXIT_CODES.success;
   }
   const rows = sessions.map((session) => [
@@ -210,7 +210,7 @@ export async function transcriptsShowCommand(options: {
   let entries;
   try {
     entries = await readTranscript(path, {
-      onWarning: (message) => void io.stderr.write(`delegate: warning: ${message}\n`),
+      onWarning: (message) => void io.stderr.write(`delegate: warning: ${printable(message)}\n`),
     });
   } catch (error) {
     // The file went away since it was listed: no errno text, as when it was never there.
@@ -226,7 +226,7 @@ export async function transcriptsShowCommand(options: {
     return EXIT_CODES.success;
   }
   const colors = colorsFor(io.stdout, io.env);
-  io.stdout.write(colors.dim(`${path}\n`));
+  io.stdout.write(colors.dim(`${printable(path)}\n`));
   if (entries.length === 0) io.stdout.write(colors.dim('(no messages)\n'));
   for (const entry of entries) {
     // What a model, a tool or the file wrote: no escape sequence in it may act on a terminal.
@@ -236,7 +236,7 @@ export async function transcriptsShowCommand(options: {
     const agents = await store.listAgents();
     if (agents.length > 0)
       io.stdout.write(
-        colors.dim(`\nsub-agents: ${agents.join(', ')} (show one with --agent <id>)\n`),
+        colors.dim(`\nsub-agents: ${printable(agents.join(', '))} (show one with --agent <id>)\n`),
       );
   }
   return EXIT_CODES.success;

@@ -1,5 +1,5 @@
 import type { AgentEvent } from '@delegate/core';
-import { clockTime, formatDuration, formatTokens, oneLine } from '../terminal/format.js';
+import { clockTime, formatDuration, formatTokens, oneLine, printable } from '../terminal/format.js';
 
 /** A line for an agent's cost only when a budget limits it (every response has a progress line already). */
 function costLine(
@@ -18,8 +18,15 @@ function costLine(
 /**
  * One plain line (no escape codes) for a lifecycle event, or undefined for events that are
  * not lifecycle steps (`agent.message` carries whole messages and is left to other outputs).
+ * What it quotes (a model name from a settings file, a tool name a model wrote) shows its
+ * control characters as `?`.
  */
 export function formatPlainEventLine(event: AgentEvent): string | undefined {
+  const line = eventLine(event);
+  return line === undefined ? undefined : printable(line);
+}
+
+function eventLine(event: AgentEvent): string | undefined {
   const head = `${clockTime(event.timestamp)} ${event.agentId}`;
   switch (event.type) {
     case 'agent.started':

@@ -77,8 +77,9 @@ export class TextRenderer implements RunRenderer {
     if (line !== undefined) this.plain(line);
   }
 
+  /** A plain line: what it quotes (a model name from a settings file, the cwd) shows its control characters as `?`. */
   private plain(line: string): void {
-    this.options.stderr.write(`${line}\n`);
+    this.options.stderr.write(`${printable(line)}\n`);
   }
 
   async finish(result: RunResult): Promise<void> {

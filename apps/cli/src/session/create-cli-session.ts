@@ -16,6 +16,7 @@ import { UsageError } from '../exit-codes.js';
 import { loadTools } from '../load-tools.js';
 import type { EffectiveConfig } from '../settings/resolve-config.js';
 import { defaultSimPolicy } from './default-sim-policy.js';
+import { STOPPING_NOTE, holdStopSignals } from './hold-stop-signals.js';
 import { readAgentsFlag } from './load-flag-agents.js';
 import { type StdioServer, loadMcpConfig } from './load-mcp-config.js';
 import {
@@ -275,7 +276,12 @@ async function mainThreadOptions(
 ): Promise<
   Pick<
     DelegateSessionOptions,
-    'tools' | 'model' | 'permissionMode' | 'customSystemPrompt' | 'mainAgentHooks'
+    | 'tools'
+    | 'model'
+    | 'permissionMode'
+    | 'customSystemPrompt'
+    | 'mainAgentHooks'
+    | 'mainAgentTools'
   >
 > {
   const [{ getBuiltinTools }, { withoutCredentials }] = await Promise.all([
@@ -284,11 +290,15 @@ async function mainThreadOptions(
   ]);
   // Commands the agents run never see the API key: a model that runs `env` (or a hook of a
   // cloned repository's agent file) cannot read it into a transcript or send it away.
-  let tools: Tool[] = getBuiltinTools({ bash: { env: withoutCredentials(process.env) } });
+  const tools: Tool[] = getBuiltinTools({ bash: { env: withoutCredentials(process.env) } });
   if (!mainAgent)
     return { tools, model: config.model.value, permissionMode: config.permissionMode.value };
-  const { resolveAgentTools } = await import('@delegate/tool-filter');
-  tools = resolveAgentTools(mainAgent, tools, { isMainThread: true }).resolvedTools;
+  // The session applies the file's lists to the built-in tools and to the MCP tools (also of
+  // servers that connect later); the Agent and task tools stay.
+  const mainAgentTools = {
+    ...(mainAgent.tools ? { tools: mainAgent.tools } : {}),
+    ...(mainAgent.disallowedTools ? { disallowedTools: mainAgent.disallowedTools } : {}),
+  };
   // A flag or setting still wins over the definition.
   const ownModel = mainAgent.model && mainAgent.model !== 'inherit' ? mainAgent.model : undefined;
   const ownMode =
@@ -300,6 +310,7 @@ async function mainThreadOptions(
   for (const warning of hooks.warnings) onWarning(warning);
   return {
     tools,
+    mainAgentTools,
     model: config.model.origin === 'default' && ownModel ? ownModel : config.model.value,
     permissionMode:
       config.permissionMode.origin === 'default' && ownMode ? ownMode : config.permissionMode.value,
@@ -431,11 +442,17 @@ export async function createCliSession(options: CliSessionOptions): Promise<CliS
     throw error;
   }
   let mcp: McpManager | undefined;
-  const close = async (): Promise<void> => {
-    await mcp?.close();
-    await api.sim?.close();
-    await unlock();
-  };
+  // A stop signal while the servers stop waits for them (see holdStopSignals), rather than
+  // leaving one that ignores its closed stdin running after the CLI has gone.
+  const close = (): Promise<void> =>
+    holdStopSignals(
+      async () => {
+        await mcp?.close();
+        await api.sim?.close();
+        await unlock();
+      },
+      () => options.onWarning?.(STOPPING_NOTE),
+    );
   try {
     mcp = await connectMcpServers(
       options,

@@ -65,7 +65,8 @@ export async function checkMainAgentMcp(options: {
   // Loaded when --agent is given, as the CLI loads the rest of tool-filter.
   const { missingMcpServers, mcpServersWithTools } = await import('@delegate/tool-filter');
   const where = describeMainAgent(agent);
-  const withTools = mcpServersWithTools(options.tools);
+  // Under their configured names (`acme.tools`), not as tool names spell them (`acme_tools`).
+  const withTools = mcpServersWithTools(options.tools, options.configured);
   const missing = missingMcpServers(agent, withTools);
   if (missing.length > 0) {
     throw new UsageError(

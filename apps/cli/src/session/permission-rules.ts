@@ -1,4 +1,4 @@
-import { type PermissionRule, TOOL_NAMES, TOOL_NAME_PATTERN } from '@delegate/core';
+import { type PermissionRule, TOOL_NAMES, permissionRuleProblem } from '@delegate/core';
 import { UsageError } from '../exit-codes.js';
 import type { Sourced } from '../settings/resolve-config.js';
 import type { SettingOrigin } from '../settings/settings-schema.js';
@@ -26,9 +26,11 @@ const RULE_EFFECT: Record<PermissionRule['ruleBehavior'], string> = {
 
 /**
  * Rule strings from settings and flags as permission rules, each naming where it came from.
- * A string that is no rule (`Bash(rm:*` without its parenthesis) is a `UsageError` naming the
- * flag or the file: taken as it is, it would name a tool that does not exist, and a deny rule
- * would silently stop nothing. Tool names match exactly, as in Claude Code: a rule naming a
+ * A string that is no rule (`Bash(rm:*` without its parenthesis, a wildcard such as `Bash*`
+ * other than a whole MCP server's `mcp__server__*`) is a `UsageError` naming the flag or the
+ * file: taken as it is, it would name a tool that does not exist, and a deny rule would
+ * silently stop nothing. `mcp__server` and `mcp__server__*` name every tool of that server.
+ * Tool names match exactly, as in Claude Code: a rule naming a
  * built-in tool in another case (`bash`) is kept as written, and `onWarning` is told it
  * matches no tool.
  */
@@ -41,9 +43,10 @@ export async function toPermissionRules(
   return sourced.flatMap((rule) =>
     splitToolRules([rule.value]).map((spec) => {
       const ruleValue = permissionRuleValueFromString(spec);
-      if (!TOOL_NAME_PATTERN.test(ruleValue.toolName)) {
+      const problem = permissionRuleProblem(ruleValue);
+      if (problem !== undefined) {
         throw new UsageError(
-          `${rule.where ?? 'a permission rule'}: "${spec.slice(0, 80)}" is not a permission rule. Write a tool name, optionally with content in parentheses, such as "Bash(git commit:*)", "Read" or "Agent(Explore)".`,
+          `${rule.where ?? 'a permission rule'}: "${spec.slice(0, 80)}" is not a permission rule: ${problem}. Write a tool name, optionally with content in parentheses, such as "Bash(git commit:*)", "Read", "Agent(Explore)", or "mcp__github" (also "mcp__github__*") for every tool of that MCP server.`,
         );
       }
       const meant = BUILT_IN_BY_LOWER_CASE.get(ruleValue.toolName.toLowerCase());

@@ -1,6 +1,7 @@
 import type { DelegateSession } from '@delegate/runtime';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { printable } from '../terminal/format.js';
 
 /**
  * The background agents the person stopped (Ctrl-C, SIGTERM, the terminal closing), by agent
@@ -80,7 +81,8 @@ export function recordStoppedAgents(
     } catch {
       // There was nowhere to write it either.
     }
-    return error instanceof Error ? error.message : String(error);
+    // It names the transcript folder, which a settings file may name: no escape may act.
+    return printable(error instanceof Error ? error.message : String(error));
   }
 }
 
